@@ -1,0 +1,148 @@
+//! Stage `detect`: potential contacts within the alert distance, into
+//! per-grain lists. CPU twin of shaders/detect.wgsl.
+//!
+//! For grain i (centre x, radius r):
+//! - grain j in the 3x3 neighbouring cells: d = |x - x_j| - (r + r_j),
+//!   n = (x - x_j)/|x - x_j|;
+//! - segment [a, b]: t = b - a, s_t = (x - a).t/|t|^2, only for 0 <= s_t <= 1;
+//!   p = a + s_t t, d = |x - p| - r, n = (x - p)/|x - p|;
+//! - corner c (radius 0): only when (x - c).e_k <= 0 for every incident
+//!   direction e_k (see model::walls); d = |x - c| - r.
+//!
+//! A contact enters the list when d < alert. Order in a list: grains (cells in
+//! row order, grains in bin order), then segments, then corners.
+
+use rayon::prelude::*;
+
+use super::grid::Grid;
+use crate::model::{Body, Contact, ContactLists, Walls, dot, sub};
+
+/// Inputs of the detection stage, in binding order.
+pub struct DetectInput<'a> {
+    pub grid: &'a Grid,
+    pub cell_start: &'a [u32],
+    pub sorted: &'a [u32],
+    pub pos: &'a [[f32; 2]],
+    pub radius: &'a [f32],
+    pub inv_mass: &'a [f32],
+    pub walls: &'a Walls,
+    /// Alert distance, m.
+    pub alert: f32,
+}
+
+/// Normal and distance from `from` to `x`; a coincident pair gets a fixed
+/// axis normal whose sign depends on `flip`, so the two copies stay opposite.
+#[inline]
+fn normal_between(x: [f32; 2], from: [f32; 2], flip: bool) -> ([f32; 2], f32) {
+    let d = sub(x, from);
+    let len = dot(d, d).sqrt();
+    if len > 0.0 {
+        ([d[0] / len, d[1] / len], len)
+    } else if flip {
+        ([-1.0, 0.0], 0.0)
+    } else {
+        ([1.0, 0.0], 0.0)
+    }
+}
+
+/// Contacts of grain i, written into `out` (capacity K); returns how many were found.
+pub fn detect_grain(inp: &DetectInput, i: usize, out: &mut [Contact]) -> u32 {
+    let x = inp.pos[i];
+    let r = inp.radius[i];
+    let im = inp.inv_mass[i];
+    let mut found = 0u32;
+    let mut push = |c: Contact| {
+        if let Some(slot) = out.get_mut(found as usize) {
+            *slot = c;
+        }
+        found += 1;
+    };
+    let g = inp.grid;
+    let (cx, cy) = g.coords(x);
+    for ny in cy.saturating_sub(1)..=(cy + 1).min(g.ny - 1) {
+        for nx in cx.saturating_sub(1)..=(cx + 1).min(g.nx - 1) {
+            let cell = (ny * g.nx + nx) as usize;
+            for &j in &inp.sorted[inp.cell_start[cell] as usize..inp.cell_start[cell + 1] as usize] {
+                let j = j as usize;
+                if j == i {
+                    continue;
+                }
+                let (n, dist) = normal_between(x, inp.pos[j], i < j);
+                let gap = dist - (r + inp.radius[j]);
+                if gap < inp.alert {
+                    push(Contact {
+                        other: Body::Grain(j as u32).encode(),
+                        gap,
+                        inv_mass_sum: im + inp.inv_mass[j],
+                        impulse: 0.0,
+                        normal: n,
+                    });
+                }
+            }
+        }
+    }
+    for (k, s) in inp.walls.segments.iter().enumerate() {
+        let t = sub(s.b, s.a);
+        let st = dot(sub(x, s.a), t) / dot(t, t);
+        if !(0.0..=1.0).contains(&st) {
+            continue;
+        }
+        let p = [s.a[0] + st * t[0], s.a[1] + st * t[1]];
+        let (mut n, dist) = normal_between(x, p, false);
+        if dist == 0.0 {
+            let len = dot(t, t).sqrt();
+            n = [-t[1] / len, t[0] / len];
+        }
+        let gap = dist - r;
+        if gap < inp.alert {
+            push(Contact {
+                other: Body::Segment(k as u32).encode(),
+                gap,
+                inv_mass_sum: im,
+                impulse: 0.0,
+                normal: n,
+            });
+        }
+    }
+    for (k, c) in inp.walls.corners.iter().enumerate() {
+        let rel = sub(x, c.pos);
+        if c.dirs.iter().any(|&e| dot(rel, e) > 0.0) {
+            continue;
+        }
+        let (n, dist) = normal_between(x, c.pos, false);
+        let gap = dist - r;
+        if gap < inp.alert {
+            push(Contact {
+                other: Body::Corner(k as u32).encode(),
+                gap,
+                inv_mass_sum: im,
+                impulse: 0.0,
+                normal: n,
+            });
+        }
+    }
+    found
+}
+
+/// Stage `detect` over all grains (parallel over grains).
+pub fn detect(inp: &DetectInput, lists: &mut ContactLists) {
+    let k = lists.capacity;
+    let n = inp.pos.len();
+    lists.count.resize(n, 0);
+    lists.slots.resize(n * k, Contact::default());
+    if k == 0 {
+        lists
+            .count
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(i, c)| *c = detect_grain(inp, i, &mut []));
+        return;
+    }
+    lists
+        .count
+        .par_iter_mut()
+        .zip(lists.slots.par_chunks_mut(k))
+        .with_min_len(super::PAR_MIN)
+        .enumerate()
+        .for_each(|(i, (count, out))| *count = detect_grain(inp, i, out));
+}

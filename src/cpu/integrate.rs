@@ -1,0 +1,35 @@
+//! Stages `free_velocity` and `integrate`: CPU twins of
+//! shaders/free_velocity.wgsl and shaders/integrate.wgsl.
+//!
+//! ```text
+//!   free_velocity: v_free = v + dt g        (fixed grains, im = 0, keep v)
+//!   integrate:     x     += dt v             (after the contact solve)
+//! ```
+
+use rayon::prelude::*;
+
+/// Stage `free_velocity`: gravity over one step.
+pub fn free_velocity(vel: &[[f32; 2]], inv_mass: &[f32], gravity: [f32; 2], dt: f32, vel_free: &mut [[f32; 2]]) {
+    vel_free
+        .par_iter_mut()
+        .zip(vel.par_iter().zip(inv_mass))
+        .with_min_len(super::PAR_MIN)
+        .for_each(|(vf, (v, &im))| {
+            *vf = if im > 0.0 {
+                [v[0] + dt * gravity[0], v[1] + dt * gravity[1]]
+            } else {
+                *v
+            };
+        });
+}
+
+/// Stage `integrate`: explicit position update with the solved velocity.
+pub fn integrate(pos: &mut [[f32; 2]], vel: &[[f32; 2]], dt: f32) {
+    pos.par_iter_mut()
+        .zip(vel)
+        .with_min_len(super::PAR_MIN)
+        .for_each(|(x, v)| {
+            x[0] += dt * v[0];
+            x[1] += dt * v[1];
+        });
+}

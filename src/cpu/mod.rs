@@ -1,0 +1,180 @@
+//! The CPU reference path: one module per stage, each a function over typed
+//! slices in the binding order of its WGSL twin.
+//!
+//! One NSCD step (DESIGN §1a):
+//! ```text
+//!   free_velocity -> bin_count -> prefix_sum -> bin_scatter -> detect
+//!     -> warm_start -> solve (jacobi_contact + jacobi_gather | NLGS sweep | seed sweep)
+//!     -> integrate
+//! ```
+
+pub mod detect;
+pub mod grid;
+pub mod integrate;
+pub mod jacobi;
+pub mod nlgs;
+pub mod reduce;
+pub mod warm_start;
+
+use crate::error::{Error, Result};
+use crate::model::{ContactLists, Grains, SolverKind, StepParams, StepStats, Walls, dot};
+use detect::DetectInput;
+use grid::{Bins, Grid};
+use nlgs::{Rule, Sweep};
+
+/// Grains per rayon task: below this a stage runs on one thread (thread
+/// wake-ups cost more than the work for small piles).
+pub const PAR_MIN: usize = 256;
+
+/// Scratch state of the CPU path, kept between steps (contact lists for the
+/// warm start, bins, buffers).
+#[derive(Debug, Clone)]
+pub struct CpuStepper {
+    pub grid: Grid,
+    pub bins: Bins,
+    /// Scratch lists that `detect` writes.
+    lists: ContactLists,
+    /// The lists of the last completed step (with their final impulses).
+    prev: ContactLists,
+    sweep: Sweep,
+    vel_free: Vec<[f32; 2]>,
+}
+
+impl CpuStepper {
+    pub fn new(grid: Grid, capacity: usize) -> Self {
+        CpuStepper {
+            grid,
+            bins: Bins::default(),
+            lists: ContactLists::new(0, capacity),
+            prev: ContactLists::new(0, capacity),
+            sweep: Sweep::default(),
+            vel_free: Vec::new(),
+        }
+    }
+
+    /// Forget last step's impulses (the walls changed, or grains were reordered).
+    pub fn reset_warm_start(&mut self) {
+        self.prev = ContactLists::new(0, self.lists.capacity);
+    }
+
+    /// Contacts (with their impulses) of the last completed step.
+    pub fn contacts(&self) -> &ContactLists {
+        &self.prev
+    }
+
+    /// Binning and detection: the contact lists of the current positions
+    /// (used by `step`, and on its own by tests).
+    pub fn detect(&mut self, grains: &Grains, walls: &Walls, alert: f32) -> &ContactLists {
+        self.bins.build(&self.grid, &grains.pos);
+        let inp = DetectInput {
+            grid: &self.grid,
+            cell_start: &self.bins.cell_start,
+            sorted: &self.bins.sorted,
+            pos: &grains.pos,
+            radius: &grains.radius,
+            inv_mass: &grains.inv_mass,
+            walls,
+            alert,
+        };
+        detect::detect(&inp, &mut self.lists);
+        &self.lists
+    }
+
+    /// Advance the grains by one step.
+    pub fn step(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> Result<StepStats> {
+        let n = grains.len();
+        self.vel_free.resize(n, [0.0; 2]);
+        integrate::free_velocity(&grains.vel, &grains.inv_mass, p.gravity, p.dt, &mut self.vel_free);
+        self.detect(grains, walls, p.alert);
+        // The seed rule only ever adds impulse, so it must start from zero.
+        if p.warm_start && p.solver != SolverKind::Seed {
+            warm_start::warm_start(&self.prev, &mut self.lists);
+        }
+        let inv_dt = 1.0 / p.dt;
+        let threshold = p.tol * inv_dt;
+        let mut stats = StepStats {
+            contacts: self.lists.distinct(),
+            overflow: self.lists.overflow(),
+            ..StepStats::default()
+        };
+        let k = self.lists.capacity;
+        match p.solver {
+            SolverKind::Jacobi => {
+                let lists = &mut self.lists;
+                jacobi::jacobi_gather(
+                    &lists.count,
+                    &lists.slots,
+                    k,
+                    &self.vel_free,
+                    &grains.inv_mass,
+                    &mut grains.vel,
+                );
+                while stats.iterations < p.itmax {
+                    let r = jacobi::jacobi_contact(
+                        &lists.count,
+                        &mut lists.slots,
+                        k,
+                        &grains.vel,
+                        inv_dt,
+                        p.overlap_relax,
+                        p.omega,
+                    );
+                    jacobi::jacobi_gather(
+                        &lists.count,
+                        &lists.slots,
+                        k,
+                        &self.vel_free,
+                        &grains.inv_mass,
+                        &mut grains.vel,
+                    );
+                    stats.iterations += 1;
+                    stats.residual = r;
+                    if r < threshold {
+                        stats.converged = true;
+                        break;
+                    }
+                }
+            }
+            SolverKind::Nlgs | SolverKind::Seed => {
+                let rule = if p.solver == SolverKind::Nlgs {
+                    Rule::Accumulated
+                } else {
+                    Rule::Seed
+                };
+                self.sweep.build(&self.lists);
+                grains.vel.copy_from_slice(&self.vel_free);
+                self.sweep.apply(&self.lists.slots, &grains.inv_mass, &mut grains.vel);
+                while stats.iterations < p.itmax {
+                    let r = self.sweep.sweep(
+                        &mut self.lists.slots,
+                        &grains.inv_mass,
+                        &mut grains.vel,
+                        inv_dt,
+                        p.overlap_relax,
+                        rule,
+                    );
+                    stats.iterations += 1;
+                    stats.residual = r;
+                    if r < threshold {
+                        stats.converged = true;
+                        break;
+                    }
+                }
+                self.sweep.mirror(&mut self.lists.slots);
+            }
+            other => {
+                return Err(Error::NotImplemented {
+                    what: format!("solver `{}` on the CPU backend", other.name()),
+                });
+            }
+        }
+        if self.lists.slots.is_empty() || n == 0 {
+            stats.converged = true;
+        }
+        stats.max_displacement = grains.vel.iter().map(|v| dot(*v, *v)).fold(0.0f32, f32::max).sqrt() * p.dt;
+        integrate::integrate(&mut grains.pos, &grains.vel, p.dt);
+        // This step's lists become the warm-start source of the next one.
+        std::mem::swap(&mut self.prev, &mut self.lists);
+        Ok(stats)
+    }
+}

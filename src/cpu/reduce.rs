@@ -1,0 +1,108 @@
+//! Stage `reduce`: the sums and extrema of one diagnostics row. CPU twin of
+//! shaders/reduce.wgsl. Sums are in f64 here (and in per-workgroup partial
+//! sums on the GPU), so they are compared within a relative tolerance.
+//!
+//! ```text
+//!   kinetic   = sum 1/2 m |v|^2                 J (per unit thickness)
+//!   potential = sum -m g . x                    J, zero at the origin
+//!   momentum  = sum m v                         N s
+//!   passed    = #{ i : y_i < neck_y }
+//!   lost      = #{ i : x_i outside the walls' bounding box, or not finite }
+//!   overlap   = max over listed contacts of -(gap at the current positions), >= 0
+//! ```
+
+use rayon::prelude::*;
+
+use crate::model::{Body, ContactLists, Grains, Walls, dot, sub};
+
+/// One diagnostics reduction.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Totals {
+    pub kinetic_energy: f64,
+    pub potential_energy: f64,
+    pub momentum: [f64; 2],
+    pub passed: u64,
+    pub lost: u64,
+    pub max_overlap: f64,
+    /// Largest grain speed, m/s.
+    pub max_speed: f64,
+}
+
+impl Totals {
+    fn merge(a: Totals, b: Totals) -> Totals {
+        Totals {
+            kinetic_energy: a.kinetic_energy + b.kinetic_energy,
+            potential_energy: a.potential_energy + b.potential_energy,
+            momentum: [a.momentum[0] + b.momentum[0], a.momentum[1] + b.momentum[1]],
+            passed: a.passed + b.passed,
+            lost: a.lost + b.lost,
+            max_overlap: a.max_overlap.max(b.max_overlap),
+            max_speed: a.max_speed.max(b.max_speed),
+        }
+    }
+}
+
+/// Where the neck is and what counts as lost.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Region {
+    pub gravity: [f32; 2],
+    /// Height of the neck, m: grains below it have passed.
+    pub neck_y: f32,
+    /// [xmin, ymin, xmax, ymax] of the walls, m.
+    pub bbox: [f32; 4],
+}
+
+/// Overlap of one listed contact at the current positions, m (negative = apart).
+fn overlap_now(grains: &Grains, walls: &Walls, i: usize, other: Body) -> f32 {
+    let x = grains.pos[i];
+    let r = grains.radius[i];
+    match other {
+        Body::Grain(j) => {
+            let d = sub(x, grains.pos[j as usize]);
+            r + grains.radius[j as usize] - dot(d, d).sqrt()
+        }
+        Body::Segment(k) => {
+            let s = walls.segments[k as usize];
+            let t = sub(s.b, s.a);
+            let st = (dot(sub(x, s.a), t) / dot(t, t)).clamp(0.0, 1.0);
+            let d = sub(x, [s.a[0] + st * t[0], s.a[1] + st * t[1]]);
+            r - dot(d, d).sqrt()
+        }
+        Body::Corner(k) => {
+            let d = sub(x, walls.corners[k as usize].pos);
+            r - dot(d, d).sqrt()
+        }
+    }
+}
+
+/// Stage `reduce` over all grains.
+pub fn reduce(grains: &Grains, lists: &ContactLists, walls: &Walls, region: &Region) -> Totals {
+    let g = [f64::from(region.gravity[0]), f64::from(region.gravity[1])];
+    let bb = region.bbox;
+    (0..grains.len())
+        .into_par_iter()
+        .with_min_len(super::PAR_MIN)
+        .map(|i| {
+            let x = grains.pos[i];
+            let v = [f64::from(grains.vel[i][0]), f64::from(grains.vel[i][1])];
+            let im = f64::from(grains.inv_mass[i]);
+            let m = if im > 0.0 { 1.0 / im } else { 0.0 };
+            let inside = x[0] >= bb[0] && x[0] <= bb[2] && x[1] >= bb[1] && x[1] <= bb[3];
+            let mut overlap = 0.0f32;
+            if i < lists.grains() {
+                for c in lists.of(i) {
+                    overlap = overlap.max(overlap_now(grains, walls, i, c.body()));
+                }
+            }
+            Totals {
+                kinetic_energy: 0.5 * m * (v[0] * v[0] + v[1] * v[1]),
+                potential_energy: -m * (g[0] * f64::from(x[0]) + g[1] * f64::from(x[1])),
+                momentum: [m * v[0], m * v[1]],
+                passed: u64::from(x[1] < region.neck_y),
+                lost: u64::from(!inside),
+                max_overlap: f64::from(overlap),
+                max_speed: (v[0] * v[0] + v[1] * v[1]).sqrt(),
+            }
+        })
+        .reduce(Totals::default, Totals::merge)
+}

@@ -1,0 +1,13 @@
+//! hourglass: a 2D granular-flow simulator. Grains are disks, walls are line
+//! segments; contacts are solved by non-smooth contact dynamics (DESIGN §1a).
+//! The CPU path in [`cpu`] is the reference every GPU stage is held to.
+
+pub mod analysis;
+pub mod cpu;
+pub mod error;
+pub mod model;
+pub mod output;
+pub mod scene;
+pub mod sim;
+
+pub use error::{Error, Result};

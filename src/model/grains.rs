@@ -1,0 +1,56 @@
+//! Grains as a structure of arrays. Disks of radius r (m) and areal density
+//! rho (kg/m^2 per unit thickness): m = rho * pi * r^2, inverse mass 1/m
+//! (0 for a fixed grain).
+
+/// All grains of a simulation, one entry per grain in every vector.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Grains {
+    /// Centre position, m.
+    pub pos: Vec<[f32; 2]>,
+    /// Velocity, m/s.
+    pub vel: Vec<[f32; 2]>,
+    /// Radius, m.
+    pub radius: Vec<f32>,
+    /// Inverse mass, 1/kg (per unit thickness); 0 for a fixed grain.
+    pub inv_mass: Vec<f32>,
+    /// Stable identity (index in the initial fill, which is ordered bottom-up).
+    pub id: Vec<u32>,
+}
+
+impl Grains {
+    /// Grains of the given radii and density at rest at `pos`.
+    pub fn new(pos: Vec<[f32; 2]>, vel: Vec<[f32; 2]>, radius: Vec<f32>, density: f64) -> Self {
+        assert_eq!(pos.len(), radius.len());
+        assert_eq!(pos.len(), vel.len());
+        let inv_mass = radius
+            .iter()
+            .map(|&r| (1.0 / (density * std::f64::consts::PI * f64::from(r) * f64::from(r))) as f32)
+            .collect();
+        let id = (0..pos.len() as u32).collect();
+        Grains {
+            pos,
+            vel,
+            radius,
+            inv_mass,
+            id,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.pos.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pos.is_empty()
+    }
+
+    /// Mass of grain i, kg (infinite for a fixed grain).
+    pub fn mass(&self, i: usize) -> f64 {
+        1.0 / f64::from(self.inv_mass[i])
+    }
+
+    /// Largest radius, m (0 when there are no grains).
+    pub fn max_radius(&self) -> f32 {
+        self.radius.iter().copied().fold(0.0, f32::max)
+    }
+}

@@ -1,0 +1,37 @@
+//! Plain data shared by the CPU and GPU paths.
+//!
+//! Grains are a structure of arrays (one `Vec` per field, indexed by grain),
+//! walls are line segments plus their corner points, and contacts live in
+//! fixed-capacity per-grain lists (see [`contact`]). Everything the GPU sees is
+//! `#[repr(C)]` + bytemuck and mirrored in `shaders/shared.wgsl`.
+
+pub mod contact;
+pub mod grains;
+pub mod params;
+pub mod walls;
+
+pub use contact::{Body, Contact, ContactLists};
+pub use grains::Grains;
+pub use params::{SolverKind, StepParams, StepStats};
+pub use walls::{Corner, Segment, Walls};
+
+/// Add two 2-vectors.
+#[inline]
+pub fn add(a: [f32; 2], b: [f32; 2]) -> [f32; 2] {
+    [a[0] + b[0], a[1] + b[1]]
+}
+/// Subtract two 2-vectors.
+#[inline]
+pub fn sub(a: [f32; 2], b: [f32; 2]) -> [f32; 2] {
+    [a[0] - b[0], a[1] - b[1]]
+}
+/// Dot product.
+#[inline]
+pub fn dot(a: [f32; 2], b: [f32; 2]) -> f32 {
+    a[0] * b[0] + a[1] * b[1]
+}
+/// Scale a 2-vector.
+#[inline]
+pub fn scale(a: [f32; 2], s: f32) -> [f32; 2] {
+    [a[0] * s, a[1] * s]
+}

@@ -1,0 +1,173 @@
+//! The result directory.
+//!
+//! ```text
+//!   DIR/scene.toml        the resolved scene (every default written out)
+//!   DIR/diagnostics.csv   one row per output frame (header below)
+//!   DIR/frames.pvd        ParaView time series of frames/frame_NNNNNN.vtp
+//!   DIR/walls.vtp         the walls after the gate opened
+//!   DIR/summary.json      written last: a directory without it is an
+//!                         interrupted or failed run
+//! ```
+
+pub mod vtk;
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::model::{Grains, Walls};
+
+/// The header of diagnostics.csv (DESIGN §3), exactly.
+pub const DIAGNOSTICS_HEADER: &str = "step,time,grains,passed,kinetic_energy,potential_energy,momentum_x,momentum_y,contacts,iterations,residual,max_overlap";
+
+/// One diagnostics row.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Row {
+    pub step: u64,
+    /// s since the start of the run (settle phase included).
+    pub time: f64,
+    pub grains: u64,
+    pub passed: u64,
+    pub kinetic_energy: f64,
+    pub potential_energy: f64,
+    pub momentum: [f64; 2],
+    pub contacts: u64,
+    /// Mean solver iterations per step since the previous row.
+    pub iterations: f64,
+    /// Last convergence measure: largest |dP| W of the last iteration, m/s.
+    pub residual: f64,
+    /// Largest overlap over contacts, m.
+    pub max_overlap: f64,
+}
+
+/// An open result directory.
+pub struct ResultDir {
+    pub dir: PathBuf,
+    diagnostics: BufWriter<File>,
+    frames: Vec<(f64, String)>,
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |source| Error::Output {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+impl ResultDir {
+    /// Create (or reuse) `dir`, removing any previous summary and frames first
+    /// so the old run cannot pass for this one.
+    pub fn create(dir: &Path, scene_toml: &str) -> Result<ResultDir> {
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        let summary = dir.join("summary.json");
+        if summary.exists() {
+            std::fs::remove_file(&summary).map_err(io(&summary))?;
+        }
+        let frames = dir.join("frames");
+        if frames.exists() {
+            std::fs::remove_dir_all(&frames).map_err(io(&frames))?;
+        }
+        std::fs::create_dir_all(&frames).map_err(io(&frames))?;
+        let scene = dir.join("scene.toml");
+        std::fs::write(&scene, scene_toml).map_err(io(&scene))?;
+        let path = dir.join("diagnostics.csv");
+        let mut diagnostics = BufWriter::new(File::create(&path).map_err(io(&path))?);
+        writeln!(diagnostics, "{DIAGNOSTICS_HEADER}").map_err(io(&path))?;
+        Ok(ResultDir {
+            dir: dir.to_path_buf(),
+            diagnostics,
+            frames: Vec::new(),
+        })
+    }
+
+    /// Append a diagnostics row (flushed, so a crash keeps every row written).
+    pub fn row(&mut self, r: &Row) -> Result<()> {
+        let path = self.dir.join("diagnostics.csv");
+        writeln!(
+            self.diagnostics,
+            "{},{:.6},{},{},{:e},{:e},{:e},{:e},{},{:.3},{:e},{:e}",
+            r.step,
+            r.time,
+            r.grains,
+            r.passed,
+            r.kinetic_energy,
+            r.potential_energy,
+            r.momentum[0],
+            r.momentum[1],
+            r.contacts,
+            r.iterations,
+            r.residual,
+            r.max_overlap
+        )
+        .and_then(|_| self.diagnostics.flush())
+        .map_err(io(&path))
+    }
+
+    /// Write one frame and extend the .pvd collection.
+    pub fn frame(&mut self, time: f64, grains: &Grains) -> Result<()> {
+        let name = format!("frames/frame_{:06}.vtp", self.frames.len());
+        let path = self.dir.join(&name);
+        vtk::write_atomic(&path, &vtk::grains_vtp(grains)).map_err(io(&path))?;
+        self.frames.push((time, name));
+        let pvd = self.dir.join("frames.pvd");
+        vtk::write_atomic(&pvd, &vtk::pvd(&self.frames)).map_err(io(&pvd))
+    }
+
+    pub fn walls(&self, walls: &Walls) -> Result<()> {
+        let path = self.dir.join("walls.vtp");
+        vtk::write_atomic(&path, &vtk::walls_vtp(walls)).map_err(io(&path))
+    }
+
+    pub fn frame_count(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// Write summary.json: the mark of a finished run.
+    pub fn finish(mut self, summary: &Summary) -> Result<()> {
+        let path = self.dir.join("diagnostics.csv");
+        self.diagnostics.flush().map_err(io(&path))?;
+        let path = self.dir.join("summary.json");
+        let text = serde_json::to_string_pretty(summary).unwrap_or_default();
+        vtk::write_atomic(&path, &text).map_err(io(&path))
+    }
+}
+
+/// summary.json.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct Summary {
+    pub grains: u64,
+    /// All steps, settle phase included.
+    pub steps: u64,
+    /// Steps of the settle phase (gate closed).
+    pub settle_steps: u64,
+    /// Simulated time, s (settle phase included).
+    pub sim_time: f64,
+    /// Time at which the gate opened, s.
+    pub discharge_start: f64,
+    pub wall_seconds: f64,
+    pub steps_per_second: f64,
+    pub grain_steps_per_second: f64,
+    pub backend: String,
+    pub adapter: String,
+    pub solver: String,
+    pub mean_iterations: f64,
+    /// Steps that stopped at itmax without converging.
+    pub itmax_steps: u64,
+    /// Contacts dropped because a grain's list was full (summed over steps).
+    pub contact_overflow: u64,
+    /// Steps in which a grain moved further than the alert distance.
+    pub alert_exceeded_steps: u64,
+    pub lost_grains: u64,
+    /// Grains below the neck at the end.
+    pub passed: u64,
+    /// Grains per second through the neck, fitted over the steady discharge
+    /// (null when too few grains passed to fit).
+    pub flow_rate: Option<f64>,
+    /// The [start, end] times of the fit, s.
+    pub flow_fit_window: Option<[f64; 2]>,
+    pub max_overlap: f64,
+    pub frames: u64,
+}

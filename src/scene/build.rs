@@ -1,0 +1,257 @@
+//! Resolve a validated scene into walls, grains and step parameters.
+
+use super::fill::{self, FillRegion};
+use super::gmsh;
+use super::hourglass;
+use super::spec::*;
+use crate::error::{Error, Result};
+use crate::model::{Grains, StepParams, Walls};
+
+/// Everything a simulation starts from.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// The scene with every default and derived value written out.
+    pub scene: Scene,
+    /// Permanent wall lines, m.
+    pub walls: Vec<[[f64; 2]; 2]>,
+    /// Gate lines: walls only during the settle phase, m.
+    pub gate: Vec<[[f64; 2]; 2]>,
+    pub grains: Grains,
+    /// Height of the neck, m.
+    pub neck_y: f64,
+    pub params: StepParams,
+    /// Things the user should hear about (one line each).
+    pub notices: Vec<String>,
+}
+
+impl Setup {
+    /// Walls with or without the gate.
+    pub fn walls(&self, with_gate: bool) -> Walls {
+        let mut lines = self.walls.clone();
+        if with_gate {
+            lines.extend(&self.gate);
+        }
+        Walls::new(&lines)
+    }
+}
+
+fn line(s: &[f64; 4]) -> [[f64; 2]; 2] {
+    [[s[0], s[1]], [s[2], s[3]]]
+}
+
+fn bbox(lines: &[[[f64; 2]; 2]]) -> [f64; 4] {
+    let mut b = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
+    for p in lines.iter().flatten() {
+        b = [b[0].min(p[0]), b[1].min(p[1]), b[2].max(p[0]), b[3].max(p[1])];
+    }
+    b
+}
+
+/// Resolve `scene` (validated here) into a [`Setup`].
+pub fn build(scene: &Scene) -> Result<Setup> {
+    scene.validate()?;
+    let mut resolved = scene.clone();
+    let mut notices = Vec::new();
+    let origin = scene.origin.clone();
+    let g = &scene.grains;
+    let mut rng = fill::rng(g.seed);
+    let mut place_rng = placement_rng(g.seed);
+
+    // Grains of a fill are drawn first so the hourglass can be sized to them.
+    let explicit = g.list.as_ref();
+    let count = explicit.map_or(g.count as usize, Vec::len);
+    let radii: Vec<f64> = match explicit {
+        Some(list) => list.iter().map(|row| row[4]).collect(),
+        None => fill::sample_radii(g, count, &mut rng),
+    };
+
+    let w = &scene.walls;
+    let (walls, gate, neck_default, positions) = if let Some(mesh) = &w.mesh {
+        let m = gmsh::read_msh(mesh)?;
+        let (mut walls, mut gate) = (Vec::new(), Vec::new());
+        for (s, is_gate) in m.segments.iter().zip(&m.gate) {
+            if *is_gate { gate.push(*s) } else { walls.push(*s) }
+        }
+        let neck = gate_height(&gate).unwrap_or_else(|| bbox(&walls)[1]);
+        let pos = place_or_fail(
+            &radii,
+            explicit,
+            &walls,
+            &gate,
+            w.neck_y.unwrap_or(neck),
+            g,
+            &mut place_rng,
+            &origin,
+            "use a larger mesh or fewer grains",
+        )?;
+        (walls, gate, neck, pos)
+    } else if let Some(segments) = &w.segments {
+        let walls: Vec<_> = segments.iter().map(line).collect();
+        let gate: Vec<_> = w.gate.iter().flatten().map(line).collect();
+        let neck = gate_height(&gate).unwrap_or_else(|| bbox(&walls)[1]);
+        let pos = place_or_fail(
+            &radii,
+            explicit,
+            &walls,
+            &gate,
+            w.neck_y.unwrap_or(neck),
+            g,
+            &mut place_rng,
+            &origin,
+            "give grains.region or fewer grains",
+        )?;
+        (walls, gate, neck, pos)
+    } else {
+        let mut spec = w.hourglass.clone().unwrap_or_default();
+        let start = spec.clone();
+        loop {
+            let lines = hourglass::outline(&spec, g.radius_mean).ok_or_else(|| {
+                Error::field(
+                    &origin,
+                    "walls.hourglass.neck",
+                    format!("a neck of {} mean diameters is wider than the bulb", spec.neck),
+                )
+            })?;
+            let gate = vec![lines.gate];
+            let mut attempt = placement_rng(g.seed);
+            let placed = place(
+                &radii,
+                explicit,
+                &lines.walls,
+                &gate,
+                w.neck_y.unwrap_or(0.0),
+                g,
+                &mut attempt,
+            );
+            if placed.len() == radii.len() {
+                if spec != start {
+                    notices.push(format!(
+                        "hourglass enlarged to width {:.3} m, bulb height {:.3} m to fit {} grains",
+                        spec.width, spec.bulb_height, count
+                    ));
+                }
+                resolved.walls.hourglass = Some(spec);
+                break (lines.walls, gate, 0.0, placed);
+            }
+            if !spec.fit || explicit.is_some() || spec.width > start.width * 1e4 {
+                return Err(Error::GrainsDoNotFit {
+                    origin: origin.clone(),
+                    requested: count,
+                    placed: placed.len(),
+                    hint: "set walls.hourglass.fit = true or enlarge the hourglass".to_string(),
+                });
+            }
+            spec.width *= 1.1;
+            spec.bulb_height *= 1.1;
+        }
+    };
+    let neck_y = w.neck_y.unwrap_or(neck_default);
+    resolved.walls.neck_y = Some(neck_y);
+
+    let vel = match explicit {
+        Some(list) => list.iter().map(|r| [r[2] as f32, r[3] as f32]).collect(),
+        None => vec![[0.0; 2]; count],
+    };
+    let grains = Grains::new(
+        positions.iter().map(|p| [p[0] as f32, p[1] as f32]).collect(),
+        vel,
+        radii.iter().map(|&r| r as f32).collect(),
+        g.density,
+    );
+    if resolved.run.duration.is_none() && resolved.run.steps.is_none() {
+        resolved.run.duration = Some(DEFAULT_DURATION);
+    }
+    let s = &scene.solver;
+    let params = StepParams {
+        gravity: [scene.gravity[0] as f32, scene.gravity[1] as f32],
+        dt: s.dt as f32,
+        alert: s.alert as f32,
+        tol: s.tol as f32,
+        itmax: s.itmax,
+        omega: s.omega as f32,
+        overlap_relax: s.overlap_relax as f32,
+        solver: s.kind,
+        warm_start: s.warm_start,
+    };
+    Ok(Setup {
+        scene: resolved,
+        walls,
+        gate,
+        grains,
+        neck_y,
+        params,
+        notices,
+    })
+}
+
+/// The placement's own stream (radii use `fill::rng(seed)`), so a retry
+/// in a larger hourglass keeps the same radii.
+fn placement_rng(seed: u64) -> rand::rngs::StdRng {
+    fill::rng(seed ^ 0x9e37_79b9_7f4a_7c15)
+}
+
+/// Mean height of the gate lines.
+fn gate_height(gate: &[[[f64; 2]; 2]]) -> Option<f64> {
+    if gate.is_empty() {
+        return None;
+    }
+    Some(gate.iter().map(|l| 0.5 * (l[0][1] + l[1][1])).sum::<f64>() / gate.len() as f64)
+}
+
+/// Fill positions (or the explicit list's), without a size search.
+#[allow(clippy::too_many_arguments)]
+fn place(
+    radii: &[f64],
+    explicit: Option<&Vec<[f64; 5]>>,
+    walls: &[[[f64; 2]; 2]],
+    gate: &[[[f64; 2]; 2]],
+    neck_y: f64,
+    g: &GrainsSpec,
+    rng: &mut rand::rngs::StdRng,
+) -> Vec<[f64; 2]> {
+    if let Some(list) = explicit {
+        return list.iter().map(|r| [r[0], r[1]]).collect();
+    }
+    let mut obstacles = walls.to_vec();
+    obstacles.extend_from_slice(gate);
+    let region = match g.region {
+        Some(b) => FillRegion {
+            bbox: b,
+            polygon: None,
+            obstacles: &obstacles,
+        },
+        None => {
+            let b = bbox(walls);
+            FillRegion {
+                bbox: [b[0], neck_y.max(b[1]), b[2], b[3]],
+                polygon: Some(walls),
+                obstacles: &obstacles,
+            }
+        }
+    };
+    fill::place(radii, &region, rng)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn place_or_fail(
+    radii: &[f64],
+    explicit: Option<&Vec<[f64; 5]>>,
+    walls: &[[[f64; 2]; 2]],
+    gate: &[[[f64; 2]; 2]],
+    neck_y: f64,
+    g: &GrainsSpec,
+    rng: &mut rand::rngs::StdRng,
+    origin: &str,
+    hint: &str,
+) -> Result<Vec<[f64; 2]>> {
+    let pos = place(radii, explicit, walls, gate, neck_y, g, rng);
+    if pos.len() < radii.len() {
+        return Err(Error::GrainsDoNotFit {
+            origin: origin.to_string(),
+            requested: radii.len(),
+            placed: pos.len(),
+            hint: hint.to_string(),
+        });
+    }
+    Ok(pos)
+}

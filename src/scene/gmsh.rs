@@ -1,0 +1,292 @@
+//! Wall meshes from gmsh `.msh` files: every 2-node line element (type 1) as a
+//! segment, flagged when it belongs to the physical curve named `gate`.
+//!
+//! Formats read:
+//! - MSH 4.1 ASCII and binary. Binary files honour the `$MeshFormat` data size
+//!   (`sizeof(size_t)`, 4 or 8) and the endianness check int `1` written after
+//!   it; node and element tags are `size_t`, entity tags `int`, coordinates
+//!   `f64`. Node blocks may carry parametric coordinates (`entityDim` extra
+//!   values per node), and node tags may be sparse.
+//! - MSH 2.2 ASCII.
+//!
+//! Sections read: `$MeshFormat`, `$PhysicalNames` (ASCII in every format),
+//! `$Entities` (4.1), `$Nodes`, `$Elements`. Any other section (`$Comments`,
+//! `$Periodic`, ...) is skipped up to its `$End...` marker; elements of any
+//! type but 1 are skipped.
+//!
+//! Which elements are the gate:
+//!
+//! ```text
+//! 4.1: element block (entityDim 1, entityTag c) -> $Entities curve c -> physical tags p
+//! 2.2: element -> first tag p
+//! gate  <=>  some p has $PhysicalNames entry (dimension 1, p, "gate")
+//! ```
+//!
+//! Errors name the file and, where there is one, the 1-based line (ASCII) or
+//! byte offset (binary) of the offending token. No input panics.
+
+mod reader;
+#[cfg(test)]
+mod tests;
+mod v2;
+mod v4;
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use reader::{Binary, Endian, Reader, SizeT, show};
+
+/// Wall lines read from a gmsh mesh, in the file's units (metres).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeshLines {
+    /// One entry per 2-node line element: [[x0, y0], [x1, y1]] (z dropped).
+    pub segments: Vec<[[f64; 2]; 2]>,
+    /// Parallel to `segments`: true when the element belongs to a physical group named "gate".
+    pub gate: Vec<bool>,
+}
+
+/// Where in the file an error was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Location {
+    /// 1-based line number (ASCII files, and the text header of binary files).
+    Line(usize),
+    /// Byte offset from the start of the file (binary files).
+    Byte(usize),
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Line(line) => write!(f, "line {line}"),
+            Location::Byte(offset) => write!(f, "byte {offset}"),
+        }
+    }
+}
+
+/// Why a mesh could not be read. Display is one line naming the file.
+#[derive(Debug, thiserror::Error)]
+pub enum MeshError {
+    #[error("{}: cannot read: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "{}: unsupported MSH version {version} (supported: 4.1 ASCII/binary, 2.2 ASCII)",
+        path.display()
+    )]
+    UnsupportedVersion { path: PathBuf, version: String },
+    #[error("{}, {at}: file ends inside the ${section} section", path.display())]
+    Truncated {
+        path: PathBuf,
+        /// Section name without the `$`, e.g. `Nodes`.
+        section: String,
+        at: Location,
+    },
+    #[error("{}, {at}: {message}", path.display())]
+    Parse {
+        path: PathBuf,
+        at: Location,
+        message: String,
+    },
+    #[error("{}: no 2-node line elements (type 1)", path.display())]
+    NoLines { path: PathBuf },
+    #[error(
+        "{}, {at}: element {element} refers to node {node}, which $Nodes does not define",
+        path.display()
+    )]
+    UnknownNode {
+        path: PathBuf,
+        at: Location,
+        element: u64,
+        node: u64,
+    },
+}
+
+/// Reads the wall lines of the mesh at `path`.
+pub fn read_msh(path: &Path) -> Result<MeshLines, MeshError> {
+    let bytes = std::fs::read(path).map_err(|source| MeshError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    parse_msh(&bytes, path)
+}
+
+/// Same, from bytes already in memory; `path` is only used in error messages.
+pub fn parse_msh(bytes: &[u8], path: &Path) -> Result<MeshLines, MeshError> {
+    let mut r = Reader::new(bytes, path);
+    let version = read_mesh_format(&mut r)?;
+    let mut mesh = RawMesh::default();
+    while let Some(section) = r.next_section()? {
+        match (version, section) {
+            (_, "PhysicalNames") => read_physical_names(&mut r, &mut mesh)?,
+            (Version::V41, "Entities") => v4::read_entities(&mut r, &mut mesh)?,
+            (Version::V41, "Nodes") => v4::read_nodes(&mut r, &mut mesh)?,
+            (Version::V41, "Elements") => v4::read_elements(&mut r, &mut mesh)?,
+            (Version::V22, "Nodes") => v2::read_nodes(&mut r, &mut mesh)?,
+            (Version::V22, "Elements") => v2::read_elements(&mut r, &mut mesh)?,
+            _ => {
+                r.skip_section()?;
+                continue;
+            }
+        }
+        r.end_section()?;
+    }
+    mesh.resolve(path)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Version {
+    V41,
+    V22,
+}
+
+/// `$MeshFormat` / `version file-type data-size` / [binary: int 1] / `$EndMeshFormat`.
+fn read_mesh_format(r: &mut Reader<'_>) -> Result<Version, MeshError> {
+    let header = r.try_token();
+    match header {
+        Some((b"$MeshFormat", _)) => {}
+        Some((token, at)) => {
+            let found = show(token);
+            return Err(r.error(at, format!("expected `$MeshFormat`, found `{found}`")));
+        }
+        None => {
+            let at = r.here();
+            return Err(r.error(at, "empty file, expected `$MeshFormat`"));
+        }
+    }
+    r.begin_section("MeshFormat")?;
+    let (version, _) = r.token()?;
+    let file_type = r.here();
+    let binary = match r.ascii::<u8>("a file type (0 = ASCII, 1 = binary)")? {
+        0 => false,
+        1 => true,
+        other => return Err(r.error(file_type, format!("unknown file type {other}"))),
+    };
+    let data_size_at = r.here();
+    let data_size = r.ascii::<usize>("a data size")?;
+    let version = match (version, binary) {
+        (b"4.1", _) => Version::V41,
+        (b"2.2", false) => Version::V22,
+        (other, _) => {
+            let kind = if binary { " binary" } else { "" };
+            return Err(MeshError::UnsupportedVersion {
+                path: r.path().to_owned(),
+                version: format!("{}{kind}", show(other)),
+            });
+        }
+    };
+    if binary {
+        let size_t = match data_size {
+            4 => SizeT::Four,
+            8 => SizeT::Eight,
+            other => {
+                let message = format!("unsupported data size {other} (need 4 or 8)");
+                return Err(r.error(data_size_at, message));
+            }
+        };
+        r.end_line()?;
+        // Read the check as little-endian bytes, then settle the byte order.
+        let mut format = Binary {
+            endian: Endian::Little,
+            size_t,
+        };
+        r.set_binary(format);
+        let at = r.here();
+        let check = r.raw::<4>()?;
+        format.endian = if u32::from_le_bytes(check) == 1 {
+            Endian::Little
+        } else if u32::from_be_bytes(check) == 1 {
+            Endian::Big
+        } else {
+            return Err(r.error(at, "binary endianness check is not the int 1"));
+        };
+        r.set_binary(format);
+    }
+    r.end_section()?;
+    Ok(version)
+}
+
+/// `numPhysicalNames`, then `dimension tag "name"` per line (ASCII in every format).
+fn read_physical_names(r: &mut Reader<'_>, mesh: &mut RawMesh) -> Result<(), MeshError> {
+    let count = r.ascii::<usize>("a physical name count")?;
+    for _ in 0..count {
+        let dim = r.ascii::<i32>("a physical dimension")?;
+        let tag = r.ascii::<i32>("a physical tag")?;
+        let (name, at) = r.rest_of_line()?;
+        let Some(name) = name.strip_prefix(b"\"").and_then(|n| n.strip_suffix(b"\"")) else {
+            let found = show(name);
+            return Err(r.error(at, format!("expected a quoted physical name, found `{found}`")));
+        };
+        if dim == 1 && name == b"gate" {
+            mesh.gate_physicals.insert(tag);
+        }
+    }
+    Ok(())
+}
+
+/// What decides a line element's gate flag.
+#[derive(Clone, Copy, Debug)]
+enum Group {
+    /// 4.1: the dim-1 entity (curve) whose element block holds the element.
+    Curve(i32),
+    /// 2.2: the element's first tag.
+    Physical(i32),
+    /// No physical information (2.2 element without tags, 4.1 block of another dimension).
+    None,
+}
+
+/// A line element as read, before node tags are looked up.
+#[derive(Debug)]
+struct RawLine {
+    element: u64,
+    nodes: [u64; 2],
+    group: Group,
+    at: Location,
+}
+
+/// Everything the sections contribute; sections may come in any order, so
+/// names, entities and nodes are only looked up once the file is read.
+#[derive(Default)]
+struct RawMesh {
+    /// Physical tags of dimension 1 named "gate".
+    gate_physicals: HashSet<i32>,
+    /// 4.1 `$Entities`: curve tag -> its physical tags.
+    curve_physicals: HashMap<i32, Vec<i32>>,
+    /// Node tag -> (x, y).
+    nodes: HashMap<u64, [f64; 2]>,
+    lines: Vec<RawLine>,
+}
+
+impl RawMesh {
+    fn resolve(self, path: &Path) -> Result<MeshLines, MeshError> {
+        if self.lines.is_empty() {
+            return Err(MeshError::NoLines { path: path.to_owned() });
+        }
+        let mut segments = Vec::with_capacity(self.lines.len());
+        let mut gate = Vec::with_capacity(self.lines.len());
+        for line in &self.lines {
+            let node = |tag: u64| {
+                self.nodes.get(&tag).copied().ok_or_else(|| MeshError::UnknownNode {
+                    path: path.to_owned(),
+                    at: line.at,
+                    element: line.element,
+                    node: tag,
+                })
+            };
+            segments.push([node(line.nodes[0])?, node(line.nodes[1])?]);
+            let is_gate = |p: &i32| self.gate_physicals.contains(p);
+            gate.push(match line.group {
+                Group::Curve(curve) => self
+                    .curve_physicals
+                    .get(&curve)
+                    .is_some_and(|physicals| physicals.iter().any(is_gate)),
+                Group::Physical(p) => is_gate(&p),
+                Group::None => false,
+            });
+        }
+        Ok(MeshLines { segments, gate })
+    }
+}

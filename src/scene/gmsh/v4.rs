@@ -1,0 +1,160 @@
+//! MSH 4.1 sections, ASCII and binary alike (the reader decodes each value).
+//!
+//! ```text
+//! $Entities  numPoints numCurves numSurfaces numVolumes            (size_t)
+//!            point:  tag(int) x y z(f64) numPhysicals(size_t) physical(int)...
+//!            other:  tag(int) min xyz max xyz(f64) numPhysicals(size_t) physical(int)...
+//!                    numBounding(size_t) boundingTag(int)...
+//! $Nodes     numBlocks numNodes minTag maxTag                      (size_t)
+//!            block:  entityDim entityTag parametric(int) numNodes(size_t)
+//!                    nodeTag(size_t)... then per node x y z [u [v [w]]](f64)
+//! $Elements  numBlocks numElements minTag maxTag                   (size_t)
+//!            block:  entityDim entityTag elementType(int) numElements(size_t)
+//!                    per element: tag(size_t) nodeTag(size_t)...
+//! ```
+
+use super::reader::Reader;
+use super::{Group, MeshError, RawLine, RawMesh};
+
+/// The 2-node line element.
+const LINE: i32 = 1;
+
+pub(super) fn read_entities(r: &mut Reader<'_>, mesh: &mut RawMesh) -> Result<(), MeshError> {
+    let mut counts = [0; 4];
+    for count in &mut counts {
+        *count = r.count("an entity count")?;
+    }
+    for (dim, count) in counts.into_iter().enumerate() {
+        for _ in 0..count {
+            let tag = r.int("an entity tag")?;
+            let box_values = if dim == 0 { 3 } else { 6 };
+            for _ in 0..box_values {
+                r.float("a bounding-box coordinate")?;
+            }
+            let physicals = (0..r.count("a physical tag count")?)
+                .map(|_| r.int("a physical tag"))
+                .collect::<Result<Vec<_>, _>>()?;
+            if dim > 0 {
+                for _ in 0..r.count("a bounding entity count")? {
+                    r.int("a bounding entity tag")?;
+                }
+            }
+            if dim == 1 {
+                mesh.curve_physicals.insert(tag, physicals);
+            }
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn read_nodes(r: &mut Reader<'_>, mesh: &mut RawMesh) -> Result<(), MeshError> {
+    let blocks = r.count("a node block count")?;
+    for what in ["a node count", "a minimum node tag", "a maximum node tag"] {
+        r.size(what)?;
+    }
+    let mut tags = Vec::new();
+    for _ in 0..blocks {
+        let at = r.here();
+        let dim = r.int("an entity dimension")?;
+        r.int("an entity tag")?;
+        let parametric = r.int("a parametric flag")?;
+        let per_node = match (dim, parametric) {
+            (0..=3, 0) => 0,
+            (0..=3, 1) => dim.unsigned_abs(),
+            _ => {
+                let message = format!("bad node block: entity dimension {dim}, parametric flag {parametric}");
+                return Err(r.error(at, message));
+            }
+        };
+        let count = r.count("a node count")?;
+        tags.clear();
+        for _ in 0..count {
+            tags.push(r.size("a node tag")?);
+        }
+        for &tag in &tags {
+            let xy = [r.coordinate()?, r.coordinate()?];
+            r.float("a z coordinate")?;
+            for _ in 0..per_node {
+                r.float("a parametric coordinate")?;
+            }
+            mesh.nodes.insert(tag, xy);
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn read_elements(r: &mut Reader<'_>, mesh: &mut RawMesh) -> Result<(), MeshError> {
+    let blocks = r.count("an element block count")?;
+    for what in ["an element count", "a minimum element tag", "a maximum element tag"] {
+        r.size(what)?;
+    }
+    for _ in 0..blocks {
+        let dim = r.int("an entity dimension")?;
+        let entity = r.int("an entity tag")?;
+        let type_at = r.here();
+        let element_type = r.int("an element type")?;
+        let count = r.count("an element count")?;
+        let group = if dim == 1 { Group::Curve(entity) } else { Group::None };
+        match nodes_per_element(element_type) {
+            Some(_) if element_type == LINE => {
+                for _ in 0..count {
+                    let at = r.here();
+                    let element = r.size("an element tag")?;
+                    let nodes = [r.size("a node tag")?, r.size("a node tag")?];
+                    mesh.lines.push(RawLine {
+                        element,
+                        nodes,
+                        group,
+                        at,
+                    });
+                }
+            }
+            Some(nodes) => {
+                for _ in 0..count {
+                    for _ in 0..=nodes {
+                        r.size("an element or node tag")?;
+                    }
+                }
+            }
+            // ASCII files hold one element per line, whatever its type.
+            None if !r.is_binary() => {
+                for _ in 0..count {
+                    r.line()?;
+                }
+            }
+            None => {
+                let message = format!("unknown element type {element_type}: cannot skip it");
+                return Err(r.error(type_at, message));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Nodes per element of gmsh element type `element_type` (gmsh manual, "MSH file format").
+fn nodes_per_element(element_type: i32) -> Option<usize> {
+    Some(match element_type {
+        15 => 1,
+        1 => 2,
+        2 | 8 => 3,
+        3 | 4 | 26 => 4,
+        7 | 27 => 5,
+        6 | 9 | 28 => 6,
+        5 | 16 => 8,
+        10 | 20 => 9,
+        11 | 21 => 10,
+        22 => 12,
+        19 => 13,
+        14 => 14,
+        18 | 23 | 24 => 15,
+        13 => 18,
+        17 | 29 => 20,
+        25 => 21,
+        12 => 27,
+        30 => 35,
+        31 => 56,
+        92 => 64,
+        93 => 125,
+        _ => return None,
+    })
+}

@@ -1,0 +1,224 @@
+//! The scene file's tables and their defaults. Units are SI throughout.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::SolverKind;
+
+/// A whole scene file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Scene {
+    /// Scene-file format version; must be 1.
+    pub version: u32,
+    /// Gravity, m/s^2.
+    pub gravity: [f64; 2],
+    pub walls: WallsSpec,
+    pub grains: GrainsSpec,
+    pub solver: SolverSpec,
+    pub run: RunSpec,
+    /// Where the scene came from (file name, or "built-in scene"), for errors.
+    #[serde(skip)]
+    pub origin: String,
+}
+
+impl Default for Scene {
+    fn default() -> Self {
+        Scene {
+            version: super::SCENE_VERSION,
+            gravity: [0.0, -9.81],
+            walls: WallsSpec::default(),
+            grains: GrainsSpec::default(),
+            solver: SolverSpec::default(),
+            run: RunSpec::default(),
+            origin: "built-in scene".to_string(),
+        }
+    }
+}
+
+/// `[walls]`: exactly one of `mesh`, `hourglass`, `segments`; none = the default hourglass.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WallsSpec {
+    /// gmsh mesh (MSH 4.1 ASCII/binary or 2.2 ASCII); lines in the physical group `gate` form the gate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mesh: Option<PathBuf>,
+    /// Parametric hourglass.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hourglass: Option<HourglassSpec>,
+    /// Explicit segments [x0, y0, x1, y1], m.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub segments: Option<Vec<[f64; 4]>>,
+    /// Gate segments for an explicit list [x0, y0, x1, y1], m: walls while the grains settle.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<Vec<[f64; 4]>>,
+    /// Height of the neck, m; grains below it have "passed". Default: the gate's
+    /// height, else 0 for the parametric hourglass, else the bottom of the walls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub neck_y: Option<f64>,
+}
+
+/// A parametric hourglass: two bulbs joined at a neck at y = 0.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HourglassSpec {
+    /// Bulb width, m.
+    pub width: f64,
+    /// Height of one bulb above (or below) the neck, m.
+    pub bulb_height: f64,
+    /// Neck opening, in mean grain diameters (4 lets frictionless grains flow without arching).
+    pub neck: f64,
+    /// Angle of the funnel walls from the horizontal, degrees.
+    pub slope_deg: f64,
+    /// Enlarge width and bulb height (in steps of 10%) until the grains fit in the upper bulb.
+    pub fit: bool,
+}
+
+impl Default for HourglassSpec {
+    fn default() -> Self {
+        HourglassSpec {
+            width: 0.30,
+            bulb_height: 0.40,
+            neck: 4.0,
+            slope_deg: 51.0,
+            fit: true,
+        }
+    }
+}
+
+/// `[grains]`: a fill (count, log-normal radii) or an explicit list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GrainsSpec {
+    /// Number of grains of the fill.
+    pub count: u64,
+    /// Mean radius, m (of the log-normal distribution, before clipping).
+    pub radius_mean: f64,
+    /// Standard deviation of the radius, m (0 = monodisperse).
+    pub radius_std: f64,
+    /// Radii below this are redrawn, m.
+    pub radius_min: f64,
+    /// Radii above this are redrawn, m.
+    pub radius_max: f64,
+    /// Areal density, kg/m^2 (mass per unit thickness: m = rho pi r^2).
+    pub density: f64,
+    /// Seed of the radii and placement; the same seed gives the same grains.
+    pub seed: u64,
+    /// Fill box [xmin, ymin, xmax, ymax], m. Default: the part of the wall
+    /// loop above the neck (the upper bulb).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region: Option<[f64; 4]>,
+    /// Explicit grains [x, y, vx, vy, r] (m, m/s); replaces the fill.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub list: Option<Vec<[f64; 5]>>,
+}
+
+impl Default for GrainsSpec {
+    fn default() -> Self {
+        GrainsSpec {
+            count: 2000,
+            radius_mean: 0.003,
+            radius_std: 0.001,
+            radius_min: 0.0015,
+            radius_max: 0.006,
+            density: 2500.0,
+            seed: 1,
+            region: None,
+            list: None,
+        }
+    }
+}
+
+/// `[solver]`: contact model and its numerical parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SolverSpec {
+    pub kind: SolverKind,
+    /// Time step, s.
+    pub dt: f64,
+    /// Geometric tolerance, m; a step has converged when every contact's
+    /// velocity correction is under tol/dt.
+    pub tol: f64,
+    /// Iteration cap per step; a step that reaches it is counted and reported.
+    pub itmax: u32,
+    /// Surface distance under which a pair is a potential contact, m. Must
+    /// exceed the farthest a grain moves in one step.
+    pub alert: f64,
+    /// Jacobi relaxation factor in (0, 1]: see BENCHMARKS.md for the study behind the default.
+    pub omega: f64,
+    /// Fraction of an overlap pushed out per step, in [0, 1]. 0 is the
+    /// constraint of DESIGN §1a exactly (u + max(d,0)/dt >= 0), under which the
+    /// solver tolerance lets overlaps creep by up to `tol` every step; a small
+    /// fraction keeps them bounded near tol (measured in BENCHMARKS.md).
+    pub overlap_relax: f64,
+    /// Start persisting contacts from the previous step's impulse.
+    pub warm_start: bool,
+    /// Contact slots per grain; an overflow is reported, never silent.
+    pub contact_capacity: u32,
+}
+
+impl Default for SolverSpec {
+    fn default() -> Self {
+        SolverSpec {
+            kind: SolverKind::Jacobi,
+            dt: 1e-3,
+            tol: 1e-6,
+            itmax: 1000,
+            alert: 0.003,
+            omega: 0.5,
+            overlap_relax: 0.2,
+            warm_start: true,
+            contact_capacity: 16,
+        }
+    }
+}
+
+/// Which backend runs the steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendChoice {
+    /// A real GPU adapter when there is one, else the CPU.
+    #[default]
+    Auto,
+    Cpu,
+    Gpu,
+}
+
+/// `[run]`: how long, how often to write, where.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunSpec {
+    /// Discharge duration after the gate opens, s (exclusive with `steps`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration: Option<f64>,
+    /// Discharge length in steps (exclusive with `duration`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps: Option<u64>,
+    /// Write a frame and a diagnostics row every this many steps.
+    pub every: u64,
+    /// Result directory.
+    pub out: PathBuf,
+    /// Longest settle phase with the gate closed, s (ends early once the grains are at rest).
+    pub settle: f64,
+    /// The settle phase ends when every grain is slower than this, m/s.
+    pub settle_speed: f64,
+    pub backend: BackendChoice,
+}
+
+impl Default for RunSpec {
+    fn default() -> Self {
+        RunSpec {
+            duration: None,
+            steps: None,
+            every: 50,
+            out: super::default_out(),
+            settle: 1.0,
+            settle_speed: 0.01,
+            backend: BackendChoice::Auto,
+        }
+    }
+}
+
+/// Discharge duration when neither `duration` nor `steps` is given, s.
+pub const DEFAULT_DURATION: f64 = 4.0;

@@ -1,0 +1,209 @@
+//! Field checks: every number in its domain, named in the error.
+
+use super::spec::*;
+use crate::error::{Error, Result};
+
+struct Check<'a> {
+    origin: &'a str,
+}
+
+impl Check<'_> {
+    fn finite(&self, field: &str, v: f64) -> Result<()> {
+        if v.is_finite() {
+            Ok(())
+        } else {
+            Err(Error::field(
+                self.origin,
+                field,
+                format!("must be a finite number, got {v}"),
+            ))
+        }
+    }
+    fn positive(&self, field: &str, v: f64) -> Result<()> {
+        self.finite(field, v)?;
+        if v > 0.0 {
+            Ok(())
+        } else {
+            Err(Error::field(self.origin, field, format!("must be > 0, got {v}")))
+        }
+    }
+    fn non_negative(&self, field: &str, v: f64) -> Result<()> {
+        self.finite(field, v)?;
+        if v >= 0.0 {
+            Ok(())
+        } else {
+            Err(Error::field(self.origin, field, format!("must be >= 0, got {v}")))
+        }
+    }
+    fn all_finite(&self, field: &str, rows: &[impl AsRef<[f64]>]) -> Result<()> {
+        for (i, row) in rows.iter().enumerate() {
+            if row.as_ref().iter().any(|v| !v.is_finite()) {
+                return Err(Error::field(
+                    self.origin,
+                    &format!("{field}[{i}]"),
+                    "must hold finite numbers",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Scene {
+    /// Check every field's domain. Called by `build`; cheap.
+    pub fn validate(&self) -> Result<()> {
+        let c = Check { origin: &self.origin };
+        if self.version != super::SCENE_VERSION {
+            return Err(Error::field(
+                &self.origin,
+                "version",
+                format!(
+                    "unsupported scene version {} (this build reads version 1)",
+                    self.version
+                ),
+            ));
+        }
+        c.finite("gravity[0]", self.gravity[0])?;
+        c.finite("gravity[1]", self.gravity[1])?;
+
+        let w = &self.walls;
+        let given = [w.mesh.is_some(), w.hourglass.is_some(), w.segments.is_some()];
+        if given.iter().filter(|&&b| b).count() > 1 {
+            return Err(Error::field(
+                &self.origin,
+                "walls",
+                "give only one of `mesh`, `hourglass`, `segments`",
+            ));
+        }
+        if w.gate.is_some() && w.segments.is_none() {
+            return Err(Error::field(
+                &self.origin,
+                "walls.gate",
+                "only goes with `segments` (a mesh names its gate with the physical group `gate`)",
+            ));
+        }
+        if let Some(h) = &w.hourglass {
+            c.positive("walls.hourglass.width", h.width)?;
+            c.positive("walls.hourglass.bulb_height", h.bulb_height)?;
+            c.positive("walls.hourglass.neck", h.neck)?;
+            c.positive("walls.hourglass.slope_deg", h.slope_deg)?;
+            if h.slope_deg >= 90.0 {
+                return Err(Error::field(&self.origin, "walls.hourglass.slope_deg", "must be < 90"));
+            }
+        }
+        if let Some(s) = &w.segments {
+            c.all_finite("walls.segments", s)?;
+            if s.is_empty() {
+                return Err(Error::field(&self.origin, "walls.segments", "is empty"));
+            }
+        }
+        if let Some(g) = &w.gate {
+            c.all_finite("walls.gate", g)?;
+        }
+        if let Some(y) = w.neck_y {
+            c.finite("walls.neck_y", y)?;
+        }
+
+        let g = &self.grains;
+        c.positive("grains.radius_mean", g.radius_mean)?;
+        c.non_negative("grains.radius_std", g.radius_std)?;
+        c.positive("grains.radius_min", g.radius_min)?;
+        c.positive("grains.radius_max", g.radius_max)?;
+        c.positive("grains.density", g.density)?;
+        if g.radius_min > g.radius_max {
+            return Err(Error::field(
+                &self.origin,
+                "grains.radius_min",
+                "must not exceed radius_max",
+            ));
+        }
+        if g.radius_mean < g.radius_min || g.radius_mean > g.radius_max {
+            return Err(Error::field(
+                &self.origin,
+                "grains.radius_mean",
+                format!(
+                    "{} lies outside [radius_min, radius_max] = [{}, {}]",
+                    g.radius_mean, g.radius_min, g.radius_max
+                ),
+            ));
+        }
+        if g.count > u64::from(crate::model::contact::BODY_INDEX_MASK) {
+            return Err(Error::field(
+                &self.origin,
+                "grains.count",
+                format!("{} is more grains than this build addresses", g.count),
+            ));
+        }
+        if let Some(r) = g.region {
+            c.all_finite("grains.region", &[r])?;
+            if r[0] >= r[2] || r[1] >= r[3] {
+                return Err(Error::field(
+                    &self.origin,
+                    "grains.region",
+                    "must be [xmin, ymin, xmax, ymax] with min < max",
+                ));
+            }
+        }
+        if let Some(list) = &g.list {
+            c.all_finite("grains.list", list)?;
+            for (i, row) in list.iter().enumerate() {
+                if row[4] <= 0.0 {
+                    return Err(Error::field(
+                        &self.origin,
+                        &format!("grains.list[{i}]"),
+                        format!("radius must be > 0, got {}", row[4]),
+                    ));
+                }
+            }
+        }
+
+        let s = &self.solver;
+        c.positive("solver.dt", s.dt)?;
+        c.positive("solver.tol", s.tol)?;
+        c.positive("solver.alert", s.alert)?;
+        c.positive("solver.omega", s.omega)?;
+        if s.omega > 1.0 {
+            return Err(Error::field(
+                &self.origin,
+                "solver.omega",
+                format!("must be in (0, 1], got {}", s.omega),
+            ));
+        }
+        c.non_negative("solver.overlap_relax", s.overlap_relax)?;
+        if s.overlap_relax > 1.0 {
+            return Err(Error::field(
+                &self.origin,
+                "solver.overlap_relax",
+                format!("must be in [0, 1], got {}", s.overlap_relax),
+            ));
+        }
+        if s.itmax == 0 {
+            return Err(Error::field(&self.origin, "solver.itmax", "must be >= 1"));
+        }
+        if s.contact_capacity == 0 || s.contact_capacity > 64 {
+            return Err(Error::field(
+                &self.origin,
+                "solver.contact_capacity",
+                "must be in 1..=64",
+            ));
+        }
+
+        let r = &self.run;
+        if r.duration.is_some() && r.steps.is_some() {
+            return Err(Error::field(
+                &self.origin,
+                "run",
+                "give `duration` or `steps`, not both",
+            ));
+        }
+        if let Some(d) = r.duration {
+            c.non_negative("run.duration", d)?;
+        }
+        if r.every == 0 {
+            return Err(Error::field(&self.origin, "run.every", "must be >= 1"));
+        }
+        c.non_negative("run.settle", r.settle)?;
+        c.positive("run.settle_speed", r.settle_speed)?;
+        Ok(())
+    }
+}

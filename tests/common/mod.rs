@@ -1,0 +1,66 @@
+//! Small builders shared by the integration tests.
+#![allow(dead_code)]
+
+use hourglass::cpu::CpuStepper;
+use hourglass::cpu::grid::Grid;
+use hourglass::model::{Grains, SolverKind, StepParams, Walls};
+
+pub const DENSITY: f64 = 2500.0;
+
+pub fn params(solver: SolverKind) -> StepParams {
+    StepParams {
+        gravity: [0.0, -9.81],
+        dt: 1e-3,
+        alert: 0.003,
+        tol: 1e-6,
+        itmax: 1000,
+        omega: 0.5,
+        overlap_relax: 0.2,
+        solver,
+        warm_start: true,
+    }
+}
+
+/// Grains at rest from (x, y, r) triples.
+pub fn grains(list: &[(f32, f32, f32)]) -> Grains {
+    Grains::new(
+        list.iter().map(|g| [g.0, g.1]).collect(),
+        vec![[0.0; 2]; list.len()],
+        list.iter().map(|g| g.2).collect(),
+        DENSITY,
+    )
+}
+
+pub fn walls(lines: &[[f64; 4]]) -> Walls {
+    let l: Vec<[[f64; 2]; 2]> = lines.iter().map(|s| [[s[0], s[1]], [s[2], s[3]]]).collect();
+    Walls::new(&l)
+}
+
+/// A CPU stepper whose grid covers `bbox` for grains up to `r_max`.
+pub fn stepper(bbox: [f32; 4], r_max: f32, p: &StepParams) -> CpuStepper {
+    let grid = Grid::covering(bbox, 2.0 * r_max + p.alert).unwrap();
+    CpuStepper::new(grid, 16)
+}
+
+/// A hexagonal pile of equal grains of radius r on a floor at y = 0,
+/// `base` grains wide, between two walls; returns grains and walls.
+pub fn hex_pile(base: usize, r: f32) -> (Grains, Walls) {
+    let mut g = Vec::new();
+    let gap = 1e-5;
+    for row in 0..base {
+        for k in 0..base - row {
+            let x = (2.0 * r + gap) * (k as f32 + 0.5 * row as f32) + r;
+            let y = r + row as f32 * (3f32.sqrt() * (r + gap * 0.5)) + gap;
+            g.push((x, y, r));
+        }
+    }
+    let width = f64::from((2.0 * r + gap) * base as f32);
+    (
+        grains(&g),
+        walls(&[
+            [-0.001, 0.0, width + 0.001, 0.0],
+            [-0.001, 0.0, -0.001, 1.0],
+            [width + 0.001, 0.0, width + 0.001, 1.0],
+        ]),
+    )
+}
