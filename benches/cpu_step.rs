@@ -1,1 +1,53 @@
-fn main() {}
+//! One CPU NSCD step (Jacobi, the default solver) on a settled hourglass at
+//! N = 2,000, 10,000 and 50,000 grains. The state is the bundled hourglass
+//! scene filled with N grains and stepped until the pile has formed (gate
+//! closed), so the bench measures a packed bed, not free fall.
+//!
+//! Run: `cargo bench --bench cpu_step`. Figures go to BENCHMARKS.md.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+
+use hourglass::model::SolverKind;
+use hourglass::scene::{Scene, build};
+use hourglass::sim::{Backend, CpuBackend, grid_for};
+
+/// A settled hourglass of `n` grains on the CPU backend.
+fn settled(n: u64, solver: SolverKind) -> (CpuBackend, hourglass::model::StepParams) {
+    let mut scene = Scene::default();
+    scene.grains.count = n;
+    scene.solver.kind = solver;
+    let setup = build(&scene).expect("bundled scene builds");
+    let grid = grid_for(&setup).expect("grid");
+    let mut cpu = CpuBackend::new(
+        setup.grains.clone(),
+        setup.walls(true),
+        grid,
+        setup.scene.solver.contact_capacity as usize,
+    );
+    // Let the fill fall into a packed bed (0.15 s).
+    for _ in 0..150 {
+        cpu.step(&setup.params).expect("step");
+    }
+    (cpu, setup.params)
+}
+
+fn cpu_step(c: &mut Criterion) {
+    let mut group = c.benchmark_group("cpu_step");
+    group.sample_size(10);
+    for n in [2_000u64, 10_000, 50_000] {
+        for solver in [SolverKind::Jacobi, SolverKind::Nlgs] {
+            let (mut cpu, p) = settled(n, solver);
+            group.throughput(Throughput::Elements(n));
+            group.bench_with_input(BenchmarkId::new(solver.name(), n), &n, |b, _| {
+                b.iter(|| {
+                    let stats = cpu.step(&p).expect("step");
+                    std::hint::black_box(stats.iterations)
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, cpu_step);
+criterion_main!(benches);

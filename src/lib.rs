@@ -5,6 +5,7 @@
 pub mod analysis;
 pub mod cpu;
 pub mod error;
+pub mod gpu;
 pub mod model;
 pub mod output;
 pub mod scene;

@@ -9,7 +9,7 @@ use crate::cpu::CpuStepper;
 use crate::cpu::grid::Grid;
 use crate::cpu::reduce::{Region, Totals, reduce};
 use crate::error::{Error, Result};
-use crate::model::{Body, Grains, StepParams, StepStats, Walls};
+use crate::model::{Body, Grains, SolverKind, StepParams, StepStats, Walls};
 use crate::output::{ResultDir, Row, Summary};
 use crate::scene::{BackendChoice, Setup};
 
@@ -138,15 +138,39 @@ pub fn make_backend(
             setup.scene.solver.contact_capacity as usize,
         ))
     };
+    use crate::gpu::{AdapterChoice, GpuBackend, GpuContext};
+    let gpu = |ctx: GpuContext| -> Result<Box<dyn Backend>> {
+        Ok(Box::new(GpuBackend::new(
+            ctx,
+            setup.grains.clone(),
+            setup.walls(true),
+            grid,
+            setup.scene.solver.contact_capacity as usize,
+        )?))
+    };
     match choice {
         BackendChoice::Cpu => Ok(cpu()),
-        BackendChoice::Auto => {
-            notices.push("backend auto: the GPU path is not built yet; running on the CPU".to_string());
+        BackendChoice::Auto if setup.params.solver != SolverKind::Jacobi => {
+            notices.push(format!(
+                "backend auto: solver `{}` runs only on the CPU; running on the CPU",
+                setup.params.solver.name()
+            ));
             Ok(cpu())
         }
-        BackendChoice::Gpu => Err(Error::Gpu(
-            "the GPU backend is not built yet (see the README feature table)".to_string(),
-        )),
+        BackendChoice::Auto => match GpuContext::new(AdapterChoice::Auto)? {
+            Some(ctx) => {
+                notices.push(format!("backend auto: running on the GPU ({})", ctx.adapter_name()));
+                gpu(ctx)
+            }
+            None => {
+                notices.push("backend auto: no GPU adapter found; running on the CPU".to_string());
+                Ok(cpu())
+            }
+        },
+        BackendChoice::Gpu => match GpuContext::new(AdapterChoice::Any)? {
+            Some(ctx) => gpu(ctx),
+            None => Err(Error::Gpu("no GPU adapter found".to_string())),
+        },
     }
 }
 

@@ -14,6 +14,8 @@ pub mod integrate;
 pub mod jacobi;
 pub mod nlgs;
 pub mod reduce;
+pub mod reorder;
+pub mod residual_max;
 pub mod warm_start;
 
 use crate::error::{Error, Result};

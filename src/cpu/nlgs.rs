@@ -77,7 +77,9 @@ impl Sweep {
         }
     }
 
-    /// One sweep; returns the largest velocity correction |dP| W, m/s.
+    /// One sweep in grain order; returns the largest velocity correction |dP| W, m/s.
+    /// (Alternating forward and backward sweeps was measured on a settling
+    /// 2,000-grain hourglass and needed more iterations, not fewer.)
     pub fn sweep(
         &self,
         slots: &mut [Contact],
@@ -88,9 +90,9 @@ impl Sweep {
         rule: Rule,
     ) -> f32 {
         let mut worst = 0.0f32;
-        for (&a, &s) in self.grain.iter().zip(&self.slot) {
-            let a = a as usize;
-            let c = &mut slots[s as usize];
+        let mut visit = |k: usize| {
+            let a = self.grain[k] as usize;
+            let c = &mut slots[self.slot[k] as usize];
             let vb = match c.body() {
                 Body::Grain(j) => vel[j as usize],
                 _ => [0.0, 0.0],
@@ -105,7 +107,8 @@ impl Sweep {
             worst = worst.max(dp.abs() * c.inv_mass_sum);
             let c = *c;
             kick(&c, a, dp, inv_mass, vel);
-        }
+        };
+        (0..self.len()).for_each(&mut visit);
         worst
     }
 

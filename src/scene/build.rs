@@ -72,6 +72,9 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         for (s, is_gate) in m.segments.iter().zip(&m.gate) {
             if *is_gate { gate.push(*s) } else { walls.push(*s) }
         }
+        // Written out absolute: a relative path would resolve against the
+        // result directory when the written scene.toml is loaded again.
+        resolved.walls.mesh = Some(std::path::absolute(mesh).unwrap_or_else(|_| mesh.clone()));
         let neck = gate_height(&gate).unwrap_or_else(|| bbox(&walls)[1]);
         let pos = place_or_fail(
             &radii,
@@ -82,7 +85,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
             g,
             &mut place_rng,
             &origin,
-            "use a larger mesh or fewer grains",
+            "lower grains.count or use a larger mesh",
         )?;
         (walls, gate, neck, pos)
     } else if let Some(segments) = &w.segments {
@@ -98,7 +101,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
             g,
             &mut place_rng,
             &origin,
-            "give grains.region or fewer grains",
+            "lower grains.count or give a larger grains.region",
         )?;
         (walls, gate, neck, pos)
     } else {
@@ -138,7 +141,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
                     origin: origin.clone(),
                     requested: count,
                     placed: placed.len(),
-                    hint: "set walls.hourglass.fit = true or enlarge the hourglass".to_string(),
+                    hint: "lower grains.count, set walls.hourglass.fit = true or enlarge the hourglass".to_string(),
                 });
             }
             spec.width *= 1.1;
@@ -162,9 +165,11 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         resolved.run.duration = Some(DEFAULT_DURATION);
     }
     let s = &scene.solver;
+    let dt = s.dt.unwrap_or_else(|| default_dt(&walls, &gate, scene.gravity, s.alert));
+    resolved.solver.dt = Some(dt);
     let params = StepParams {
         gravity: [scene.gravity[0] as f32, scene.gravity[1] as f32],
-        dt: s.dt as f32,
+        dt: dt as f32,
         alert: s.alert as f32,
         tol: s.tol as f32,
         itmax: s.itmax,
@@ -182,6 +187,27 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         params,
         notices,
     })
+}
+
+/// Largest default time step, s.
+pub const MAX_DEFAULT_DT: f64 = 1e-3;
+
+/// The default time step: 1e-3 s, or less where a grain that falls half the
+/// height H of the walls (speed sqrt(g H): from a bulb's top to the neck, or
+/// from the neck to the bottom) would move more than 80% of the alert
+/// distance in one step and so could miss a contact. The run still warns if
+/// any grain moves further than `alert` in a step.
+fn default_dt(walls: &[[[f64; 2]; 2]], gate: &[[[f64; 2]; 2]], gravity: [f64; 2], alert: f64) -> f64 {
+    let mut all = walls.to_vec();
+    all.extend_from_slice(gate);
+    let b = bbox(&all);
+    let height = (b[3] - b[1]).max(b[2] - b[0]);
+    let g = (gravity[0] * gravity[0] + gravity[1] * gravity[1]).sqrt();
+    let v = (g * height).sqrt();
+    if !(v.is_finite() && v > 0.0) {
+        return MAX_DEFAULT_DT;
+    }
+    MAX_DEFAULT_DT.min(0.8 * alert / v)
 }
 
 /// The placement's own stream (radii use `fill::rng(seed)`), so a retry

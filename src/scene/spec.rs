@@ -135,8 +135,10 @@ impl Default for GrainsSpec {
 #[serde(deny_unknown_fields, default)]
 pub struct SolverSpec {
     pub kind: SolverKind,
-    /// Time step, s.
-    pub dt: f64,
+    /// Time step, s. Default: 1e-3, or less when a grain falling half the height
+    /// of the walls could move more than 80% of `alert` in one step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dt: Option<f64>,
     /// Geometric tolerance, m; a step has converged when every contact's
     /// velocity correction is under tol/dt.
     pub tol: f64,
@@ -162,14 +164,14 @@ impl Default for SolverSpec {
     fn default() -> Self {
         SolverSpec {
             kind: SolverKind::Jacobi,
-            dt: 1e-3,
+            dt: None,
             tol: 1e-6,
             itmax: 1000,
-            alert: 0.003,
+            alert: 0.004,
             omega: 0.5,
             overlap_relax: 0.2,
             warm_start: true,
-            contact_capacity: 16,
+            contact_capacity: 32,
         }
     }
 }

@@ -8,15 +8,22 @@ struct Check<'a> {
 }
 
 impl Check<'_> {
+    /// Finite in f32 too: the steps run in f32, where 1e300 becomes inf.
     fn finite(&self, field: &str, v: f64) -> Result<()> {
-        if v.is_finite() {
-            Ok(())
-        } else {
+        if !v.is_finite() {
             Err(Error::field(
                 self.origin,
                 field,
                 format!("must be a finite number, got {v}"),
             ))
+        } else if !(v as f32).is_finite() {
+            Err(Error::field(
+                self.origin,
+                field,
+                format!("{v:e} is too large for single precision (max 3.4e38)"),
+            ))
+        } else {
+            Ok(())
         }
     }
     fn positive(&self, field: &str, v: f64) -> Result<()> {
@@ -37,12 +44,8 @@ impl Check<'_> {
     }
     fn all_finite(&self, field: &str, rows: &[impl AsRef<[f64]>]) -> Result<()> {
         for (i, row) in rows.iter().enumerate() {
-            if row.as_ref().iter().any(|v| !v.is_finite()) {
-                return Err(Error::field(
-                    self.origin,
-                    &format!("{field}[{i}]"),
-                    "must hold finite numbers",
-                ));
+            for &v in row.as_ref() {
+                self.finite(&format!("{field}[{i}]"), v)?;
             }
         }
         Ok(())
@@ -158,7 +161,9 @@ impl Scene {
         }
 
         let s = &self.solver;
-        c.positive("solver.dt", s.dt)?;
+        if let Some(dt) = s.dt {
+            c.positive("solver.dt", dt)?;
+        }
         c.positive("solver.tol", s.tol)?;
         c.positive("solver.alert", s.alert)?;
         c.positive("solver.omega", s.omega)?;

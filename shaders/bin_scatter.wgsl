@@ -1,0 +1,19 @@
+// Stage bin_scatter: sorted[cursor[c]++] = i for each grain i of cell c (atomic cursor,
+// initialised by the host as a copy of cell_start). The order inside a cell is
+// arbitrary. CPU twin: cpu::grid::bin_scatter.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> cell_of: array<u32>;
+@group(0) @binding(2) var<storage, read_write> cursor: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read_write> sorted: array<u32>;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= params.n_grains {
+        return;
+    }
+    let slot = atomicAdd(&cursor[cell_of[i]], 1u);
+    sorted[slot] = i;
+}

@@ -1,0 +1,17 @@
+// Stage integrate: x += dt v with the solved velocity. CPU twin: cpu::integrate::integrate.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> pos: array<vec2<f32>>;
+@group(0) @binding(2) var<storage, read> vel: array<vec2<f32>>;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= params.n_grains {
+        return;
+    }
+    let v = vel[i];
+    let x = pos[i];
+    pos[i] = vec2<f32>(x.x + params.dt * v.x, x.y + params.dt * v.y);
+}

@@ -1,0 +1,39 @@
+// Stage jacobi_contact: for every listed contact of grain i, from one velocity snapshot,
+//   u  = (v_i - v_other) . n,   target = u + (max(d, 0) + beta min(d, 0)) / dt
+//   P' = max(0, P - omega target / W)
+// and residual[i] = max over its contacts of |P' - P| W / omega (m/s), reduced by
+// residual_max. CPU twin: cpu::jacobi::jacobi_contact (which returns the max directly).
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> count: array<u32>;
+@group(0) @binding(2) var<storage, read_write> slots: array<Contact>;
+@group(0) @binding(3) var<storage, read> vel: array<vec2<f32>>;
+@group(0) @binding(4) var<storage, read_write> residual: array<f32>;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= params.n_grains {
+        return;
+    }
+    let n = min(count[i], CAPACITY);
+    let v = vel[i];
+    var worst = 0.0;
+    for (var k = 0u; k < n; k++) {
+        let s = i * CAPACITY + k;
+        let c = slots[s];
+        var vo = vec2<f32>(0.0, 0.0);
+        if (c.other & (BODY_SEGMENT | BODY_CORNER)) == 0u {
+            vo = vel[c.other];
+        }
+        let dv = vec2<f32>(v.x - vo.x, v.y - vo.y);
+        let u = dv.x * c.normal.x + dv.y * c.normal.y;
+        // Contact::target (src/model/contact.rs)
+        let goal = u + (max(c.gap, 0.0) + params.beta * min(c.gap, 0.0)) * params.inv_dt;
+        let p = max(c.impulse - params.omega * goal / c.inv_mass_sum, 0.0);
+        worst = max(worst, abs(p - c.impulse) * c.inv_mass_sum / params.omega);
+        slots[s].impulse = p;
+    }
+    residual[i] = worst;
+}

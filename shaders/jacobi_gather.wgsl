@@ -1,0 +1,27 @@
+// Stage jacobi_gather: v_i = v_free_i + im_i sum_c P_c n_c over grain i's own
+// contact copies (no atomics). CPU twin: cpu::jacobi::jacobi_gather.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> count: array<u32>;
+@group(0) @binding(2) var<storage, read> slots: array<Contact>;
+@group(0) @binding(3) var<storage, read> vel_free: array<vec2<f32>>;
+@group(0) @binding(4) var<storage, read> inv_mass: array<f32>;
+@group(0) @binding(5) var<storage, read_write> vel: array<vec2<f32>>;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= params.n_grains {
+        return;
+    }
+    let n = min(count[i], CAPACITY);
+    var acc = vec2<f32>(0.0, 0.0);
+    for (var k = 0u; k < n; k++) {
+        let c = slots[i * CAPACITY + k];
+        acc = vec2<f32>(acc.x + c.impulse * c.normal.x, acc.y + c.impulse * c.normal.y);
+    }
+    let im = inv_mass[i];
+    let vf = vel_free[i];
+    vel[i] = vec2<f32>(vf.x + im * acc.x, vf.y + im * acc.y);
+}

@@ -1,0 +1,99 @@
+// Stage reduce: one ReducePartial per workgroup of grains (the host sums the
+// partials in f64). Per grain, with m = 1/im (0 for a fixed grain):
+//   kinetic = 1/2 m |v|^2, potential = -m g . x, momentum = m v,
+//   passed = y < neck_y, lost = outside the walls' bounding box (or not finite),
+//   overlap = max over listed contacts of the overlap at the current positions,
+//   speed = |v|.
+// Sums and maxima over the workgroup by a tree in workgroup memory.
+// CPU twin: cpu::reduce::reduce.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> pos: array<vec2<f32>>;
+@group(0) @binding(2) var<storage, read> vel: array<vec2<f32>>;
+@group(0) @binding(3) var<storage, read> radius: array<f32>;
+@group(0) @binding(4) var<storage, read> inv_mass: array<f32>;
+@group(0) @binding(5) var<storage, read> count: array<u32>;
+@group(0) @binding(6) var<storage, read> slots: array<Contact>;
+@group(0) @binding(7) var<storage, read> segments: array<Segment>;
+@group(0) @binding(8) var<storage, read> corners: array<Corner>;
+@group(0) @binding(9) var<storage, read_write> partials: array<ReducePartial>;
+
+var<workgroup> tile: array<ReducePartial, WORKGROUP_SIZE>;
+
+// Overlap of a listed contact of grain i at the current positions, m (negative = apart).
+fn overlap_now(i: u32, other: u32) -> f32 {
+    let x = pos[i];
+    let r = radius[i];
+    let index = other & BODY_INDEX_MASK;
+    if (other & BODY_SEGMENT) != 0u {
+        let s = segments[index];
+        let t = s.b - s.a;
+        let rel = x - s.a;
+        let st = clamp((rel.x * t.x + rel.y * t.y) / (t.x * t.x + t.y * t.y), 0.0, 1.0);
+        let d = x - vec2<f32>(s.a.x + st * t.x, s.a.y + st * t.y);
+        return r - sqrt(d.x * d.x + d.y * d.y);
+    }
+    if (other & BODY_CORNER) != 0u {
+        let d = x - corners[index].pos;
+        return r - sqrt(d.x * d.x + d.y * d.y);
+    }
+    let d = x - pos[index];
+    return r + radius[index] - sqrt(d.x * d.x + d.y * d.y);
+}
+
+fn grain_totals(i: u32) -> ReducePartial {
+    let x = pos[i];
+    let v = vel[i];
+    let im = inv_mass[i];
+    let m = select(0.0, 1.0 / im, im > 0.0);
+    let v2 = v.x * v.x + v.y * v.y;
+    let inside = x.x >= params.bbox_lo.x && x.x <= params.bbox_hi.x && x.y >= params.bbox_lo.y
+        && x.y <= params.bbox_hi.y;
+    var overlap = 0.0;
+    let n = min(count[i], CAPACITY);
+    for (var k = 0u; k < n; k++) {
+        overlap = max(overlap, overlap_now(i, slots[i * CAPACITY + k].other));
+    }
+    return ReducePartial(
+        0.5 * m * v2,
+        -m * (params.gravity.x * x.x + params.gravity.y * x.y),
+        m * v,
+        select(0u, 1u, x.y < params.neck_y),
+        select(1u, 0u, inside),
+        overlap,
+        sqrt(v2),
+    );
+}
+
+fn merge(a: ReducePartial, b: ReducePartial) -> ReducePartial {
+    return ReducePartial(
+        a.kinetic + b.kinetic,
+        a.potential + b.potential,
+        a.momentum + b.momentum,
+        a.passed + b.passed,
+        a.lost + b.lost,
+        max(a.max_overlap, b.max_overlap),
+        max(a.max_speed, b.max_speed),
+    );
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    var t = ReducePartial(0.0, 0.0, vec2<f32>(0.0, 0.0), 0u, 0u, 0.0, 0.0);
+    if i < params.n_grains {
+        t = grain_totals(i);
+    }
+    tile[lid] = t;
+    for (var half = WORKGROUP_SIZE / 2u; half > 0u; half = half / 2u) {
+        workgroupBarrier();
+        if lid < half {
+            tile[lid] = merge(tile[lid], tile[lid + half]);
+        }
+    }
+    let block = flat_workgroup(wid, nwg);
+    if lid == 0u && block * WORKGROUP_SIZE < params.n_grains {
+        partials[block] = tile[0];
+    }
+}

@@ -1,0 +1,74 @@
+// Structs and helpers shared by every stage. The generated prelude
+// (src/gpu/mod.rs, ShaderConfig::prelude) comes first and defines
+// WORKGROUP_SIZE, CAPACITY, CORNER_DIRS, BODY_* and STAT_*.
+// tests/gpu_layout.rs checks every size and offset below against Rust.
+
+// Keep in sync with model::contact::Contact (src/model/contact.rs).
+struct Contact {
+    other: u32,          // the other body: grain index, or BODY_SEGMENT | k, or BODY_CORNER | k
+    gap: f32,            // surface gap at detection, m (negative = overlap)
+    inv_mass_sum: f32,   // W = im_a + im_b, 1/kg
+    impulse: f32,        // accumulated normal impulse P >= 0, N s
+    normal: vec2<f32>,   // unit normal from the other body towards this grain
+}
+
+// Keep in sync with model::walls::Segment.
+struct Segment {
+    a: vec2<f32>,
+    b: vec2<f32>,
+}
+
+// Keep in sync with model::walls::Corner.
+struct Corner {
+    pos: vec2<f32>,
+    dirs: array<vec2<f32>, CORNER_DIRS>,   // unit directions of incident segments (zero = unused)
+}
+
+// Keep in sync with gpu::Params (src/gpu/mod.rs).
+struct Params {
+    gravity: vec2<f32>,   // m/s^2
+    origin: vec2<f32>,    // grid lower-left corner, m
+    bbox_lo: vec2<f32>,   // walls' bounding box, m
+    bbox_hi: vec2<f32>,
+    cell: f32,            // grid cell side, m
+    dt: f32,              // s
+    inv_dt: f32,          // 1/s
+    alert: f32,           // m
+    omega: f32,           // Jacobi relaxation
+    beta: f32,            // overlap push-out fraction per step
+    neck_y: f32,          // m
+    n_grains: u32,
+    nx: u32,
+    ny: u32,
+    n_segments: u32,
+    n_corners: u32,
+}
+
+// Keep in sync with gpu::ReducePartial (src/gpu/mod.rs).
+struct ReducePartial {
+    kinetic: f32,
+    potential: f32,
+    momentum: vec2<f32>,
+    passed: u32,
+    lost: u32,
+    max_overlap: f32,
+    max_speed: f32,
+}
+
+// Flat index of a workgroup in a (possibly 2D) dispatch.
+fn flat_workgroup(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+    return wid.y * nwg.x + wid.x;
+}
+
+// Flat invocation index.
+fn flat_index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
+    return flat_workgroup(wid, nwg) * WORKGROUP_SIZE + lid;
+}
+
+// Cell coordinates of a point, clamped into the grid; NaN goes to 0 (cpu::grid::Grid::coords).
+fn cell_coords(p: vec2<f32>, params: Params) -> vec2<u32> {
+    let f = floor((p - params.origin) / params.cell);
+    let fx = min(select(0.0, f.x, f.x > 0.0), f32(params.nx - 1u));
+    let fy = min(select(0.0, f.y, f.y > 0.0), f32(params.ny - 1u));
+    return vec2<u32>(u32(fx), u32(fy));
+}

@@ -1,0 +1,32 @@
+// Stage warm_start: every listed contact of grain i found again in last step's
+// list of grain i (same other body) starts from its previous impulse; others
+// start at 0. CPU twin: cpu::warm_start::warm_start.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> count: array<u32>;
+@group(0) @binding(2) var<storage, read_write> slots: array<Contact>;
+@group(0) @binding(3) var<storage, read> prev_count: array<u32>;
+@group(0) @binding(4) var<storage, read> prev_slots: array<Contact>;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= params.n_grains {
+        return;
+    }
+    let n = min(count[i], CAPACITY);
+    let m = min(prev_count[i], CAPACITY);
+    for (var k = 0u; k < n; k++) {
+        let s = i * CAPACITY + k;
+        let other = slots[s].other;
+        var p = 0.0;
+        for (var o = 0u; o < m; o++) {
+            if prev_slots[i * CAPACITY + o].other == other {
+                p = prev_slots[i * CAPACITY + o].impulse;
+                break;
+            }
+        }
+        slots[s].impulse = p;
+    }
+}

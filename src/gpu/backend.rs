@@ -1,0 +1,346 @@
+//! [`GpuBackend`]: the NSCD step (Jacobi solver) on the GPU, state resident
+//! between steps.
+//!
+//! One step, recorded into few submits:
+//! ```text
+//!   submit 1: [reorder] free_velocity bin_count prefix_sum bin_scatter detect [warm_start]
+//!             jacobi_gather, then CHECK iterations of (jacobi_contact, jacobi_gather),
+//!             residual_max, copy stats -> staging            (wait, read 16 bytes)
+//!   submit 2..: CHECK more iterations + residual_max, while residual >= tol/dt and < itmax
+//!   last:     integrate                                       (no wait)
+//! ```
+//! Convergence stays per step: the residual (largest |dP| W / omega of one
+//! iteration, as on the CPU) is read back every `check_every` iterations
+//! ([`CHECK_EVERY`] = 10 by default: one host round trip per 10 iterations, a
+//! few µs of GPU work each on a large pile, against ~50 µs per sync), so the
+//! GPU stops at the first multiple of `check_every` at which the CPU would
+//! have stopped, or later; a step that reaches itmax reports converged = false.
+//!
+//! Reorder: every [`REORDER_EVERY`] steps and after the walls change (the
+//! gate opens), the per-grain arrays are permuted into the cell order of the
+//! previous binning. Grain indices change, so warm start is simply skipped on
+//! that step (cold start, as after the gate opens). [`Backend::grains`] returns
+//! the grains in id order, so callers never see the permutation.
+
+use super::buffers::read_many;
+use super::state::{Buffers, Groups, ID, INV_MASS, Kernels, POS, RADIUS, VEL};
+use super::{
+    GpuContext, Params, ReducePartial, STAT_CONTACTS, STAT_OVERFLOW, STAT_RESIDUAL, STAT_SPEED2, STAT_WORDS,
+    ShaderConfig, Stage, bin_scatter, detect, pass, reduce, residual_max,
+};
+use crate::cpu::grid::Grid;
+use crate::cpu::reduce::{Region, Totals};
+use crate::error::{Error, Result};
+use crate::model::{Contact, Grains, SolverKind, StepParams, StepStats, Walls};
+use crate::sim::Backend;
+
+/// Jacobi iterations between two convergence checks (host readbacks).
+pub const CHECK_EVERY: u32 = 10;
+/// Steps between two reorders of the grain arrays into cell order.
+pub const REORDER_EVERY: u64 = 100;
+
+pub struct GpuBackend {
+    ctx: GpuContext,
+    kernels: Kernels,
+    bufs: Buffers,
+    groups: Groups,
+    params: Params,
+    grid: Grid,
+    capacity: usize,
+    n: usize,
+    /// Host copy of the grains (id order), valid when `host_fresh`.
+    host: Grains,
+    host_fresh: bool,
+    /// Parity of the contact lists the next step writes.
+    cur: usize,
+    /// The other lists hold last step's impulses for the current indices.
+    warm_valid: bool,
+    /// `sorted` holds a binning of the current arrays (a reorder is possible).
+    binned: bool,
+    reorder_pending: bool,
+    steps: u64,
+    /// Jacobi iterations between convergence checks ([`CHECK_EVERY`]).
+    pub check_every: u32,
+    /// Steps between reorders ([`REORDER_EVERY`]; 0 = never).
+    pub reorder_every: u64,
+}
+
+impl GpuBackend {
+    /// Upload the grains and walls; fails with [`Error::Gpu`] naming the adapter
+    /// limit a buffer of this scene exceeds.
+    pub fn new(ctx: GpuContext, grains: Grains, walls: Walls, grid: Grid, capacity: usize) -> Result<GpuBackend> {
+        let n = grains.len();
+        let cells = grid.cells();
+        let slots = (n as u64) * (capacity as u64) * std::mem::size_of::<Contact>() as u64;
+        ctx.check(
+            &[
+                (&format!("the contact lists ({n} grains x {capacity} slots)"), slots),
+                (&format!("the positions of {n} grains"), n as u64 * 8),
+                (&format!("the grid ({cells} cells)"), (cells as u64 + 1) * 4),
+                ("the wall corners", std::mem::size_of_val(walls.corners.as_slice()) as u64),
+            ],
+            detect::Detect::STORAGE_BUFFERS,
+        )?;
+        if cells as u64 + 1 > u64::from(u32::MAX) || n as u64 * capacity as u64 > u64::from(u32::MAX) {
+            return Err(Error::Gpu(format!(
+                "{n} grains x {capacity} slots or {cells} cells exceed 32-bit indexing"
+            )));
+        }
+        let cfg = ShaderConfig {
+            capacity: capacity as u32,
+        };
+        let kernels = Kernels::new(&ctx, &cfg);
+        let params = Params::new(&grid, n, walls.segments.len(), walls.corners.len());
+        let bufs = Buffers::new(&ctx, &params, &grains, &walls, cells, capacity);
+        let groups = Groups::new(&ctx, &kernels, &bufs, cells as u32);
+        Ok(GpuBackend {
+            ctx,
+            kernels,
+            bufs,
+            groups,
+            params,
+            grid,
+            capacity,
+            n,
+            host: grains,
+            host_fresh: true,
+            cur: 0,
+            warm_valid: false,
+            binned: false,
+            reorder_pending: false,
+            steps: 0,
+            check_every: CHECK_EVERY,
+            reorder_every: REORDER_EVERY,
+        })
+    }
+
+    /// Steps taken so far.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    pub fn context(&self) -> &GpuContext {
+        &self.ctx
+    }
+
+    fn encoder(&self, label: &str) -> wgpu::CommandEncoder {
+        self.ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
+    }
+
+    fn write_params(&self) {
+        self.ctx.queue.write_buffer(&self.bufs.params, 0, bytemuck::bytes_of(&self.params));
+    }
+
+    /// Permute the grain arrays into the cell order of the last binning.
+    fn record_reorder(&self, enc: &mut wgpu::CommandEncoder) {
+        let n = self.n as u32;
+        {
+            let mut p = pass(enc, &Stage::Reorder.label());
+            for group in &self.groups.reorder {
+                self.kernels.reorder.dispatch(&mut p, group, n);
+            }
+        }
+        for a in &self.bufs.grains {
+            let bytes = self.n as u64 * if a.wide { 8 } else { 4 };
+            if bytes > 0 {
+                enc.copy_buffer_to_buffer(&a.tmp, 0, &a.buf, 0, bytes);
+            }
+        }
+    }
+
+    /// Record `iterations` Jacobi iterations, then the residual reduction and the stats copy.
+    fn record_iterations(&self, enc: &mut wgpu::CommandEncoder, iterations: u32) {
+        let (n, c) = (self.n as u32, self.cur);
+        {
+            let mut p = pass(enc, &Stage::JacobiContact.label());
+            for _ in 0..iterations {
+                self.kernels.jacobi_contact.dispatch(&mut p, &self.groups.jacobi_contact[c], n);
+                self.kernels.jacobi_gather.dispatch(&mut p, &self.groups.jacobi_gather[c], n);
+            }
+        }
+        residual_max::record_clear(enc, &self.bufs.stats);
+        {
+            let mut p = pass(enc, &Stage::ResidualMax.label());
+            self.kernels.residual_max.dispatch(&mut p, &self.groups.residual_max, n);
+        }
+        enc.copy_buffer_to_buffer(&self.bufs.stats, 0, &self.bufs.stats_staging, 0, u64::from(STAT_WORDS) * 4);
+    }
+
+    /// Submit `enc` and read the step counters.
+    fn submit_and_read_stats(&self, enc: wgpu::CommandEncoder) -> Result<[u32; STAT_WORDS as usize]> {
+        self.ctx.queue.submit([enc.finish()]);
+        let slice = self.bufs.stats_staging.slice(..);
+        slice.map_async(wgpu::MapMode::Read, |_| {});
+        self.ctx
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Gpu(format!("waiting for the device: {e}")))?;
+        let mut out = [0u32; STAT_WORDS as usize];
+        {
+            let view = slice
+                .get_mapped_range()
+                .map_err(|e| Error::Gpu(format!("reading the step counters: {e}")))?;
+            out.copy_from_slice(bytemuck::cast_slice(&view));
+        }
+        self.bufs.stats_staging.unmap();
+        Ok(out)
+    }
+}
+
+impl Backend for GpuBackend {
+    fn name(&self) -> &'static str {
+        "gpu"
+    }
+
+    fn adapter(&self) -> String {
+        self.ctx.adapter_name()
+    }
+
+    fn step(&mut self, p: &StepParams) -> Result<StepStats> {
+        if p.solver != SolverKind::Jacobi {
+            return Err(Error::NotImplemented {
+                what: format!("solver `{}` on the GPU backend (only jacobi runs there)", p.solver.name()),
+            });
+        }
+        self.params.gravity = p.gravity;
+        self.params.dt = p.dt;
+        self.params.inv_dt = 1.0 / p.dt;
+        self.params.alert = p.alert;
+        self.params.omega = p.omega;
+        self.params.beta = p.overlap_relax;
+        self.write_params();
+        let (n, c) = (self.n as u32, self.cur);
+        let k = &self.kernels;
+        let g = &self.groups;
+        let mut enc = self.encoder("hourglass.step");
+        enc.clear_buffer(&self.bufs.stats, 0, None);
+        let due = self.reorder_every > 0 && self.steps > 0 && self.steps % self.reorder_every == 0;
+        if self.binned && (self.reorder_pending || due) {
+            self.record_reorder(&mut enc);
+            // Indices changed: last step's impulses cannot be matched; cold start.
+            self.warm_valid = false;
+            self.reorder_pending = false;
+        }
+        enc.clear_buffer(&self.bufs.cell_count, 0, None);
+        {
+            let mut ps = pass(&mut enc, &Stage::BinCount.label());
+            k.free_velocity.dispatch(&mut ps, &g.free_velocity, n);
+            k.bin_count.dispatch(&mut ps, &g.bin_count, n);
+            k.prefix_sum.dispatch(&mut ps, &g.scan);
+        }
+        bin_scatter::record_cursor_copy(&mut enc, &self.bufs.cell_start, &self.bufs.cursor, self.grid.cells() as u32);
+        {
+            let mut ps = pass(&mut enc, &Stage::Detect.label());
+            k.bin_scatter.dispatch(&mut ps, &g.bin_scatter, n);
+            k.detect.dispatch(&mut ps, &g.detect[c], n);
+            if p.warm_start && self.warm_valid {
+                k.warm_start.dispatch(&mut ps, &g.warm_start[c], n);
+            }
+            k.jacobi_gather.dispatch(&mut ps, &g.jacobi_gather[c], n);
+        }
+        let threshold = p.tol / p.dt;
+        let mut stats = StepStats::default();
+        let mut words;
+        loop {
+            let batch = self.check_every.max(1).min(p.itmax - stats.iterations);
+            self.record_iterations(&mut enc, batch);
+            words = self.submit_and_read_stats(enc)?;
+            stats.iterations += batch;
+            if stats.iterations > 0 {
+                stats.residual = f32::from_bits(words[STAT_RESIDUAL as usize]);
+                if stats.residual < threshold {
+                    stats.converged = true;
+                    break;
+                }
+            }
+            if stats.iterations >= p.itmax {
+                break;
+            }
+            enc = self.encoder("hourglass.step.iterations");
+        }
+        if self.n * self.capacity == 0 {
+            stats.converged = true;
+        }
+        stats.overflow = u64::from(words[STAT_OVERFLOW as usize]);
+        stats.contacts = u64::from(words[STAT_CONTACTS as usize]);
+        stats.max_displacement = f32::from_bits(words[STAT_SPEED2 as usize]).sqrt() * p.dt;
+        let mut enc = self.encoder("hourglass.step.integrate");
+        {
+            let mut ps = pass(&mut enc, &Stage::Integrate.label());
+            self.kernels.integrate.dispatch(&mut ps, &self.groups.integrate, n);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        // This step's lists become the warm-start source of the next one.
+        self.cur = 1 - self.cur;
+        self.warm_valid = true;
+        self.binned = true;
+        self.host_fresh = false;
+        self.steps += 1;
+        Ok(stats)
+    }
+
+    fn set_walls(&mut self, walls: &Walls) {
+        self.bufs.set_walls(&self.ctx, walls);
+        self.params.n_segments = walls.segments.len() as u32;
+        self.params.n_corners = walls.corners.len() as u32;
+        self.write_params();
+        self.groups = Groups::new(&self.ctx, &self.kernels, &self.bufs, self.grid.cells() as u32);
+        // Old lists name old segments: forget them (as CpuStepper::reset_warm_start does).
+        let mut enc = self.encoder("hourglass.set_walls");
+        for count in &self.bufs.count {
+            enc.clear_buffer(count, 0, None);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        self.warm_valid = false;
+        self.reorder_pending = true;
+    }
+
+    fn grains(&mut self) -> Result<&Grains> {
+        if !self.host_fresh {
+            let b = &self.bufs.grains;
+            let n = self.n;
+            let mut two = read_many::<[f32; 2]>(&self.ctx, &[(&b[POS].buf, n), (&b[VEL].buf, n)])?;
+            let mut one = read_many::<u32>(
+                &self.ctx,
+                &[(&b[RADIUS].buf, n), (&b[INV_MASS].buf, n), (&b[ID].buf, n)],
+            )?;
+            let (id, inv_mass, radius) = (one.pop().unwrap_or_default(), one.pop(), one.pop());
+            let (vel, pos) = (two.pop().unwrap_or_default(), two.pop().unwrap_or_default());
+            let to_f32 = |v: Option<Vec<u32>>| -> Vec<f32> { bytemuck::cast_vec(v.unwrap_or_default()) };
+            let (radius, inv_mass) = (to_f32(radius), to_f32(inv_mass));
+            // Back to id order (the GPU arrays may be permuted into cell order).
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_unstable_by_key(|&i| id[i]);
+            self.host = Grains {
+                pos: order.iter().map(|&i| pos[i]).collect(),
+                vel: order.iter().map(|&i| vel[i]).collect(),
+                radius: order.iter().map(|&i| radius[i]).collect(),
+                inv_mass: order.iter().map(|&i| inv_mass[i]).collect(),
+                id: order.iter().map(|&i| id[i]).collect(),
+            };
+            self.host_fresh = true;
+        }
+        Ok(&self.host)
+    }
+
+    fn totals(&mut self, region: &Region) -> Result<Totals> {
+        self.params.gravity = region.gravity;
+        self.params.neck_y = region.neck_y;
+        self.params.bbox_lo = [region.bbox[0], region.bbox[1]];
+        self.params.bbox_hi = [region.bbox[2], region.bbox[3]];
+        self.write_params();
+        let mut enc = self.encoder(&Stage::Reduce.label());
+        {
+            let mut ps = pass(&mut enc, &Stage::Reduce.label());
+            // The last completed step's lists (1 - cur).
+            self.kernels
+                .reduce
+                .dispatch(&mut ps, &self.groups.reduce[1 - self.cur], self.n as u32);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        let parts: Vec<ReducePartial> = super::buffers::read(&self.ctx, &self.bufs.partials, reduce::partials(self.n))?;
+        Ok(reduce::sum_partials(&parts))
+    }
+}

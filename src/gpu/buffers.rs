@@ -1,0 +1,122 @@
+//! Buffer helpers: labelled storage/uniform buffers and blocking readback.
+//!
+//! A binding cannot be empty, so every buffer holds at least [`MIN_BYTES`]
+//! (stages read their lengths from `Params`, never from `arrayLength`).
+//! Readback copies into a MAP_READ staging buffer, submits, and waits.
+
+use bytemuck::Pod;
+use wgpu::util::DeviceExt;
+
+use super::GpuContext;
+use crate::error::{Error, Result};
+
+/// Smallest buffer created (bytes): room for one `Contact` or `Corner`, 8-byte aligned.
+pub const MIN_BYTES: u64 = 48;
+
+const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+    .union(wgpu::BufferUsages::COPY_DST)
+    .union(wgpu::BufferUsages::COPY_SRC);
+
+/// A storage buffer holding `data` (padded with zeros to [`MIN_BYTES`]).
+pub fn storage<T: Pod>(ctx: &GpuContext, label: &str, data: &[T]) -> wgpu::Buffer {
+    let bytes: &[u8] = bytemuck::cast_slice(data);
+    if (bytes.len() as u64) < MIN_BYTES {
+        let mut padded = vec![0u8; MIN_BYTES as usize];
+        padded[..bytes.len()].copy_from_slice(bytes);
+        return init(ctx, label, &padded, STORAGE);
+    }
+    init(ctx, label, bytes, STORAGE)
+}
+
+/// A zeroed storage buffer of `len` elements of `T`.
+pub fn storage_zeroed<T: Pod>(ctx: &GpuContext, label: &str, len: usize) -> wgpu::Buffer {
+    let bytes = (len * std::mem::size_of::<T>()) as u64;
+    ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: bytes.max(MIN_BYTES).next_multiple_of(4),
+        usage: STORAGE,
+        mapped_at_creation: false,
+    })
+}
+
+/// A uniform buffer holding `value`.
+pub fn uniform<T: Pod>(ctx: &GpuContext, label: &str, value: &T) -> wgpu::Buffer {
+    init(
+        ctx,
+        label,
+        bytemuck::bytes_of(value),
+        wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+    )
+}
+
+fn init(ctx: &GpuContext, label: &str, bytes: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    ctx.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents: bytes,
+        usage,
+    })
+}
+
+/// Read `len` elements of `T` from the start of each buffer, in one submit.
+pub fn read_many<T: Pod>(ctx: &GpuContext, reads: &[(&wgpu::Buffer, usize)]) -> Result<Vec<Vec<T>>> {
+    let size = std::mem::size_of::<T>() as u64;
+    let mut encoder = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+        label: Some("hourglass.readback"),
+    });
+    let mut staging = Vec::with_capacity(reads.len());
+    for &(buffer, len) in reads {
+        let bytes = (len as u64 * size).next_multiple_of(4);
+        if bytes == 0 {
+            staging.push(None);
+            continue;
+        }
+        let s = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("hourglass.readback"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        encoder.copy_buffer_to_buffer(buffer, 0, &s, 0, bytes);
+        staging.push(Some(s));
+    }
+    ctx.queue.submit([encoder.finish()]);
+    for s in staging.iter().flatten() {
+        s.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+    }
+    ctx.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| Error::Gpu(format!("waiting for the device: {e}")))?;
+    let mut out = Vec::with_capacity(reads.len());
+    for (s, &(_, len)) in staging.iter().zip(reads) {
+        let Some(s) = s else {
+            out.push(Vec::new());
+            continue;
+        };
+        let view = s
+            .slice(..)
+            .get_mapped_range()
+            .map_err(|e| Error::Gpu(format!("reading back a buffer: {e}")))?;
+        let bytes = &view[..len * size as usize];
+        out.push(bytemuck::pod_collect_to_vec(bytes));
+        drop(view);
+        s.unmap();
+    }
+    Ok(out)
+}
+
+/// Read `len` elements of `T` from the start of `buffer`.
+pub fn read<T: Pod>(ctx: &GpuContext, buffer: &wgpu::Buffer, len: usize) -> Result<Vec<T>> {
+    Ok(read_many(ctx, &[(buffer, len)])?.pop().unwrap_or_default())
+}
+
+/// Record `f` into one encoder with one compute pass labelled `label`, and submit it.
+pub fn submit_pass(ctx: &GpuContext, label: &str, f: impl FnOnce(&mut wgpu::ComputePass)) {
+    let mut encoder = ctx
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+    {
+        let mut pass = super::pass(&mut encoder, label);
+        f(&mut pass);
+    }
+    ctx.queue.submit([encoder.finish()]);
+}

@@ -1,0 +1,135 @@
+//! Adapter selection and the device.
+//!
+//! ```text
+//!   Auto: the best real GPU (discrete > integrated > virtual), else None -> the caller runs on the CPU
+//!   Any:  the same, else any adapter at all (a software one such as lavapipe), else Error::Gpu
+//! ```
+//! Native backends (Vulkan, Metal, DX12) are preferred over GL. The device is
+//! requested with the adapter's own limits (not WebGPU's downlevel defaults),
+//! so a scene of 1,000,000+ grains needs no code change; [`GpuContext::check`]
+//! compares a scene's buffers with those limits up front.
+
+use crate::error::{Error, Result};
+
+/// Which adapters are acceptable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AdapterChoice {
+    /// A real GPU only (`--backend auto`).
+    Auto,
+    /// Any adapter, software ones included (`--backend gpu`, tests on lavapipe).
+    Any,
+}
+
+/// The device, its queue and what the adapter is.
+pub struct GpuContext {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: wgpu::AdapterInfo,
+    pub limits: wgpu::Limits,
+}
+
+fn type_rank(t: wgpu::DeviceType) -> Option<u32> {
+    match t {
+        wgpu::DeviceType::DiscreteGpu => Some(0),
+        wgpu::DeviceType::IntegratedGpu => Some(1),
+        wgpu::DeviceType::VirtualGpu => Some(2),
+        wgpu::DeviceType::Other | wgpu::DeviceType::Cpu => None,
+    }
+}
+
+impl GpuContext {
+    /// The device of the best acceptable adapter; `Ok(None)` when `Auto` finds no real GPU.
+    pub fn new(choice: AdapterChoice) -> Result<Option<GpuContext>> {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        // Native backends first; GL (noisy to probe headless) only when they have nothing.
+        let mut adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::PRIMARY));
+        if adapters.is_empty() {
+            adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::GL));
+        }
+        let rank = |a: &wgpu::Adapter| {
+            let info = a.get_info();
+            let native = u32::from(info.backend == wgpu::Backend::Gl);
+            (type_rank(info.device_type).unwrap_or(3), native)
+        };
+        let best = adapters
+            .into_iter()
+            .filter(|a| choice == AdapterChoice::Any || type_rank(a.get_info().device_type).is_some())
+            .min_by_key(rank);
+        let Some(adapter) = best else {
+            return match choice {
+                AdapterChoice::Auto => Ok(None),
+                AdapterChoice::Any => Err(Error::Gpu(
+                    "no GPU adapter found (no Vulkan, Metal, DX12 or GL device; install a driver or Mesa lavapipe, or use --backend cpu)"
+                        .to_string(),
+                )),
+            };
+        };
+        let info = adapter.get_info();
+        let limits = adapter.limits();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("hourglass.device"),
+            required_features: wgpu::Features::empty(),
+            required_limits: limits.clone(),
+            ..Default::default()
+        }))
+        .map_err(|e| Error::Gpu(format!("{}: cannot open the device: {e}", info.name)))?;
+        Ok(Some(GpuContext {
+            device,
+            queue,
+            info,
+            limits,
+        }))
+    }
+
+    /// The adapter's name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)".
+    pub fn adapter_name(&self) -> String {
+        self.info.name.clone()
+    }
+
+    /// Fail with one line naming the limit when a buffer of `bytes` (`what`)
+    /// cannot be created or bound, or when a stage binds more storage buffers
+    /// than the adapter allows.
+    pub fn check(&self, buffers: &[(&str, u64)], storage_per_stage: u32) -> Result<()> {
+        let l = &self.limits;
+        for &(what, bytes) in buffers {
+            if bytes > l.max_buffer_size {
+                return Err(Error::Gpu(format!(
+                    "{}: {what} needs a {bytes}-byte buffer but max_buffer_size is {}",
+                    self.info.name, l.max_buffer_size
+                )));
+            }
+            if bytes > l.max_storage_buffer_binding_size {
+                return Err(Error::Gpu(format!(
+                    "{}: {what} needs a {bytes}-byte storage binding but max_storage_buffer_binding_size is {}",
+                    self.info.name, l.max_storage_buffer_binding_size
+                )));
+            }
+            let groups = (bytes / 4).div_ceil(u64::from(super::WORKGROUP_SIZE));
+            let max = u64::from(l.max_compute_workgroups_per_dimension);
+            if groups > max * max {
+                return Err(Error::Gpu(format!(
+                    "{}: {what} needs {groups} workgroups but max_compute_workgroups_per_dimension is {max} (2D dispatch)",
+                    self.info.name
+                )));
+            }
+        }
+        if storage_per_stage > l.max_storage_buffers_per_shader_stage {
+            return Err(Error::Gpu(format!(
+                "{}: a stage binds {storage_per_stage} storage buffers but max_storage_buffers_per_shader_stage is {}",
+                self.info.name, l.max_storage_buffers_per_shader_stage
+            )));
+        }
+        if l.max_compute_invocations_per_workgroup < super::WORKGROUP_SIZE
+            || l.max_compute_workgroup_size_x < super::WORKGROUP_SIZE
+        {
+            return Err(Error::Gpu(format!(
+                "{}: workgroups of {wg} invocations need max_compute_invocations_per_workgroup and max_compute_workgroup_size_x >= {wg} (they are {} and {})",
+                self.info.name,
+                l.max_compute_invocations_per_workgroup,
+                l.max_compute_workgroup_size_x,
+                wg = super::WORKGROUP_SIZE
+            )));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,309 @@
+//! The GPU path: one WGSL compute stage per module, each held to its CPU twin
+//! in [`crate::cpu`] by a `<stage>_matches_cpu` test.
+//!
+//! ```text
+//!   shaders/<stage>.wgsl  =  prelude (generated here: WORKGROUP_SIZE, CAPACITY, tags)
+//!                          + shaders/shared.wgsl (structs, keep in sync with Rust)
+//!                          + the stage's own bindings and entry points
+//! ```
+//! Every kernel runs one invocation per element: `len.div_ceil(WORKGROUP_SIZE)`
+//! workgroups, laid out in 2D when there are more than the adapter allows per
+//! dimension; WGSL recovers the flat index as (wid.y * nwg.x + wid.x) * WG + lid.
+//! Bind group layouts are the pipelines' automatic ones (binding order = the
+//! order of the WGSL declarations = the argument order of the CPU twin).
+
+pub mod backend;
+pub mod bin_count;
+pub mod bin_scatter;
+pub mod buffers;
+pub mod context;
+pub mod detect;
+pub mod free_velocity;
+pub mod integrate;
+pub mod jacobi_contact;
+pub mod jacobi_gather;
+pub mod prefix_sum;
+pub mod reduce;
+pub mod reorder;
+pub mod state;
+pub mod residual_max;
+pub mod warm_start;
+
+use bytemuck::{Pod, Zeroable};
+
+pub use backend::GpuBackend;
+pub use context::{AdapterChoice, GpuContext};
+
+use crate::cpu::grid::Grid;
+use crate::model::contact::{BODY_CORNER, BODY_INDEX_MASK, BODY_SEGMENT};
+use crate::model::walls::CORNER_DIRS;
+
+/// Invocations per workgroup for every stage. 256 is a multiple of every
+/// vendor's wave/warp size and the workgroup-memory scan tile of prefix_sum.
+pub const WORKGROUP_SIZE: u32 = 256;
+
+/// Word indices in the step-counter buffer (`stats`), read back at each convergence check.
+pub const STAT_RESIDUAL: u32 = 0;
+pub const STAT_SPEED2: u32 = 1;
+pub const STAT_OVERFLOW: u32 = 2;
+pub const STAT_CONTACTS: u32 = 3;
+pub const STAT_WORDS: u32 = 4;
+
+/// The stages of the GPU step, named like their shader files and CPU twins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stage {
+    FreeVelocity,
+    BinCount,
+    PrefixSum,
+    BinScatter,
+    Reorder,
+    Detect,
+    WarmStart,
+    JacobiContact,
+    JacobiGather,
+    ResidualMax,
+    Integrate,
+    Reduce,
+}
+
+impl Stage {
+    pub const ALL: [Stage; 12] = [
+        Stage::FreeVelocity,
+        Stage::BinCount,
+        Stage::PrefixSum,
+        Stage::BinScatter,
+        Stage::Reorder,
+        Stage::Detect,
+        Stage::WarmStart,
+        Stage::JacobiContact,
+        Stage::JacobiGather,
+        Stage::ResidualMax,
+        Stage::Integrate,
+        Stage::Reduce,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::FreeVelocity => "free_velocity",
+            Stage::BinCount => "bin_count",
+            Stage::PrefixSum => "prefix_sum",
+            Stage::BinScatter => "bin_scatter",
+            Stage::Reorder => "reorder",
+            Stage::Detect => "detect",
+            Stage::WarmStart => "warm_start",
+            Stage::JacobiContact => "jacobi_contact",
+            Stage::JacobiGather => "jacobi_gather",
+            Stage::ResidualMax => "residual_max",
+            Stage::Integrate => "integrate",
+            Stage::Reduce => "reduce",
+        }
+    }
+
+    /// `"hourglass.<stage>"`, the label of everything the stage creates.
+    pub fn label(self) -> String {
+        format!("hourglass.{}", self.name())
+    }
+
+    /// The stage's own WGSL (without prelude and shared structs).
+    pub fn wgsl(self) -> &'static str {
+        match self {
+            Stage::FreeVelocity => include_str!("../../shaders/free_velocity.wgsl"),
+            Stage::BinCount => include_str!("../../shaders/bin_count.wgsl"),
+            Stage::PrefixSum => include_str!("../../shaders/prefix_sum.wgsl"),
+            Stage::BinScatter => include_str!("../../shaders/bin_scatter.wgsl"),
+            Stage::Reorder => include_str!("../../shaders/reorder.wgsl"),
+            Stage::Detect => include_str!("../../shaders/detect.wgsl"),
+            Stage::WarmStart => include_str!("../../shaders/warm_start.wgsl"),
+            Stage::JacobiContact => include_str!("../../shaders/jacobi_contact.wgsl"),
+            Stage::JacobiGather => include_str!("../../shaders/jacobi_gather.wgsl"),
+            Stage::ResidualMax => include_str!("../../shaders/residual_max.wgsl"),
+            Stage::Integrate => include_str!("../../shaders/integrate.wgsl"),
+            Stage::Reduce => include_str!("../../shaders/reduce.wgsl"),
+        }
+    }
+}
+
+/// shaders/shared.wgsl, the struct definitions every stage sees.
+pub const SHARED_WGSL: &str = include_str!("../../shaders/shared.wgsl");
+
+/// Compile-time configuration injected into every shader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShaderConfig {
+    /// K, contact slots per grain (`solver.contact_capacity`).
+    pub capacity: u32,
+}
+
+impl ShaderConfig {
+    /// The generated prelude: constants defined once in Rust.
+    pub fn prelude(&self) -> String {
+        format!(
+            "// Generated by src/gpu/mod.rs (ShaderConfig::prelude); do not edit.\n\
+             const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;\n\
+             const CAPACITY: u32 = {}u;\n\
+             const CORNER_DIRS: u32 = {CORNER_DIRS}u;\n\
+             const BODY_SEGMENT: u32 = {BODY_SEGMENT:#x}u;\n\
+             const BODY_CORNER: u32 = {BODY_CORNER:#x}u;\n\
+             const BODY_INDEX_MASK: u32 = {BODY_INDEX_MASK:#x}u;\n\
+             const STAT_RESIDUAL: u32 = {STAT_RESIDUAL}u;\n\
+             const STAT_SPEED2: u32 = {STAT_SPEED2}u;\n\
+             const STAT_OVERFLOW: u32 = {STAT_OVERFLOW}u;\n\
+             const STAT_CONTACTS: u32 = {STAT_CONTACTS}u;\n",
+            self.capacity
+        )
+    }
+
+    /// The full source the pipeline of `stage` compiles.
+    pub fn source(&self, stage: Stage) -> String {
+        format!("{}\n{}\n{}", self.prelude(), SHARED_WGSL, stage.wgsl())
+    }
+}
+
+/// Per-step uniform of every stage. Keep in sync with `Params` in shaders/shared.wgsl
+/// (vec2 fields first, so every offset is the same under WGSL's 8-byte vec2 alignment).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Pod, Zeroable)]
+pub struct Params {
+    /// Gravity, m/s^2.
+    pub gravity: [f32; 2],
+    /// Lower-left corner of the grid, m.
+    pub origin: [f32; 2],
+    /// Walls' bounding box (lost-grain test of `reduce`), m.
+    pub bbox_lo: [f32; 2],
+    pub bbox_hi: [f32; 2],
+    /// Grid cell side, m.
+    pub cell: f32,
+    /// Time step, s, and its inverse (computed once on the host as on the CPU path).
+    pub dt: f32,
+    pub inv_dt: f32,
+    /// Alert distance, m.
+    pub alert: f32,
+    /// Jacobi relaxation factor.
+    pub omega: f32,
+    /// Overlap push-out fraction per step (`overlap_relax`).
+    pub beta: f32,
+    /// Height of the neck, m (`reduce`: grains below it have passed).
+    pub neck_y: f32,
+    pub n_grains: u32,
+    pub nx: u32,
+    pub ny: u32,
+    pub n_segments: u32,
+    pub n_corners: u32,
+}
+
+impl Params {
+    /// Grid and counts; the step and region fields are set by their users.
+    pub fn new(grid: &Grid, n_grains: usize, n_segments: usize, n_corners: usize) -> Params {
+        Params {
+            origin: grid.origin,
+            cell: grid.cell,
+            nx: grid.nx,
+            ny: grid.ny,
+            n_grains: n_grains as u32,
+            n_segments: n_segments as u32,
+            n_corners: n_corners as u32,
+            ..Params::default()
+        }
+    }
+}
+
+/// Per-workgroup partial of `reduce`. Keep in sync with `ReducePartial` in shaders/shared.wgsl.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Pod, Zeroable)]
+pub struct ReducePartial {
+    /// J, J, N s (f32 partial sums over one workgroup's grains).
+    pub kinetic: f32,
+    pub potential: f32,
+    pub momentum: [f32; 2],
+    pub passed: u32,
+    pub lost: u32,
+    /// m, m/s.
+    pub max_overlap: f32,
+    pub max_speed: f32,
+}
+
+/// A compute pipeline (built once) and its automatic bind group layout.
+pub struct Kernel {
+    pub stage: Stage,
+    pipeline: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
+    max_per_dim: u32,
+}
+
+impl Kernel {
+    /// Compile entry point `entry` of `stage`'s shader.
+    pub fn new(ctx: &GpuContext, cfg: &ShaderConfig, stage: Stage, entry: &str) -> Kernel {
+        let label = stage.label();
+        let module = ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(&label),
+            source: wgpu::ShaderSource::Wgsl(cfg.source(stage).into()),
+        });
+        let pipeline = ctx.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(&format!("{label}.{entry}")),
+            layout: None,
+            module: &module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let layout = pipeline.get_bind_group_layout(0);
+        Kernel {
+            stage,
+            pipeline,
+            layout,
+            max_per_dim: ctx.limits.max_compute_workgroups_per_dimension,
+        }
+    }
+
+    /// A bind group of whole buffers at bindings 0, 1, 2, ...
+    pub fn bind(&self, ctx: &GpuContext, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
+        let numbered: Vec<(u32, &wgpu::Buffer)> = buffers.iter().enumerate().map(|(i, b)| (i as u32, *b)).collect();
+        self.bind_at(ctx, &numbered)
+    }
+
+    /// A bind group of whole buffers at the given binding numbers (for an entry
+    /// point that uses only some of its shader's bindings).
+    pub fn bind_at(&self, ctx: &GpuContext, buffers: &[(u32, &wgpu::Buffer)]) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .map(|&(binding, b)| wgpu::BindGroupEntry {
+                binding,
+                resource: b.as_entire_binding(),
+            })
+            .collect();
+        ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&self.stage.label()),
+            layout: &self.layout,
+            entries: &entries,
+        })
+    }
+
+    /// Run one invocation per element of `len` (nothing when `len` is 0).
+    pub fn dispatch(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, len: u32) {
+        let (x, y) = workgroups(len, self.max_per_dim);
+        if x == 0 {
+            return;
+        }
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, group, &[]);
+        pass.dispatch_workgroups(x, y, 1);
+    }
+}
+
+/// Workgroup grid (x, y) covering `len` invocations with at most `max_per_dim` per dimension.
+pub fn workgroups(len: u32, max_per_dim: u32) -> (u32, u32) {
+    let groups = len.div_ceil(WORKGROUP_SIZE);
+    if groups <= max_per_dim {
+        (groups, 1)
+    } else {
+        let y = groups.div_ceil(max_per_dim);
+        (groups.div_ceil(y), y)
+    }
+}
+
+/// A compute pass labelled after its stage.
+pub fn pass<'e>(encoder: &'e mut wgpu::CommandEncoder, label: &str) -> wgpu::ComputePass<'e> {
+    encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some(label),
+        timestamp_writes: None,
+    })
+}

@@ -1,0 +1,34 @@
+//! Stage `warm_start` (shaders/warm_start.wgsl): a listed contact found again
+//! in last step's list of the same grain (same other body) starts from its
+//! previous impulse, others from 0. CPU twin: [`crate::cpu::warm_start::warm_start`].
+
+use super::{GpuContext, Kernel, ShaderConfig, Stage};
+
+pub struct WarmStart {
+    kernel: Kernel,
+}
+
+impl WarmStart {
+    pub fn new(ctx: &GpuContext, cfg: &ShaderConfig) -> Self {
+        WarmStart {
+            kernel: Kernel::new(ctx, cfg, Stage::WarmStart, "main"),
+        }
+    }
+
+    /// Bindings: params, count, slots (impulses written), prev_count, prev_slots.
+    pub fn bind(
+        &self,
+        ctx: &GpuContext,
+        params: &wgpu::Buffer,
+        count: &wgpu::Buffer,
+        slots: &wgpu::Buffer,
+        prev_count: &wgpu::Buffer,
+        prev_slots: &wgpu::Buffer,
+    ) -> wgpu::BindGroup {
+        self.kernel.bind(ctx, &[params, count, slots, prev_count, prev_slots])
+    }
+
+    pub fn dispatch(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {
+        self.kernel.dispatch(pass, group, n_grains);
+    }
+}

@@ -1,0 +1,545 @@
+//! Every GPU stage against its CPU twin on the same random input.
+//!
+//! Tolerances: integer stages (binning, prefix sum, counts, overflow, reorder,
+//! warm start) are exact; float stages agree within 1e-6 relative (+ a tiny
+//! absolute floor): the shaders evaluate the same f32 expressions in the same
+//! order, and only fused multiply-adds or a last-ulp sqrt can differ.
+//! `reduce` sums f32 per workgroup (a tree of 8 levels) and f64 on the host:
+//! within 1e-5 of the sum of magnitudes.
+
+mod gpu_common;
+
+use gpu_common::{Rng, buf, close, context, get, run, uni};
+use hourglass::cpu;
+use hourglass::cpu::grid::{Bins, Grid};
+use hourglass::cpu::reduce::Region;
+use hourglass::gpu::buffers::storage_zeroed;
+use hourglass::gpu::detect::DetectBindings;
+use hourglass::gpu::reduce::ReduceBindings;
+use hourglass::gpu::{
+    GpuContext, Params, ReducePartial, STAT_CONTACTS, STAT_OVERFLOW, STAT_RESIDUAL, STAT_SPEED2, STAT_WORDS,
+    ShaderConfig, bin_count, bin_scatter, detect, free_velocity, integrate, jacobi_contact, jacobi_gather, prefix_sum,
+    reduce, reorder, residual_max, warm_start,
+};
+use hourglass::model::{Contact, ContactLists, Grains, Walls};
+
+const ALERT: f32 = 0.003;
+
+/// One input scene of the stage tests.
+struct Case {
+    name: &'static str,
+    grains: Grains,
+    walls: Walls,
+    grid: Grid,
+    k: usize,
+}
+
+fn case(name: &'static str, n: usize, side: f32, r: (f32, f32), k: usize, seed: u64) -> Case {
+    let mut rng = Rng::new(seed);
+    let pos = (0..n).map(|_| [rng.f32(0.0, side), rng.f32(0.0, side)]).collect();
+    let vel = (0..n).map(|_| [rng.f32(-1.0, 1.0), rng.f32(-1.0, 1.0)]).collect();
+    let radius = (0..n).map(|_| rng.f32(r.0, r.1)).collect();
+    let mut grains = Grains::new(pos, vel, radius, 2500.0);
+    // A few fixed grains (inverse mass 0).
+    for i in (0..n).step_by(97) {
+        grains.inv_mass[i] = 0.0;
+    }
+    let s = f64::from(side);
+    let walls = Walls::new(&[
+        [[0.0, 0.0], [s, 0.0]],
+        [[s, 0.0], [s, s]],
+        [[s, s], [0.0, s]],
+        [[0.0, s], [0.0, 0.0]],
+        [[0.2 * s, 0.5 * s], [0.6 * s, 0.3 * s]], // a free-standing baffle: convex ends
+    ]);
+    let grid = Grid::covering(walls.bounding_box(), 2.0 * r.1 + ALERT).unwrap();
+    Case {
+        name,
+        grains,
+        walls,
+        grid,
+        k,
+    }
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        case("empty", 0, 0.1, (0.002, 0.003), 16, 1),
+        case("one grain", 1, 0.1, (0.002, 0.003), 16, 2),
+        case("15071 grains", 15071, 1.0, (0.001, 0.003), 16, 3),
+        // Every grain in one cell (cell side 0.009 m): up to 49 grain contacts each.
+        case("one cell", 50, 0.0085, (0.0005, 0.003), 64, 4),
+        // A dense cluster with K = 4: most lists overflow.
+        case("overflow K=4", 300, 0.03, (0.001, 0.002), 4, 5),
+    ]
+}
+
+fn params(c: &Case) -> Params {
+    let mut p = Params::new(&c.grid, c.grains.len(), c.walls.segments.len(), c.walls.corners.len());
+    p.gravity = [0.0, -9.81];
+    p.dt = 1e-3;
+    p.inv_dt = 1.0 / p.dt;
+    p.alert = ALERT;
+    p.omega = 0.5;
+    p.beta = 0.2;
+    p.neck_y = 0.4;
+    let bb = c.walls.bounding_box();
+    p.bbox_lo = [bb[0], bb[1]];
+    p.bbox_hi = [bb[2], bb[3]];
+    p
+}
+
+fn cfg(c: &Case) -> ShaderConfig {
+    ShaderConfig { capacity: c.k as u32 }
+}
+
+fn copy(ctx: &GpuContext, src: &wgpu::Buffer, dst: &wgpu::Buffer, bytes: u64) {
+    let mut enc = ctx.device.create_command_encoder(&Default::default());
+    if bytes > 0 {
+        enc.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
+    }
+    ctx.queue.submit([enc.finish()]);
+}
+
+fn assert_vec2_close(what: &str, gpu: &[[f32; 2]], cpu: &[[f32; 2]], rel: f32, abs: f32) {
+    assert_eq!(gpu.len(), cpu.len(), "{what}: length");
+    for (i, (a, b)) in gpu.iter().zip(cpu).enumerate() {
+        assert!(
+            close(a[0], b[0], rel, abs) && close(a[1], b[1], rel, abs),
+            "{what}[{i}]: gpu {a:?} cpu {b:?}"
+        );
+    }
+}
+
+#[test]
+fn free_velocity_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    for c in cases() {
+        let n = c.grains.len();
+        let p = params(&c);
+        let mut want = vec![[0.0; 2]; n];
+        cpu::integrate::free_velocity(&c.grains.vel, &c.grains.inv_mass, p.gravity, p.dt, &mut want);
+        let k = free_velocity::FreeVelocity::new(&ctx, &cfg(&c));
+        let (pb, vel, im) = (uni(&ctx, &p), buf(&ctx, &c.grains.vel), buf(&ctx, &c.grains.inv_mass));
+        let out = storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n);
+        let g = k.bind(&ctx, &pb, &vel, &im, &out);
+        run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
+        assert_vec2_close(c.name, &get(&ctx, &out, n), &want, 1e-6, 1e-12);
+    }
+}
+
+#[test]
+fn integrate_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    for c in cases() {
+        let n = c.grains.len();
+        let p = params(&c);
+        let mut want = c.grains.pos.clone();
+        cpu::integrate::integrate(&mut want, &c.grains.vel, p.dt);
+        let k = integrate::Integrate::new(&ctx, &cfg(&c));
+        let (pb, pos, vel) = (uni(&ctx, &p), buf(&ctx, &c.grains.pos), buf(&ctx, &c.grains.vel));
+        let g = k.bind(&ctx, &pb, &pos, &vel);
+        run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
+        assert_vec2_close(c.name, &get(&ctx, &pos, n), &want, 1e-6, 1e-12);
+    }
+}
+
+/// The GPU binning chain: (cell_of, cell_count, cell_start, sorted).
+fn gpu_bins(ctx: &GpuContext, c: &Case, pos: &[[f32; 2]]) -> (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>) {
+    let (n, cells) = (pos.len(), c.grid.cells());
+    let mut p = params(c);
+    p.n_grains = n as u32;
+    let pb = uni(ctx, &p);
+    let pos = buf(ctx, pos);
+    let z = |len: usize| storage_zeroed::<u32>(ctx, "hourglass.test", len);
+    let (cell_of, cell_count, cell_start, cursor, sorted) = (z(n), z(cells), z(cells + 1), z(cells), z(n));
+    let cfg = cfg(c);
+    let count = bin_count::BinCount::new(ctx, &cfg);
+    let scan = prefix_sum::PrefixSum::new(ctx, &cfg);
+    let scatter = bin_scatter::BinScatter::new(ctx, &cfg);
+    let gc = count.bind(ctx, &pb, &pos, &cell_of, &cell_count);
+    let plan = scan.plan(ctx, &cell_count, &cell_start, cells as u32);
+    let gs = scatter.bind(ctx, &pb, &cell_of, &cursor, &sorted);
+    run(ctx, |ps| {
+        count.dispatch(ps, &gc, n as u32);
+        scan.dispatch(ps, &plan);
+    });
+    copy(ctx, &cell_start, &cursor, cells as u64 * 4);
+    run(ctx, |ps| scatter.dispatch(ps, &gs, n as u32));
+    (
+        get(ctx, &cell_of, n),
+        get(ctx, &cell_count, cells),
+        get(ctx, &cell_start, cells + 1),
+        get(ctx, &sorted, n),
+    )
+}
+
+/// Sort the grains of each cell (the order inside a cell is arbitrary on the GPU).
+fn canonical(cell_start: &[u32], sorted: &[u32]) -> Vec<u32> {
+    let mut s = sorted.to_vec();
+    for w in cell_start.windows(2) {
+        s[w[0] as usize..w[1] as usize].sort_unstable();
+    }
+    s
+}
+
+#[test]
+fn bin_count_prefix_sum_bin_scatter_match_cpu() {
+    let Some(ctx) = context() else { return };
+    for c in cases() {
+        let mut pos = c.grains.pos.clone();
+        // Lost grains are clamped into the border cells, NaN into cell 0.
+        if pos.len() > 10 {
+            pos[3] = [-50.0, 1e9];
+            pos[7] = [f32::NAN, 0.05];
+        }
+        let mut want = Bins::default();
+        want.build(&c.grid, &pos);
+        let (cell_of, cell_count, cell_start, sorted) = gpu_bins(&ctx, &c, &pos);
+        assert_eq!(cell_of, want.cell_of, "{}: bin_count cell_of", c.name);
+        assert_eq!(cell_count, want.cell_count, "{}: bin_count cell_count", c.name);
+        assert_eq!(cell_start, want.cell_start, "{}: prefix_sum", c.name);
+        assert_eq!(canonical(&cell_start, &sorted), want.sorted, "{}: bin_scatter", c.name);
+    }
+}
+
+#[test]
+fn prefix_sum_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    let scan = prefix_sum::PrefixSum::new(&ctx, &ShaderConfig { capacity: 16 });
+    let mut rng = Rng::new(9);
+    for len in [0usize, 1, 255, 256, 257, 15071, (1 << 20) + 3] {
+        let counts: Vec<u32> = (0..len).map(|_| rng.below(9)).collect();
+        let mut want = vec![0u32; len + 1];
+        cpu::grid::prefix_sum(&counts, &mut want);
+        let src = buf(&ctx, &counts);
+        let dst = storage_zeroed::<u32>(&ctx, "hourglass.test", len + 1);
+        let plan = scan.plan(&ctx, &src, &dst, len as u32);
+        run(&ctx, |ps| scan.dispatch(ps, &plan));
+        assert_eq!(get::<u32>(&ctx, &dst, len + 1), want, "prefix_sum of length {len}");
+    }
+}
+
+/// GPU detection from given bins: (count, slots, stats words).
+fn gpu_detect(ctx: &GpuContext, c: &Case, cell_start: &[u32], sorted: &[u32]) -> (Vec<u32>, Vec<Contact>, Vec<u32>) {
+    let n = c.grains.len();
+    let k = detect::Detect::new(ctx, &cfg(c));
+    let count = storage_zeroed::<u32>(ctx, "hourglass.test", n);
+    let slots = storage_zeroed::<Contact>(ctx, "hourglass.test", n * c.k);
+    let stats = storage_zeroed::<u32>(ctx, "hourglass.test", STAT_WORDS as usize);
+    let b = (
+        uni(ctx, &params(c)),
+        buf(ctx, cell_start),
+        buf(ctx, sorted),
+        buf(ctx, &c.grains.pos),
+        buf(ctx, &c.grains.radius),
+        buf(ctx, &c.grains.inv_mass),
+        buf(ctx, &c.walls.segments),
+        buf(ctx, &c.walls.corners),
+    );
+    let g = k.bind(
+        ctx,
+        &DetectBindings {
+            params: &b.0,
+            cell_start: &b.1,
+            sorted: &b.2,
+            pos: &b.3,
+            radius: &b.4,
+            inv_mass: &b.5,
+            segments: &b.6,
+            corners: &b.7,
+            count: &count,
+            slots: &slots,
+            stats: &stats,
+        },
+    );
+    run(ctx, |ps| k.dispatch(ps, &g, n as u32));
+    (get(ctx, &count, n), get(ctx, &slots, n * c.k), get(ctx, &stats, STAT_WORDS as usize))
+}
+
+fn cpu_detect(c: &Case, bins: &Bins) -> ContactLists {
+    let mut lists = ContactLists::new(c.grains.len(), c.k);
+    let inp = cpu::detect::DetectInput {
+        grid: &c.grid,
+        cell_start: &bins.cell_start,
+        sorted: &bins.sorted,
+        pos: &c.grains.pos,
+        radius: &c.grains.radius,
+        inv_mass: &c.grains.inv_mass,
+        walls: &c.walls,
+        alert: ALERT,
+    };
+    cpu::detect::detect(&inp, &mut lists);
+    lists
+}
+
+fn assert_contact_close(what: &str, a: &Contact, b: &Contact) {
+    let ok = a.other == b.other
+        && close(a.gap, b.gap, 1e-6, 1e-9)
+        && close(a.normal[0], b.normal[0], 1e-6, 1e-9)
+        && close(a.normal[1], b.normal[1], 1e-6, 1e-9)
+        && a.inv_mass_sum == b.inv_mass_sum
+        && a.impulse == b.impulse;
+    assert!(ok, "{what}: gpu {a:?} cpu {b:?}");
+}
+
+#[test]
+fn detect_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    for c in cases() {
+        let n = c.grains.len();
+        let mut bins = Bins::default();
+        bins.build(&c.grid, &c.grains.pos);
+        let want = cpu_detect(&c, &bins);
+        // 1. Same bins as the CPU: the lists agree slot by slot, overflowing ones included.
+        let (count, slots, stats) = gpu_detect(&ctx, &c, &bins.cell_start, &bins.sorted);
+        assert_eq!(count, want.count, "{}: detect count", c.name);
+        let got = ContactLists {
+            capacity: c.k,
+            count,
+            slots,
+        };
+        for i in 0..n {
+            for (s, (a, b)) in got.of(i).iter().zip(want.of(i)).enumerate() {
+                assert_contact_close(&format!("{}: grain {i} slot {s}", c.name), a, b);
+            }
+        }
+        assert_eq!(u64::from(stats[STAT_OVERFLOW as usize]), want.overflow(), "{}: overflow", c.name);
+        assert_eq!(u64::from(stats[STAT_CONTACTS as usize]), want.distinct(), "{}: contacts", c.name);
+        if c.name == "overflow K=4" {
+            assert!(want.overflow() > 100, "the overflow case must overflow ({})", want.overflow());
+        }
+        // 2. The GPU's own bins (arbitrary order inside a cell): the same counts and
+        //    overflow, and the same contact sets where no list overflows.
+        let (_, _, cell_start, sorted) = gpu_bins(&ctx, &c, &c.grains.pos);
+        let (count, slots, stats) = gpu_detect(&ctx, &c, &cell_start, &sorted);
+        assert_eq!(count, want.count, "{}: detect count (gpu bins)", c.name);
+        assert_eq!(u64::from(stats[STAT_OVERFLOW as usize]), want.overflow(), "{}: overflow (gpu bins)", c.name);
+        let got = ContactLists {
+            capacity: c.k,
+            count,
+            slots,
+        };
+        for i in (0..n).filter(|&i| (want.count[i] as usize) <= c.k) {
+            let mut a = got.of(i).to_vec();
+            let mut b = want.of(i).to_vec();
+            a.sort_by_key(|x| x.other);
+            b.sort_by_key(|x| x.other);
+            for (a, b) in a.iter().zip(&b) {
+                assert_contact_close(&format!("{}: grain {i} (gpu bins)", c.name), a, b);
+            }
+        }
+    }
+}
+
+/// CPU lists of a case with random impulses, as the solver would leave them.
+fn lists_with_impulses(c: &Case, seed: u64) -> ContactLists {
+    let mut bins = Bins::default();
+    bins.build(&c.grid, &c.grains.pos);
+    let mut lists = cpu_detect(c, &bins);
+    let mut rng = Rng::new(seed);
+    for s in lists.slots.iter_mut() {
+        s.impulse = rng.f32(0.0, 1e-4);
+    }
+    lists
+}
+
+#[test]
+fn warm_start_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    for c in cases() {
+        let n = c.grains.len();
+        let prev = lists_with_impulses(&c, 11);
+        // The grains move a little: some contacts persist, some are new.
+        let mut moved = case(c.name, 0, 0.1, (0.002, 0.003), c.k, 0);
+        moved.grains = c.grains.clone();
+        moved.walls = c.walls.clone();
+        moved.grid = c.grid;
+        let mut rng = Rng::new(12);
+        for p in moved.grains.pos.iter_mut() {
+            p[0] += rng.f32(-0.002, 0.002);
+        }
+        let mut want = lists_with_impulses(&moved, 13);
+        let mut slots = want.slots.clone();
+        for s in slots.iter_mut() {
+            s.impulse = -1.0; // must all be overwritten
+        }
+        cpu::warm_start::warm_start(&prev, &mut want);
+        let k = warm_start::WarmStart::new(&ctx, &cfg(&c));
+        let (pb, count, sb) = (uni(&ctx, &params(&c)), buf(&ctx, &want.count), buf(&ctx, &slots));
+        let (pc, ps_) = (buf(&ctx, &prev.count), buf(&ctx, &prev.slots));
+        let g = k.bind(&ctx, &pb, &count, &sb, &pc, &ps_);
+        run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
+        let got = get::<Contact>(&ctx, &sb, n * c.k);
+        for i in 0..n {
+            let m = (want.count[i] as usize).min(c.k);
+            let r = i * c.k..i * c.k + m;
+            assert_eq!(&got[r.clone()], &want.slots[r], "{}: warm_start grain {i}", c.name);
+        }
+    }
+}
+
+#[test]
+fn jacobi_contact_and_gather_match_cpu() {
+    let Some(ctx) = context() else { return };
+    for c in cases() {
+        let n = c.grains.len();
+        let p = params(&c);
+        let lists = lists_with_impulses(&c, 21);
+        // jacobi_contact (+ residual_max) from the grains' velocities.
+        let mut want = lists.clone();
+        let want_r = cpu::jacobi::jacobi_contact(
+            &want.count,
+            &mut want.slots,
+            c.k,
+            &c.grains.vel,
+            p.inv_dt,
+            p.beta,
+            p.omega,
+        );
+        let cfg = cfg(&c);
+        let kc = jacobi_contact::JacobiContact::new(&ctx, &cfg);
+        let kr = residual_max::ResidualMax::new(&ctx, &cfg);
+        let (pb, count, slots, vel) = (
+            uni(&ctx, &p),
+            buf(&ctx, &lists.count),
+            buf(&ctx, &lists.slots),
+            buf(&ctx, &c.grains.vel),
+        );
+        let residual = storage_zeroed::<f32>(&ctx, "hourglass.test", n);
+        let stats = storage_zeroed::<u32>(&ctx, "hourglass.test", STAT_WORDS as usize);
+        let gc = kc.bind(&ctx, &pb, &count, &slots, &vel, &residual);
+        let gr = kr.bind(&ctx, &pb, &residual, &vel, &stats);
+        run(&ctx, |ps| {
+            kc.dispatch(ps, &gc, n as u32);
+            kr.dispatch(ps, &gr, n as u32);
+        });
+        let got = get::<Contact>(&ctx, &slots, n * c.k);
+        for i in 0..n {
+            let m = (want.count[i] as usize).min(c.k);
+            for s in i * c.k..i * c.k + m {
+                assert!(
+                    close(got[s].impulse, want.slots[s].impulse, 1e-5, 1e-12),
+                    "{}: jacobi_contact impulse of grain {i}: gpu {} cpu {}",
+                    c.name,
+                    got[s].impulse,
+                    want.slots[s].impulse
+                );
+            }
+        }
+        let words = get::<u32>(&ctx, &stats, STAT_WORDS as usize);
+        let (r_gpu, s_gpu) = (f32::from_bits(words[STAT_RESIDUAL as usize]), f32::from_bits(words[STAT_SPEED2 as usize]));
+        let (_, s_cpu) = cpu::residual_max::residual_max(&[], &c.grains.vel);
+        assert!(close(r_gpu, want_r, 1e-4, 1e-9), "{}: residual gpu {r_gpu} cpu {want_r}", c.name);
+        assert!(close(s_gpu, s_cpu, 1e-6, 0.0), "{}: max speed^2 gpu {s_gpu} cpu {s_cpu}", c.name);
+
+        // jacobi_gather from the CPU's new impulses.
+        let mut vel_free = vec![[0.0; 2]; n];
+        cpu::integrate::free_velocity(&c.grains.vel, &c.grains.inv_mass, p.gravity, p.dt, &mut vel_free);
+        let mut want_v = vec![[0.0; 2]; n];
+        cpu::jacobi::jacobi_gather(&want.count, &want.slots, c.k, &vel_free, &c.grains.inv_mass, &mut want_v);
+        let kg = jacobi_gather::JacobiGather::new(&ctx, &cfg);
+        let (slots, vf, im) = (buf(&ctx, &want.slots), buf(&ctx, &vel_free), buf(&ctx, &c.grains.inv_mass));
+        let out = storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n);
+        let gg = kg.bind(&ctx, &pb, &count, &slots, &vf, &im, &out);
+        run(&ctx, |ps| kg.dispatch(ps, &gg, n as u32));
+        assert_vec2_close(&format!("{}: jacobi_gather", c.name), &get(&ctx, &out, n), &want_v, 1e-6, 1e-6);
+    }
+}
+
+#[test]
+fn reduce_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    for c in cases() {
+        let n = c.grains.len();
+        let p = params(&c);
+        let lists = lists_with_impulses(&c, 31);
+        let region = Region {
+            gravity: p.gravity,
+            neck_y: p.neck_y * c.walls.bounding_box()[3],
+            bbox: c.walls.bounding_box(),
+        };
+        let mut grains = c.grains.clone();
+        if n > 10 {
+            grains.pos[5] = [-1.0, -1.0]; // lost
+        }
+        let want = cpu::reduce::reduce(&grains, &lists, &c.walls, &region);
+        let mut p = p;
+        p.neck_y = region.neck_y;
+        let k = reduce::Reduce::new(&ctx, &cfg(&c));
+        let b = (
+            uni(&ctx, &p),
+            buf(&ctx, &grains.pos),
+            buf(&ctx, &grains.vel),
+            buf(&ctx, &grains.radius),
+            buf(&ctx, &grains.inv_mass),
+            buf(&ctx, &lists.count),
+            buf(&ctx, &lists.slots),
+            buf(&ctx, &c.walls.segments),
+            buf(&ctx, &c.walls.corners),
+        );
+        let partials = storage_zeroed::<ReducePartial>(&ctx, "hourglass.test", reduce::partials(n));
+        let g = k.bind(
+            &ctx,
+            &ReduceBindings {
+                params: &b.0,
+                pos: &b.1,
+                vel: &b.2,
+                radius: &b.3,
+                inv_mass: &b.4,
+                count: &b.5,
+                slots: &b.6,
+                segments: &b.7,
+                corners: &b.8,
+                partials: &partials,
+            },
+        );
+        run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
+        let got = reduce::sum_partials(&get(&ctx, &partials, reduce::partials(n)));
+        // Scales: the sums of magnitudes of each total's terms.
+        let m = |i: usize| if grains.inv_mass[i] > 0.0 { 1.0 / f64::from(grains.inv_mass[i]) } else { 0.0 };
+        let scale_e: f64 = (0..n).map(|i| m(i) * (1.0 + f64::from(grains.pos[i][1]).abs() * 9.81)).sum();
+        let scale_p: f64 = (0..n).map(m).sum();
+        let near = |a: f64, b: f64, s: f64| (a - b).abs() <= 1e-5 * s + 1e-12;
+        assert!(near(got.kinetic_energy, want.kinetic_energy, scale_e), "{}: kinetic {got:?} {want:?}", c.name);
+        assert!(near(got.potential_energy, want.potential_energy, scale_e), "{}: potential", c.name);
+        assert!(near(got.momentum[0], want.momentum[0], scale_p), "{}: momentum x", c.name);
+        assert!(near(got.momentum[1], want.momentum[1], scale_p), "{}: momentum y", c.name);
+        assert_eq!((got.passed, got.lost), (want.passed, want.lost), "{}: passed, lost", c.name);
+        assert!(near(got.max_overlap, want.max_overlap, want.max_overlap), "{}: max overlap", c.name);
+        assert!(near(got.max_speed, want.max_speed, want.max_speed), "{}: max speed", c.name);
+    }
+}
+
+#[test]
+fn reorder_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    for c in cases() {
+        let n = c.grains.len();
+        let mut bins = Bins::default();
+        bins.build(&c.grid, &c.grains.pos);
+        let want = cpu::reorder::reorder(&bins.sorted, &c.grains);
+        let k = reorder::Reorder::new(&ctx, &cfg(&c));
+        let (pb, sorted) = (uni(&ctx, &params(&c)), buf(&ctx, &bins.sorted));
+        let src2 = [buf(&ctx, &c.grains.pos), buf(&ctx, &c.grains.vel)];
+        let src1 = [buf(&ctx, &c.grains.radius), buf(&ctx, &c.grains.inv_mass), buf(&ctx, &c.grains.id)];
+        let dst2 = [0, 1].map(|_| storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n));
+        let dst1 = [0, 1, 2].map(|_| storage_zeroed::<u32>(&ctx, "hourglass.test", n));
+        let mut groups = Vec::new();
+        for (s, d) in src2.iter().zip(&dst2) {
+            groups.push(k.bind(&ctx, true, &pb, &sorted, s, d));
+        }
+        for (s, d) in src1.iter().zip(&dst1) {
+            groups.push(k.bind(&ctx, false, &pb, &sorted, s, d));
+        }
+        run(&ctx, |ps| groups.iter().for_each(|g| k.dispatch(ps, g, n as u32)));
+        let got = Grains {
+            pos: get(&ctx, &dst2[0], n),
+            vel: get(&ctx, &dst2[1], n),
+            radius: get(&ctx, &dst1[0], n),
+            inv_mass: get(&ctx, &dst1[1], n),
+            id: get(&ctx, &dst1[2], n),
+        };
+        assert_eq!(got, want, "{}: reorder", c.name);
+    }
+}

@@ -1,0 +1,158 @@
+//! Whole steps: the same scene stepped on CpuBackend and GpuBackend agrees.
+//!
+//! Tolerances. Both backends run the same f32 stages; they differ only where
+//! (a) inside a cell the GPU lists grains in arbitrary order, so a grain's
+//! impulses are summed in another order (last-bit rounding), and (b) the GPU
+//! checks convergence every `check_every` iterations, so it may stop a few
+//! iterations later than the CPU. A converged velocity is known only within
+//! tol/dt, so (b) moves positions by up to dt * tol/dt = tol = 1e-6 m per
+//! step. Hence:
+//! - 1 step, any `check_every`: positions within 1e-5 m (measured: 0 with
+//!   check_every = 1, < 1e-6 m with 10);
+//! - 50 steps with check_every = 1 (the CPU's stopping rule), reorders every 7
+//!   steps (mirrored on the CPU by a cold start) and a wall change: within
+//!   1e-6 m (measured ~1e-7 m: rounding only);
+//! - 50 steps with check_every = 10: within 4 x 50 x tol = 2e-4 m (measured
+//!   ~1e-4 m: the per-step tol differences accumulate in a dense pile).
+
+mod common;
+mod gpu_common;
+
+use common::{hex_pile, params};
+use gpu_common::{Rng, context};
+use hourglass::Error;
+use hourglass::cpu::grid::Grid;
+use hourglass::cpu::reduce::Region;
+use hourglass::gpu::GpuBackend;
+use hourglass::model::{Grains, SolverKind, StepParams, StepStats, Walls};
+use hourglass::sim::{Backend, CpuBackend};
+
+const K: usize = 16;
+
+/// A hex pile of 325 grains, jostled by random velocities so that contacts open and close.
+fn scene() -> (Grains, Walls, Grid, StepParams) {
+    let (mut grains, walls) = hex_pile(25, 0.003);
+    let mut rng = Rng::new(7);
+    for v in grains.vel.iter_mut() {
+        *v = [rng.f32(-0.05, 0.05), rng.f32(-0.05, 0.05)];
+    }
+    let mut p = params(SolverKind::Jacobi);
+    p.itmax = 200;
+    let mut bb = walls.bounding_box();
+    for q in &grains.pos {
+        bb = [bb[0].min(q[0]), bb[1].min(q[1]), bb[2].max(q[0]), bb[3].max(q[1])];
+    }
+    let grid = Grid::covering(bb, 2.0 * grains.max_radius() + p.alert).unwrap();
+    (grains, walls, grid, p)
+}
+
+fn max_distance(a: &Grains, b: &Grains) -> f32 {
+    assert_eq!(a.id, b.id);
+    a.pos
+        .iter()
+        .zip(&b.pos)
+        .map(|(x, y)| ((x[0] - y[0]).powi(2) + (x[1] - y[1]).powi(2)).sqrt())
+        .fold(0.0, f32::max)
+}
+
+/// Step both backends `steps` times; returns the last stats of each. The GPU
+/// cold-starts the steps on which it reorders, so the CPU does too.
+fn step_both(cpu: &mut CpuBackend, gpu: &mut GpuBackend, p: &StepParams, steps: usize) -> (StepStats, StepStats) {
+    let mut last = Default::default();
+    for _ in 0..steps {
+        if gpu.reorder_every > 0 && gpu.steps() > 0 && gpu.steps() % gpu.reorder_every == 0 {
+            cpu.stepper.reset_warm_start();
+        }
+        last = (cpu.step(p).unwrap(), gpu.step(p).unwrap());
+    }
+    last
+}
+
+fn backends(check_every: u32, reorder_every: u64) -> Option<(CpuBackend, GpuBackend, StepParams)> {
+    let ctx = context()?;
+    let (grains, walls, grid, p) = scene();
+    let cpu = CpuBackend::new(grains.clone(), walls.clone(), grid, K);
+    let mut gpu = GpuBackend::new(ctx, grains, walls, grid, K).unwrap();
+    gpu.check_every = check_every;
+    gpu.reorder_every = reorder_every;
+    Some((cpu, gpu, p))
+}
+
+#[test]
+fn one_step_matches_cpu() {
+    for check_every in [1, 10] {
+        let Some((mut cpu, mut gpu, p)) = backends(check_every, 100) else { return };
+        let (sc, sg) = step_both(&mut cpu, &mut gpu, &p, 1);
+        assert_eq!(sg.contacts, sc.contacts, "contacts");
+        assert_eq!(sg.overflow, sc.overflow, "overflow");
+        assert!(sc.converged && sg.converged, "cpu {sc:?} gpu {sg:?}");
+        assert!(sg.residual < p.tol / p.dt, "gpu residual {}", sg.residual);
+        if check_every == 1 {
+            assert!(sg.iterations.abs_diff(sc.iterations) <= 1, "cpu {sc:?} gpu {sg:?}");
+        } else {
+            assert_eq!(sg.iterations, sc.iterations.next_multiple_of(10), "cpu {sc:?} gpu {sg:?}");
+        }
+        let d = max_distance(cpu.grains().unwrap(), gpu.grains().unwrap());
+        assert!(d < 1e-5, "check_every {check_every}: positions differ by {d:e} m after 1 step");
+    }
+}
+
+#[test]
+fn fifty_steps_match_cpu_across_reorders_and_wall_changes() {
+    let Some((mut cpu, mut gpu, p)) = backends(1, 7) else { return };
+    let (grains, walls, _, _) = scene();
+    step_both(&mut cpu, &mut gpu, &p, 25);
+    // Same walls again: both forget warm start; the GPU also reorders next step.
+    cpu.set_walls(&walls);
+    gpu.set_walls(&walls);
+    let (sc, sg) = step_both(&mut cpu, &mut gpu, &p, 25);
+    assert_eq!((sg.overflow, sg.contacts), (sc.overflow, sc.contacts));
+    let (a, b) = (cpu.grains().unwrap().clone(), gpu.grains().unwrap().clone());
+    let d = max_distance(&a, &b);
+    assert!(d < 1e-6, "positions differ by {d:e} m after 50 steps");
+    // The grains moved (the test is not vacuous) and the GPU's are in id order.
+    assert!(max_distance(&a, &grains) > 1e-4);
+    assert_eq!(b.id, (0..b.len() as u32).collect::<Vec<_>>());
+    let region = Region {
+        gravity: p.gravity,
+        neck_y: 0.03,
+        bbox: walls.bounding_box(),
+    };
+    let (tc, tg) = (cpu.totals(&region).unwrap(), gpu.totals(&region).unwrap());
+    assert_eq!((tg.passed, tg.lost), (tc.passed, tc.lost));
+    let rel = |a: f64, b: f64| (a - b).abs() / b.abs().max(1e-30);
+    assert!(rel(tg.potential_energy, tc.potential_energy) < 1e-5, "{tg:?} {tc:?}");
+    assert!(rel(tg.kinetic_energy, tc.kinetic_energy) < 1e-3, "{tg:?} {tc:?}");
+    assert!((tg.max_overlap - tc.max_overlap).abs() < 1e-6, "{tg:?} {tc:?}");
+}
+
+#[test]
+fn fifty_steps_with_sparse_convergence_checks_match_cpu() {
+    let Some((mut cpu, mut gpu, mut p)) = backends(10, 0) else { return };
+    p.itmax = 1000;
+    step_both(&mut cpu, &mut gpu, &p, 50);
+    let d = max_distance(cpu.grains().unwrap(), gpu.grains().unwrap());
+    assert!(d < 4.0 * 50.0 * p.tol, "positions differ by {d:e} m after 50 steps");
+}
+
+#[test]
+fn other_solvers_are_not_implemented_on_the_gpu() {
+    let Some((_, mut gpu, mut p)) = backends(10, 100) else { return };
+    p.solver = SolverKind::Nlgs;
+    assert!(matches!(gpu.step(&p), Err(Error::NotImplemented { .. })));
+}
+
+#[test]
+fn scene_beyond_adapter_limits_fails_naming_the_limit() {
+    let Some(ctx) = context() else { return };
+    let (grains, walls, grid, _) = scene();
+    let k = (ctx.limits.max_storage_buffer_binding_size / (grains.len() as u64 * 24) + 1) as usize;
+    match GpuBackend::new(ctx, grains, walls, grid, k) {
+        Err(Error::Gpu(msg)) => assert!(
+            msg.contains("max_storage_buffer_binding_size") || msg.contains("max_buffer_size"),
+            "{msg}"
+        ),
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("a contact list beyond the adapter's limits was accepted"),
+    }
+}
