@@ -84,6 +84,16 @@ pub fn check_initial_state(setup: &Setup, grid: &Grid) -> Result<()> {
     let walls = setup.walls(true);
     let lists = stepper.detect(&setup.grains, &walls, 0.0);
     let tol = 1e-9f32;
+    let bb = walls.bounding_box();
+    for (i, p) in setup.grains.pos.iter().enumerate() {
+        if !(p[0] >= bb[0] && p[0] <= bb[2] && p[1] >= bb[1] && p[1] <= bb[3]) {
+            return Err(Error::field(
+                &setup.scene.origin,
+                &format!("grains.list[{i}]"),
+                format!("starts at ({}, {}), outside the walls' bounding box", p[0], p[1]),
+            ));
+        }
+    }
     for i in 0..setup.grains.len() {
         if let Some(c) = lists.of(i).iter().find(|c| c.gap < -tol) {
             let with = match c.body() {

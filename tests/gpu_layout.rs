@@ -10,11 +10,14 @@ use hourglass::model::{Contact, Corner, Segment};
 /// Parse and validate the full source of `stage`.
 fn module(stage: Stage, cfg: &ShaderConfig) -> naga::Module {
     let src = cfg.source(stage);
-    let module = naga::front::wgsl::parse_str(&src)
-        .unwrap_or_else(|e| panic!("{}: {}", stage.name(), e.emit_to_string(&src)));
-    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
-        .validate(&module)
-        .unwrap_or_else(|e| panic!("{}: {}", stage.name(), e.emit_to_string(&src)));
+    let module =
+        naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("{}: {}", stage.name(), e.emit_to_string(&src)));
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::default(),
+    )
+    .validate(&module)
+    .unwrap_or_else(|e| panic!("{}: {}", stage.name(), e.emit_to_string(&src)));
     module
 }
 

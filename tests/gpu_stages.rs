@@ -254,7 +254,11 @@ fn gpu_detect(ctx: &GpuContext, c: &Case, cell_start: &[u32], sorted: &[u32]) ->
         },
     );
     run(ctx, |ps| k.dispatch(ps, &g, n as u32));
-    (get(ctx, &count, n), get(ctx, &slots, n * c.k), get(ctx, &stats, STAT_WORDS as usize))
+    (
+        get(ctx, &count, n),
+        get(ctx, &slots, n * c.k),
+        get(ctx, &stats, STAT_WORDS as usize),
+    )
 }
 
 fn cpu_detect(c: &Case, bins: &Bins) -> ContactLists {
@@ -304,17 +308,36 @@ fn detect_matches_cpu() {
                 assert_contact_close(&format!("{}: grain {i} slot {s}", c.name), a, b);
             }
         }
-        assert_eq!(u64::from(stats[STAT_OVERFLOW as usize]), want.overflow(), "{}: overflow", c.name);
-        assert_eq!(u64::from(stats[STAT_CONTACTS as usize]), want.distinct(), "{}: contacts", c.name);
+        assert_eq!(
+            u64::from(stats[STAT_OVERFLOW as usize]),
+            want.overflow(),
+            "{}: overflow",
+            c.name
+        );
+        assert_eq!(
+            u64::from(stats[STAT_CONTACTS as usize]),
+            want.distinct(),
+            "{}: contacts",
+            c.name
+        );
         if c.name == "overflow K=4" {
-            assert!(want.overflow() > 100, "the overflow case must overflow ({})", want.overflow());
+            assert!(
+                want.overflow() > 100,
+                "the overflow case must overflow ({})",
+                want.overflow()
+            );
         }
         // 2. The GPU's own bins (arbitrary order inside a cell): the same counts and
         //    overflow, and the same contact sets where no list overflows.
         let (_, _, cell_start, sorted) = gpu_bins(&ctx, &c, &c.grains.pos);
         let (count, slots, stats) = gpu_detect(&ctx, &c, &cell_start, &sorted);
         assert_eq!(count, want.count, "{}: detect count (gpu bins)", c.name);
-        assert_eq!(u64::from(stats[STAT_OVERFLOW as usize]), want.overflow(), "{}: overflow (gpu bins)", c.name);
+        assert_eq!(
+            u64::from(stats[STAT_OVERFLOW as usize]),
+            want.overflow(),
+            "{}: overflow (gpu bins)",
+            c.name
+        );
         let got = ContactLists {
             capacity: c.k,
             count,
@@ -428,22 +451,50 @@ fn jacobi_contact_and_gather_match_cpu() {
             }
         }
         let words = get::<u32>(&ctx, &stats, STAT_WORDS as usize);
-        let (r_gpu, s_gpu) = (f32::from_bits(words[STAT_RESIDUAL as usize]), f32::from_bits(words[STAT_SPEED2 as usize]));
+        let (r_gpu, s_gpu) = (
+            f32::from_bits(words[STAT_RESIDUAL as usize]),
+            f32::from_bits(words[STAT_SPEED2 as usize]),
+        );
         let (_, s_cpu) = cpu::residual_max::residual_max(&[], &c.grains.vel);
-        assert!(close(r_gpu, want_r, 1e-4, 1e-9), "{}: residual gpu {r_gpu} cpu {want_r}", c.name);
-        assert!(close(s_gpu, s_cpu, 1e-6, 0.0), "{}: max speed^2 gpu {s_gpu} cpu {s_cpu}", c.name);
+        assert!(
+            close(r_gpu, want_r, 1e-4, 1e-9),
+            "{}: residual gpu {r_gpu} cpu {want_r}",
+            c.name
+        );
+        assert!(
+            close(s_gpu, s_cpu, 1e-6, 0.0),
+            "{}: max speed^2 gpu {s_gpu} cpu {s_cpu}",
+            c.name
+        );
 
         // jacobi_gather from the CPU's new impulses.
         let mut vel_free = vec![[0.0; 2]; n];
         cpu::integrate::free_velocity(&c.grains.vel, &c.grains.inv_mass, p.gravity, p.dt, &mut vel_free);
         let mut want_v = vec![[0.0; 2]; n];
-        cpu::jacobi::jacobi_gather(&want.count, &want.slots, c.k, &vel_free, &c.grains.inv_mass, &mut want_v);
+        cpu::jacobi::jacobi_gather(
+            &want.count,
+            &want.slots,
+            c.k,
+            &vel_free,
+            &c.grains.inv_mass,
+            &mut want_v,
+        );
         let kg = jacobi_gather::JacobiGather::new(&ctx, &cfg);
-        let (slots, vf, im) = (buf(&ctx, &want.slots), buf(&ctx, &vel_free), buf(&ctx, &c.grains.inv_mass));
+        let (slots, vf, im) = (
+            buf(&ctx, &want.slots),
+            buf(&ctx, &vel_free),
+            buf(&ctx, &c.grains.inv_mass),
+        );
         let out = storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n);
         let gg = kg.bind(&ctx, &pb, &count, &slots, &vf, &im, &out);
         run(&ctx, |ps| kg.dispatch(ps, &gg, n as u32));
-        assert_vec2_close(&format!("{}: jacobi_gather", c.name), &get(&ctx, &out, n), &want_v, 1e-6, 1e-6);
+        assert_vec2_close(
+            &format!("{}: jacobi_gather", c.name),
+            &get(&ctx, &out, n),
+            &want_v,
+            1e-6,
+            1e-6,
+        );
     }
 }
 
@@ -497,17 +548,54 @@ fn reduce_matches_cpu() {
         run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
         let got = reduce::sum_partials(&get(&ctx, &partials, reduce::partials(n)));
         // Scales: the sums of magnitudes of each total's terms.
-        let m = |i: usize| if grains.inv_mass[i] > 0.0 { 1.0 / f64::from(grains.inv_mass[i]) } else { 0.0 };
-        let scale_e: f64 = (0..n).map(|i| m(i) * (1.0 + f64::from(grains.pos[i][1]).abs() * 9.81)).sum();
+        let m = |i: usize| {
+            if grains.inv_mass[i] > 0.0 {
+                1.0 / f64::from(grains.inv_mass[i])
+            } else {
+                0.0
+            }
+        };
+        let scale_e: f64 = (0..n)
+            .map(|i| m(i) * (1.0 + f64::from(grains.pos[i][1]).abs() * 9.81))
+            .sum();
         let scale_p: f64 = (0..n).map(m).sum();
         let near = |a: f64, b: f64, s: f64| (a - b).abs() <= 1e-5 * s + 1e-12;
-        assert!(near(got.kinetic_energy, want.kinetic_energy, scale_e), "{}: kinetic {got:?} {want:?}", c.name);
-        assert!(near(got.potential_energy, want.potential_energy, scale_e), "{}: potential", c.name);
-        assert!(near(got.momentum[0], want.momentum[0], scale_p), "{}: momentum x", c.name);
-        assert!(near(got.momentum[1], want.momentum[1], scale_p), "{}: momentum y", c.name);
-        assert_eq!((got.passed, got.lost), (want.passed, want.lost), "{}: passed, lost", c.name);
-        assert!(near(got.max_overlap, want.max_overlap, want.max_overlap), "{}: max overlap", c.name);
-        assert!(near(got.max_speed, want.max_speed, want.max_speed), "{}: max speed", c.name);
+        assert!(
+            near(got.kinetic_energy, want.kinetic_energy, scale_e),
+            "{}: kinetic {got:?} {want:?}",
+            c.name
+        );
+        assert!(
+            near(got.potential_energy, want.potential_energy, scale_e),
+            "{}: potential",
+            c.name
+        );
+        assert!(
+            near(got.momentum[0], want.momentum[0], scale_p),
+            "{}: momentum x",
+            c.name
+        );
+        assert!(
+            near(got.momentum[1], want.momentum[1], scale_p),
+            "{}: momentum y",
+            c.name
+        );
+        assert_eq!(
+            (got.passed, got.lost),
+            (want.passed, want.lost),
+            "{}: passed, lost",
+            c.name
+        );
+        assert!(
+            near(got.max_overlap, want.max_overlap, want.max_overlap),
+            "{}: max overlap",
+            c.name
+        );
+        assert!(
+            near(got.max_speed, want.max_speed, want.max_speed),
+            "{}: max speed",
+            c.name
+        );
     }
 }
 
@@ -522,7 +610,11 @@ fn reorder_matches_cpu() {
         let k = reorder::Reorder::new(&ctx, &cfg(&c));
         let (pb, sorted) = (uni(&ctx, &params(&c)), buf(&ctx, &bins.sorted));
         let src2 = [buf(&ctx, &c.grains.pos), buf(&ctx, &c.grains.vel)];
-        let src1 = [buf(&ctx, &c.grains.radius), buf(&ctx, &c.grains.inv_mass), buf(&ctx, &c.grains.id)];
+        let src1 = [
+            buf(&ctx, &c.grains.radius),
+            buf(&ctx, &c.grains.inv_mass),
+            buf(&ctx, &c.grains.id),
+        ];
         let dst2 = [0, 1].map(|_| storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n));
         let dst1 = [0, 1, 2].map(|_| storage_zeroed::<u32>(&ctx, "hourglass.test", n));
         let mut groups = Vec::new();

@@ -81,7 +81,9 @@ fn backends(check_every: u32, reorder_every: u64) -> Option<(CpuBackend, GpuBack
 #[test]
 fn one_step_matches_cpu() {
     for check_every in [1, 10] {
-        let Some((mut cpu, mut gpu, p)) = backends(check_every, 100) else { return };
+        let Some((mut cpu, mut gpu, p)) = backends(check_every, 100) else {
+            return;
+        };
         let (sc, sg) = step_both(&mut cpu, &mut gpu, &p, 1);
         assert_eq!(sg.contacts, sc.contacts, "contacts");
         assert_eq!(sg.overflow, sc.overflow, "overflow");
@@ -90,16 +92,25 @@ fn one_step_matches_cpu() {
         if check_every == 1 {
             assert!(sg.iterations.abs_diff(sc.iterations) <= 1, "cpu {sc:?} gpu {sg:?}");
         } else {
-            assert_eq!(sg.iterations, sc.iterations.next_multiple_of(10), "cpu {sc:?} gpu {sg:?}");
+            assert_eq!(
+                sg.iterations,
+                sc.iterations.next_multiple_of(10),
+                "cpu {sc:?} gpu {sg:?}"
+            );
         }
         let d = max_distance(cpu.grains().unwrap(), gpu.grains().unwrap());
-        assert!(d < 1e-5, "check_every {check_every}: positions differ by {d:e} m after 1 step");
+        assert!(
+            d < 1e-5,
+            "check_every {check_every}: positions differ by {d:e} m after 1 step"
+        );
     }
 }
 
 #[test]
 fn fifty_steps_match_cpu_across_reorders_and_wall_changes() {
-    let Some((mut cpu, mut gpu, p)) = backends(1, 7) else { return };
+    let Some((mut cpu, mut gpu, p)) = backends(1, 7) else {
+        return;
+    };
     let (grains, walls, _, _) = scene();
     step_both(&mut cpu, &mut gpu, &p, 25);
     // Same walls again: both forget warm start; the GPU also reorders next step.
@@ -128,7 +139,9 @@ fn fifty_steps_match_cpu_across_reorders_and_wall_changes() {
 
 #[test]
 fn fifty_steps_with_sparse_convergence_checks_match_cpu() {
-    let Some((mut cpu, mut gpu, mut p)) = backends(10, 0) else { return };
+    let Some((mut cpu, mut gpu, mut p)) = backends(10, 0) else {
+        return;
+    };
     p.itmax = 1000;
     step_both(&mut cpu, &mut gpu, &p, 50);
     let d = max_distance(cpu.grains().unwrap(), gpu.grains().unwrap());
@@ -137,7 +150,9 @@ fn fifty_steps_with_sparse_convergence_checks_match_cpu() {
 
 #[test]
 fn other_solvers_are_not_implemented_on_the_gpu() {
-    let Some((_, mut gpu, mut p)) = backends(10, 100) else { return };
+    let Some((_, mut gpu, mut p)) = backends(10, 100) else {
+        return;
+    };
     p.solver = SolverKind::Nlgs;
     assert!(matches!(gpu.step(&p), Err(Error::NotImplemented { .. })));
 }

@@ -77,7 +77,10 @@ impl GpuBackend {
                 (&format!("the contact lists ({n} grains x {capacity} slots)"), slots),
                 (&format!("the positions of {n} grains"), n as u64 * 8),
                 (&format!("the grid ({cells} cells)"), (cells as u64 + 1) * 4),
-                ("the wall corners", std::mem::size_of_val(walls.corners.as_slice()) as u64),
+                (
+                    "the wall corners",
+                    std::mem::size_of_val(walls.corners.as_slice()) as u64,
+                ),
             ],
             detect::Detect::STORAGE_BUFFERS,
         )?;
@@ -130,7 +133,9 @@ impl GpuBackend {
     }
 
     fn write_params(&self) {
-        self.ctx.queue.write_buffer(&self.bufs.params, 0, bytemuck::bytes_of(&self.params));
+        self.ctx
+            .queue
+            .write_buffer(&self.bufs.params, 0, bytemuck::bytes_of(&self.params));
     }
 
     /// Permute the grain arrays into the cell order of the last binning.
@@ -156,8 +161,12 @@ impl GpuBackend {
         {
             let mut p = pass(enc, &Stage::JacobiContact.label());
             for _ in 0..iterations {
-                self.kernels.jacobi_contact.dispatch(&mut p, &self.groups.jacobi_contact[c], n);
-                self.kernels.jacobi_gather.dispatch(&mut p, &self.groups.jacobi_gather[c], n);
+                self.kernels
+                    .jacobi_contact
+                    .dispatch(&mut p, &self.groups.jacobi_contact[c], n);
+                self.kernels
+                    .jacobi_gather
+                    .dispatch(&mut p, &self.groups.jacobi_gather[c], n);
             }
         }
         residual_max::record_clear(enc, &self.bufs.stats);
@@ -165,7 +174,13 @@ impl GpuBackend {
             let mut p = pass(enc, &Stage::ResidualMax.label());
             self.kernels.residual_max.dispatch(&mut p, &self.groups.residual_max, n);
         }
-        enc.copy_buffer_to_buffer(&self.bufs.stats, 0, &self.bufs.stats_staging, 0, u64::from(STAT_WORDS) * 4);
+        enc.copy_buffer_to_buffer(
+            &self.bufs.stats,
+            0,
+            &self.bufs.stats_staging,
+            0,
+            u64::from(STAT_WORDS) * 4,
+        );
     }
 
     /// Submit `enc` and read the step counters.
@@ -201,7 +216,10 @@ impl Backend for GpuBackend {
     fn step(&mut self, p: &StepParams) -> Result<StepStats> {
         if p.solver != SolverKind::Jacobi {
             return Err(Error::NotImplemented {
-                what: format!("solver `{}` on the GPU backend (only jacobi runs there)", p.solver.name()),
+                what: format!(
+                    "solver `{}` on the GPU backend (only jacobi runs there)",
+                    p.solver.name()
+                ),
             });
         }
         self.params.gravity = p.gravity;
@@ -230,7 +248,12 @@ impl Backend for GpuBackend {
             k.bin_count.dispatch(&mut ps, &g.bin_count, n);
             k.prefix_sum.dispatch(&mut ps, &g.scan);
         }
-        bin_scatter::record_cursor_copy(&mut enc, &self.bufs.cell_start, &self.bufs.cursor, self.grid.cells() as u32);
+        bin_scatter::record_cursor_copy(
+            &mut enc,
+            &self.bufs.cell_start,
+            &self.bufs.cursor,
+            self.grid.cells() as u32,
+        );
         {
             let mut ps = pass(&mut enc, &Stage::Detect.label());
             k.bin_scatter.dispatch(&mut ps, &g.bin_scatter, n);

@@ -34,7 +34,12 @@ impl BinScatter {
 }
 
 /// cursor[c] = cell_start[c] for the `cells` cells (outside any compute pass).
-pub fn record_cursor_copy(encoder: &mut wgpu::CommandEncoder, cell_start: &wgpu::Buffer, cursor: &wgpu::Buffer, cells: u32) {
+pub fn record_cursor_copy(
+    encoder: &mut wgpu::CommandEncoder,
+    cell_start: &wgpu::Buffer,
+    cursor: &wgpu::Buffer,
+    cells: u32,
+) {
     if cells > 0 {
         encoder.copy_buffer_to_buffer(cell_start, 0, cursor, 0, u64::from(cells) * 4);
     }

@@ -15,7 +15,13 @@ impl Integrate {
     }
 
     /// Bindings: params, pos (updated), vel.
-    pub fn bind(&self, ctx: &GpuContext, params: &wgpu::Buffer, pos: &wgpu::Buffer, vel: &wgpu::Buffer) -> wgpu::BindGroup {
+    pub fn bind(
+        &self,
+        ctx: &GpuContext,
+        params: &wgpu::Buffer,
+        pos: &wgpu::Buffer,
+        vel: &wgpu::Buffer,
+    ) -> wgpu::BindGroup {
         self.kernel.bind(ctx, &[params, pos, vel])
     }
 

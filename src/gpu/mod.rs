@@ -25,8 +25,8 @@ pub mod jacobi_gather;
 pub mod prefix_sum;
 pub mod reduce;
 pub mod reorder;
-pub mod state;
 pub mod residual_max;
+pub mod state;
 pub mod warm_start;
 
 use bytemuck::{Pod, Zeroable};

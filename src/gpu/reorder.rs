@@ -34,9 +34,11 @@ impl Reorder {
         dst: &wgpu::Buffer,
     ) -> (bool, wgpu::BindGroup) {
         let group = if wide {
-            self.gather2.bind_at(ctx, &[(0, params), (1, sorted), (4, src), (5, dst)])
+            self.gather2
+                .bind_at(ctx, &[(0, params), (1, sorted), (4, src), (5, dst)])
         } else {
-            self.gather1.bind_at(ctx, &[(0, params), (1, sorted), (2, src), (3, dst)])
+            self.gather1
+                .bind_at(ctx, &[(0, params), (1, sorted), (2, src), (3, dst)])
         };
         (wide, group)
     }

@@ -203,13 +203,30 @@ impl Groups {
                 .map(|a| k.reorder.bind(ctx, a.wide, &b.params, &b.sorted, &a.buf, &a.tmp))
                 .collect(),
             detect: [detect(0), detect(1)],
-            warm_start: [0, 1]
-                .map(|p| k.warm_start.bind(ctx, &b.params, &b.count[p], &b.slots[p], &b.count[1 - p], &b.slots[1 - p])),
-            jacobi_contact: [0, 1]
-                .map(|p| k.jacobi_contact.bind(ctx, &b.params, &b.count[p], &b.slots[p], g(VEL), &b.residual)),
+            warm_start: [0, 1].map(|p| {
+                k.warm_start.bind(
+                    ctx,
+                    &b.params,
+                    &b.count[p],
+                    &b.slots[p],
+                    &b.count[1 - p],
+                    &b.slots[1 - p],
+                )
+            }),
+            jacobi_contact: [0, 1].map(|p| {
+                k.jacobi_contact
+                    .bind(ctx, &b.params, &b.count[p], &b.slots[p], g(VEL), &b.residual)
+            }),
             jacobi_gather: [0, 1].map(|p| {
-                k.jacobi_gather
-                    .bind(ctx, &b.params, &b.count[p], &b.slots[p], &b.vel_free, g(INV_MASS), g(VEL))
+                k.jacobi_gather.bind(
+                    ctx,
+                    &b.params,
+                    &b.count[p],
+                    &b.slots[p],
+                    &b.vel_free,
+                    g(INV_MASS),
+                    g(VEL),
+                )
             }),
             residual_max: k.residual_max.bind(ctx, &b.params, &b.residual, g(VEL), &b.stats),
             integrate: k.integrate.bind(ctx, &b.params, g(POS), g(VEL)),

@@ -62,9 +62,11 @@ impl ResultDir {
     /// so the old run cannot pass for this one.
     pub fn create(dir: &Path, scene_toml: &str) -> Result<ResultDir> {
         std::fs::create_dir_all(dir).map_err(io(dir))?;
-        let summary = dir.join("summary.json");
-        if summary.exists() {
-            std::fs::remove_file(&summary).map_err(io(&summary))?;
+        for stale in ["summary.json", "frames.pvd", "walls.vtp", "diagnostics.csv"] {
+            let path = dir.join(stale);
+            if path.exists() {
+                std::fs::remove_file(&path).map_err(io(&path))?;
+            }
         }
         let frames = dir.join("frames");
         if frames.exists() {

@@ -165,7 +165,8 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         resolved.run.duration = Some(DEFAULT_DURATION);
     }
     let s = &scene.solver;
-    let dt = s.dt.unwrap_or_else(|| default_dt(&walls, &gate, scene.gravity, s.alert));
+    let dt =
+        s.dt.unwrap_or_else(|| default_dt(&walls, &gate, scene.gravity, s.alert));
     resolved.solver.dt = Some(dt);
     let params = StepParams {
         gravity: [scene.gravity[0] as f32, scene.gravity[1] as f32],

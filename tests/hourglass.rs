@@ -1,0 +1,86 @@
+//! The hourglass discharges: grains pass the neck, none are lost, the grain
+//! count is constant, and the flow rate is fitted and reported.
+
+use hourglass::model::SolverKind;
+use hourglass::output::ResultDir;
+use hourglass::scene::{BackendChoice, Scene, build};
+use hourglass::sim::{self, RunOptions};
+
+fn discharge(scene: &Scene) -> (hourglass::output::Summary, Vec<Vec<String>>) {
+    let dir = tempfile::tempdir().unwrap();
+    let setup = build(scene).unwrap();
+    let grid = sim::grid_for(&setup).unwrap();
+    let mut notices = Vec::new();
+    let mut backend = sim::make_backend(&setup, grid, BackendChoice::Cpu, &mut notices).unwrap();
+    let mut out = ResultDir::create(dir.path(), &setup.scene.to_toml()).unwrap();
+    let opts = RunOptions {
+        quiet: true,
+        progress: false,
+    };
+    let summary = sim::run(&setup, backend.as_mut(), &mut out, &opts).unwrap();
+    out.finish(&summary).unwrap();
+    let csv = std::fs::read_to_string(dir.path().join("diagnostics.csv")).unwrap();
+    let rows = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect();
+    (summary, rows)
+}
+
+fn check(name: &str, scene: &Scene) {
+    let n = scene.grains.count;
+    let (s, rows) = discharge(scene);
+    println!(
+        "{name}: {} grains, {} passed after {:.2} s of discharge, flow rate {:?} grains/s over {:?} s, mean iterations {:.1}, itmax steps {}, max overlap {:.2e} m",
+        s.grains,
+        s.passed,
+        s.sim_time - s.discharge_start,
+        s.flow_rate,
+        s.flow_fit_window,
+        s.mean_iterations,
+        s.itmax_steps,
+        s.max_overlap
+    );
+    assert_eq!(s.grains, n);
+    assert_eq!(s.lost_grains, 0, "{name}: grains left the walls");
+    assert!(
+        rows.iter().all(|r| r[2] == n.to_string()),
+        "{name}: grain count changed"
+    );
+    assert!(s.passed >= n / 2, "{name}: only {} of {n} passed the neck", s.passed);
+    // Passed counts never decrease by more than a grain or two bouncing at the neck.
+    let passed: Vec<i64> = rows.iter().map(|r| r[3].parse().unwrap()).collect();
+    assert!(passed.windows(2).all(|w| w[1] >= w[0] - 2), "{name}: {passed:?}");
+    let rate = s.flow_rate.expect("flow rate fitted");
+    assert!(rate > 0.0 && rate.is_finite());
+    // The fit covers the rows between 20% and 80% of the final count, so over
+    // its window the line must rise by roughly 60% of it.
+    let [t0, t1] = s.flow_fit_window.unwrap();
+    let rise = rate * (t1 - t0) / s.passed as f64;
+    assert!(
+        (0.4..=0.8).contains(&rise),
+        "{name}: rate {rate} over {t0}..{t1} rises {rise} of the final count"
+    );
+}
+
+#[test]
+fn parametric_hourglass_discharges_with_nothing_lost() {
+    let mut scene = Scene::default();
+    scene.grains.count = 400;
+    scene.solver.kind = SolverKind::Nlgs;
+    scene.run.settle = 0.3;
+    scene.run.duration = Some(1.5);
+    scene.run.every = 25;
+    check("parametric/nlgs", &scene);
+}
+
+#[test]
+fn mesh_hourglass_discharges_with_jacobi() {
+    let mut scene = Scene::load(std::path::Path::new("scenes/hourglass_mesh.toml")).unwrap();
+    scene.grains.count = 300;
+    scene.run.settle = 0.3;
+    scene.run.duration = Some(1.5);
+    scene.run.every = 25;
+    check("mesh/jacobi", &scene);
+}
