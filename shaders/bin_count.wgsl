@@ -14,7 +14,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     let c = cell_coords(pos[i], params);
-    let cell = c.y * params.nx + c.x;
+    // Clamped into the grid, so cell < n_cells; the guard keeps a bad Params from writing out of bounds.
+    let cell = min(c.y * params.nx + c.x, params.n_cells - 1u);
     cell_of[i] = cell;
     atomicAdd(&cell_count[cell], 1u);
 }

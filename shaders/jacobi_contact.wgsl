@@ -1,5 +1,5 @@
 // Stage jacobi_contact: for every listed contact of grain i, from one velocity snapshot,
-//   u  = (v_i - v_other) . n,   target = u + (max(d, 0) + beta min(d, 0)) / dt
+//   u  = (v_i - v_other) . n,   target = u + (max(d, 0) + beta min(d + slop, 0)) / dt
 //   P' = max(0, P - omega target / W)
 // and residual[i] = max over its contacts of |P' - P| W / omega (m/s), reduced by
 // residual_max. CPU twin: cpu::jacobi::jacobi_contact (which returns the max directly).
@@ -30,7 +30,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let dv = vec2<f32>(v.x - vo.x, v.y - vo.y);
         let u = dv.x * c.normal.x + dv.y * c.normal.y;
         // Contact::target (src/model/contact.rs)
-        let goal = u + (max(c.gap, 0.0) + params.beta * min(c.gap, 0.0)) * params.inv_dt;
+        let goal = u + (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
         let p = max(c.impulse - params.omega * goal / c.inv_mass_sum, 0.0);
         worst = max(worst, abs(p - c.impulse) * c.inv_mass_sum / params.omega);
         slots[s].impulse = p;

@@ -36,12 +36,14 @@ struct Params {
     alert: f32,           // m
     omega: f32,           // Jacobi relaxation
     beta: f32,            // overlap push-out fraction per step
+    slop: f32,            // overlap left alone by the push-out, m
     neck_y: f32,          // m
     n_grains: u32,
     nx: u32,
     ny: u32,
     n_segments: u32,
     n_corners: u32,
+    n_cells: u32,         // nx * ny
 }
 
 // Keep in sync with gpu::ReducePartial (src/gpu/mod.rs).

@@ -93,12 +93,14 @@ fn shared_structs_match_rust_in_every_stage() {
                     ("alert", offset_of!(Params, alert)),
                     ("omega", offset_of!(Params, omega)),
                     ("beta", offset_of!(Params, beta)),
+                    ("slop", offset_of!(Params, slop)),
                     ("neck_y", offset_of!(Params, neck_y)),
                     ("n_grains", offset_of!(Params, n_grains)),
                     ("nx", offset_of!(Params, nx)),
                     ("ny", offset_of!(Params, ny)),
                     ("n_segments", offset_of!(Params, n_segments)),
                     ("n_corners", offset_of!(Params, n_corners)),
+                    ("n_cells", offset_of!(Params, n_cells)),
                 ],
             );
             check(

@@ -60,7 +60,7 @@ fn max_distance(a: &Grains, b: &Grains) -> f32 {
 fn step_both(cpu: &mut CpuBackend, gpu: &mut GpuBackend, p: &StepParams, steps: usize) -> (StepStats, StepStats) {
     let mut last = Default::default();
     for _ in 0..steps {
-        if gpu.reorder_every > 0 && gpu.steps() > 0 && gpu.steps() % gpu.reorder_every == 0 {
+        if gpu.reorder_every > 0 && gpu.steps() > 0 && gpu.steps().is_multiple_of(gpu.reorder_every) {
             cpu.stepper.reset_warm_start();
         }
         last = (cpu.step(p).unwrap(), gpu.step(p).unwrap());

@@ -176,9 +176,10 @@ fn resting_column_and_pile_keep_overlaps_and_converge_every_step() {
                 ("pile", g, w)
             },
         ];
-        // Overlaps settle where the push-out (overlap_relax per step) balances
-        // the creep the tolerance allows (tol per step): tol (1 + 1/beta).
-        let bound = f64::from(p.tol) * (1.0 + 1.0 / f64::from(p.overlap_relax));
+        // Overlaps settle where the push-out of what exceeds the slop
+        // (overlap_relax per step) balances the creep the tolerance allows
+        // (tol per step): slop + tol (1 + 1/beta).
+        let bound = f64::from(p.slop()) + f64::from(p.tol) * (1.0 + 1.0 / f64::from(p.overlap_relax));
         for (name, mut g, w) in cases {
             let bb = w.bounding_box();
             let mut s = stepper([bb[0], bb[1], bb[2], bb[3].max(0.2)], r, &p);

@@ -35,6 +35,7 @@ pub fn jacobi_contact(
     vel: &[[f32; 2]],
     inv_dt: f32,
     beta: f32,
+    slop: f32,
     omega: f32,
 ) -> f32 {
     if capacity == 0 {
@@ -49,7 +50,7 @@ pub fn jacobi_contact(
             let mut worst = 0.0f32;
             for c in list.iter_mut().take(n as usize) {
                 let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal);
-                let target = c.target(u, inv_dt, beta);
+                let target = c.target(u, inv_dt, beta, slop);
                 let p = (c.impulse - omega * target / c.inv_mass_sum).max(0.0);
                 worst = worst.max((p - c.impulse).abs() * c.inv_mass_sum / omega);
                 c.impulse = p;

@@ -119,6 +119,7 @@ impl CpuStepper {
                         &grains.vel,
                         inv_dt,
                         p.overlap_relax,
+                        p.slop(),
                         p.omega,
                     );
                     jacobi::jacobi_gather(
@@ -153,6 +154,7 @@ impl CpuStepper {
                         &mut grains.vel,
                         inv_dt,
                         p.overlap_relax,
+                        p.slop(),
                         rule,
                     );
                     stats.iterations += 1;

@@ -87,6 +87,7 @@ impl Sweep {
         vel: &mut [[f32; 2]],
         inv_dt: f32,
         beta: f32,
+        slop: f32,
         rule: Rule,
     ) -> f32 {
         let mut worst = 0.0f32;
@@ -98,7 +99,7 @@ impl Sweep {
                 _ => [0.0, 0.0],
             };
             let u = dot(sub(vel[a], vb), c.normal);
-            let target = c.target(u, inv_dt, beta);
+            let target = c.target(u, inv_dt, beta, slop);
             let dp = match rule {
                 Rule::Accumulated => (c.impulse - target / c.inv_mass_sum).max(0.0) - c.impulse,
                 Rule::Seed => (-target).max(0.0) / c.inv_mass_sum,

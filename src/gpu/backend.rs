@@ -228,13 +228,14 @@ impl Backend for GpuBackend {
         self.params.alert = p.alert;
         self.params.omega = p.omega;
         self.params.beta = p.overlap_relax;
+        self.params.slop = p.slop();
         self.write_params();
         let (n, c) = (self.n as u32, self.cur);
         let k = &self.kernels;
         let g = &self.groups;
         let mut enc = self.encoder("hourglass.step");
         enc.clear_buffer(&self.bufs.stats, 0, None);
-        let due = self.reorder_every > 0 && self.steps > 0 && self.steps % self.reorder_every == 0;
+        let due = self.reorder_every > 0 && self.steps > 0 && self.steps.is_multiple_of(self.reorder_every);
         if self.binned && (self.reorder_pending || due) {
             self.record_reorder(&mut enc);
             // Indices changed: last step's impulses cannot be matched; cold start.

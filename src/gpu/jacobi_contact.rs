@@ -1,6 +1,6 @@
 //! Stage `jacobi_contact` (shaders/jacobi_contact.wgsl): new impulses of every
 //! contact from one velocity snapshot,
-//! P' = max(0, P - omega (u + (max(d,0) + beta min(d,0))/dt) / W), and per grain
+//! P' = max(0, P - omega (u + (max(d,0) + beta min(d + slop,0))/dt) / W), and per grain
 //! the largest |P' - P| W / omega (reduced by [`super::residual_max`]).
 //! CPU twin: [`crate::cpu::jacobi::jacobi_contact`].
 

@@ -181,6 +181,8 @@ pub struct Params {
     pub omega: f32,
     /// Overlap push-out fraction per step (`overlap_relax`).
     pub beta: f32,
+    /// Overlap left alone by the push-out, m (`StepParams::slop`).
+    pub slop: f32,
     /// Height of the neck, m (`reduce`: grains below it have passed).
     pub neck_y: f32,
     pub n_grains: u32,
@@ -188,6 +190,8 @@ pub struct Params {
     pub ny: u32,
     pub n_segments: u32,
     pub n_corners: u32,
+    /// nx * ny.
+    pub n_cells: u32,
 }
 
 impl Params {
@@ -198,6 +202,7 @@ impl Params {
             cell: grid.cell,
             nx: grid.nx,
             ny: grid.ny,
+            n_cells: grid.nx * grid.ny,
             n_grains: n_grains as u32,
             n_segments: n_segments as u32,
             n_corners: n_corners as u32,

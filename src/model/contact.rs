@@ -70,12 +70,15 @@ impl Contact {
 
     /// The velocity the solver drives to zero (or above): the normal relative
     /// velocity u plus the gap closing rate. An open gap may close within the
-    /// step (DESIGN §1a: u + max(d, 0)/dt >= 0); a fraction `beta` of an
-    /// overlap is pushed out per step (beta = 0 is DESIGN §1a exactly, where
-    /// the solver tolerance lets overlaps creep by up to tol per step).
+    /// step (DESIGN §1a: u + max(d, 0)/dt >= 0). An overlap deeper than
+    /// `slop` is pushed out by a fraction `beta` per step; beta = 0 is DESIGN
+    /// §1a exactly, under which the solver tolerance lets overlaps creep by up
+    /// to tol every step. The slop keeps the push-out from chattering in
+    /// resting piles (measured: a settled 210-grain pile needs 1-10 NLGS
+    /// sweeps per step with a slop of 5 tol, up to 276 with none).
     #[inline]
-    pub fn target(&self, u: f32, inv_dt: f32, beta: f32) -> f32 {
-        u + (self.gap.max(0.0) + beta * self.gap.min(0.0)) * inv_dt
+    pub fn target(&self, u: f32, inv_dt: f32, beta: f32, slop: f32) -> f32 {
+        u + (self.gap.max(0.0) + beta * (self.gap + slop).min(0.0)) * inv_dt
     }
 }
 

@@ -66,6 +66,16 @@ pub struct StepParams {
     pub warm_start: bool,
 }
 
+/// Overlaps shallower than this many `tol` are not pushed out (see `Contact::target`).
+pub const SLOP_TOLS: f32 = 5.0;
+
+impl StepParams {
+    /// Overlap left alone by the push-out, m.
+    pub fn slop(&self) -> f32 {
+        SLOP_TOLS * self.tol
+    }
+}
+
 /// What one step reports back to the simulation loop.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct StepStats {
