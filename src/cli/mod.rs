@@ -1,0 +1,3 @@
+//! The subcommands of the `hourglass` binary, one file each. No physics here.
+
+pub mod run;
