@@ -3,11 +3,14 @@
 //! The CPU path in [`cpu`] is the reference every GPU stage is held to.
 
 pub mod analysis;
+pub mod bench;
 pub mod cpu;
 pub mod error;
 pub mod gpu;
 pub mod model;
 pub mod output;
+pub mod plot;
+pub mod render;
 pub mod scene;
 pub mod sim;
 

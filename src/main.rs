@@ -22,6 +22,14 @@ struct Cli {
 enum Command {
     /// Run a scene (default: the bundled hourglass) and write a result directory.
     Run(cli::run::RunArgs),
+    /// Measure steps/s at several grain counts on each backend (a Markdown table).
+    Bench(cli::bench::BenchArgs),
+    /// Replay a result directory in a window.
+    View(cli::view::ViewArgs),
+    /// Render a result directory to PNG frames and an animated GIF (no window).
+    Render(cli::render::RenderArgs),
+    /// Plot a result directory's diagnostics to PNG files.
+    Plot(cli::plot::PlotArgs),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +54,10 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Run(args) => cli::run::run(args),
+        Command::Bench(args) => cli::bench::run(args),
+        Command::View(args) => cli::view::run(args),
+        Command::Render(args) => cli::render::run(args),
+        Command::Plot(args) => cli::plot::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

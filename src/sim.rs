@@ -9,7 +9,7 @@ use crate::cpu::CpuStepper;
 use crate::cpu::grid::Grid;
 use crate::cpu::reduce::{Region, Totals, reduce};
 use crate::error::{Error, Result};
-use crate::model::{Body, Grains, SolverKind, StepParams, StepStats, Walls};
+use crate::model::{Body, ContactLists, Grains, Phase, SolverKind, StepParams, StepStats, Walls};
 use crate::output::{ResultDir, Row, Summary};
 use crate::scene::{BackendChoice, Setup};
 
@@ -26,6 +26,32 @@ pub trait Backend {
     fn grains(&mut self) -> Result<&Grains>;
     /// One diagnostics reduction.
     fn totals(&mut self, region: &Region) -> Result<Totals>;
+    /// The run entered `phase` (the gate opened, or the fill starts to
+    /// relax): DEM switches its normal damping. Others ignore it.
+    fn set_phase(&mut self, _phase: Phase) {}
+    /// Largest angular speed of any grain, rad/s (0 where grains do not turn).
+    fn max_angular_speed(&mut self) -> Result<f32> {
+        Ok(0.0)
+    }
+    /// The grains for drawing: the host arrays, or the device buffers bound
+    /// in place (no copy through the host) on the GPU.
+    fn view(&mut self) -> Result<GrainView<'_>> {
+        Ok(GrainView::Host {
+            grains: self.grains()?,
+            contacts: None,
+        })
+    }
+}
+
+/// What a renderer draws the grains from (see [`Backend::view`]).
+pub enum GrainView<'a> {
+    /// Host arrays, with this step's contact lists where the backend has them.
+    Host {
+        grains: &'a Grains,
+        contacts: Option<&'a ContactLists>,
+    },
+    /// The GPU backend's own buffers.
+    Device(crate::gpu::backend::DeviceGrains<'a>),
 }
 
 /// The CPU reference as a backend.
@@ -64,6 +90,12 @@ impl Backend for CpuBackend {
     }
     fn totals(&mut self, region: &Region) -> Result<Totals> {
         Ok(reduce(&self.grains, self.stepper.contacts(), &self.walls, region))
+    }
+    fn view(&mut self) -> Result<GrainView<'_>> {
+        Ok(GrainView::Host {
+            grains: &self.grains,
+            contacts: Some(self.stepper.contacts()),
+        })
     }
 }
 
@@ -149,7 +181,32 @@ pub fn make_backend(
         ))
     };
     use crate::gpu::{AdapterChoice, GpuBackend, GpuContext};
+    let dem = setup.params.solver == SolverKind::Dem;
+    let capacity = setup.scene.solver.contact_capacity as usize;
+    let cpu = || -> Box<dyn Backend> {
+        if dem {
+            Box::new(crate::cpu::dem::CpuDemBackend::new(
+                setup.grains.clone(),
+                setup.walls(true),
+                grid,
+                capacity,
+                setup.dem,
+            ))
+        } else {
+            cpu()
+        }
+    };
     let gpu = |ctx: GpuContext| -> Result<Box<dyn Backend>> {
+        if dem {
+            return Ok(Box::new(crate::gpu::dem::GpuDemBackend::new(
+                ctx,
+                setup.grains.clone(),
+                setup.walls(true),
+                grid,
+                capacity,
+                setup.dem,
+            )?));
+        }
         Ok(Box::new(GpuBackend::new(
             ctx,
             setup.grains.clone(),
@@ -160,7 +217,7 @@ pub fn make_backend(
     };
     match choice {
         BackendChoice::Cpu => Ok(cpu()),
-        BackendChoice::Auto if setup.params.solver != SolverKind::Jacobi => {
+        BackendChoice::Auto if !matches!(setup.params.solver, SolverKind::Jacobi | SolverKind::Dem) => {
             notices.push(format!(
                 "backend auto: solver `{}` runs only on the CPU; running on the CPU",
                 setup.params.solver.name()
@@ -186,178 +243,283 @@ pub fn make_backend(
 
 /// Run a whole simulation into a result directory and return its summary.
 pub fn run(setup: &Setup, backend: &mut dyn Backend, out: &mut ResultDir, opts: &RunOptions) -> Result<Summary> {
-    let p = setup.params;
-    if !p.solver.implemented() {
-        return Err(Error::NotImplemented {
-            what: format!("solver `{}`", p.solver.name()),
-        });
+    let mut r = Run::start(setup, backend, out, opts)?;
+    while !r.done() {
+        r.advance(backend, out, u64::MAX)?;
     }
-    let scene = &setup.scene;
-    let every = scene.run.every;
-    let dt = f64::from(p.dt);
-    let settle_max = if setup.gate.is_empty() {
-        0
-    } else {
-        (scene.run.settle / dt).round() as u64
-    };
-    let discharge = match (scene.run.steps, scene.run.duration) {
-        (Some(n), _) => n,
-        (None, Some(d)) => (d / dt).round() as u64,
-        (None, None) => (crate::scene::DEFAULT_DURATION / dt).round() as u64,
-    };
-    let open_walls = setup.walls(false);
-    let region = Region {
-        gravity: p.gravity,
-        neck_y: setup.neck_y as f32,
-        bbox: setup.walls(true).bounding_box(),
-    };
-    let n = setup.grains.len() as u64;
-    let bar = progress_bar(opts, settle_max + discharge);
-    let say = |msg: String| {
-        if !opts.quiet {
-            match &bar {
+    r.finish(backend, out)
+}
+
+/// Where a run stands, for a window's title or a live colour scale.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    /// Steps taken (settle phase included).
+    pub steps: u64,
+    /// Simulated time, s.
+    pub time: f64,
+    /// Still settling (gate closed).
+    pub settling: bool,
+    /// The totals of the last diagnostics row.
+    pub totals: Totals,
+}
+
+/// A run in progress: the loop of [`run`] cut into [`Run::advance`] calls so
+/// that a window can drive it a few steps per frame. The backend and the
+/// result directory are passed to every call (not held), so the caller can
+/// render from the backend between calls.
+pub struct Run {
+    p: StepParams,
+    every: u64,
+    settle_max: u64,
+    discharge: u64,
+    settle_speed: f64,
+    /// The settle phase also waits for every grain to turn slower than this, rad/s (DEM).
+    settle_spin: f32,
+    contact_capacity: u32,
+    open_walls: Walls,
+    region: Region,
+    n: u64,
+    quiet: bool,
+    bar: Option<indicatif::ProgressBar>,
+    tally: Tally,
+    times: Vec<f64>,
+    passed: Vec<u64>,
+    start: Instant,
+    settling: bool,
+    settle_steps: u64,
+    discharge_start: f64,
+    discharge_steps: u64,
+    last_totals: Totals,
+}
+
+impl Run {
+    /// Check the solver, open the gate if there is none, write the walls and the first frame.
+    pub fn start(setup: &Setup, backend: &mut dyn Backend, out: &mut ResultDir, opts: &RunOptions) -> Result<Run> {
+        let p = setup.params;
+        if !p.solver.implemented() {
+            return Err(Error::NotImplemented {
+                what: format!("solver `{}`", p.solver.name()),
+            });
+        }
+        let scene = &setup.scene;
+        let dt = f64::from(p.dt);
+        let dem = p.solver == SolverKind::Dem;
+        let settle_max = if setup.gate.is_empty() {
+            0
+        } else if dem {
+            setup.dem.relax_max_steps
+        } else {
+            (scene.run.settle / dt).round() as u64
+        };
+        // DEM relaxes (gamma_relax) until max |v| < relax_v_tol and max |w| < relax_w_tol.
+        let (settle_speed, settle_spin) = if dem {
+            (f64::from(setup.dem.relax_v_tol), setup.dem.relax_w_tol)
+        } else {
+            (scene.run.settle_speed, f32::INFINITY)
+        };
+        let discharge = match (scene.run.steps, scene.run.duration) {
+            (Some(n), _) => n,
+            (None, Some(d)) => (d / dt).round() as u64,
+            (None, None) => (crate::scene::DEFAULT_DURATION / dt).round() as u64,
+        };
+        let open_walls = setup.walls(false);
+        let region = Region {
+            gravity: p.gravity,
+            neck_y: setup.neck_y as f32,
+            bbox: setup.walls(true).bounding_box(),
+        };
+        let n = setup.grains.len() as u64;
+        let mut r = Run {
+            p,
+            every: scene.run.every,
+            settle_max,
+            discharge,
+            settle_speed,
+            settle_spin,
+            contact_capacity: scene.solver.contact_capacity,
+            open_walls,
+            region,
+            n,
+            quiet: opts.quiet,
+            bar: progress_bar(opts, settle_max + discharge),
+            tally: Tally::default(),
+            times: Vec::new(),
+            passed: Vec::new(),
+            start: Instant::now(),
+            settling: settle_max > 0,
+            settle_steps: 0,
+            discharge_start: 0.0,
+            discharge_steps: 0,
+            last_totals: Totals::default(),
+        };
+        if !r.settling {
+            backend.set_walls(&r.open_walls);
+        }
+        backend.set_phase(if r.settling { Phase::Relax } else { Phase::Discharge });
+        out.walls(&r.open_walls)?;
+        r.last_totals = r.output(backend, out, 0, 0.0)?;
+        Ok(r)
+    }
+
+    /// Every step of the run has been taken.
+    pub fn done(&self) -> bool {
+        self.discharge_steps >= self.discharge
+    }
+
+    pub fn progress(&self) -> Progress {
+        Progress {
+            steps: self.tally.steps,
+            time: self.tally.steps as f64 * f64::from(self.p.dt),
+            settling: self.settling,
+            totals: self.last_totals,
+        }
+    }
+
+    fn say(&self, msg: String) {
+        if !self.quiet {
+            match &self.bar {
                 Some(b) => b.println(msg),
                 None => eprintln!("{msg}"),
             }
         }
-    };
-
-    let mut tally = Tally::default();
-    let mut times = Vec::new();
-    let mut passed = Vec::new();
-    let start = Instant::now();
-    let mut settling = settle_max > 0;
-    let mut settle_steps = 0u64;
-    let mut discharge_start = 0.0;
-    let mut discharge_steps = 0u64;
-    if !settling {
-        backend.set_walls(&open_walls);
     }
-    out.walls(&open_walls)?;
-    let mut last_totals = write_output(backend, out, &region, &mut tally, 0, 0.0, n, &mut times, &mut passed)?;
 
-    while discharge_steps < discharge {
-        let stats = backend.step(&p)?;
-        tally.steps += 1;
-        tally.iterations += u64::from(stats.iterations);
-        tally.since_row_iterations += u64::from(stats.iterations);
-        tally.since_row_steps += 1;
-        tally.overflow += stats.overflow;
-        if !stats.converged {
-            tally.itmax_steps += 1;
-            if tally.itmax_steps == 1 {
-                say(format!(
-                    "warning: step {}: solver hit itmax = {} (residual {:.3e} m/s); such steps are counted in summary.json",
-                    tally.steps, p.itmax, stats.residual
-                ));
-            }
-        }
-        if stats.overflow > 0 && tally.overflow == stats.overflow {
-            say(format!(
-                "warning: step {}: {} contacts did not fit in the per-grain lists (capacity {}); raise solver.contact_capacity",
-                tally.steps, stats.overflow, scene.solver.contact_capacity
-            ));
-        }
-        if stats.max_displacement > p.alert {
-            tally.alert_steps += 1;
-            if tally.alert_steps == 1 {
-                say(format!(
-                    "warning: step {}: a grain moved {:.3e} m, more than the alert distance {:.3e} m; contacts can be missed (lower dt or raise alert)",
-                    tally.steps, stats.max_displacement, p.alert
-                ));
-            }
-        }
-        tally.last = stats;
-        if settling {
-            settle_steps += 1;
-        } else {
-            discharge_steps += 1;
-        }
-        let time = tally.steps as f64 * dt;
-        if tally.steps % every == 0 {
-            let step = tally.steps;
-            last_totals = write_output(
-                backend,
-                out,
-                &region,
-                &mut tally,
-                step,
-                time,
-                n,
-                &mut times,
-                &mut passed,
-            )?;
-            if let Some(b) = &bar {
-                b.set_message(format!(
-                    "{} passed {}/{}",
-                    if settling { "settling" } else { "discharge" },
-                    last_totals.passed,
-                    n
-                ));
-            }
-        }
-        if settling
-            && (settle_steps >= settle_max
-                || (tally.steps % every == 0 && last_totals.max_speed < scene.run.settle_speed))
-        {
-            settling = false;
-            discharge_start = time;
-            backend.set_walls(&open_walls);
-            say(format!(
-                "gate opened at t = {time:.3} s after {settle_steps} settle steps"
-            ));
-            if let Some(b) = &bar {
-                b.set_length(settle_steps + discharge);
-            }
-        }
-        if let Some(b) = &bar {
-            b.set_position(tally.steps);
-        }
-    }
-    if tally.steps % every != 0 {
-        let step = tally.steps;
-        let time = step as f64 * dt;
-        last_totals = write_output(
+    fn output(&mut self, backend: &mut dyn Backend, out: &mut ResultDir, step: u64, time: f64) -> Result<Totals> {
+        write_output(
             backend,
             out,
-            &region,
-            &mut tally,
+            &self.region,
+            &mut self.tally,
             step,
             time,
-            n,
-            &mut times,
-            &mut passed,
-        )?;
+            self.n,
+            &mut self.times,
+            &mut self.passed,
+        )
     }
-    if let Some(b) = &bar {
-        b.finish_and_clear();
+
+    /// Take up to `max_steps` steps (fewer when the run ends first); returns the steps taken.
+    pub fn advance(&mut self, backend: &mut dyn Backend, out: &mut ResultDir, max_steps: u64) -> Result<u64> {
+        let p = self.p;
+        let dt = f64::from(p.dt);
+        let mut taken = 0;
+        while !self.done() && taken < max_steps {
+            let stats = backend.step(&p)?;
+            taken += 1;
+            let tally = &mut self.tally;
+            tally.steps += 1;
+            tally.iterations += u64::from(stats.iterations);
+            tally.since_row_iterations += u64::from(stats.iterations);
+            tally.since_row_steps += 1;
+            tally.overflow += stats.overflow;
+            let steps = tally.steps;
+            if !stats.converged {
+                tally.itmax_steps += 1;
+                if tally.itmax_steps == 1 {
+                    self.say(format!(
+                        "warning: step {steps}: solver hit itmax = {} (residual {:.3e} m/s); such steps are counted in summary.json",
+                        p.itmax, stats.residual
+                    ));
+                }
+            }
+            if stats.overflow > 0 && self.tally.overflow == stats.overflow {
+                self.say(format!(
+                    "warning: step {steps}: {} contacts did not fit in the per-grain lists (capacity {}); raise solver.contact_capacity",
+                    stats.overflow, self.contact_capacity
+                ));
+            }
+            if stats.max_displacement > p.alert {
+                self.tally.alert_steps += 1;
+                if self.tally.alert_steps == 1 {
+                    self.say(format!(
+                        "warning: step {steps}: a grain moved {:.3e} m, more than the alert distance {:.3e} m; contacts can be missed (lower dt or raise alert)",
+                        stats.max_displacement, p.alert
+                    ));
+                }
+            }
+            self.tally.last = stats;
+            if self.settling {
+                self.settle_steps += 1;
+            } else {
+                self.discharge_steps += 1;
+            }
+            let time = steps as f64 * dt;
+            if steps % self.every == 0 {
+                self.last_totals = self.output(backend, out, steps, time)?;
+                if let Some(b) = &self.bar {
+                    b.set_message(format!(
+                        "{} passed {}/{}",
+                        if self.settling { "settling" } else { "discharge" },
+                        self.last_totals.passed,
+                        self.n
+                    ));
+                }
+            }
+            if self.settling
+                && (self.settle_steps >= self.settle_max
+                    || (steps % self.every == 0
+                        && self.last_totals.max_speed < self.settle_speed
+                        && (self.settle_spin.is_infinite() || backend.max_angular_speed()? < self.settle_spin)))
+            {
+                self.settling = false;
+                self.discharge_start = time;
+                backend.set_walls(&self.open_walls);
+                backend.set_phase(Phase::Discharge);
+                self.say(format!(
+                    "gate opened at t = {time:.3} s after {} settle steps",
+                    self.settle_steps
+                ));
+                if let Some(b) = &self.bar {
+                    b.set_length(self.settle_steps + self.discharge);
+                }
+            }
+            if let Some(b) = &self.bar {
+                b.set_position(steps);
+            }
+        }
+        Ok(taken)
     }
-    let wall = start.elapsed().as_secs_f64();
-    let fit = fit_flow_rate(&times, &passed);
-    let summary = Summary {
-        grains: n,
-        steps: tally.steps,
-        settle_steps,
-        sim_time: tally.steps as f64 * dt,
-        discharge_start,
-        wall_seconds: wall,
-        steps_per_second: tally.steps as f64 / wall.max(1e-9),
-        grain_steps_per_second: (tally.steps * n) as f64 / wall.max(1e-9),
-        backend: backend.name().to_string(),
-        adapter: backend.adapter(),
-        solver: p.solver.name().to_string(),
-        mean_iterations: tally.iterations as f64 / tally.steps.max(1) as f64,
-        itmax_steps: tally.itmax_steps,
-        contact_overflow: tally.overflow,
-        alert_exceeded_steps: tally.alert_steps,
-        lost_grains: last_totals.lost,
-        passed: last_totals.passed,
-        flow_rate: fit.map(|f| f.rate),
-        flow_fit_window: fit.map(|f| f.window),
-        max_overlap: tally.max_overlap,
-        frames: out.frame_count() as u64,
-    };
-    Ok(summary)
+
+    /// Write the last row and frame (unless the last step wrote them) and
+    /// return the summary of the steps taken, whether or not the run is
+    /// [`done`](Run::done) (a window closed early ends the run here).
+    pub fn finish(mut self, backend: &mut dyn Backend, out: &mut ResultDir) -> Result<Summary> {
+        let dt = f64::from(self.p.dt);
+        if self.tally.steps % self.every != 0 {
+            let step = self.tally.steps;
+            self.last_totals = self.output(backend, out, step, step as f64 * dt)?;
+        }
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+        let tally = &self.tally;
+        let n = self.n;
+        let wall = self.start.elapsed().as_secs_f64();
+        let fit = fit_flow_rate(&self.times, &self.passed);
+        Ok(Summary {
+            grains: n,
+            steps: tally.steps,
+            settle_steps: self.settle_steps,
+            sim_time: tally.steps as f64 * dt,
+            discharge_start: self.discharge_start,
+            wall_seconds: wall,
+            steps_per_second: tally.steps as f64 / wall.max(1e-9),
+            grain_steps_per_second: (tally.steps * n) as f64 / wall.max(1e-9),
+            backend: backend.name().to_string(),
+            adapter: backend.adapter(),
+            solver: self.p.solver.name().to_string(),
+            mean_iterations: tally.iterations as f64 / tally.steps.max(1) as f64,
+            itmax_steps: tally.itmax_steps,
+            contact_overflow: tally.overflow,
+            alert_exceeded_steps: tally.alert_steps,
+            lost_grains: self.last_totals.lost,
+            passed: self.last_totals.passed,
+            flow_rate: fit.map(|f| f.rate),
+            flow_fit_window: fit.map(|f| f.window),
+            max_overlap: tally.max_overlap,
+            frames: out.frame_count() as u64,
+        })
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -667,6 +667,7 @@ fn reorder_matches_cpu() {
             radius: get(&ctx, &dst1[0], n),
             inv_mass: get(&ctx, &dst1[1], n),
             id: get(&ctx, &dst1[2], n),
+            ang_vel: want.ang_vel.clone(),
         };
         assert_eq!(got, want, "{}: reorder", c.name);
     }

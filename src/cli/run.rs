@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use hourglass::model::SolverKind;
-use hourglass::output::ResultDir;
+use hourglass::output::{ResultDir, Summary};
 use hourglass::scene::{BackendChoice, Scene};
 use hourglass::sim::{self, RunOptions};
 use hourglass::{Error, Result};
@@ -34,9 +34,15 @@ pub struct RunArgs {
     /// Write a frame and a diagnostics row every K steps.
     #[arg(long)]
     pub every: Option<u64>,
-    /// Watch the run in a window.
+    /// Watch the run in a window (closing it ends the run, results written).
     #[arg(long)]
     pub window: bool,
+    /// Render the result directory to PNG frames and a GIF at the end (as `hourglass render`).
+    #[arg(long)]
+    pub render: bool,
+    /// With --window: take a screenshot after K frames, then close (for tests).
+    #[arg(long, hide = true, requires = "window")]
+    pub screenshot_after: Option<u64>,
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
@@ -88,11 +94,6 @@ pub fn run(args: RunArgs) -> Result<()> {
     if let Some(e) = args.every {
         scene.run.every = e;
     }
-    if args.window {
-        return Err(Error::NotImplemented {
-            what: "`--window` (the live view)".into(),
-        });
-    }
     if !scene.solver.kind.implemented() {
         return Err(Error::NotImplemented {
             what: format!("solver `{}`", scene.solver.kind.name()),
@@ -101,9 +102,32 @@ pub fn run(args: RunArgs) -> Result<()> {
     let setup = hourglass::scene::build(&scene)?;
     let grid = sim::grid_for(&setup)?;
     sim::check_initial_state(&setup, &grid)?;
+    let out_dir = setup.scene.run.out.clone();
+    let summary = if args.window {
+        if !args.quiet {
+            for n in &setup.notices {
+                eprintln!("{n}");
+            }
+        }
+        let opts = hourglass::render::window::WindowOptions {
+            quiet: args.quiet,
+            screenshot_after: args.screenshot_after,
+        };
+        hourglass::render::window::run_live(setup, grid, opts)?
+    } else {
+        headless(&setup, grid, args.quiet)?
+    };
+    report(&summary, args.quiet);
+    if args.render {
+        super::render::render(&out_dir, &hourglass::render::movie::MovieOptions::default(), args.quiet)?;
+    }
+    Ok(())
+}
+
+/// The run without a window: progress bar, result directory, summary.json.
+fn headless(setup: &hourglass::scene::Setup, grid: hourglass::cpu::grid::Grid, quiet: bool) -> Result<Summary> {
     let mut notices = setup.notices.clone();
     let mut backend = sim::make_backend(&setup, grid, setup.scene.run.backend, &mut notices)?;
-    let quiet = args.quiet;
     let say = |m: &str| {
         if !quiet {
             eprintln!("{m}");
@@ -122,9 +146,16 @@ pub fn run(args: RunArgs) -> Result<()> {
     ));
     let mut out = ResultDir::create(&setup.scene.run.out, &setup.scene.to_toml())?;
     let opts = RunOptions { quiet, progress: true };
-    let summary = sim::run(&setup, backend.as_mut(), &mut out, &opts)?;
+    let summary = sim::run(setup, backend.as_mut(), &mut out, &opts)?;
     out.finish(&summary)?;
-    say(&format!(
+    Ok(summary)
+}
+
+fn report(summary: &Summary, quiet: bool) {
+    if quiet {
+        return;
+    }
+    eprintln!(
         "done: {} steps in {:.1} s ({:.0} steps/s, {:.3e} grain-steps/s), {} passed, {} lost, flow rate {}, mean iterations {:.1}",
         summary.steps,
         summary.wall_seconds,
@@ -136,6 +167,5 @@ pub fn run(args: RunArgs) -> Result<()> {
             .flow_rate
             .map_or("n/a".to_string(), |r| format!("{r:.1} grains/s")),
         summary.mean_iterations
-    ));
-    Ok(())
+    );
 }

@@ -8,6 +8,9 @@
 //!     -> integrate
 //! ```
 
+pub mod colored;
+pub mod coloring;
+pub mod dem;
 pub mod detect;
 pub mod grid;
 pub mod integrate;
@@ -16,6 +19,7 @@ pub mod nlgs;
 pub mod reduce;
 pub mod reorder;
 pub mod residual_max;
+pub mod uzawa;
 pub mod warm_start;
 
 use crate::error::{Error, Result};
@@ -40,6 +44,8 @@ pub struct CpuStepper {
     prev: ContactLists,
     sweep: Sweep,
     vel_free: Vec<[f32; 2]>,
+    /// Contact colours of the last coloured step (0 for other solvers).
+    pub colors: u32,
 }
 
 impl CpuStepper {
@@ -51,6 +57,7 @@ impl CpuStepper {
             prev: ContactLists::new(0, capacity),
             sweep: Sweep::default(),
             vel_free: Vec::new(),
+            colors: 0,
         }
     }
 
@@ -165,6 +172,13 @@ impl CpuStepper {
                     }
                 }
                 self.sweep.mirror(&mut self.lists.slots);
+            }
+            SolverKind::Colored => {
+                let c = colored::solve(&mut self.lists, &self.vel_free, &grains.inv_mass, &mut grains.vel, p, &mut stats);
+                self.colors = c.colors;
+            }
+            SolverKind::Uzawa => {
+                uzawa::solve(&mut self.lists, &self.vel_free, &grains.inv_mass, &mut grains.vel, p, &mut stats);
             }
             other => {
                 return Err(Error::NotImplemented {

@@ -3,7 +3,7 @@
 //! shaders/reorder.wgsl.
 //!
 //! ```text
-//!   dst[k] = src[sorted[k]]   for pos, vel, radius, inv_mass, id
+//!   dst[k] = src[sorted[k]]   for pos, vel, radius, inv_mass, id (and ang_vel, DEM)
 //! ```
 //! Grain indices change, so contact lists (and warm-start impulses, matched by
 //! index) of the previous step no longer apply.
@@ -24,5 +24,6 @@ pub fn reorder(sorted: &[u32], grains: &Grains) -> Grains {
         radius: gather(sorted, &grains.radius),
         inv_mass: gather(sorted, &grains.inv_mass),
         id: gather(sorted, &grains.id),
+        ang_vel: gather(sorted, &grains.ang_vel),
     }
 }

@@ -204,7 +204,53 @@ impl GpuBackend {
     }
 }
 
+/// The grain arrays and this step's contact lists as they sit on the device
+/// (in the backend's current order, which reordering permutes; `id` travels
+/// with the grains), for a renderer to bind in place.
+pub struct DeviceGrains<'a> {
+    pub ctx: &'a GpuContext,
+    pub len: u32,
+    /// vec2<f32> per grain, m.
+    pub pos: &'a wgpu::Buffer,
+    /// vec2<f32> per grain, m/s.
+    pub vel: &'a wgpu::Buffer,
+    /// f32 per grain, m.
+    pub radius: &'a wgpu::Buffer,
+    /// f32 per grain, 1/kg.
+    pub inv_mass: &'a wgpu::Buffer,
+    /// u32 per grain.
+    pub id: &'a wgpu::Buffer,
+    /// Contacts per grain (u32), and `capacity` [`Contact`] slots per grain.
+    pub count: &'a wgpu::Buffer,
+    pub slots: &'a wgpu::Buffer,
+    pub capacity: u32,
+}
+
+impl GpuBackend {
+    /// The device buffers of the grains and of the last step's contact lists.
+    pub fn device_grains(&self) -> DeviceGrains<'_> {
+        let g = &self.bufs.grains;
+        let last = 1 - self.cur;
+        DeviceGrains {
+            ctx: &self.ctx,
+            len: self.n as u32,
+            pos: &g[POS].buf,
+            vel: &g[VEL].buf,
+            radius: &g[RADIUS].buf,
+            inv_mass: &g[INV_MASS].buf,
+            id: &g[ID].buf,
+            count: &self.bufs.count[last],
+            slots: &self.bufs.slots[last],
+            capacity: self.capacity as u32,
+        }
+    }
+}
+
 impl Backend for GpuBackend {
+    fn view(&mut self) -> Result<crate::sim::GrainView<'_>> {
+        Ok(crate::sim::GrainView::Device(self.device_grains()))
+    }
+
     fn name(&self) -> &'static str {
         "gpu"
     }
@@ -343,6 +389,7 @@ impl Backend for GpuBackend {
                 radius: order.iter().map(|&i| radius[i]).collect(),
                 inv_mass: order.iter().map(|&i| inv_mass[i]).collect(),
                 id: order.iter().map(|&i| id[i]).collect(),
+                ang_vel: vec![0.0; n],
             };
             self.host_fresh = true;
         }

@@ -64,6 +64,12 @@ impl GpuContext {
                 )),
             };
         };
+        Self::from_adapter(&adapter).map(Some)
+    }
+
+    /// The device of an adapter the caller chose (e.g. one that can present
+    /// to a window's surface), with the adapter's own limits.
+    pub fn from_adapter(adapter: &wgpu::Adapter) -> Result<GpuContext> {
         let info = adapter.get_info();
         let limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
@@ -73,12 +79,17 @@ impl GpuContext {
             ..Default::default()
         }))
         .map_err(|e| Error::Gpu(format!("{}: cannot open the device: {e}", info.name)))?;
-        Ok(Some(GpuContext {
+        Ok(GpuContext {
             device,
             queue,
             info,
             limits,
-        }))
+        })
+    }
+
+    /// A real GPU (not a software adapter such as lavapipe).
+    pub fn is_hardware(&self) -> bool {
+        type_rank(self.info.device_type).is_some()
     }
 
     /// The adapter's name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)".

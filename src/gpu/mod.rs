@@ -17,6 +17,7 @@ pub mod bin_count;
 pub mod bin_scatter;
 pub mod buffers;
 pub mod context;
+pub mod dem;
 pub mod detect;
 pub mod free_velocity;
 pub mod integrate;

@@ -1,6 +1,8 @@
 //! Grains as a structure of arrays. Disks of radius r (m) and areal density
 //! rho (kg/m^2 per unit thickness): m = rho * pi * r^2, inverse mass 1/m
-//! (0 for a fixed grain).
+//! (0 for a fixed grain). Rotation (soft-sphere DEM): angular velocity w
+//! (rad/s, counter-clockwise positive) and moment of inertia I = 1/2 m r^2
+//! (a uniform disk), so 1/I = 2 im / r^2.
 
 /// All grains of a simulation, one entry per grain in every vector.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -15,6 +17,8 @@ pub struct Grains {
     pub inv_mass: Vec<f32>,
     /// Stable identity (index in the initial fill, which is ordered bottom-up).
     pub id: Vec<u32>,
+    /// Angular velocity, rad/s, counter-clockwise positive (DEM; stays 0 under NSCD).
+    pub ang_vel: Vec<f32>,
 }
 
 impl Grains {
@@ -27,12 +31,14 @@ impl Grains {
             .map(|&r| (1.0 / (density * std::f64::consts::PI * f64::from(r) * f64::from(r))) as f32)
             .collect();
         let id = (0..pos.len() as u32).collect();
+        let ang_vel = vec![0.0; pos.len()];
         Grains {
             pos,
             vel,
             radius,
             inv_mass,
             id,
+            ang_vel,
         }
     }
 
@@ -49,8 +55,19 @@ impl Grains {
         1.0 / f64::from(self.inv_mass[i])
     }
 
+    /// Inverse moment of inertia of grain i, 1/(kg m^2): 2 im / r^2 (0 for a fixed grain).
+    pub fn inv_inertia(&self, i: usize) -> f32 {
+        inv_inertia(self.inv_mass[i], self.radius[i])
+    }
+
     /// Largest radius, m (0 when there are no grains).
     pub fn max_radius(&self) -> f32 {
         self.radius.iter().copied().fold(0.0, f32::max)
     }
+}
+
+/// Inverse moment of inertia of a disk, 1/(kg m^2): 1/I = 1/(1/2 m r^2) = 2 im / r^2.
+#[inline]
+pub fn inv_inertia(inv_mass: f32, radius: f32) -> f32 {
+    2.0 * inv_mass / (radius * radius)
 }

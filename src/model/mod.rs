@@ -12,7 +12,7 @@ pub mod walls;
 
 pub use contact::{Body, Contact, ContactLists};
 pub use grains::Grains;
-pub use params::{SolverKind, StepParams, StepStats};
+pub use params::{DemParams, Phase, SolverKind, StepParams, StepStats};
 pub use walls::{Corner, Segment, Walls};
 
 /// Add two 2-vectors.

@@ -10,13 +10,13 @@ pub enum SolverKind {
     Jacobi,
     /// NSCD, non-linear Gauss-Seidel (sequential sweep).
     Nlgs,
-    /// NSCD, graph-coloured NLGS (not implemented yet).
+    /// NSCD, graph-coloured NLGS: colours in order, each colour in parallel (cpu::coloring).
     Colored,
     /// NSCD, the course's incremental rule dv = max(0, -u - max(0,d)/dt) (sequential).
     Seed,
-    /// NSCD, Uzawa velocity projection (not implemented yet).
+    /// NSCD, Uzawa velocity projection with a Gershgorin-safe step (cpu::uzawa).
     Uzawa,
-    /// Soft-sphere DEM (not implemented yet).
+    /// Soft-sphere DEM: Hertz contacts with friction and rolling resistance (DESIGN §1b).
     Dem,
     /// Impulse model with restitution (not implemented yet).
     Impulse,
@@ -40,7 +40,78 @@ impl SolverKind {
 
     /// Solvers that run today on the CPU path.
     pub fn implemented(self) -> bool {
-        matches!(self, SolverKind::Jacobi | SolverKind::Nlgs | SolverKind::Seed)
+        matches!(
+            self,
+            SolverKind::Jacobi
+                | SolverKind::Nlgs
+                | SolverKind::Seed
+                | SolverKind::Dem
+                | SolverKind::Colored
+                | SolverKind::Uzawa
+        )
+    }
+}
+
+/// The phase of a run, for contact models whose parameters change when the
+/// gate opens (DEM: gamma_relax while the fill relaxes, gamma_n after).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Phase {
+    /// Gate closed: the fill comes to rest.
+    Relax,
+    /// Gate open (and any run without a gate).
+    #[default]
+    Discharge,
+}
+
+/// The soft-sphere DEM contact law (`[dem]`, DESIGN §1b), resolved to the f32
+/// the steps use. Units per unit thickness; see `scene::DemSpec` for each
+/// field's meaning, default and why.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DemParams {
+    /// Hertz stiffness, N/m^2.5 (N/m^1.5 per unit thickness).
+    pub kn: f32,
+    /// Tangential viscosity, N s/m^2.
+    pub kt: f32,
+    /// Normal damping of the discharge, N s/m^2.
+    pub gamma_n: f32,
+    /// Normal damping of the relaxation, N s/m^2.
+    pub gamma_relax: f32,
+    /// Coulomb friction coefficient.
+    pub mu: f32,
+    /// Rolling-resistance coefficient.
+    pub mu_roll: f32,
+    /// Relaxation ends below this speed, m/s ...
+    pub relax_v_tol: f32,
+    /// ... and this angular speed, rad/s ...
+    pub relax_w_tol: f32,
+    /// ... or after this many steps.
+    pub relax_max_steps: u64,
+}
+
+impl Default for DemParams {
+    /// The reference parameters (`scene::DemSpec::default`).
+    fn default() -> Self {
+        DemParams {
+            kn: 1e5,
+            kt: 2e4,
+            gamma_n: 50.0,
+            gamma_relax: 200.0,
+            mu: 0.4,
+            mu_roll: 0.02,
+            relax_v_tol: 0.01,
+            relax_w_tol: 1.0,
+            relax_max_steps: 50_000,
+        }
+    }
+}
+
+impl DemParams {
+    /// Normal damping of `phase`, N s/m^2.
+    pub fn gamma(&self, phase: Phase) -> f32 {
+        match phase {
+            Phase::Relax => self.gamma_relax,
+            Phase::Discharge => self.gamma_n,
+        }
     }
 }
 

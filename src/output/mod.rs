@@ -9,6 +9,7 @@
 //!                         interrupted or failed run
 //! ```
 
+pub mod read;
 pub mod vtk;
 
 use std::fs::File;

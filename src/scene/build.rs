@@ -5,7 +5,7 @@ use super::gmsh;
 use super::hourglass;
 use super::spec::*;
 use crate::error::{Error, Result};
-use crate::model::{Grains, StepParams, Walls};
+use crate::model::{DemParams, Grains, SolverKind, StepParams, Walls};
 
 /// Everything a simulation starts from.
 #[derive(Debug, Clone)]
@@ -20,6 +20,8 @@ pub struct Setup {
     /// Height of the neck, m.
     pub neck_y: f64,
     pub params: StepParams,
+    /// The DEM contact law (`[dem]`), used when `params.solver` is `dem`.
+    pub dem: DemParams,
     /// Things the user should hear about (one line each).
     pub notices: Vec<String>,
 }
@@ -165,8 +167,10 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         resolved.run.duration = Some(DEFAULT_DURATION);
     }
     let s = &scene.solver;
-    let dt =
-        s.dt.unwrap_or_else(|| default_dt(&walls, &gate, scene.gravity, s.alert));
+    let dt = s.dt.unwrap_or_else(|| match s.kind {
+        SolverKind::Dem => dem_dt(&grains, scene.dem.kn, scene.dem.cfl),
+        _ => default_dt(&walls, &gate, scene.gravity, s.alert),
+    });
     resolved.solver.dt = Some(dt);
     let params = StepParams {
         gravity: [scene.gravity[0] as f32, scene.gravity[1] as f32],
@@ -179,6 +183,18 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         solver: s.kind,
         warm_start: s.warm_start,
     };
+    let d = &scene.dem;
+    let dem = DemParams {
+        kn: d.kn as f32,
+        kt: d.kt as f32,
+        gamma_n: d.gamma_n as f32,
+        gamma_relax: d.gamma_relax as f32,
+        mu: d.mu as f32,
+        mu_roll: d.mu_roll as f32,
+        relax_v_tol: d.relax_v_tol as f32,
+        relax_w_tol: d.relax_w_tol as f32,
+        relax_max_steps: d.relax_max_steps,
+    };
     Ok(Setup {
         scene: resolved,
         walls,
@@ -186,6 +202,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         grains,
         neck_y,
         params,
+        dem,
         notices,
     })
 }
@@ -209,6 +226,17 @@ fn default_dt(walls: &[[[f64; 2]; 2]], gate: &[[[f64; 2]; 2]], gravity: [f64; 2]
         return MAX_DEFAULT_DT;
     }
     MAX_DEFAULT_DT.min(0.8 * alert / v)
+}
+
+/// The DEM time step (DESIGN §1b): dt = cfl * min_i sqrt(m_i / k_n), s
+/// ([`MAX_DEFAULT_DT`] without movable grains).
+pub fn dem_dt(grains: &Grains, kn: f64, cfl: f64) -> f64 {
+    let m_min = (0..grains.len())
+        .filter(|&i| grains.inv_mass[i] > 0.0)
+        .map(|i| grains.mass(i))
+        .fold(f64::INFINITY, f64::min);
+    let dt = cfl * (m_min / kn).sqrt();
+    if dt.is_finite() && dt > 0.0 { dt } else { MAX_DEFAULT_DT }
 }
 
 /// The placement's own stream (radii use `fill::rng(seed)`), so a retry

@@ -17,6 +17,8 @@ pub struct Scene {
     pub walls: WallsSpec,
     pub grains: GrainsSpec,
     pub solver: SolverSpec,
+    /// Soft-sphere DEM contact law (used when `solver.kind = "dem"`).
+    pub dem: DemSpec,
     pub run: RunSpec,
     /// Where the scene came from (file name, or "built-in scene"), for errors.
     #[serde(skip)]
@@ -31,6 +33,7 @@ impl Default for Scene {
             walls: WallsSpec::default(),
             grains: GrainsSpec::default(),
             solver: SolverSpec::default(),
+            dem: DemSpec::default(),
             run: RunSpec::default(),
             origin: "built-in scene".to_string(),
         }
@@ -172,6 +175,60 @@ impl Default for SolverSpec {
             overlap_relax: 0.2,
             warm_start: true,
             contact_capacity: 32,
+        }
+    }
+}
+
+/// `[dem]`: the soft-sphere contact law of DESIGN §1b (see `cpu::dem` for the
+/// formulas). Forces are per unit thickness (2D: N/m), like the masses (kg/m).
+/// Defaults are the course's reference parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DemSpec {
+    /// Hertz normal stiffness k_n in F_n = k_n delta^1.5, N/m^1.5 per unit
+    /// thickness (N/m^2.5). Default 1e5 (reference).
+    pub kn: f64,
+    /// Tangential viscosity k_t in the trial force F_t = -k_t v_t, N s/m per
+    /// unit thickness (N s/m^2). Default 2e4 (reference).
+    pub kt: f64,
+    /// Normal viscous damping gamma_n in F_n = k_n delta^1.5 - gamma_n v_n,
+    /// N s/m per unit thickness (N s/m^2), during the discharge. Default 50 (reference).
+    pub gamma_n: f64,
+    /// Normal damping during the relaxation phase (gate closed), N s/m^2.
+    /// Default 200 (reference): four times gamma_n, so the fill comes to rest sooner.
+    pub gamma_relax: f64,
+    /// Coulomb friction coefficient: |F_t| <= mu F_n. Default 0.4 (reference).
+    pub mu: f64,
+    /// Rolling-resistance coefficient: |torque| <= mu_roll F_n r. Default 0.02 (reference).
+    pub mu_roll: f64,
+    /// Time-step factor: dt = cfl * min_i sqrt(m_i / k_n) unless `solver.dt`
+    /// is given. Default 0.1: about 30 steps per period of the stiffest
+    /// contact (a pair of the smallest grains at one radius of overlap) and
+    /// within the explicit limit dt < m_min / gamma_relax of the normal damping.
+    pub cfl: f64,
+    /// The relaxation ends when every grain is slower than this, m/s. Default 0.01.
+    pub relax_v_tol: f64,
+    /// ... and every grain turns slower than this, rad/s. Default 1 (a 3 mm
+    /// grain's rim then moves at 3 mm/s).
+    pub relax_w_tol: f64,
+    /// Longest relaxation phase, steps (then the gate opens anyway). Default 50000
+    /// (about 2 s at the default dt).
+    pub relax_max_steps: u64,
+}
+
+impl Default for DemSpec {
+    fn default() -> Self {
+        DemSpec {
+            kn: 1e5,
+            kt: 2e4,
+            gamma_n: 50.0,
+            gamma_relax: 200.0,
+            mu: 0.4,
+            mu_roll: 0.02,
+            cfl: 0.1,
+            relax_v_tol: 0.01,
+            relax_w_tol: 1.0,
+            relax_max_steps: 50_000,
         }
     }
 }

@@ -193,6 +193,17 @@ impl Scene {
             ));
         }
 
+        let d = &self.dem;
+        c.positive("dem.kn", d.kn)?;
+        c.non_negative("dem.kt", d.kt)?;
+        c.non_negative("dem.gamma_n", d.gamma_n)?;
+        c.non_negative("dem.gamma_relax", d.gamma_relax)?;
+        c.non_negative("dem.mu", d.mu)?;
+        c.non_negative("dem.mu_roll", d.mu_roll)?;
+        c.positive("dem.cfl", d.cfl)?;
+        c.positive("dem.relax_v_tol", d.relax_v_tol)?;
+        c.positive("dem.relax_w_tol", d.relax_w_tol)?;
+
         let r = &self.run;
         if r.duration.is_some() && r.steps.is_some() {
             return Err(Error::field(

@@ -1,0 +1,64 @@
+// Stage dem_force: force and torque on each grain from its own contact list
+// (Hertz + damping normal force, implicit viscous friction capped by Coulomb,
+// rolling resistance); no atomics. The law and its derivation: src/cpu/dem/mod.rs.
+// CPU twin: cpu::dem::force::dem_force.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<uniform> law: DemLaw;
+@group(0) @binding(2) var<storage, read> count: array<u32>;
+@group(0) @binding(3) var<storage, read> slots: array<Contact>;
+@group(0) @binding(4) var<storage, read> radius: array<f32>;
+@group(0) @binding(5) var<storage, read> inv_mass: array<f32>;
+@group(0) @binding(6) var<storage, read> vel: array<vec2<f32>>;
+@group(0) @binding(7) var<storage, read> ang_vel: array<f32>;
+@group(0) @binding(8) var<storage, read_write> force: array<vec2<f32>>;
+@group(0) @binding(9) var<storage, read_write> torque: array<f32>;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= params.n_grains {
+        return;
+    }
+    let listed = min(count[i], CAPACITY);
+    let r_a = radius[i];
+    let v_a = vel[i];
+    let w_a = ang_vel[i];
+    var f = vec2<f32>(0.0, 0.0);
+    var tau = 0.0;
+    var m_roll = 0.0;
+    for (var s = 0u; s < listed; s++) {
+        let c = slots[i * CAPACITY + s];
+        let delta = -c.gap;
+        if delta <= 0.0 {
+            continue;
+        }
+        var v_b = vec2<f32>(0.0, 0.0);
+        var w_b = 0.0;
+        var r_b = 0.0;
+        if (c.other & (BODY_SEGMENT | BODY_CORNER)) == 0u {
+            v_b = vel[c.other];
+            w_b = ang_vel[c.other];
+            r_b = radius[c.other];
+        }
+        let n = c.normal;
+        let t = vec2<f32>(-n.y, n.x);
+        let dv = vec2<f32>(v_a.x - v_b.x, v_a.y - v_b.y);
+        let u = dv.x * n.x + dv.y * n.y;
+        let vt = (dv.x * t.x + dv.y * t.y) - (r_a * w_a + r_b * w_b);
+        let fn_ = max(law.kn * delta * sqrt(delta) - law.gamma * u, 0.0);
+        let cap = law.mu * fn_;
+        let ft = min(max(-law.kt * vt / (1.0 + law.kt * 3.0 * c.inv_mass_sum * law.dt), -cap), cap);
+        f.x += fn_ * n.x + ft * t.x;
+        f.y += fn_ * n.y + ft * t.y;
+        tau -= r_a * ft;
+        m_roll += law.mu_roll * fn_ * r_a;
+    }
+    let inv_i = 2.0 * inv_mass[i] / (r_a * r_a);
+    if inv_i > 0.0 {
+        tau += min(max(-(tau + w_a / (inv_i * law.dt)), -m_roll), m_roll);
+    }
+    force[i] = f;
+    torque[i] = tau;
+}

@@ -1,0 +1,62 @@
+// Stage dem_integrate: velocity Verlet's half kicks and drift.
+//   kick_drift: v += dt/2 (g + im F); w += dt/2 (1/I) T; x += dt v
+//   kick:       v += dt/2 (g + im F); w += dt/2 (1/I) T; stats[STAT_SPEED2] = max |v|^2
+// 1/I = 2 im / r^2; a fixed grain (im = 0) keeps v, w and drifts.
+// CPU twin: cpu::dem::integrate::{kick_drift, kick}.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> pos: array<vec2<f32>>;
+@group(0) @binding(2) var<storage, read_write> vel: array<vec2<f32>>;
+@group(0) @binding(3) var<storage, read_write> ang_vel: array<f32>;
+@group(0) @binding(4) var<storage, read> force: array<vec2<f32>>;
+@group(0) @binding(5) var<storage, read> torque: array<f32>;
+@group(0) @binding(6) var<storage, read> radius: array<f32>;
+@group(0) @binding(7) var<storage, read> inv_mass: array<f32>;
+@group(0) @binding(8) var<storage, read_write> stats: array<atomic<u32>>;
+
+var<workgroup> wg_speed2: atomic<u32>;
+
+// The half kick of grain i; returns its new velocity.
+fn half_kick(i: u32) -> vec2<f32> {
+    let h = 0.5 * params.dt;
+    let im = inv_mass[i];
+    var v = vel[i];
+    if im > 0.0 {
+        let f = force[i];
+        let r = radius[i];
+        v = vec2<f32>(v.x + h * (params.gravity.x + im * f.x), v.y + h * (params.gravity.y + im * f.y));
+        vel[i] = v;
+        ang_vel[i] = ang_vel[i] + h * (2.0 * im / (r * r)) * torque[i];
+    }
+    return v;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn kick_drift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+              @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= params.n_grains {
+        return;
+    }
+    let v = half_kick(i);
+    let x = pos[i];
+    pos[i] = vec2<f32>(x.x + params.dt * v.x, x.y + params.dt * v.y);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn kick(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    if lid == 0u {
+        atomicStore(&wg_speed2, 0u);
+    }
+    workgroupBarrier();
+    let i = flat_index(wid, nwg, lid);
+    if i < params.n_grains {
+        let v = half_kick(i);
+        atomicMax(&wg_speed2, bitcast<u32>(max(v.x * v.x + v.y * v.y, 0.0)));
+    }
+    workgroupBarrier();
+    if lid == 0u {
+        atomicMax(&stats[STAT_SPEED2], atomicLoad(&wg_speed2));
+    }
+}

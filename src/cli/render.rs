@@ -1,0 +1,90 @@
+//! `hourglass render DIR`: PNG frames, an animated GIF (and an MP4 with
+//! ffmpeg) of a result directory, offscreen.
+
+use std::path::PathBuf;
+
+use hourglass::Result;
+use hourglass::render::ColorMode;
+use hourglass::render::movie::{MovieOptions, render_dir};
+
+/// Colour modes a result directory can show (frames hold no contact loads).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModeArg {
+    Height,
+    Speed,
+    Radius,
+}
+
+impl From<ModeArg> for ColorMode {
+    fn from(m: ModeArg) -> ColorMode {
+        match m {
+            ModeArg::Height => ColorMode::Height,
+            ModeArg::Speed => ColorMode::Speed,
+            ModeArg::Radius => ColorMode::Radius,
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct RenderArgs {
+    /// A result directory written by `hourglass run`.
+    pub dir: PathBuf,
+    #[command(flatten)]
+    pub movie: MovieArgs,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// The picture options (`hourglass run --render` uses their defaults).
+#[derive(clap::Args, Clone, Copy)]
+pub struct MovieArgs {
+    /// Picture width, px.
+    #[arg(long, default_value_t = 640)]
+    pub width: u32,
+    /// Picture height, px.
+    #[arg(long, default_value_t = 640)]
+    pub height: u32,
+    /// Frames per second of the GIF / MP4.
+    #[arg(long, default_value_t = 20.0)]
+    pub fps: f64,
+    /// Render every K-th frame.
+    #[arg(long = "every", default_value_t = 1)]
+    pub frame_every: usize,
+    /// Colour of the grains.
+    #[arg(long, value_enum, default_value_t = ModeArg::Height)]
+    pub color: ModeArg,
+}
+
+impl MovieArgs {
+    pub fn options(&self) -> MovieOptions {
+        MovieOptions {
+            width: self.width,
+            height: self.height,
+            fps: self.fps,
+            every: self.frame_every,
+            mode: self.color.into(),
+        }
+    }
+}
+
+pub fn render(dir: &std::path::Path, opts: &MovieOptions, quiet: bool) -> Result<()> {
+    let m = render_dir(dir, opts)?;
+    if !quiet {
+        eprintln!(
+            "render: {} frames ({}x{}, {}) -> {}/, {}{}",
+            m.pngs.len(),
+            opts.width,
+            opts.height,
+            m.adapter,
+            dir.join("render").display(),
+            m.gif.display(),
+            m.mp4.as_ref().map_or(String::new(), |p| format!(", {}", p.display()))
+        );
+    }
+    Ok(())
+}
+
+pub fn run(args: RenderArgs) -> Result<()> {
+    render(&args.dir, &args.movie.options(), args.quiet)
+}

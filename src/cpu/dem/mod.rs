@@ -1,0 +1,262 @@
+//! Soft-sphere DEM (DESIGN §1b): Hertz contacts with viscous damping, viscous
+//! friction capped by Coulomb, rolling resistance, velocity Verlet. The CPU
+//! reference of the GPU path in `gpu::dem`.
+//!
+//! # Contact law
+//! A contact of grain a (centre x_a, radius r_a, velocity v_a, angular velocity
+//! w_a, counter-clockwise positive) with body b (a grain, or a wall segment or
+//! corner with v_b = 0, w_b = 0, r_b = 0). From the detection: n, the unit
+//! normal from b towards a, and the gap d; overlap delta = -d. Tangent
+//! t = perp(n) = (-n_y, n_x). Contact points: a's surface at x_a - r_a n, b's
+//! at x_b + r_b n. A point at offset p from a centre turning at w moves at
+//! w perp(p), so the relative velocity of a's contact point to b's is
+//!
+//! ```text
+//!   v_rel = (v_a - v_b) - (r_a w_a + r_b w_b) t
+//!   v_n   = (v_a - v_b) . n                          (< 0: approaching)
+//!   v_t   = (v_a - v_b) . t - (r_a w_a + r_b w_b)
+//!   F_n   = max(0, k_n delta^1.5 - gamma v_n)        (never attractive)
+//!   F_t   = clamp(-k_t v_t / (1 + k_t W_t dt), -mu F_n, mu F_n),   W_t = 3 (im_a + im_b)
+//!   force on a  = F_n n + F_t t
+//!   torque on a = (-r_a n) x (F_n n + F_t t) = -r_a F_t
+//! ```
+//! gamma is gamma_relax while the gate is closed, gamma_n after ([`Phase`]).
+//! In b's own list n and t flip sign and v_n, v_t (hence F_n, F_t) come out
+//! bit-identical, so the force on b is exactly minus the force on a (its
+//! torque -r_b F_t): each grain gathers its own list with no atomics.
+//!
+//! The tangential trial force is the viscous -k_t v_t of DESIGN §1b taken
+//! implicitly (backward Euler over one step): W_t = im + r^2/I summed over both
+//! disks (= 3 im each for I = m r^2/2) is the inverse mass the slip sees, and
+//! the explicit form is only stable for dt < 2/(k_t W_t) (6e-7 s for the
+//! smallest reference grain against a wall, 70x below the CFL step). Where
+//! dt k_t W_t << 1 the two are the same force; where not, the implicit one stops
+//! the slip within a step instead of reversing it.
+//!
+//! Rolling resistance: torque -mu_r F_n r_a sign(w_a) per contact. Its sign
+//! jumps at w = 0, so, as for Coulomb friction, the torque of a grain that
+//! would stop turning within the step is the one that stops it:
+//!
+//! ```text
+//!   M_r = sum_contacts mu_r F_n r_a,   T_r = clamp(-(T + I w_a/dt), -M_r, M_r)
+//! ```
+//! (T the contact torques above). While the grain turns, T_r = -M_r sign(w);
+//! at rest it holds any torque up to M_r (static rolling resistance).
+//!
+//! Units, per unit thickness (2D): forces N/m, masses kg/m (m = rho pi r^2),
+//! k_n N/m^2.5 (N/m^1.5 per unit thickness), k_t and gamma N s/m^2, torques N.
+//!
+//! # One step (velocity Verlet)
+//! ```text
+//!   dem_integrate.kick_drift -> bin_count prefix_sum bin_scatter detect -> dem_force
+//!     -> dem_integrate.kick
+//! ```
+//! The force of the previous step is kept, so each step evaluates the law once
+//! (with the half-step velocities). dt = cfl min_i sqrt(m_i/k_n) unless given
+//! (`scene::build::dem_dt`).
+
+pub mod force;
+pub mod integrate;
+
+use force::{DemLaw, ForceInput};
+use integrate::Integrand;
+
+use super::detect::{self, DetectInput};
+use super::grid::{Bins, Grid};
+use super::reduce::{Region, Totals, reduce};
+use crate::error::Result;
+use crate::model::{Body, ContactLists, DemParams, Grains, Phase, StepParams, StepStats, Walls, dot};
+use crate::sim::Backend;
+
+/// The law of `phase` at time step `dt`.
+pub fn law(dem: &DemParams, phase: Phase, dt: f32) -> DemLaw {
+    DemLaw {
+        kn: dem.kn,
+        kt: dem.kt,
+        gamma: dem.gamma(phase),
+        mu: dem.mu,
+        mu_roll: dem.mu_roll,
+        dt,
+    }
+}
+
+/// Scratch state of the CPU DEM path: bins, contact lists, the last force.
+#[derive(Debug, Clone)]
+pub struct DemStepper {
+    pub grid: Grid,
+    pub bins: Bins,
+    pub lists: ContactLists,
+    /// Force (N/m) and torque (N) of the last `dem_force`.
+    pub force: Vec<[f32; 2]>,
+    pub torque: Vec<f32>,
+    /// `force` belongs to the current positions and walls.
+    primed: bool,
+    pub dem: DemParams,
+    pub phase: Phase,
+}
+
+impl DemStepper {
+    pub fn new(grid: Grid, capacity: usize, dem: DemParams) -> Self {
+        DemStepper {
+            grid,
+            bins: Bins::default(),
+            lists: ContactLists::new(0, capacity),
+            force: Vec::new(),
+            torque: Vec::new(),
+            primed: false,
+            dem,
+            phase: Phase::Discharge,
+        }
+    }
+
+    /// The walls changed: recompute the force before the next drift.
+    pub fn invalidate(&mut self) {
+        self.primed = false;
+    }
+
+    /// Binning and detection at the current positions.
+    pub fn detect(&mut self, grains: &Grains, walls: &Walls, alert: f32) {
+        self.bins.build(&self.grid, &grains.pos);
+        let inp = DetectInput {
+            grid: &self.grid,
+            cell_start: &self.bins.cell_start,
+            sorted: &self.bins.sorted,
+            pos: &grains.pos,
+            radius: &grains.radius,
+            inv_mass: &grains.inv_mass,
+            walls,
+            alert,
+        };
+        detect::detect(&inp, &mut self.lists);
+    }
+
+    /// Stage `dem_force` on the current lists.
+    pub fn force(&mut self, grains: &Grains, dt: f32) {
+        let n = grains.len();
+        self.force.resize(n, [0.0; 2]);
+        self.torque.resize(n, 0.0);
+        let inp = ForceInput {
+            law: law(&self.dem, self.phase, dt),
+            capacity: self.lists.capacity,
+            count: &self.lists.count,
+            slots: &self.lists.slots,
+            radius: &grains.radius,
+            inv_mass: &grains.inv_mass,
+            vel: &grains.vel,
+            ang_vel: &grains.ang_vel,
+        };
+        force::dem_force(&inp, &mut self.force, &mut self.torque);
+    }
+
+    /// Advance the grains by one velocity-Verlet step.
+    pub fn step(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> StepStats {
+        if !self.primed || self.force.len() != grains.len() {
+            self.detect(grains, walls, p.alert);
+            self.force(grains, p.dt);
+            self.primed = true;
+        }
+        integrate::kick_drift(self.integrand(grains), p.gravity, p.dt);
+        self.detect(grains, walls, p.alert);
+        self.force(grains, p.dt);
+        integrate::kick(self.integrand(grains), p.gravity, p.dt);
+        let vmax = grains.vel.iter().map(|v| dot(*v, *v)).fold(0.0f32, f32::max).sqrt();
+        StepStats {
+            iterations: 0,
+            converged: true,
+            residual: 0.0,
+            contacts: self.lists.distinct(),
+            overflow: self.lists.overflow(),
+            max_displacement: vmax * p.dt,
+            ..StepStats::default()
+        }
+    }
+
+    fn integrand<'a>(&'a self, g: &'a mut Grains) -> Integrand<'a> {
+        Integrand {
+            pos: &mut g.pos,
+            vel: &mut g.vel,
+            ang_vel: &mut g.ang_vel,
+            force: &self.force,
+            torque: &self.torque,
+            radius: &g.radius,
+            inv_mass: &g.inv_mass,
+        }
+    }
+}
+
+/// Translational plus rotational kinetic energy, J/m: sum 1/2 m |v|^2 + 1/2 I w^2.
+pub fn kinetic_energy(grains: &Grains) -> f64 {
+    (0..grains.len())
+        .filter(|&i| grains.inv_mass[i] > 0.0)
+        .map(|i| {
+            let v = grains.vel[i];
+            let w = f64::from(grains.ang_vel[i]);
+            0.5 * grains.mass(i) * f64::from(dot(v, v)) + 0.5 * w * w / f64::from(grains.inv_inertia(i))
+        })
+        .sum()
+}
+
+/// Elastic energy stored in the listed overlaps, J/m: sum over distinct
+/// contacts of 2/5 k_n delta^2.5 (the potential of the Hertz force).
+pub fn elastic_energy(lists: &ContactLists, kn: f32) -> f64 {
+    let mut e = 0.0;
+    for i in 0..lists.grains() {
+        for c in lists.of(i) {
+            if matches!(c.body(), Body::Grain(j) if (j as usize) < i) || c.gap >= 0.0 {
+                continue;
+            }
+            e += 0.4 * f64::from(kn) * f64::from(-c.gap).powf(2.5);
+        }
+    }
+    e
+}
+
+/// Largest |w| of any grain, rad/s.
+pub fn max_angular_speed(grains: &Grains) -> f32 {
+    grains.ang_vel.iter().fold(0.0f32, |m, w| m.max(w.abs()))
+}
+
+/// The CPU DEM reference as a [`Backend`].
+pub struct CpuDemBackend {
+    pub grains: Grains,
+    pub walls: Walls,
+    pub stepper: DemStepper,
+}
+
+impl CpuDemBackend {
+    pub fn new(grains: Grains, walls: Walls, grid: Grid, capacity: usize, dem: DemParams) -> Self {
+        CpuDemBackend {
+            grains,
+            walls,
+            stepper: DemStepper::new(grid, capacity, dem),
+        }
+    }
+}
+
+impl Backend for CpuDemBackend {
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+    fn adapter(&self) -> String {
+        format!("CPU ({} threads)", rayon::current_num_threads())
+    }
+    fn step(&mut self, p: &StepParams) -> Result<StepStats> {
+        Ok(self.stepper.step(&mut self.grains, &self.walls, p))
+    }
+    fn set_walls(&mut self, walls: &Walls) {
+        self.walls = walls.clone();
+        self.stepper.invalidate();
+    }
+    fn grains(&mut self) -> Result<&Grains> {
+        Ok(&self.grains)
+    }
+    fn totals(&mut self, region: &Region) -> Result<Totals> {
+        Ok(reduce(&self.grains, &self.stepper.lists, &self.walls, region))
+    }
+    fn set_phase(&mut self, phase: Phase) {
+        self.stepper.phase = phase;
+    }
+    fn max_angular_speed(&mut self) -> Result<f32> {
+        Ok(max_angular_speed(&self.grains))
+    }
+}

@@ -1,0 +1,120 @@
+//! Uzawa (Maury's velocity projection): CPU twin of shaders/uzawa.wgsl.
+//!
+//! The step's velocity is the projection of v_free onto the admissible set
+//! (DESIGN §1a, with the raw gap so that overlaps are pushed out):
+//! ```text
+//!   min 1/2 |v - v_free|_M^2   s.t.   d_c + dt u_c >= 0   for every contact c
+//! ```
+//! solved by projected gradient on the dual (the impulses):
+//! ```text
+//!   uzawa_contact:  P_c' = max(0, P_c - rho_c (u_c + d_c/dt))   (one velocity snapshot)
+//!   jacobi_gather:  v_a  = v_free_a + im_a sum_c P_c n_c
+//! ```
+//! Step size. The dual Hessian is the Delassus operator D = H^T M^-1 H, with
+//! D_cc = W_c and |D_cc'| <= im_g for contacts sharing grain g. Its Gershgorin
+//! row sum for c = (a, b) is g_c = im_a N_a + im_b N_b (N = listed contacts of
+//! a grain), and the row sums of diag(1/g) D are all <= 1, so the gradient
+//! step scaled by rho_c = s / g_c converges for any s in (0, 2)
+//! (`solver.uzawa_rho`, default 1: the largest step the bound guarantees with
+//! margin). Unlike Jacobi's omega, s needs no study: it is safe by
+//! construction, whatever the coordination of the pile. Both copies of a
+//! grain-grain contact compute the same g_c (im_a N_a + im_b N_b is commutative),
+//! so they stay bit-identical, as in Jacobi.
+
+use rayon::prelude::*;
+
+use super::PAR_MIN;
+use super::jacobi::other_velocity;
+use crate::model::{Body, Contact, dot, sub};
+
+/// rho_c / s = 1 / (im_a N_a + im_b N_b) of a contact of grain `i` (0 when both are fixed).
+#[inline]
+pub fn step_of(c: &Contact, i: usize, count: &[u32], capacity: usize, inv_mass: &[f32]) -> f32 {
+    let n = |g: usize| (count[g] as usize).min(capacity) as f32;
+    let gb = match c.body() {
+        Body::Grain(j) => inv_mass[j as usize] * n(j as usize),
+        _ => 0.0,
+    };
+    let g = inv_mass[i] * n(i) + gb;
+    if g > 0.0 { 1.0 / g } else { 0.0 }
+}
+
+/// Stage `uzawa_contact`: new impulses of every contact from one velocity
+/// snapshot; returns the largest |P' - P| / rho_c (= |u + d/dt| where the
+/// projection is inactive), m/s.
+#[allow(clippy::too_many_arguments)]
+pub fn uzawa_contact(
+    count: &[u32],
+    slots: &mut [Contact],
+    capacity: usize,
+    vel: &[[f32; 2]],
+    inv_mass: &[f32],
+    inv_dt: f32,
+    scale: f32,
+) -> f32 {
+    if capacity == 0 {
+        return 0.0;
+    }
+    slots
+        .par_chunks_mut(capacity)
+        .zip(count)
+        .with_min_len(PAR_MIN)
+        .enumerate()
+        .map(|(i, (list, &n))| {
+            let mut worst = 0.0f32;
+            for c in list.iter_mut().take(n as usize) {
+                let rho = scale * step_of(c, i, count, capacity, inv_mass);
+                if rho == 0.0 {
+                    continue;
+                }
+                let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal);
+                let t = u + c.gap * inv_dt;
+                let p = (c.impulse - rho * t).max(0.0);
+                worst = worst.max((p - c.impulse).abs() / rho);
+                c.impulse = p;
+            }
+            worst
+        })
+        .reduce(|| 0.0, f32::max)
+}
+
+/// Fraction s of the Gershgorin-safe step: rho_c = s / (im_a N_a + im_b N_b),
+/// convergent for s in (0, 2); 1 leaves a factor 2 of margin.
+pub const UZAWA_STEP: f32 = 1.0;
+
+/// The Uzawa solver of one step on the CPU path.
+pub fn solve(
+    lists: &mut crate::model::ContactLists,
+    vel_free: &[[f32; 2]],
+    inv_mass: &[f32],
+    vel: &mut [[f32; 2]],
+    p: &crate::model::StepParams,
+    stats: &mut crate::model::StepStats,
+) {
+    solve_with(lists, vel_free, inv_mass, vel, p, stats, UZAWA_STEP);
+}
+
+/// [`solve`] with step fraction `scale` (the study sweeps it).
+pub fn solve_with(
+    lists: &mut crate::model::ContactLists,
+    vel_free: &[[f32; 2]],
+    inv_mass: &[f32],
+    vel: &mut [[f32; 2]],
+    p: &crate::model::StepParams,
+    stats: &mut crate::model::StepStats,
+    scale: f32,
+) {
+    let k = lists.capacity;
+    let (inv_dt, threshold) = (1.0 / p.dt, p.tol / p.dt);
+    super::jacobi::jacobi_gather(&lists.count, &lists.slots, k, vel_free, inv_mass, vel);
+    while stats.iterations < p.itmax {
+        let r = uzawa_contact(&lists.count, &mut lists.slots, k, vel, inv_mass, inv_dt, scale);
+        super::jacobi::jacobi_gather(&lists.count, &lists.slots, k, vel_free, inv_mass, vel);
+        stats.iterations += 1;
+        stats.residual = r;
+        if r < threshold {
+            stats.converged = true;
+            break;
+        }
+    }
+}

@@ -1,0 +1,320 @@
+//! `hourglass plot DIR`: PNG plots of a result directory, drawn with a tiny
+//! rasteriser and the bitmap font of [`crate::render::font`] (no system fonts).
+//!
+//! ```text
+//!   DIR/plot_passed.png   grains passed vs time, and the fitted flow-rate line
+//!                         over summary.json's flow_fit_window
+//!   DIR/plot_energy.png   kinetic and potential energy vs time (two panels)
+//!   DIR/plot_solver.png   mean solver iterations and residual (log) vs time
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use image::{Rgba, RgbaImage};
+
+use crate::error::Result;
+use crate::output::read;
+use crate::render::font::{GLYPH, draw_text, short_number, text_width};
+
+/// Picture size of one plot, px.
+pub const WIDTH: u32 = 800;
+pub const PANEL_HEIGHT: u32 = 360;
+
+const BG: [u8; 4] = [255, 255, 255, 255];
+const AXIS: [u8; 4] = [40, 40, 40, 255];
+const GRID: [u8; 4] = [228, 228, 228, 255];
+pub const BLUE: [u8; 4] = [31, 119, 180, 255];
+pub const ORANGE: [u8; 4] = [255, 127, 14, 255];
+pub const GREEN: [u8; 4] = [44, 160, 44, 255];
+pub const RED: [u8; 4] = [214, 39, 40, 255];
+
+/// One line of a panel.
+#[derive(Debug, Clone)]
+pub struct Series {
+    pub label: String,
+    pub color: [u8; 4],
+    pub points: Vec<(f64, f64)>,
+}
+
+/// One set of axes.
+#[derive(Debug, Clone)]
+pub struct Panel {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub series: Vec<Series>,
+    /// Logarithmic y axis (non-positive values are left out).
+    pub log_y: bool,
+}
+
+/// Tick positions covering [lo, hi]: steps of 1, 2 or 5 x 10^k, about five of them.
+pub fn ticks(lo: f64, hi: f64) -> Vec<f64> {
+    if !(lo.is_finite() && hi.is_finite()) || hi <= lo {
+        return vec![lo];
+    }
+    let raw = (hi - lo) / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    let mut t = (lo / step).ceil() * step;
+    let mut out = Vec::new();
+    while t <= hi + step * 1e-9 {
+        out.push(if t.abs() < step * 1e-9 { 0.0 } else { t });
+        t += step;
+    }
+    out
+}
+
+fn line(img: &mut RgbaImage, a: (f64, f64), b: (f64, f64), color: [u8; 4], clip: [i64; 4]) {
+    let steps = ((b.0 - a.0).abs().max((b.1 - a.1).abs()).ceil() as usize).clamp(1, 100_000);
+    for k in 0..=steps {
+        let t = k as f64 / steps as f64;
+        let x = (a.0 + (b.0 - a.0) * t).round() as i64;
+        let y = (a.1 + (b.1 - a.1) * t).round() as i64;
+        for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+            let (px, py) = (x + dx, y + dy);
+            if px >= clip[0] && px <= clip[2] && py >= clip[1] && py <= clip[3] {
+                img.put_pixel(px as u32, py as u32, Rgba(color));
+            }
+        }
+    }
+}
+
+fn rect(img: &mut RgbaImage, x0: i64, y0: i64, x1: i64, y1: i64, color: [u8; 4]) {
+    for y in y0.max(0)..=y1.min(img.height() as i64 - 1) {
+        for x in x0.max(0)..=x1.min(img.width() as i64 - 1) {
+            img.put_pixel(x as u32, y as u32, Rgba(color));
+        }
+    }
+}
+
+/// Draw `panel` into the box [x0, y0, x0 + w, y0 + h] of `img`.
+fn draw_panel(img: &mut RgbaImage, panel: &Panel, x0: u32, y0: u32, w: u32, h: u32) {
+    let (left, right, top, bottom) = (84i64, 24i64, 34i64, 46i64);
+    let (px0, py0) = (x0 as i64 + left, y0 as i64 + top);
+    let (px1, py1) = (x0 as i64 + w as i64 - right, y0 as i64 + h as i64 - bottom);
+    let fy = |v: f64| if panel.log_y { v.log10() } else { v };
+    let pts = || {
+        panel
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter())
+            .filter(|p| p.0.is_finite() && p.1.is_finite() && (!panel.log_y || p.1 > 0.0))
+    };
+    let (mut xl, mut xh, mut yl, mut yh) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+    for &(x, y) in pts() {
+        xl = xl.min(x);
+        xh = xh.max(x);
+        yl = yl.min(fy(y));
+        yh = yh.max(fy(y));
+    }
+    if !xl.is_finite() {
+        (xl, xh, yl, yh) = (0.0, 1.0, 0.0, 1.0);
+    }
+    if xh <= xl {
+        xh = xl + 1.0;
+    }
+    if yh <= yl {
+        let pad = if yl == 0.0 { 1.0 } else { 0.1 * yl.abs() };
+        (yl, yh) = (yl - pad, yh + pad);
+    } else {
+        let pad = 0.05 * (yh - yl);
+        (yl, yh) = (yl - pad, yh + pad);
+    }
+    let sx = |x: f64| px0 as f64 + (x - xl) / (xh - xl) * (px1 - px0) as f64;
+    let sy = |y: f64| py1 as f64 - (y - yl) / (yh - yl) * (py1 - py0) as f64;
+    let x_ticks = ticks(xl, xh);
+    let y_ticks = if panel.log_y {
+        (yl.ceil() as i64..=yh.floor() as i64).map(|e| e as f64).collect()
+    } else {
+        ticks(yl, yh)
+    };
+    for &t in &x_ticks {
+        let x = sx(t).round() as i64;
+        rect(img, x, py0, x, py1, GRID);
+        rect(img, x, py1, x, py1 + 4, AXIS);
+        let s = short_number(t);
+        draw_text(img, x as i32 - text_width(&s, 1) as i32 / 2, py1 as i32 + 8, &s, AXIS, 1);
+    }
+    for &t in &y_ticks {
+        let y = sy(t).round() as i64;
+        rect(img, px0, y, px1, y, GRID);
+        rect(img, px0 - 4, y, px0, y, AXIS);
+        let s = if panel.log_y {
+            format!("1e{}", t as i64)
+        } else {
+            short_number(t)
+        };
+        draw_text(
+            img,
+            px0 as i32 - 8 - text_width(&s, 1) as i32,
+            y as i32 - GLYPH as i32 / 2,
+            &s,
+            AXIS,
+            1,
+        );
+    }
+    rect(img, px0, py1, px1, py1, AXIS);
+    rect(img, px0, py0, px0, py1, AXIS);
+    draw_text(img, px0 as i32, y0 as i32 + 10, &panel.title, AXIS, 2);
+    let xl_w = text_width(&panel.x_label, 1) as i32;
+    draw_text(
+        img,
+        ((px0 + px1) / 2) as i32 - xl_w / 2,
+        py1 as i32 + 24,
+        &panel.x_label,
+        AXIS,
+        1,
+    );
+    // The y label sits above the axis (no rotated text in a bitmap font).
+    draw_text(img, x0 as i32 + 6, py0 as i32 - 12, &panel.y_label, AXIS, 1);
+    let clip = [px0, py0, px1, py1];
+    let mut legend_y = py0 as i32 + 6;
+    for s in &panel.series {
+        let mut prev: Option<(f64, f64)> = None;
+        for &(x, y) in &s.points {
+            if !(x.is_finite() && y.is_finite()) || (panel.log_y && y <= 0.0) {
+                prev = None;
+                continue;
+            }
+            let p = (sx(x), sy(fy(y)));
+            if let Some(q) = prev {
+                line(img, q, p, s.color, clip);
+            } else if s.points.len() == 1 {
+                line(img, p, p, s.color, clip);
+            }
+            prev = Some(p);
+        }
+        let lw = text_width(&s.label, 1) as i32;
+        let lx = px1 as i32 - lw - 8;
+        rect(
+            img,
+            i64::from(lx - 22),
+            i64::from(legend_y + 3),
+            i64::from(lx - 6),
+            i64::from(legend_y + 4),
+            s.color,
+        );
+        draw_text(img, lx, legend_y, &s.label, s.color, 1);
+        legend_y += 14;
+    }
+}
+
+/// Panels stacked top to bottom, `WIDTH` x `PANEL_HEIGHT` each.
+pub fn figure(panels: &[Panel]) -> RgbaImage {
+    let mut img = RgbaImage::from_pixel(WIDTH, PANEL_HEIGHT * panels.len().max(1) as u32, Rgba(BG));
+    for (k, p) in panels.iter().enumerate() {
+        draw_panel(&mut img, p, 0, k as u32 * PANEL_HEIGHT, WIDTH, PANEL_HEIGHT);
+    }
+    img
+}
+
+/// Write the three plots of `dir` and return their paths.
+pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
+    let rows = read::diagnostics(dir)?;
+    // An interrupted run has no summary: plot without the fit.
+    let summary = read::summary(dir).ok();
+    let pts = |f: &dyn Fn(&crate::output::Row) -> f64| rows.iter().map(|r| (r.time, f(r))).collect::<Vec<_>>();
+    let mut passed = vec![Series {
+        label: "passed".into(),
+        color: BLUE,
+        points: pts(&|r| r.passed as f64),
+    }];
+    if let Some(s) = &summary
+        && let (Some(rate), Some([t0, t1])) = (s.flow_rate, s.flow_fit_window)
+    {
+        // The fitted line through the rows of the window: intercept = mean(passed - rate t).
+        let inside: Vec<_> = rows.iter().filter(|r| r.time >= t0 && r.time <= t1).collect();
+        if !inside.is_empty() {
+            let b = inside.iter().map(|r| r.passed as f64 - rate * r.time).sum::<f64>() / inside.len() as f64;
+            passed.push(Series {
+                label: format!("fit {} grains/s", short_number(rate)),
+                color: RED,
+                points: vec![(t0, b + rate * t0), (t1, b + rate * t1)],
+            });
+        }
+    }
+    let energy = |label: &str, color, f: &dyn Fn(&crate::output::Row) -> f64| Panel {
+        title: format!("{label} energy"),
+        x_label: "time (s)".into(),
+        y_label: "J per m thickness".into(),
+        series: vec![Series {
+            label: label.into(),
+            color,
+            points: pts(f),
+        }],
+        log_y: false,
+    };
+    let plots = [
+        (
+            "plot_passed.png",
+            vec![Panel {
+                title: "grains through the neck".into(),
+                x_label: "time (s)".into(),
+                y_label: "grains".into(),
+                series: passed,
+                log_y: false,
+            }],
+        ),
+        (
+            "plot_energy.png",
+            vec![
+                energy("kinetic", ORANGE, &|r| r.kinetic_energy),
+                energy("potential", GREEN, &|r| r.potential_energy),
+            ],
+        ),
+        (
+            "plot_solver.png",
+            vec![
+                Panel {
+                    title: "solver iterations".into(),
+                    x_label: "time (s)".into(),
+                    y_label: "mean iterations per step".into(),
+                    series: vec![Series {
+                        label: "iterations".into(),
+                        color: BLUE,
+                        points: pts(&|r| r.iterations),
+                    }],
+                    log_y: false,
+                },
+                Panel {
+                    title: "residual".into(),
+                    x_label: "time (s)".into(),
+                    y_label: "m/s (log)".into(),
+                    series: vec![Series {
+                        label: "residual".into(),
+                        color: RED,
+                        points: pts(&|r| r.residual),
+                    }],
+                    log_y: true,
+                },
+            ],
+        ),
+    ];
+    let mut out = Vec::new();
+    for (name, panels) in plots {
+        let path = dir.join(name);
+        crate::render::save_png(&figure(&panels), &path)?;
+        out.push(path);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_and_cover_the_range() {
+        let t = ticks(0.0, 1.0);
+        assert_eq!(t.len(), 6);
+        assert!(t.iter().enumerate().all(|(k, v)| (v - 0.2 * k as f64).abs() < 1e-12));
+        let t = ticks(-3.0, 47.0);
+        assert_eq!(t.first(), Some(&0.0));
+        assert!(t.windows(2).all(|w| (w[1] - w[0] - 10.0).abs() < 1e-9));
+        assert_eq!(ticks(1.0, 1.0), vec![1.0]);
+    }
+}

@@ -1,0 +1,211 @@
+//! What a window shows: a live run ([`Live`], driven through [`sim::Run`])
+//! or a result directory replayed frame by frame ([`Replay`]).
+
+use std::path::{Path, PathBuf};
+
+use super::{Ranges, renderer::Source};
+use crate::cpu::grid::Grid;
+use crate::error::Result;
+use crate::gpu::{GpuBackend, GpuContext};
+use crate::model::{Grains, SolverKind, Walls};
+use crate::output::{ResultDir, Summary, read};
+use crate::scene::{BackendChoice, Setup};
+use crate::sim::{self, Backend, Run, RunOptions};
+
+/// A second handle on the same device (wgpu devices and queues are shared handles).
+fn share(ctx: &GpuContext) -> GpuContext {
+    GpuContext {
+        device: ctx.device.clone(),
+        queue: ctx.queue.clone(),
+        info: ctx.info.clone(),
+        limits: ctx.limits.clone(),
+    }
+}
+
+/// The backend of a windowed run. The Jacobi GPU path runs on the window's
+/// own device (`ctx`), so the renderer binds its buffers in place; every
+/// other choice is [`sim::make_backend`]'s, drawn from host arrays.
+pub fn backend_for_window(
+    setup: &Setup,
+    grid: Grid,
+    choice: BackendChoice,
+    ctx: &GpuContext,
+    notices: &mut Vec<String>,
+) -> Result<Box<dyn Backend>> {
+    let on_device = setup.params.solver == SolverKind::Jacobi
+        && (choice == BackendChoice::Gpu || (choice == BackendChoice::Auto && ctx.is_hardware()));
+    if on_device {
+        notices.push(format!("window: running on the GPU ({})", ctx.adapter_name()));
+        return Ok(Box::new(GpuBackend::new(
+            share(ctx),
+            setup.grains.clone(),
+            setup.walls(true),
+            grid,
+            setup.scene.solver.contact_capacity as usize,
+        )?));
+    }
+    if choice == BackendChoice::Auto && setup.params.solver == SolverKind::Jacobi {
+        notices.push(format!(
+            "window: {} is a software adapter; running on the CPU (use --backend gpu to force it)",
+            ctx.adapter_name()
+        ));
+        return sim::make_backend(setup, grid, BackendChoice::Cpu, notices);
+    }
+    sim::make_backend(setup, grid, choice, notices)
+}
+
+/// A run in progress, restartable.
+pub struct Live {
+    pub setup: Setup,
+    grid: Grid,
+    choice: BackendChoice,
+    ctx: GpuContext,
+    quiet: bool,
+    pub backend: Box<dyn Backend>,
+    out: Option<ResultDir>,
+    run: Option<Run>,
+    pub ranges: Ranges,
+    pub walls: Walls,
+}
+
+impl Live {
+    pub fn start(setup: Setup, grid: Grid, ctx: &GpuContext, quiet: bool) -> Result<Live> {
+        let choice = setup.scene.run.backend;
+        let mut notices = Vec::new();
+        let backend = backend_for_window(&setup, grid, choice, ctx, &mut notices)?;
+        if !quiet {
+            for n in &notices {
+                eprintln!("{n}");
+            }
+        }
+        let walls = setup.walls(false);
+        let ranges = Ranges::for_scene(&setup.grains, &setup.walls(true), setup.params.gravity, setup.params.dt);
+        let mut live = Live {
+            setup,
+            grid,
+            choice,
+            ctx: share(ctx),
+            quiet,
+            backend,
+            out: None,
+            run: None,
+            ranges,
+            walls,
+        };
+        live.begin()?;
+        Ok(live)
+    }
+
+    fn begin(&mut self) -> Result<()> {
+        let mut out = ResultDir::create(&self.setup.scene.run.out, &self.setup.scene.to_toml())?;
+        let opts = RunOptions {
+            quiet: self.quiet,
+            progress: false,
+        };
+        self.run = Some(Run::start(&self.setup, self.backend.as_mut(), &mut out, &opts)?);
+        self.out = Some(out);
+        Ok(())
+    }
+
+    /// Back to the initial state: a fresh backend and result directory.
+    pub fn restart(&mut self) -> Result<()> {
+        self.run = None;
+        self.out = None;
+        let mut notices = Vec::new();
+        self.backend = backend_for_window(&self.setup, self.grid, self.choice, &self.ctx, &mut notices)?;
+        self.begin()
+    }
+
+    pub fn advance(&mut self, steps: u64) -> Result<u64> {
+        match (&mut self.run, &mut self.out) {
+            (Some(run), Some(out)) => run.advance(self.backend.as_mut(), out, steps),
+            _ => Ok(0),
+        }
+    }
+
+    pub fn done(&self) -> bool {
+        self.run.as_ref().is_none_or(Run::done)
+    }
+
+    pub fn progress(&self) -> Option<sim::Progress> {
+        self.run.as_ref().map(Run::progress)
+    }
+
+    pub fn has_contacts(&mut self) -> bool {
+        match self.backend.view() {
+            Ok(Source::Host { contacts, .. }) => contacts.is_some(),
+            Ok(Source::Device(_)) => true,
+            Err(_) => false,
+        }
+    }
+
+    /// Write the last frame and summary.json; the run ends here.
+    pub fn finish(&mut self) -> Result<Option<Summary>> {
+        let (Some(run), Some(mut out)) = (self.run.take(), self.out.take()) else {
+            return Ok(None);
+        };
+        let summary = run.finish(self.backend.as_mut(), &mut out)?;
+        out.finish(&summary)?;
+        Ok(Some(summary))
+    }
+
+    pub fn out_dir(&self) -> PathBuf {
+        self.setup.scene.run.out.clone()
+    }
+}
+
+/// A result directory, one frame at a time.
+pub struct Replay {
+    pub dir: PathBuf,
+    pub frames: Vec<(f64, PathBuf)>,
+    pub index: usize,
+    pub grains: Grains,
+    pub walls: Walls,
+    pub ranges: Ranges,
+    /// `passed` of each diagnostics row (one per frame), when readable.
+    passed: Vec<u64>,
+}
+
+impl Replay {
+    pub fn open(dir: &Path) -> Result<Replay> {
+        let frames = read::frames(dir)?;
+        let walls = read::walls(dir)?;
+        let grains = match frames.first() {
+            Some((_, path)) => read::grains(path)?,
+            None => Grains::default(),
+        };
+        let ranges = Ranges::for_scene(&grains, &walls, [0.0, -9.81], 1e-3);
+        let passed = read::diagnostics(dir)
+            .map(|rows| rows.iter().map(|r| r.passed).collect())
+            .unwrap_or_default();
+        Ok(Replay {
+            dir: dir.to_path_buf(),
+            frames,
+            index: 0,
+            grains,
+            walls,
+            ranges,
+            passed,
+        })
+    }
+
+    /// Show frame `i` (clamped).
+    pub fn seek(&mut self, i: usize) -> Result<()> {
+        let i = i.min(self.frames.len().saturating_sub(1));
+        if i != self.index || self.grains.is_empty() {
+            if let Some((_, path)) = self.frames.get(i) {
+                self.grains = read::grains(path)?;
+            }
+            self.index = i;
+        }
+        Ok(())
+    }
+
+    pub fn time(&self) -> f64 {
+        self.frames.get(self.index).map_or(0.0, |f| f.0)
+    }
+
+    pub fn passed(&self) -> Option<u64> {
+        self.passed.get(self.index).copied()
+    }
+}
