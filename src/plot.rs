@@ -93,7 +93,7 @@ fn rect(img: &mut RgbaImage, x0: i64, y0: i64, x1: i64, y1: i64, color: [u8; 4])
 
 /// Draw `panel` into the box [x0, y0, x0 + w, y0 + h] of `img`.
 fn draw_panel(img: &mut RgbaImage, panel: &Panel, x0: u32, y0: u32, w: u32, h: u32) {
-    let (left, right, top, bottom) = (84i64, 24i64, 34i64, 46i64);
+    let (left, right, top, bottom) = (84i64, 24i64, 50i64, 46i64);
     let (px0, py0) = (x0 as i64 + left, y0 as i64 + top);
     let (px1, py1) = (x0 as i64 + w as i64 - right, y0 as i64 + h as i64 - bottom);
     let fy = |v: f64| if panel.log_y { v.log10() } else { v };
@@ -127,8 +127,13 @@ fn draw_panel(img: &mut RgbaImage, panel: &Panel, x0: u32, y0: u32, w: u32, h: u
     let sx = |x: f64| px0 as f64 + (x - xl) / (xh - xl) * (px1 - px0) as f64;
     let sy = |y: f64| py1 as f64 - (y - yl) / (yh - yl) * (py1 - py0) as f64;
     let x_ticks = ticks(xl, xh);
-    let y_ticks = if panel.log_y {
-        (yl.ceil() as i64..=yh.floor() as i64).map(|e| e as f64).collect()
+    let y_ticks: Vec<f64> = if panel.log_y {
+        // Decades, and 2 and 5 between them when the axis spans fewer than three.
+        let marks: &[f64] = if yh - yl < 3.0 { &[1.0, 2.0, 5.0] } else { &[1.0] };
+        (yl.floor() as i64..=yh.ceil() as i64)
+            .flat_map(|e| marks.iter().map(move |m| (m * 10f64.powi(e as i32)).log10()))
+            .filter(|t| *t >= yl && *t <= yh)
+            .collect()
     } else {
         ticks(yl, yh)
     };
@@ -137,14 +142,21 @@ fn draw_panel(img: &mut RgbaImage, panel: &Panel, x0: u32, y0: u32, w: u32, h: u
         rect(img, x, py0, x, py1, GRID);
         rect(img, x, py1, x, py1 + 4, AXIS);
         let s = short_number(t);
-        draw_text(img, x as i32 - text_width(&s, 1) as i32 / 2, py1 as i32 + 8, &s, AXIS, 1);
+        draw_text(
+            img,
+            x as i32 - text_width(&s, 1) as i32 / 2,
+            py1 as i32 + 8,
+            &s,
+            AXIS,
+            1,
+        );
     }
     for &t in &y_ticks {
         let y = sy(t).round() as i64;
         rect(img, px0, y, px1, y, GRID);
         rect(img, px0 - 4, y, px0, y, AXIS);
         let s = if panel.log_y {
-            format!("1e{}", t as i64)
+            format!("{:.0e}", 10f64.powf(t))
         } else {
             short_number(t)
         };
@@ -159,7 +171,7 @@ fn draw_panel(img: &mut RgbaImage, panel: &Panel, x0: u32, y0: u32, w: u32, h: u
     }
     rect(img, px0, py1, px1, py1, AXIS);
     rect(img, px0, py0, px0, py1, AXIS);
-    draw_text(img, px0 as i32, y0 as i32 + 10, &panel.title, AXIS, 2);
+    draw_text(img, px0 as i32, y0 as i32 + 6, &panel.title, AXIS, 2);
     let xl_w = text_width(&panel.x_label, 1) as i32;
     draw_text(
         img,

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use crate::model::{Grains, Walls};
 
-/// Grains as points (vertices) with point data radius, velocity and id.
+/// Grains as points (vertices) with point data radius, velocity, id and angular velocity.
 /// Open with the "Point Gaussian" representation scaled by `radius`.
 pub fn grains_vtp(grains: &Grains) -> String {
     let n = grains.len();
@@ -37,7 +37,16 @@ pub fn grains_vtp(grains: &Grains) -> String {
     for i in &grains.id {
         let _ = writeln!(s, "{i}");
     }
-    s.push_str("</DataArray>\n</PointData>\n");
+    s.push_str("</DataArray>\n");
+    // Angular velocity, rad/s (counter-clockwise positive; 0 under NSCD).
+    if grains.ang_vel.len() == n {
+        s.push_str("<DataArray type=\"Float32\" Name=\"angular_velocity\" format=\"ascii\">\n");
+        for w in &grains.ang_vel {
+            let _ = writeln!(s, "{w}");
+        }
+        s.push_str("</DataArray>\n");
+    }
+    s.push_str("</PointData>\n");
     verts(&mut s, n);
     s.push_str("</Piece>\n</PolyData>\n</VTKFile>\n");
     s

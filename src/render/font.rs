@@ -51,9 +51,15 @@ pub fn short_number(v: f64) -> String {
     } else if a >= 100.0 {
         format!("{v:.0}")
     } else if a >= 1.0 {
-        format!("{v:.2}").trim_end_matches('0').trim_end_matches('.').to_string()
+        format!("{v:.2}")
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
     } else {
-        format!("{v:.4}").trim_end_matches('0').trim_end_matches('.').to_string()
+        format!("{v:.4}")
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
     }
 }
 

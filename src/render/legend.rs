@@ -22,7 +22,11 @@ pub fn legend_image(mode: ColorMode, ranges: &Ranges) -> RgbaImage {
             (short_number(f64::from(r[0])), short_number(f64::from(r[1])))
         }
     };
-    let title = mode.name();
+    let title = match mode {
+        ColorMode::Height => format!("{} ({BANDS} bands)", mode.name()),
+        _ => mode.name().to_string(),
+    };
+    let title = title.as_str();
     let width = (STRIP_W.max(text_width(title, 1))) + 2 * PAD;
     let height = PAD + GLYPH + 4 + STRIP_H + 3 + GLYPH + PAD;
     let mut img = RgbaImage::from_pixel(width, height, Rgba(BG));
@@ -45,10 +49,5 @@ pub fn legend_image(mode: ColorMode, ranges: &Ranges) -> RgbaImage {
     draw_text(&mut img, PAD as i32, ty, &lo, FG, 1);
     let hx = (PAD + STRIP_W) as i32 - text_width(&hi, 1) as i32;
     draw_text(&mut img, hx, ty, &hi, FG, 1);
-    if mode == ColorMode::Height {
-        let label = format!("{BANDS} bands");
-        let mx = (PAD + STRIP_W / 2) as i32 - text_width(&label, 1) as i32 / 2;
-        draw_text(&mut img, mx, ty, &label, FG, 1);
-    }
     img
 }

@@ -236,7 +236,12 @@ pub fn scene_bbox(grains: &crate::model::Grains, walls: &crate::model::Walls) ->
     };
     for (p, r) in grains.pos.iter().zip(&grains.radius) {
         if p[0].is_finite() && p[1].is_finite() && walls.segments.is_empty() {
-            bb = [bb[0].min(p[0] - r), bb[1].min(p[1] - r), bb[2].max(p[0] + r), bb[3].max(p[1] + r)];
+            bb = [
+                bb[0].min(p[0] - r),
+                bb[1].min(p[1] - r),
+                bb[2].max(p[0] + r),
+                bb[3].max(p[1] + r),
+            ];
         }
     }
     if bb[0].is_finite() { bb } else { [-1.0, -1.0, 1.0, 1.0] }
@@ -262,7 +267,10 @@ mod tests {
     fn bands_cover_the_ids_bottom_up_and_the_colormap_ends_at_its_stops() {
         assert_eq!(band_color(0, 1200), BAND_PALETTE[0]);
         assert_eq!(band_color(100, 1200), BAND_PALETTE[1]);
-        assert_eq!(band_color(1199, 1200), BAND_PALETTE[(BANDS as usize - 1) % BAND_PALETTE.len()]);
+        assert_eq!(
+            band_color(1199, 1200),
+            BAND_PALETTE[(BANDS as usize - 1) % BAND_PALETTE.len()]
+        );
         assert_eq!(colormap(0.0), COLORMAP[0]);
         assert_eq!(colormap(1.0), COLORMAP[5]);
         assert_eq!(colormap(f32::NAN), COLORMAP[0]);

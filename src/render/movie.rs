@@ -73,7 +73,11 @@ pub fn render_dir(dir: &Path, opts: &MovieOptions) -> Result<Movie> {
     let target = Offscreen::new(&ctx, opts.width, opts.height);
     let frame = Frame {
         camera: Camera::fit(scene_bbox(&first, &walls), opts.width, opts.height),
-        mode: if opts.mode == ColorMode::Load { ColorMode::Height } else { opts.mode },
+        mode: if opts.mode == ColorMode::Load {
+            ColorMode::Height
+        } else {
+            opts.mode
+        },
         ranges,
         width: opts.width,
         height: opts.height,

@@ -192,7 +192,11 @@ impl Renderer {
     }
 
     pub fn set_walls(&mut self, ctx: &GpuContext, walls: &Walls) {
-        let segs: Vec<[f32; 4]> = walls.segments.iter().map(|s| [s.a[0], s.a[1], s.b[0], s.b[1]]).collect();
+        let segs: Vec<[f32; 4]> = walls
+            .segments
+            .iter()
+            .map(|s| [s.a[0], s.a[1], s.b[0], s.b[1]])
+            .collect();
         self.segments.upload(ctx, bytemuck::cast_slice(&segs));
         self.n_segments = segs.len() as u32;
     }

@@ -533,7 +533,9 @@ pub fn run_live(setup: Setup, grid: Grid, opts: WindowOptions) -> Result<Summary
     };
     app.summary = finished?;
     driven?;
-    app.summary.take().ok_or_else(|| gpu("the window closed before the run started"))
+    app.summary
+        .take()
+        .ok_or_else(|| gpu("the window closed before the run started"))
 }
 
 /// `hourglass view DIR`: replay a result directory.

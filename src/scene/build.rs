@@ -68,6 +68,20 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     };
 
     let w = &scene.walls;
+    // Fixed walls (a mesh or a list): place the grains once, or fail.
+    let mut fixed = |walls: Vec<[[f64; 2]; 2]>, gate: Vec<[[f64; 2]; 2]>, hint: &str| -> Result<_> {
+        let neck = gate_height(&gate).unwrap_or_else(|| bbox(&walls)[1]);
+        let pos = place(&radii, explicit, &walls, &gate, w.neck_y.unwrap_or(neck), g, &mut place_rng);
+        if pos.len() < radii.len() {
+            return Err(Error::GrainsDoNotFit {
+                origin: origin.clone(),
+                requested: radii.len(),
+                placed: pos.len(),
+                hint: hint.to_string(),
+            });
+        }
+        Ok((walls, gate, neck, pos))
+    };
     let (walls, gate, neck_default, positions) = if let Some(mesh) = &w.mesh {
         let m = gmsh::read_msh(mesh)?;
         let (mut walls, mut gate) = (Vec::new(), Vec::new());
@@ -77,35 +91,11 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         // Written out absolute: a relative path would resolve against the
         // result directory when the written scene.toml is loaded again.
         resolved.walls.mesh = Some(std::path::absolute(mesh).unwrap_or_else(|_| mesh.clone()));
-        let neck = gate_height(&gate).unwrap_or_else(|| bbox(&walls)[1]);
-        let pos = place_or_fail(
-            &radii,
-            explicit,
-            &walls,
-            &gate,
-            w.neck_y.unwrap_or(neck),
-            g,
-            &mut place_rng,
-            &origin,
-            "lower grains.count or use a larger mesh",
-        )?;
-        (walls, gate, neck, pos)
+        fixed(walls, gate, "lower grains.count or use a larger mesh")?
     } else if let Some(segments) = &w.segments {
         let walls: Vec<_> = segments.iter().map(line).collect();
         let gate: Vec<_> = w.gate.iter().flatten().map(line).collect();
-        let neck = gate_height(&gate).unwrap_or_else(|| bbox(&walls)[1]);
-        let pos = place_or_fail(
-            &radii,
-            explicit,
-            &walls,
-            &gate,
-            w.neck_y.unwrap_or(neck),
-            g,
-            &mut place_rng,
-            &origin,
-            "lower grains.count or give a larger grains.region",
-        )?;
-        (walls, gate, neck, pos)
+        fixed(walls, gate, "lower grains.count or give a larger grains.region")?
     } else {
         let mut spec = w.hourglass.clone().unwrap_or_default();
         let start = spec.clone();
@@ -285,28 +275,4 @@ fn place(
         }
     };
     fill::place(radii, &region, rng)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn place_or_fail(
-    radii: &[f64],
-    explicit: Option<&Vec<[f64; 5]>>,
-    walls: &[[[f64; 2]; 2]],
-    gate: &[[[f64; 2]; 2]],
-    neck_y: f64,
-    g: &GrainsSpec,
-    rng: &mut rand::rngs::StdRng,
-    origin: &str,
-    hint: &str,
-) -> Result<Vec<[f64; 2]>> {
-    let pos = place(radii, explicit, walls, gate, neck_y, g, rng);
-    if pos.len() < radii.len() {
-        return Err(Error::GrainsDoNotFit {
-            origin: origin.to_string(),
-            requested: radii.len(),
-            placed: pos.len(),
-            hint: hint.to_string(),
-        });
-    }
-    Ok(pos)
 }

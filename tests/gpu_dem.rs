@@ -1,0 +1,333 @@
+//! The GPU DEM stages against their CPU twins (random grains and contact lists,
+//! odd sizes), the DemLaw layout, whole steps, and the DEM hourglass on both backends.
+
+mod common;
+mod gpu_common;
+
+use gpu_common::{Rng, buf, close, context, get, run, uni};
+use hourglass::cpu::dem::force::{DemLaw, ForceInput, dem_force};
+use hourglass::cpu::dem::integrate::{Integrand, kick, kick_drift};
+use hourglass::cpu::dem::{CpuDemBackend, law};
+use hourglass::cpu::grid::Grid;
+use hourglass::gpu::buffers::storage_zeroed;
+use hourglass::gpu::dem::force::{DemForce, DemForceBindings};
+use hourglass::gpu::dem::integrate::{DemIntegrate, DemIntegrateBindings};
+use hourglass::gpu::dem::{DemStage, GpuDemBackend};
+use hourglass::gpu::{Params, STAT_WORDS, ShaderConfig};
+use hourglass::model::{ContactLists, DemParams, Grains, Phase, SolverKind, Walls};
+use hourglass::scene::{Scene, build};
+use hourglass::sim::{Backend, check_initial_state, grid_for, make_backend};
+
+const K: usize = 16;
+
+/// Random grains packed with overlaps in a box, their contact lists (CPU detect), random velocities.
+fn scene(n: usize, seed: u64) -> (Grains, Walls, ContactLists) {
+    let mut rng = Rng::new(seed);
+    let side = (n as f32).sqrt().ceil() as usize;
+    let mut list = Vec::new();
+    for i in 0..n {
+        let (cx, cy) = ((i % side) as f32, (i / side) as f32);
+        list.push((
+            0.005 + 0.0055 * cx + rng.f32(-4e-4, 4e-4),
+            0.005 + 0.0055 * cy,
+            rng.f32(0.0025, 0.0032),
+        ));
+    }
+    let mut g = common::grains(&list);
+    for i in 0..n {
+        g.vel[i] = [rng.f32(-0.5, 0.5), rng.f32(-0.5, 0.5)];
+        g.ang_vel[i] = rng.f32(-100.0, 100.0);
+        if rng.below(17) == 0 {
+            g.inv_mass[i] = 0.0;
+        }
+    }
+    let w = 0.005 + 0.0055 * side as f64;
+    let walls = common::walls(&[[0.0, 0.0, w, 0.0], [0.0, 0.0, 0.0, w], [w, 0.0, w, w]]);
+    let grid = Grid::covering([0.0, 0.0, w as f32, w as f32], 0.0075).unwrap();
+    let mut s = hourglass::cpu::dem::DemStepper::new(grid, K, DemParams::default());
+    s.detect(&g, &walls, 0.001);
+    (g, walls, s.lists)
+}
+
+#[test]
+fn dem_law_layout_matches_rust() {
+    let src = DemStage::DemForce.source(&ShaderConfig { capacity: K as u32 });
+    let m = naga::front::wgsl::parse_str(&src).expect("dem_force parses");
+    let span = m
+        .types
+        .iter()
+        .find_map(|(_, t)| match &t.inner {
+            naga::TypeInner::Struct { span, members } if t.name.as_deref() == Some("DemLaw") => {
+                Some((*span, members.iter().map(|m| m.offset).collect::<Vec<_>>()))
+            }
+            _ => None,
+        })
+        .expect("DemLaw");
+    assert_eq!(span.0 as usize, std::mem::size_of::<DemLaw>());
+    assert_eq!(span.1, vec![0, 4, 8, 12, 16, 20]);
+}
+
+#[test]
+fn dem_force_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    let cfg = ShaderConfig { capacity: K as u32 };
+    let k = DemForce::new(&ctx, &cfg);
+    for (n, seed) in [(0usize, 1u64), (1, 2), (257, 3), (1031, 4)] {
+        let (g, _walls, lists) = scene(n, seed);
+        for phase in [Phase::Relax, Phase::Discharge] {
+            let law = law(&DemParams::default(), phase, 4e-5);
+            let inp = ForceInput {
+                law,
+                capacity: K,
+                count: &lists.count,
+                slots: &lists.slots,
+                radius: &g.radius,
+                inv_mass: &g.inv_mass,
+                vel: &g.vel,
+                ang_vel: &g.ang_vel,
+            };
+            let mut want_f = vec![[0.0f32; 2]; n];
+            let mut want_t = vec![0.0f32; n];
+            dem_force(&inp, &mut want_f, &mut want_t);
+            let mut params = Params::default();
+            params.n_grains = n as u32;
+            let (pb, lb) = (uni(&ctx, &params), uni(&ctx, &law));
+            let force = storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n);
+            let torque = storage_zeroed::<f32>(&ctx, "hourglass.test", n);
+            let bufs = [
+                buf(&ctx, &lists.count),
+                buf(&ctx, &lists.slots),
+                buf(&ctx, &g.radius),
+                buf(&ctx, &g.inv_mass),
+                buf(&ctx, &g.vel),
+                buf(&ctx, &g.ang_vel),
+            ];
+            let group = k.bind(
+                &ctx,
+                &DemForceBindings {
+                    params: &pb,
+                    law: &lb,
+                    count: &bufs[0],
+                    slots: &bufs[1],
+                    radius: &bufs[2],
+                    inv_mass: &bufs[3],
+                    vel: &bufs[4],
+                    ang_vel: &bufs[5],
+                    force: &force,
+                    torque: &torque,
+                },
+            );
+            run(&ctx, |ps| k.dispatch(ps, &group, n as u32));
+            let got_f: Vec<[f32; 2]> = get(&ctx, &force, n);
+            let got_t: Vec<f32> = get(&ctx, &torque, n);
+            let fscale = want_f.iter().map(|f| f[0].hypot(f[1])).fold(1e-3f32, f32::max);
+            let tscale = want_t.iter().fold(1e-6f32, |m, t| m.max(t.abs()));
+            for i in 0..n {
+                for d in 0..2 {
+                    assert!(
+                        close(got_f[i][d], want_f[i][d], 1e-4, 1e-5 * fscale),
+                        "n {n} grain {i}: force {:?} vs {:?}",
+                        got_f[i],
+                        want_f[i]
+                    );
+                }
+                assert!(
+                    close(got_t[i], want_t[i], 1e-4, 1e-5 * tscale),
+                    "n {n} grain {i}: torque {} vs {}",
+                    got_t[i],
+                    want_t[i]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn dem_integrate_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    let cfg = ShaderConfig { capacity: K as u32 };
+    let k = DemIntegrate::new(&ctx, &cfg);
+    for (n, seed) in [(0usize, 5u64), (1, 6), (300, 7), (1031, 8)] {
+        let (g, _, _) = scene(n, seed);
+        let mut rng = Rng::new(seed + 100);
+        let force: Vec<[f32; 2]> = (0..n).map(|_| [rng.f32(-5.0, 5.0), rng.f32(-5.0, 5.0)]).collect();
+        let torque: Vec<f32> = (0..n).map(|_| rng.f32(-0.01, 0.01)).collect();
+        let (gravity, dt) = ([0.3f32, -9.81f32], 4e-5f32);
+        let mut params = Params::default();
+        params.n_grains = n as u32;
+        params.gravity = gravity;
+        params.dt = dt;
+        let pb = uni(&ctx, &params);
+        let (pos, vel, w) = (buf(&ctx, &g.pos), buf(&ctx, &g.vel), buf(&ctx, &g.ang_vel));
+        let (fb, tb, rb, mb) = (
+            buf(&ctx, &force),
+            buf(&ctx, &torque),
+            buf(&ctx, &g.radius),
+            buf(&ctx, &g.inv_mass),
+        );
+        let stats = storage_zeroed::<u32>(&ctx, "hourglass.test", STAT_WORDS as usize);
+        let (gd, gk) = k.bind(
+            &ctx,
+            &DemIntegrateBindings {
+                params: &pb,
+                pos: &pos,
+                vel: &vel,
+                ang_vel: &w,
+                force: &fb,
+                torque: &tb,
+                radius: &rb,
+                inv_mass: &mb,
+                stats: &stats,
+            },
+        );
+        let mut want = g.clone();
+        {
+            let s = Integrand {
+                pos: &mut want.pos,
+                vel: &mut want.vel,
+                ang_vel: &mut want.ang_vel,
+                force: &force,
+                torque: &torque,
+                radius: &g.radius,
+                inv_mass: &g.inv_mass,
+            };
+            kick_drift(s, gravity, dt);
+        }
+        run(&ctx, |ps| k.dispatch_kick_drift(ps, &gd, n as u32));
+        let check = |want: &Grains, what: &str| {
+            let (gp, gv, gw): (Vec<[f32; 2]>, Vec<[f32; 2]>, Vec<f32>) =
+                (get(&ctx, &pos, n), get(&ctx, &vel, n), get(&ctx, &w, n));
+            for i in 0..n {
+                for d in 0..2 {
+                    assert!(
+                        close(gp[i][d], want.pos[i][d], 1e-6, 1e-9),
+                        "{what} n {n} grain {i}: pos"
+                    );
+                    assert!(
+                        close(gv[i][d], want.vel[i][d], 1e-5, 1e-7),
+                        "{what} n {n} grain {i}: vel"
+                    );
+                }
+                assert!(
+                    close(gw[i], want.ang_vel[i], 1e-5, 1e-5),
+                    "{what} n {n} grain {i}: ang_vel"
+                );
+            }
+        };
+        check(&want, "kick_drift");
+        {
+            let s = Integrand {
+                pos: &mut want.pos,
+                vel: &mut want.vel,
+                ang_vel: &mut want.ang_vel,
+                force: &force,
+                torque: &torque,
+                radius: &g.radius,
+                inv_mass: &g.inv_mass,
+            };
+            kick(s, gravity, dt);
+        }
+        run(&ctx, |ps| k.dispatch_kick(ps, &gk, n as u32));
+        check(&want, "kick");
+        let words: Vec<u32> = get(&ctx, &stats, STAT_WORDS as usize);
+        let vmax2 = want
+            .vel
+            .iter()
+            .map(|v| v[0] * v[0] + v[1] * v[1])
+            .fold(0.0f32, f32::max);
+        assert!(close(f32::from_bits(words[1]), vmax2, 1e-5, 0.0), "n {n}: max |v|^2");
+    }
+}
+
+/// Whole steps: the GPU backend follows the CPU one on a small pile for a few hundred steps.
+#[test]
+fn dem_step_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    let (g, walls, _) = scene(200, 11);
+    let grid = Grid::covering([0.0, 0.0, 0.09, 0.09], 0.0075).unwrap();
+    let mut p = common::params(SolverKind::Dem);
+    p.dt = 4e-5;
+    p.alert = 0.001;
+    let dem = DemParams::default();
+    let mut cpu = CpuDemBackend::new(g.clone(), walls.clone(), grid, K, dem);
+    let mut gpu = GpuDemBackend::new(ctx, g, walls, grid, K, dem).unwrap();
+    gpu.check_every = 7;
+    for b in [&mut cpu as &mut dyn Backend, &mut gpu] {
+        b.set_phase(Phase::Relax);
+    }
+    for step in 1..=200 {
+        cpu.step(&p).unwrap();
+        gpu.step(&p).unwrap();
+        if step % 50 == 0 {
+            let want = cpu.grains().unwrap().clone();
+            let got = gpu.grains().unwrap();
+            let mut worst = 0.0f32;
+            for i in 0..want.len() {
+                let d = (got.pos[i][0] - want.pos[i][0]).hypot(got.pos[i][1] - want.pos[i][1]);
+                worst = worst.max(d);
+            }
+            eprintln!("step {step}: largest position difference {worst:.2e} m");
+            assert!(worst < 1e-6, "step {step}: GPU and CPU positions differ by {worst} m");
+        }
+    }
+}
+
+/// The DEM hourglass (small N) relaxes, opens and empties on both backends with no grain lost.
+#[test]
+fn dem_hourglass_discharges_on_both_backends() {
+    let text = r#"
+        [grains]
+        count = 60
+        [solver]
+        kind = "dem"
+        [dem]
+        relax_max_steps = 8000
+        [walls.hourglass]
+        width = 0.06
+        bulb_height = 0.06
+        neck = 5.0
+        [run]
+        duration = 0.8
+        every = 500
+    "#;
+    let scene = Scene::parse(text, std::path::Path::new("dem-hourglass.toml")).unwrap();
+    let setup = build(&scene).unwrap();
+    let grid = grid_for(&setup).unwrap();
+    check_initial_state(&setup, &grid).unwrap();
+    let mut choices = vec![hourglass::scene::BackendChoice::Cpu];
+    if gpu_common::context().is_some() {
+        choices.push(hourglass::scene::BackendChoice::Gpu);
+    }
+    for choice in choices {
+        let mut notices = Vec::new();
+        let mut backend = make_backend(&setup, grid, choice, &mut notices).unwrap();
+        let dir = std::env::temp_dir().join(format!("hourglass-dem-{}-{}", backend.name(), std::process::id()));
+        let mut out = hourglass::output::ResultDir::create(&dir, &setup.scene.to_toml()).unwrap();
+        let start = std::time::Instant::now();
+        let opts = hourglass::sim::RunOptions {
+            quiet: true,
+            progress: false,
+        };
+        let summary = hourglass::sim::run(&setup, backend.as_mut(), &mut out, &opts).unwrap();
+        let wall = start.elapsed().as_secs_f64();
+        eprintln!(
+            "{}: {} steps ({} relaxing), {:.1} us/step, passed {}/60, lost {}, max overlap {:.2e} m",
+            backend.name(),
+            summary.steps,
+            summary.settle_steps,
+            wall / summary.steps as f64 * 1e6,
+            summary.passed,
+            summary.lost_grains,
+            summary.max_overlap
+        );
+        assert_eq!(summary.lost_grains, 0, "{}: grains lost", backend.name());
+        assert!(summary.settle_steps > 0, "{}: no relaxation phase", backend.name());
+        assert!(
+            summary.passed >= 50,
+            "{}: only {} of 60 grains passed",
+            backend.name(),
+            summary.passed
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,226 @@
+//! The renderer against known pictures, and `hourglass render` on a small run.
+
+mod gpu_common;
+
+use hourglass::gpu::backend::DeviceGrains;
+use hourglass::gpu::buffers::storage;
+use hourglass::model::{Contact, ContactLists, Grains, Walls};
+use hourglass::render::renderer::{Frame, Renderer, Source};
+use hourglass::render::{
+    BACKGROUND, Camera, ColorMode, Offscreen, Ranges, WALL_COLOR, band_color, colormap, offscreen,
+};
+
+const W: u32 = 200;
+const H: u32 = 200;
+
+/// Three disks of radius 0.2 m at x = -0.5, 0, 0.5 (ids in bands 0, 1, 2 of
+/// 1200 ids) above a floor at y = -0.6, seen from (0, 0) with 1 m half-height.
+fn scene() -> (Grains, Walls, Frame) {
+    let mut g = Grains::new(
+        vec![[-0.5, 0.0], [0.0, 0.0], [0.5, 0.0]],
+        vec![[0.0, 0.0], [3.0, 4.0], [0.0, 0.0]],
+        vec![0.2; 3],
+        1.0,
+    );
+    g.id = vec![0, 100, 200];
+    let walls = Walls::new(&[[[-1.0, -0.6], [1.0, -0.6]]]);
+    let ranges = Ranges {
+        ids: 1200,
+        speed: [0.0, 10.0],
+        radius: [0.1, 0.3],
+        load: [0.0, 2.0],
+        g_dt: 1.0,
+    };
+    let frame = Frame {
+        camera: Camera {
+            center: [0.0, 0.0],
+            half_height: 1.0,
+        },
+        mode: ColorMode::Height,
+        ranges,
+        width: W,
+        height: H,
+        legend: false,
+    };
+    (g, walls, frame)
+}
+
+fn px(img: &image::RgbaImage, cam: &Camera, p: [f32; 2]) -> [u8; 3] {
+    let q = cam.to_pixel(p, W, H);
+    let c = img.get_pixel(q[0] as u32, q[1] as u32).0;
+    [c[0], c[1], c[2]]
+}
+
+fn near(a: [u8; 3], b: [u8; 3]) -> bool {
+    a.iter().zip(&b).all(|(x, y)| x.abs_diff(*y) <= 2)
+}
+
+#[test]
+fn offscreen_disks_wall_and_background_have_their_colours() {
+    let Some(ctx) = gpu_common::context() else { return };
+    let (g, walls, frame) = scene();
+    let mut r = Renderer::new(&ctx, offscreen::FORMAT);
+    r.set_walls(&ctx, &walls);
+    let target = Offscreen::new(&ctx, W, H);
+    let host = Source::Host {
+        grains: &g,
+        contacts: None,
+    };
+    let img = target.render(&ctx, &mut r, &host, &frame).unwrap();
+    assert_eq!(img.dimensions(), (W, H));
+    let cam = frame.camera;
+    for (k, p) in g.pos.iter().enumerate() {
+        let want = band_color(g.id[k], 1200);
+        assert!(
+            near(px(&img, &cam, *p), want),
+            "disk {k}: {:?} != {want:?}",
+            px(&img, &cam, *p)
+        );
+    }
+    let bg = [BACKGROUND[0], BACKGROUND[1], BACKGROUND[2]];
+    assert_eq!(px(&img, &cam, [0.0, 0.6]), bg, "above the disks");
+    assert_eq!(px(&img, &cam, [-0.25, 0.0]), bg, "between two disks");
+    assert_eq!(px(&img, &cam, [0.0, -0.8]), bg, "below the floor");
+    let wall = [WALL_COLOR[0], WALL_COLOR[1], WALL_COLOR[2]];
+    assert_eq!(px(&img, &cam, [0.3, -0.6]), wall, "on the floor");
+
+    // Speed: the middle disk moves at 5 m/s of a 10 m/s scale.
+    let speed = Frame {
+        mode: ColorMode::Speed,
+        ..frame
+    };
+    let img = target.render(&ctx, &mut r, &host, &speed).unwrap();
+    assert!(near(px(&img, &cam, g.pos[1]), colormap(0.5)));
+    assert!(near(px(&img, &cam, g.pos[0]), colormap(0.0)));
+
+    // Contact load from the lists: disk 2 carries impulses summing to 1.5 N s
+    // at inverse mass 1/1.5 (sum P im / (|g| dt) = 1 of a [0, 2] scale).
+    let mut lists = ContactLists::new(3, 2);
+    let mut gl = g.clone();
+    gl.inv_mass = vec![1.0, 1.0, 1.0 / 1.5];
+    lists.count[2] = 2;
+    lists.slots[4] = Contact {
+        impulse: 1.0,
+        ..Default::default()
+    };
+    lists.slots[5] = Contact {
+        impulse: 0.5,
+        ..Default::default()
+    };
+    let loaded = Source::Host {
+        grains: &gl,
+        contacts: Some(&lists),
+    };
+    let load = Frame {
+        mode: ColorMode::Load,
+        ..frame
+    };
+    let img = target.render(&ctx, &mut r, &loaded, &load).unwrap();
+    assert!(
+        near(px(&img, &cam, g.pos[2]), colormap(0.5)),
+        "{:?}",
+        px(&img, &cam, g.pos[2])
+    );
+    assert!(near(px(&img, &cam, g.pos[0]), colormap(0.0)));
+}
+
+#[test]
+fn device_buffers_in_place_draw_the_same_picture_as_host_arrays() {
+    let Some(ctx) = gpu_common::context() else { return };
+    let (g, walls, frame) = scene();
+    let mut r = Renderer::new(&ctx, offscreen::FORMAT);
+    r.set_walls(&ctx, &walls);
+    let target = Offscreen::new(&ctx, W, H);
+    let host = target
+        .render(
+            &ctx,
+            &mut r,
+            &Source::Host {
+                grains: &g,
+                contacts: None,
+            },
+            &frame,
+        )
+        .unwrap();
+    let (pos, vel, radius, inv_mass, id) = (
+        storage(&ctx, "test.pos", &g.pos),
+        storage(&ctx, "test.vel", &g.vel),
+        storage(&ctx, "test.radius", &g.radius),
+        storage(&ctx, "test.inv_mass", &g.inv_mass),
+        storage(&ctx, "test.id", &g.id),
+    );
+    let (count, slots) = (
+        storage(&ctx, "test.count", &[0u32; 3]),
+        storage(&ctx, "test.slots", &[0u32; 8]),
+    );
+    let device = Source::Device(DeviceGrains {
+        ctx: &ctx,
+        len: 3,
+        pos: &pos,
+        vel: &vel,
+        radius: &radius,
+        inv_mass: &inv_mass,
+        id: &id,
+        count: &count,
+        slots: &slots,
+        capacity: 0,
+    });
+    let dev = target.render(&ctx, &mut r, &device, &frame).unwrap();
+    assert!(host == dev, "the in-place picture differs from the uploaded one");
+}
+
+#[test]
+fn render_command_writes_pngs_and_a_gif_of_the_requested_size() {
+    if gpu_common::context().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let bin = env!("CARGO_BIN_EXE_hourglass");
+    let st = std::process::Command::new(bin)
+        .args([
+            "run",
+            "--grains",
+            "60",
+            "--steps",
+            "30",
+            "--every",
+            "10",
+            "--backend",
+            "cpu",
+            "-q",
+            "--out",
+        ])
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let st = std::process::Command::new(bin)
+        .args([
+            "render", "--width", "160", "--height", "120", "--fps", "10", "--every", "2", "-q",
+        ])
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let pngs: Vec<_> = std::fs::read_dir(out.join("render"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "png"))
+        .collect();
+    let frames = hourglass::output::read::frames(&out).unwrap().len();
+    assert_eq!(pngs.len(), frames.div_ceil(2));
+    for p in &pngs {
+        let img = image::open(p).unwrap().to_rgba8();
+        assert_eq!(img.dimensions(), (160, 120));
+        let bg = image::Rgba(BACKGROUND);
+        let lit = img.pixels().filter(|c| **c != bg).count();
+        assert!(lit > 200, "{}: only {lit} non-background pixels", p.display());
+    }
+    let gif = out.join("render.gif");
+    let dec = image::codecs::gif::GifDecoder::new(std::io::BufReader::new(std::fs::File::open(&gif).unwrap())).unwrap();
+    use image::AnimationDecoder;
+    let gif_frames = dec.into_frames().collect_frames().unwrap();
+    assert_eq!(gif_frames.len(), pngs.len());
+    assert_eq!(gif_frames[0].buffer().dimensions(), (160, 120));
+}
