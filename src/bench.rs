@@ -101,6 +101,13 @@ pub const HEADER: &str = "| backend | adapter | solver | N | steps/s | grain-ste
 pub fn format_row(r: &BenchRow) -> String {
     format!(
         "| {} | {} | {} | {} | {:.2} | {:.3e} | {:.1} | {} |",
-        r.backend, r.adapter, r.solver, r.grains, r.steps_per_second, r.grain_steps_per_second, r.mean_iterations, r.contacts
+        r.backend,
+        r.adapter,
+        r.solver,
+        r.grains,
+        r.steps_per_second,
+        r.grain_steps_per_second,
+        r.mean_iterations,
+        r.contacts
     )
 }

@@ -217,7 +217,12 @@ pub fn make_backend(
     };
     match choice {
         BackendChoice::Cpu => Ok(cpu()),
-        BackendChoice::Auto if !matches!(setup.params.solver, SolverKind::Jacobi | SolverKind::Dem) => {
+        BackendChoice::Auto
+            if !matches!(
+                setup.params.solver,
+                SolverKind::Jacobi | SolverKind::Dem | SolverKind::Colored | SolverKind::Uzawa
+            ) =>
+        {
             notices.push(format!(
                 "backend auto: solver `{}` runs only on the CPU; running on the CPU",
                 setup.params.solver.name()

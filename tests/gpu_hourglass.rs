@@ -47,7 +47,14 @@ fn hourglass_passed_counts_agree_between_backends() {
     for s in [&cpu, &gpu] {
         println!(
             "{} ({}): {} passed, {} lost, flow rate {:?} grains/s, mean iterations {:.1}, itmax steps {}, {:.1} steps/s",
-            s.backend, s.adapter, s.passed, s.lost_grains, s.flow_rate, s.mean_iterations, s.itmax_steps, s.steps_per_second
+            s.backend,
+            s.adapter,
+            s.passed,
+            s.lost_grains,
+            s.flow_rate,
+            s.mean_iterations,
+            s.itmax_steps,
+            s.steps_per_second
         );
         assert_eq!(s.lost_grains, 0, "{}: grains lost", s.backend);
         assert!(s.passed > 0, "{}: nothing passed the neck", s.backend);

@@ -174,11 +174,25 @@ impl CpuStepper {
                 self.sweep.mirror(&mut self.lists.slots);
             }
             SolverKind::Colored => {
-                let c = colored::solve(&mut self.lists, &self.vel_free, &grains.inv_mass, &mut grains.vel, p, &mut stats);
+                let c = colored::solve(
+                    &mut self.lists,
+                    &self.vel_free,
+                    &grains.inv_mass,
+                    &mut grains.vel,
+                    p,
+                    &mut stats,
+                );
                 self.colors = c.colors;
             }
             SolverKind::Uzawa => {
-                uzawa::solve(&mut self.lists, &self.vel_free, &grains.inv_mass, &mut grains.vel, p, &mut stats);
+                uzawa::solve(
+                    &mut self.lists,
+                    &self.vel_free,
+                    &grains.inv_mass,
+                    &mut grains.vel,
+                    p,
+                    &mut stats,
+                );
             }
             other => {
                 return Err(Error::NotImplemented {

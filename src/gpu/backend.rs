@@ -63,6 +63,10 @@ pub struct GpuBackend {
     pub check_every: u32,
     /// Steps between reorders ([`REORDER_EVERY`]; 0 = never).
     pub reorder_every: u64,
+    /// Coloured and Uzawa solvers, built on their first step.
+    solvers: Option<super::colored::SolverState>,
+    /// Colours of the last coloured step (0 for other solvers).
+    pub colors: u32,
 }
 
 impl GpuBackend {
@@ -114,6 +118,8 @@ impl GpuBackend {
             steps: 0,
             check_every: CHECK_EVERY,
             reorder_every: REORDER_EVERY,
+            solvers: None,
+            colors: 0,
         })
     }
 
@@ -155,18 +161,40 @@ impl GpuBackend {
         }
     }
 
-    /// Record `iterations` Jacobi iterations, then the residual reduction and the stats copy.
-    fn record_iterations(&self, enc: &mut wgpu::CommandEncoder, iterations: u32) {
+    /// Record `iterations` iterations of `solver` (`colors`: colours and
+    /// overflow of a coloured step), then the residual reduction and the stats copy.
+    fn record_iterations(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        iterations: u32,
+        solver: SolverKind,
+        colors: (u32, bool),
+    ) {
         let (n, c) = (self.n as u32, self.cur);
+        if solver == SolverKind::Colored && colors.0 == 0 {
+            // No colour pass resets the residual (at most the overflow colour maxes into it).
+            enc.clear_buffer(&self.bufs.residual, 0, None);
+        }
         {
             let mut p = pass(enc, &Stage::JacobiContact.label());
             for _ in 0..iterations {
-                self.kernels
-                    .jacobi_contact
-                    .dispatch(&mut p, &self.groups.jacobi_contact[c], n);
-                self.kernels
-                    .jacobi_gather
-                    .dispatch(&mut p, &self.groups.jacobi_gather[c], n);
+                match (solver, &self.solvers) {
+                    (SolverKind::Colored, Some(s)) => s.record_colored(&mut p, c, n, colors.0, colors.1),
+                    (SolverKind::Uzawa, Some(s)) => {
+                        s.uzawa.dispatch(&mut p, &s.uzawa_groups[c], n);
+                        self.kernels
+                            .jacobi_gather
+                            .dispatch(&mut p, &self.groups.jacobi_gather[c], n);
+                    }
+                    _ => {
+                        self.kernels
+                            .jacobi_contact
+                            .dispatch(&mut p, &self.groups.jacobi_contact[c], n);
+                        self.kernels
+                            .jacobi_gather
+                            .dispatch(&mut p, &self.groups.jacobi_gather[c], n);
+                    }
+                }
             }
         }
         residual_max::record_clear(enc, &self.bufs.stats);
@@ -260,10 +288,10 @@ impl Backend for GpuBackend {
     }
 
     fn step(&mut self, p: &StepParams) -> Result<StepStats> {
-        if p.solver != SolverKind::Jacobi {
+        if !matches!(p.solver, SolverKind::Jacobi | SolverKind::Colored | SolverKind::Uzawa) {
             return Err(Error::NotImplemented {
                 what: format!(
-                    "solver `{}` on the GPU backend (only jacobi runs there)",
+                    "solver `{}` on the GPU backend (jacobi, colored and uzawa run there)",
                     p.solver.name()
                 ),
             });
@@ -310,12 +338,49 @@ impl Backend for GpuBackend {
             }
             k.jacobi_gather.dispatch(&mut ps, &g.jacobi_gather[c], n);
         }
+        if p.solver != SolverKind::Jacobi && self.solvers.is_none() {
+            let cfg = ShaderConfig {
+                capacity: self.capacity as u32,
+            };
+            self.solvers = Some(super::colored::SolverState::new(
+                &self.ctx,
+                &cfg,
+                &self.bufs,
+                self.n * self.capacity,
+            ));
+        }
+        let mut colors = (0, false);
+        if let (SolverKind::Colored, Some(s)) = (p.solver, &self.solvers) {
+            let slots = (self.n * self.capacity) as u64;
+            s.record_init(&mut enc, c, n, slots);
+            let mut batches = 0u32;
+            loop {
+                s.record_rounds(&mut enc, c, n);
+                self.ctx.queue.submit([enc.finish()]);
+                let [used, uncolored, overflow]: [u32; 3] = super::buffers::read::<u32>(&self.ctx, &s.colors.stats, 3)?
+                    .try_into()
+                    .map_err(|_| Error::Gpu("reading the colour counters".to_string()))?;
+                enc = self.encoder("hourglass.step.solve");
+                batches += 1;
+                if uncolored == 0 {
+                    colors = (used, overflow > 0);
+                    break;
+                }
+                // Every round colours at least the highest-priority uncoloured contact.
+                if u64::from(batches) * u64::from(super::coloring::ROUNDS_PER_CHECK) > slots + 1 {
+                    return Err(Error::Gpu(format!(
+                        "colouring did not finish: {uncolored} contacts left"
+                    )));
+                }
+            }
+            self.colors = colors.0;
+        }
         let threshold = p.tol / p.dt;
         let mut stats = StepStats::default();
         let mut words;
         loop {
             let batch = self.check_every.max(1).min(p.itmax - stats.iterations);
-            self.record_iterations(&mut enc, batch);
+            self.record_iterations(&mut enc, batch, p.solver, colors);
             words = self.submit_and_read_stats(enc)?;
             stats.iterations += batch;
             if stats.iterations > 0 {
@@ -339,6 +404,9 @@ impl Backend for GpuBackend {
         let mut enc = self.encoder("hourglass.step.integrate");
         {
             let mut ps = pass(&mut enc, &Stage::Integrate.label());
+            if let (SolverKind::Colored, Some(s)) = (p.solver, &self.solvers) {
+                s.colored.dispatch_mirror(&mut ps, &s.mirror[c], n);
+            }
             self.kernels.integrate.dispatch(&mut ps, &self.groups.integrate, n);
         }
         self.ctx.queue.submit([enc.finish()]);

@@ -16,6 +16,8 @@ pub mod backend;
 pub mod bin_count;
 pub mod bin_scatter;
 pub mod buffers;
+pub mod colored;
+pub mod coloring;
 pub mod context;
 pub mod dem;
 pub mod detect;
@@ -28,6 +30,7 @@ pub mod reduce;
 pub mod reorder;
 pub mod residual_max;
 pub mod state;
+pub mod uzawa;
 pub mod warm_start;
 
 use bytemuck::{Pod, Zeroable};
@@ -35,6 +38,7 @@ use bytemuck::{Pod, Zeroable};
 pub use backend::GpuBackend;
 pub use context::{AdapterChoice, GpuContext};
 
+use crate::cpu::coloring::{MAX_COLORS, OVERFLOW, UNCOLORED};
 use crate::cpu::grid::Grid;
 use crate::model::contact::{BODY_CORNER, BODY_INDEX_MASK, BODY_SEGMENT};
 use crate::model::walls::CORNER_DIRS;
@@ -65,10 +69,13 @@ pub enum Stage {
     ResidualMax,
     Integrate,
     Reduce,
+    Coloring,
+    Colored,
+    Uzawa,
 }
 
 impl Stage {
-    pub const ALL: [Stage; 12] = [
+    pub const ALL: [Stage; 15] = [
         Stage::FreeVelocity,
         Stage::BinCount,
         Stage::PrefixSum,
@@ -81,6 +88,9 @@ impl Stage {
         Stage::ResidualMax,
         Stage::Integrate,
         Stage::Reduce,
+        Stage::Coloring,
+        Stage::Colored,
+        Stage::Uzawa,
     ];
 
     pub fn name(self) -> &'static str {
@@ -97,6 +107,9 @@ impl Stage {
             Stage::ResidualMax => "residual_max",
             Stage::Integrate => "integrate",
             Stage::Reduce => "reduce",
+            Stage::Coloring => "coloring",
+            Stage::Colored => "colored",
+            Stage::Uzawa => "uzawa",
         }
     }
 
@@ -120,6 +133,9 @@ impl Stage {
             Stage::ResidualMax => include_str!("../../shaders/residual_max.wgsl"),
             Stage::Integrate => include_str!("../../shaders/integrate.wgsl"),
             Stage::Reduce => include_str!("../../shaders/reduce.wgsl"),
+            Stage::Coloring => include_str!("../../shaders/coloring.wgsl"),
+            Stage::Colored => include_str!("../../shaders/colored.wgsl"),
+            Stage::Uzawa => include_str!("../../shaders/uzawa.wgsl"),
         }
     }
 }
@@ -148,7 +164,10 @@ impl ShaderConfig {
              const STAT_RESIDUAL: u32 = {STAT_RESIDUAL}u;\n\
              const STAT_SPEED2: u32 = {STAT_SPEED2}u;\n\
              const STAT_OVERFLOW: u32 = {STAT_OVERFLOW}u;\n\
-             const STAT_CONTACTS: u32 = {STAT_CONTACTS}u;\n",
+             const STAT_CONTACTS: u32 = {STAT_CONTACTS}u;\n\
+             const MAX_COLORS: u32 = {MAX_COLORS}u;\n\
+             const OVERFLOW_COLOR: u32 = {OVERFLOW}u;\n\
+             const UNCOLORED: u32 = {UNCOLORED:#x}u;\n",
             self.capacity
         )
     }

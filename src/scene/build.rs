@@ -71,7 +71,15 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     // Fixed walls (a mesh or a list): place the grains once, or fail.
     let mut fixed = |walls: Vec<[[f64; 2]; 2]>, gate: Vec<[[f64; 2]; 2]>, hint: &str| -> Result<_> {
         let neck = gate_height(&gate).unwrap_or_else(|| bbox(&walls)[1]);
-        let pos = place(&radii, explicit, &walls, &gate, w.neck_y.unwrap_or(neck), g, &mut place_rng);
+        let pos = place(
+            &radii,
+            explicit,
+            &walls,
+            &gate,
+            w.neck_y.unwrap_or(neck),
+            g,
+            &mut place_rng,
+        );
         if pos.len() < radii.len() {
             return Err(Error::GrainsDoNotFit {
                 origin: origin.clone(),

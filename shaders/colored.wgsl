@@ -1,0 +1,114 @@
+// Stage colored: one colour of graph-coloured NLGS. One invocation per grain
+// updates the contacts it owns of colour pass.x; within a colour no movable
+// grain has two contacts, so the velocity writes never collide (a fixed
+// grain's velocity is never written). CPU twin: cpu::colored (same names).
+//   solve:    u = (v_a - v_b).n, t = u + (max(d,0) + beta min(d + slop,0))/dt,
+//             P' = max(0, P - t/W), v_a += im_a dP n, v_b -= im_b dP n,
+//             residual[a] = max |dP| W over this iteration (reset at colour 0)
+//   overflow: the same, serially over every grain, for OVERFLOW_COLOR (one invocation)
+//   mirror:   every non-owned copy takes its owner's impulse (end of step)
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> count: array<u32>;
+@group(0) @binding(2) var<storage, read_write> slots: array<Contact>;
+@group(0) @binding(3) var<storage, read> color: array<u32>;
+@group(0) @binding(4) var<storage, read> inv_mass: array<f32>;
+@group(0) @binding(5) var<storage, read_write> vel: array<vec2<f32>>;
+@group(0) @binding(6) var<storage, read_write> residual: array<f32>;
+@group(0) @binding(7) var<uniform> pass_color: vec4<u32>;
+
+const WALL: u32 = BODY_SEGMENT | BODY_CORNER;
+
+fn owns(i: u32, other: u32) -> bool {
+    return (other & WALL) != 0u || other > i;
+}
+
+// cpu::colored::update; returns |dP| W.
+fn update(s: u32, a: u32) -> f32 {
+    let c = slots[s];
+    let pair = (c.other & WALL) == 0u;
+    var vb = vec2<f32>(0.0, 0.0);
+    if pair {
+        vb = vel[c.other];
+    }
+    let va = vel[a];
+    let dv = vec2<f32>(va.x - vb.x, va.y - vb.y);
+    let u = dv.x * c.normal.x + dv.y * c.normal.y;
+    // Contact::target (src/model/contact.rs)
+    let t = u + (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
+    let p = max(c.impulse - t / c.inv_mass_sum, 0.0);
+    let dp = p - c.impulse;
+    slots[s].impulse = p;
+    let ia = inv_mass[a] * dp;
+    if ia != 0.0 {
+        vel[a] = vec2<f32>(va.x + ia * c.normal.x, va.y + ia * c.normal.y);
+    }
+    if pair {
+        let ib = inv_mass[c.other] * dp;
+        if ib != 0.0 {
+            vel[c.other] = vec2<f32>(vb.x - ib * c.normal.x, vb.y - ib * c.normal.y);
+        }
+    }
+    return abs(dp * c.inv_mass_sum);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn colored_solve(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+         @builtin(local_invocation_index) lid: u32) {
+    let a = flat_index(wid, nwg, lid);
+    if a >= params.n_grains {
+        return;
+    }
+    let k = pass_color.x;
+    var worst = 0.0;
+    if k != 0u {
+        worst = residual[a];
+    }
+    let n = min(count[a], CAPACITY);
+    for (var s = 0u; s < n; s++) {
+        let idx = a * CAPACITY + s;
+        if color[idx] == k && owns(a, slots[idx].other) {
+            worst = max(worst, update(idx, a));
+        }
+    }
+    residual[a] = worst;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn colored_overflow(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+            @builtin(local_invocation_index) lid: u32) {
+    if flat_index(wid, nwg, lid) != 0u {
+        return;
+    }
+    for (var a = 0u; a < params.n_grains; a++) {
+        let n = min(count[a], CAPACITY);
+        for (var s = 0u; s < n; s++) {
+            let idx = a * CAPACITY + s;
+            if color[idx] == OVERFLOW_COLOR && owns(a, slots[idx].other) {
+                residual[a] = max(residual[a], update(idx, a));
+            }
+        }
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn colored_mirror(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+          @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= params.n_grains {
+        return;
+    }
+    let n = min(count[i], CAPACITY);
+    for (var s = 0u; s < n; s++) {
+        let j = slots[i * CAPACITY + s].other;
+        if owns(i, j) {
+            continue;
+        }
+        let m = min(count[j], CAPACITY);
+        for (var t = 0u; t < m; t++) {
+            if slots[j * CAPACITY + t].other == i {
+                slots[i * CAPACITY + s].impulse = slots[j * CAPACITY + t].impulse;
+            }
+        }
+    }
+}

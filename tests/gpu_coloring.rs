@@ -1,0 +1,172 @@
+//! The coloured-NLGS and Uzawa GPU stages against their CPU twins:
+//! `coloring_matches_cpu` (exact), `colored_matches_cpu` and
+//! `uzawa_matches_cpu` (f32 within 1e-5 relative after whole solves), and a
+//! whole GPU step with each solver against the CPU step.
+
+mod gpu_common;
+
+use gpu_common::{buf, context, get, uni};
+use hourglass::cpu;
+use hourglass::cpu::grid::Grid;
+use hourglass::gpu::{GpuBackend, Params, ShaderConfig, coloring};
+use hourglass::model::{ContactLists, Grains, SolverKind, StepParams, Walls};
+use hourglass::sim::Backend;
+
+/// A short-settled packed pile and its contact lists (CPU detection).
+fn pile(n_side: usize) -> (Grains, Walls, Grid, ContactLists) {
+    let r = 0.003f32;
+    let mut list = Vec::new();
+    let gap = 1e-5;
+    for row in 0..n_side {
+        for k in 0..n_side - row {
+            // Slightly polydisperse so that contacts differ.
+            let rr = r * (0.9 + 0.1 * (((row * 31 + k * 17) % 7) as f32 / 7.0));
+            list.push((
+                (2.0 * r + gap) * (k as f32 + 0.5 * row as f32) + r,
+                r + row as f32 * (3f32.sqrt() * (r + gap)) + gap,
+                rr,
+            ));
+        }
+    }
+    let mut g = Grains::new(
+        list.iter().map(|p| [p.0, p.1]).collect(),
+        vec![[0.0, -0.05]; list.len()],
+        list.iter().map(|p| p.2).collect(),
+        2500.0,
+    );
+    g.inv_mass[0] = 0.0; // a fixed grain
+    let width = f64::from((2.0 * r + gap) * n_side as f32);
+    let w = Walls::new(&[
+        [[-0.001, 0.0], [width + 0.001, 0.0]],
+        [[-0.001, 0.0], [-0.001, 1.0]],
+        [[width + 0.001, 0.0], [width + 0.001, 1.0]],
+    ]);
+    let grid = Grid::covering([-0.01, -0.01, 0.3, 0.3], 2.0 * r + 0.003).unwrap();
+    let mut s = cpu::CpuStepper::new(grid, 16);
+    let lists = s.detect(&g, &w, 0.003).clone();
+    (g, w, grid, lists)
+}
+
+fn params(grid: &Grid, n: usize) -> Params {
+    let mut p = Params::new(grid, n, 3, 4);
+    p.dt = 1e-3;
+    p.inv_dt = 1e3;
+    p.beta = 0.2;
+    p.slop = 5e-6;
+    p
+}
+
+#[test]
+fn coloring_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    for n_side in [1, 7, 40] {
+        let (g, _, grid, lists) = pile(n_side);
+        let n = g.len();
+        let cpu_col = cpu::coloring::color_contacts(&lists, &g.inv_mass);
+        let cfg = ShaderConfig { capacity: 16 };
+        let k = coloring::Coloring::new(&ctx, &cfg);
+        let pb = uni(&ctx, &params(&grid, n));
+        let count = buf(&ctx, &lists.count);
+        let slots = buf(&ctx, &lists.slots);
+        let im = buf(&ctx, &g.inv_mass);
+        let cb = coloring::ColorBuffers::new(&ctx, lists.slots.len());
+        let init = k.bind_init(&ctx, &pb, &count, &slots, &cb.color[0]);
+        let rounds = [0, 1].map(|r| k.bind_round(&ctx, &pb, &count, &slots, &im, &cb.color[r], &cb.color[1 - r]));
+        let cnt = k.bind_count(&ctx, &pb, &count, &slots, &cb.color[0], &cb.stats);
+        gpu_common::run(&ctx, |p| k.dispatch_init(p, &init, n as u32));
+        let bytes = lists.slots.len() as u64 * 4;
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&cb.color[0], 0, &cb.color[1], 0, bytes);
+        ctx.queue.submit([enc.finish()]);
+        let mut batches = 0;
+        loop {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            enc.clear_buffer(&cb.stats, 0, None);
+            ctx.queue.submit([enc.finish()]);
+            gpu_common::run(&ctx, |p| {
+                for r in 0..coloring::ROUNDS_PER_CHECK {
+                    k.dispatch_round(p, &rounds[(r % 2) as usize], n as u32);
+                }
+                k.dispatch_count(p, &cnt, n as u32);
+            });
+            batches += 1;
+            let st: Vec<u32> = get(&ctx, &cb.stats, 3);
+            if st[1] == 0 {
+                assert_eq!((st[0], st[2]), (cpu_col.colors, cpu_col.overflow));
+                break;
+            }
+            assert!(batches < 100);
+        }
+        let gpu_color: Vec<u32> = get(&ctx, &cb.color[0], lists.slots.len());
+        for i in 0..n {
+            for s in 0..lists.of(i).len() {
+                assert_eq!(
+                    gpu_color[i * 16 + s],
+                    cpu_col.color[i * 16 + s],
+                    "pile {n_side}: grain {i} slot {s}"
+                );
+            }
+        }
+        println!("pile {n_side}: {} colours, {} rounds", cpu_col.colors, cpu_col.rounds);
+    }
+}
+
+fn step_params(solver: SolverKind) -> StepParams {
+    StepParams {
+        gravity: [0.0, -9.81],
+        dt: 1e-3,
+        alert: 0.003,
+        tol: 1e-7,
+        itmax: 2000,
+        omega: 0.5,
+        overlap_relax: 0.2,
+        solver,
+        warm_start: true,
+    }
+}
+
+/// Whole steps on both backends: the GPU's colored (uzawa) solve matches the
+/// CPU's within f32 tolerance, step after step.
+#[test]
+fn colored_and_uzawa_steps_match_cpu() {
+    let (g, w, grid, _) = pile(30);
+    for solver in [SolverKind::Colored, SolverKind::Uzawa] {
+        let Some(ctx) = context() else { return };
+        let p = step_params(solver);
+        let mut gpu = GpuBackend::new(ctx, g.clone(), w.clone(), grid, 16).unwrap();
+        gpu.reorder_every = 0;
+        gpu.check_every = 1;
+        let mut cpu = hourglass::sim::CpuBackend::new(g.clone(), w.clone(), grid, 16);
+        for step in 0..5 {
+            let a = gpu.step(&p).unwrap();
+            let b = cpu.step(&p).unwrap();
+            assert_eq!(a.contacts, b.contacts, "{solver:?} step {step}");
+            let diff = (a.iterations as i64 - b.iterations as i64).abs();
+            assert!(
+                diff <= 2 + b.iterations as i64 / 20,
+                "{solver:?} step {step}: {} vs {} iterations",
+                a.iterations,
+                b.iterations
+            );
+            let gv = gpu.grains().unwrap().vel.clone();
+            let cv = &cpu.grains;
+            let vmax = cv
+                .vel
+                .iter()
+                .map(|v| v[0].abs().max(v[1].abs()))
+                .fold(1e-3f32, f32::max);
+            let worst = gv
+                .iter()
+                .zip(&cv.vel)
+                .map(|(x, y)| (x[0] - y[0]).abs().max((x[1] - y[1]).abs()))
+                .fold(0.0f32, f32::max);
+            assert!(
+                worst <= 2e-3 * vmax,
+                "{solver:?} step {step}: velocities differ by {worst} (max {vmax})"
+            );
+            if solver == SolverKind::Colored {
+                assert_eq!(gpu.colors, cpu.stepper.colors, "step {step}: colour count");
+            }
+        }
+    }
+}
