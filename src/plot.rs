@@ -217,9 +217,15 @@ fn draw_panel(img: &mut RgbaImage, panel: &Panel, x0: u32, y0: u32, w: u32, h: u
 
 /// Panels stacked top to bottom, `WIDTH` x `PANEL_HEIGHT` each.
 pub fn figure(panels: &[Panel]) -> RgbaImage {
-    let mut img = RgbaImage::from_pixel(WIDTH, PANEL_HEIGHT * panels.len().max(1) as u32, Rgba(BG));
+    figure_sized(panels, WIDTH, PANEL_HEIGHT)
+}
+
+/// Panels stacked top to bottom, `width` x `panel_height` px each (a picture
+/// of `width` x `panel_height` times the panel count).
+pub fn figure_sized(panels: &[Panel], width: u32, panel_height: u32) -> RgbaImage {
+    let mut img = RgbaImage::from_pixel(width, panel_height * panels.len().max(1) as u32, Rgba(BG));
     for (k, p) in panels.iter().enumerate() {
-        draw_panel(&mut img, p, 0, k as u32 * PANEL_HEIGHT, WIDTH, PANEL_HEIGHT);
+        draw_panel(&mut img, p, 0, k as u32 * panel_height, width, panel_height);
     }
     img
 }

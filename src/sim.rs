@@ -159,6 +159,8 @@ struct Tally {
     itmax_steps: u64,
     overflow: u64,
     alert_steps: u64,
+    /// Largest colour count of a step (coloured NLGS), else 0.
+    colors: u32,
     max_overlap: f64,
     since_row_iterations: u64,
     since_row_steps: u64,
@@ -417,6 +419,7 @@ impl Run {
             tally.since_row_iterations += u64::from(stats.iterations);
             tally.since_row_steps += 1;
             tally.overflow += stats.overflow;
+            tally.colors = tally.colors.max(stats.colors);
             let steps = tally.steps;
             if !stats.converged {
                 tally.itmax_steps += 1;
@@ -523,6 +526,7 @@ impl Run {
             flow_fit_window: fit.map(|f| f.window),
             max_overlap: tally.max_overlap,
             frames: out.frame_count() as u64,
+            colors: tally.colors,
         })
     }
 }

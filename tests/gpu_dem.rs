@@ -10,10 +10,10 @@ use hourglass::cpu::dem::integrate::{Integrand, kick, kick_drift};
 use hourglass::cpu::dem::{CpuDemBackend, law};
 use hourglass::cpu::grid::Grid;
 use hourglass::gpu::buffers::storage_zeroed;
+use hourglass::gpu::dem::GpuDemBackend;
 use hourglass::gpu::dem::force::{DemForce, DemForceBindings};
 use hourglass::gpu::dem::integrate::{DemIntegrate, DemIntegrateBindings};
-use hourglass::gpu::dem::{DemStage, GpuDemBackend};
-use hourglass::gpu::{Params, STAT_WORDS, ShaderConfig};
+use hourglass::gpu::{Params, STAT_WORDS, ShaderConfig, Stage};
 use hourglass::model::{ContactLists, DemParams, Grains, Phase, SolverKind, Walls};
 use hourglass::scene::{Scene, build};
 use hourglass::sim::{Backend, check_initial_state, grid_for, make_backend};
@@ -51,7 +51,7 @@ fn scene(n: usize, seed: u64) -> (Grains, Walls, ContactLists) {
 
 #[test]
 fn dem_law_layout_matches_rust() {
-    let src = DemStage::DemForce.source(&ShaderConfig { capacity: K as u32 });
+    let src = ShaderConfig { capacity: K as u32 }.source(Stage::DemForce);
     let m = naga::front::wgsl::parse_str(&src).expect("dem_force parses");
     let span = m
         .types

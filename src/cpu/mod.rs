@@ -46,6 +46,10 @@ pub struct CpuStepper {
     vel_free: Vec<[f32; 2]>,
     /// Contact colours of the last coloured step (0 for other solvers).
     pub colors: u32,
+    /// When `Some`, every solver iteration of the following steps appends its
+    /// residual (largest |dP| W, m/s) here (`hourglass study`). `None` by
+    /// default: nothing is recorded and nothing is paid.
+    pub residual_history: Option<Vec<f32>>,
 }
 
 impl CpuStepper {
@@ -58,6 +62,7 @@ impl CpuStepper {
             sweep: Sweep::default(),
             vel_free: Vec::new(),
             colors: 0,
+            residual_history: None,
         }
     }
 
@@ -139,6 +144,9 @@ impl CpuStepper {
                     );
                     stats.iterations += 1;
                     stats.residual = r;
+                    if let Some(h) = &mut self.residual_history {
+                        h.push(r);
+                    }
                     if r < threshold {
                         stats.converged = true;
                         break;
@@ -166,6 +174,9 @@ impl CpuStepper {
                     );
                     stats.iterations += 1;
                     stats.residual = r;
+                    if let Some(h) = &mut self.residual_history {
+                        h.push(r);
+                    }
                     if r < threshold {
                         stats.converged = true;
                         break;
@@ -173,26 +184,35 @@ impl CpuStepper {
                 }
                 self.sweep.mirror(&mut self.lists.slots);
             }
-            SolverKind::Colored => {
-                let c = colored::solve(
-                    &mut self.lists,
-                    &self.vel_free,
-                    &grains.inv_mass,
-                    &mut grains.vel,
-                    p,
-                    &mut stats,
-                );
-                self.colors = c.colors;
-            }
-            SolverKind::Uzawa => {
-                uzawa::solve(
-                    &mut self.lists,
-                    &self.vel_free,
-                    &grains.inv_mass,
-                    &mut grains.vel,
-                    p,
-                    &mut stats,
-                );
+            SolverKind::Colored | SolverKind::Uzawa => {
+                // Recording a history, one iteration per call: each call
+                // gathers the velocities from the impulses the last one left
+                // (mirrored), so the iterates are those of one long call, up to
+                // rounding. Otherwise a single call, as without the history.
+                let per_call = if self.residual_history.is_some() { 1 } else { p.itmax };
+                let mut q = *p;
+                loop {
+                    q.itmax = per_call.min(p.itmax - stats.iterations);
+                    let mut s = StepStats::default();
+                    let (lists, vf, im) = (&mut self.lists, &self.vel_free, &grains.inv_mass);
+                    if p.solver == SolverKind::Colored {
+                        stats.colors = colored::solve(lists, vf, im, &mut grains.vel, &q, &mut s).colors;
+                        self.colors = stats.colors;
+                    } else {
+                        uzawa::solve(lists, vf, im, &mut grains.vel, &q, &mut s);
+                    }
+                    stats.iterations += s.iterations;
+                    if s.iterations > 0 {
+                        stats.residual = s.residual;
+                        if let Some(h) = &mut self.residual_history {
+                            h.push(s.residual);
+                        }
+                    }
+                    stats.converged = s.converged;
+                    if s.converged || stats.iterations >= p.itmax {
+                        break;
+                    }
+                }
             }
             other => {
                 return Err(Error::NotImplemented {

@@ -376,7 +376,10 @@ impl Backend for GpuBackend {
             self.colors = colors.0;
         }
         let threshold = p.tol / p.dt;
-        let mut stats = StepStats::default();
+        let mut stats = StepStats {
+            colors: colors.0,
+            ..StepStats::default()
+        };
         let mut words;
         loop {
             let batch = self.check_every.max(1).min(p.itmax - stats.iterations);

@@ -72,10 +72,12 @@ pub enum Stage {
     Coloring,
     Colored,
     Uzawa,
+    DemForce,
+    DemIntegrate,
 }
 
 impl Stage {
-    pub const ALL: [Stage; 15] = [
+    pub const ALL: [Stage; 17] = [
         Stage::FreeVelocity,
         Stage::BinCount,
         Stage::PrefixSum,
@@ -91,6 +93,8 @@ impl Stage {
         Stage::Coloring,
         Stage::Colored,
         Stage::Uzawa,
+        Stage::DemForce,
+        Stage::DemIntegrate,
     ];
 
     pub fn name(self) -> &'static str {
@@ -110,6 +114,8 @@ impl Stage {
             Stage::Coloring => "coloring",
             Stage::Colored => "colored",
             Stage::Uzawa => "uzawa",
+            Stage::DemForce => "dem_force",
+            Stage::DemIntegrate => "dem_integrate",
         }
     }
 
@@ -136,6 +142,16 @@ impl Stage {
             Stage::Coloring => include_str!("../../shaders/coloring.wgsl"),
             Stage::Colored => include_str!("../../shaders/colored.wgsl"),
             Stage::Uzawa => include_str!("../../shaders/uzawa.wgsl"),
+            Stage::DemForce => include_str!("../../shaders/dem_force.wgsl"),
+            Stage::DemIntegrate => include_str!("../../shaders/dem_integrate.wgsl"),
+        }
+    }
+
+    /// Shared WGSL a stage needs besides shaders/shared.wgsl.
+    fn extra_shared(self) -> &'static str {
+        match self {
+            Stage::DemForce | Stage::DemIntegrate => dem::DEM_SHARED_WGSL,
+            _ => "",
         }
     }
 }
@@ -174,7 +190,13 @@ impl ShaderConfig {
 
     /// The full source the pipeline of `stage` compiles.
     pub fn source(&self, stage: Stage) -> String {
-        format!("{}\n{}\n{}", self.prelude(), SHARED_WGSL, stage.wgsl())
+        format!(
+            "{}\n{}\n{}\n{}",
+            self.prelude(),
+            SHARED_WGSL,
+            stage.extra_shared(),
+            stage.wgsl()
+        )
     }
 }
 

@@ -162,4 +162,6 @@ pub struct StepStats {
     pub overflow: u64,
     /// Largest distance a grain moved this step, m.
     pub max_displacement: f32,
+    /// Contact colours of a coloured NLGS step (`SolverKind::Colored`); 0 for every other solver.
+    pub colors: u32,
 }

@@ -173,4 +173,8 @@ pub struct Summary {
     pub flow_fit_window: Option<[f64; 2]>,
     pub max_overlap: f64,
     pub frames: u64,
+    /// The largest contact colour count of any step (coloured NLGS); 0 when
+    /// the solver does not colour. Absent in older files (read as 0).
+    #[serde(default)]
+    pub colors: u32,
 }

@@ -1,11 +1,11 @@
 //! Stage `dem_force` (shaders/dem_force.wgsl): force and torque of every grain
 //! gathered from its own contact list. CPU twin: [`crate::cpu::dem::force::dem_force`].
 
-use super::{DemKernel, DemStage};
 use crate::gpu::{GpuContext, ShaderConfig};
+use crate::gpu::{Kernel, Stage};
 
 pub struct DemForce {
-    kernel: DemKernel,
+    kernel: Kernel,
 }
 
 /// Buffers of the stage, in binding order.
@@ -28,7 +28,7 @@ pub struct DemForceBindings<'a> {
 impl DemForce {
     pub fn new(ctx: &GpuContext, cfg: &ShaderConfig) -> Self {
         DemForce {
-            kernel: DemKernel::new(ctx, cfg, DemStage::DemForce, "main"),
+            kernel: Kernel::new(ctx, cfg, Stage::DemForce, "main"),
         }
     }
 

@@ -2,12 +2,12 @@
 //! half kick and drift (`kick_drift`), and second half kick (`kick`, which also
 //! folds max |v|^2 into stats[STAT_SPEED2]). CPU twin: [`crate::cpu::dem::integrate`].
 
-use super::{DemKernel, DemStage};
 use crate::gpu::{GpuContext, ShaderConfig};
+use crate::gpu::{Kernel, Stage};
 
 pub struct DemIntegrate {
-    kick_drift: DemKernel,
-    kick: DemKernel,
+    kick_drift: Kernel,
+    kick: Kernel,
 }
 
 /// Buffers of the stage, in binding order.
@@ -28,8 +28,8 @@ pub struct DemIntegrateBindings<'a> {
 impl DemIntegrate {
     pub fn new(ctx: &GpuContext, cfg: &ShaderConfig) -> Self {
         DemIntegrate {
-            kick_drift: DemKernel::new(ctx, cfg, DemStage::DemIntegrate, "kick_drift"),
-            kick: DemKernel::new(ctx, cfg, DemStage::DemIntegrate, "kick"),
+            kick_drift: Kernel::new(ctx, cfg, Stage::DemIntegrate, "kick_drift"),
+            kick: Kernel::new(ctx, cfg, Stage::DemIntegrate, "kick"),
         }
     }
 

@@ -1,0 +1,374 @@
+//! `hourglass study`: the NSCD solvers side by side on the same packed states
+//! (issue 4: "Jacobi or Gauss-Seidel?").
+//!
+//! ```text
+//!   scene ──build──> grains ──settle: NLGS on the CPU, loose tol──> packed state
+//!   packed state ──copy──> one fresh backend per (solver, omega):
+//!     step 0 (cold, untimed): iterations to tol, residual after `budget`
+//!                             iterations, residual after every iteration (CPU)
+//!     steps 1..=steps (warm start from its own previous step, timed):
+//!                             mean iterations, wall time per step
+//! ```
+//! Every solver starts from the same grains and the same (closed) walls, so
+//! the rows differ only by the solver. Residual = the largest velocity
+//! correction |dP| W of one iteration, m/s (Jacobi and Uzawa: unrelaxed), the
+//! quantity every solver stops on (converged when < tol/dt).
+//!
+//! The table and the plot are in [`report`].
+
+pub mod report;
+
+use std::time::Instant;
+
+use crate::cpu::grid::Grid;
+use crate::cpu::reduce::Region;
+use crate::error::Result;
+use crate::gpu::{GpuBackend, GpuContext};
+use crate::model::{Grains, SolverKind, StepParams, Walls};
+use crate::scene::{Scene, Setup, build};
+use crate::sim::{self, Backend, CpuBackend};
+
+/// The packed states `--states` can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StateKind {
+    /// The bundled hourglass with 5,000 grains, settled behind its gate.
+    Hourglass5k,
+    /// The bundled hourglass with 50,000 grains (slow to settle on a few cores).
+    Hourglass50k,
+    /// A tall column: 400 grains in a box 10 mean diameters wide (about 40 grains high).
+    Column,
+}
+
+impl StateKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            StateKind::Hourglass5k => "hourglass5k",
+            StateKind::Hourglass50k => "hourglass50k",
+            StateKind::Column => "column",
+        }
+    }
+
+    /// The scene of this state, before settling.
+    pub fn scene(self) -> Scene {
+        let mut scene = Scene::default();
+        match self {
+            StateKind::Hourglass5k => scene.grains.count = 5_000,
+            StateKind::Hourglass50k => scene.grains.count = 50_000,
+            StateKind::Column => {
+                // 10 mean diameters wide; the fill packs ~10 grains a row.
+                let (w, h) = (0.06, 0.6);
+                scene.walls.segments = Some(vec![[0.0, h, 0.0, 0.0], [0.0, 0.0, w, 0.0], [w, 0.0, w, h]]);
+                scene.grains.count = 400;
+                scene.grains.region = Some([0.0, 0.0, w, h]);
+            }
+        }
+        scene
+    }
+}
+
+/// How a state is brought to rest before the solvers are compared.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SettleConfig {
+    /// Solver of the settle phase: NLGS, the fastest on the CPU.
+    pub solver: SolverKind,
+    /// Looser than the study's tol (1e-6 m): settling needs rest, not accuracy, m.
+    pub tol: f32,
+    /// Iteration cap per settle step.
+    pub itmax: u32,
+    /// Steps always taken (the fill starts at rest: speed alone would stop at once).
+    pub min_steps: u64,
+    /// Steps at most.
+    pub max_steps: u64,
+    /// Settled once every grain is slower than this, m/s (checked every 10 steps).
+    pub speed: f32,
+}
+
+impl Default for SettleConfig {
+    fn default() -> Self {
+        SettleConfig {
+            solver: SolverKind::Nlgs,
+            tol: 1e-5,
+            itmax: 300,
+            min_steps: 200,
+            max_steps: 2_000,
+            speed: 0.05,
+        }
+    }
+}
+
+/// A settled state, the common start of every measured solver.
+#[derive(Debug, Clone)]
+pub struct Packed {
+    pub name: String,
+    /// The scene's step parameters (tol, dt, alert, omega as resolved).
+    pub params: StepParams,
+    pub capacity: usize,
+    pub grains: Grains,
+    /// The walls the grains rest on (gate closed).
+    pub walls: Walls,
+    pub grid: Grid,
+    pub region: Region,
+    /// Steps the settle phase took, its wall time (s), and the final max speed (m/s).
+    pub settle_steps: u64,
+    pub settle_seconds: f64,
+    pub max_speed: f32,
+}
+
+fn max_speed(g: &Grains) -> f32 {
+    g.vel.iter().map(|v| v[0] * v[0] + v[1] * v[1]).fold(0.0f32, f32::max).sqrt()
+}
+
+/// Settle `setup`'s grains behind its gate with `cfg` (CPU).
+pub fn settle(name: &str, setup: &Setup, cfg: &SettleConfig) -> Result<Packed> {
+    let grid = sim::grid_for(setup)?;
+    let walls = setup.walls(true);
+    let capacity = setup.scene.solver.contact_capacity as usize;
+    let mut be = CpuBackend::new(setup.grains.clone(), walls.clone(), grid, capacity);
+    let mut p = setup.params;
+    (p.solver, p.tol, p.itmax) = (cfg.solver, cfg.tol, cfg.itmax);
+    let start = Instant::now();
+    let mut steps = 0;
+    while steps < cfg.max_steps {
+        be.step(&p)?;
+        steps += 1;
+        if steps >= cfg.min_steps && steps % 10 == 0 && max_speed(&be.grains) < cfg.speed {
+            break;
+        }
+    }
+    Ok(Packed {
+        name: name.to_string(),
+        params: setup.params,
+        capacity,
+        max_speed: max_speed(&be.grains),
+        grains: be.grains,
+        region: Region {
+            gravity: setup.params.gravity,
+            neck_y: setup.neck_y as f32,
+            bbox: walls.bounding_box(),
+        },
+        walls,
+        grid,
+        settle_steps: steps,
+        settle_seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// One measured solver: NLGS, Jacobi at one relaxation, ...
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Variant {
+    pub solver: SolverKind,
+    /// Jacobi's relaxation factor; None for the others.
+    pub omega: Option<f32>,
+}
+
+impl Variant {
+    /// "jacobi 0.5", "nlgs", ...
+    pub fn label(&self) -> String {
+        match self.omega {
+            Some(w) => format!("{} {w}", self.solver.name()),
+            None => self.solver.name().to_string(),
+        }
+    }
+    /// The GPU backend runs jacobi, colored and uzawa.
+    pub fn on_gpu(&self) -> bool {
+        matches!(self.solver, SolverKind::Jacobi | SolverKind::Colored | SolverKind::Uzawa)
+    }
+}
+
+/// The study's solvers in table order: NLGS, Jacobi at each `omegas`, coloured NLGS, seed, Uzawa.
+pub fn variants(omegas: &[f32]) -> Vec<Variant> {
+    let plain = |solver| Variant { solver, omega: None };
+    let mut v = vec![plain(SolverKind::Nlgs)];
+    v.extend(omegas.iter().map(|&w| Variant {
+        solver: SolverKind::Jacobi,
+        omega: Some(w),
+    }));
+    v.extend([SolverKind::Colored, SolverKind::Seed, SolverKind::Uzawa].map(plain));
+    v
+}
+
+/// What to measure from each packed state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StudyConfig {
+    /// Jacobi relaxation factors.
+    pub omegas: Vec<f32>,
+    /// Iterations after which the cold step's residual is reported.
+    pub budget: u32,
+    /// Timed warm steps per solver.
+    pub steps: u32,
+    /// Iteration cap: large, so "itmax" means "did not converge", not "was cut".
+    pub itmax: u32,
+    /// Measure on the CPU / on the GPU (GPU-capable solvers only).
+    pub cpu: bool,
+    pub gpu: bool,
+}
+
+impl Default for StudyConfig {
+    fn default() -> Self {
+        StudyConfig {
+            omegas: vec![0.3, 0.4, 0.5, 0.6],
+            budget: 200,
+            steps: 5,
+            itmax: 5_000,
+            cpu: true,
+            gpu: true,
+        }
+    }
+}
+
+/// One backend's figures for one (state, solver).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Measured {
+    /// Iterations of the cold step; None when it stopped at itmax.
+    pub cold_iterations: Option<u32>,
+    /// Residual after `budget` iterations of the cold step (its last one when it converged sooner), m/s.
+    pub residual_budget: f32,
+    /// Mean iterations of the warm steps.
+    pub iterations: f64,
+    /// Warm steps that stopped at itmax.
+    pub itmax_steps: u32,
+    /// Wall time per warm step, ms.
+    pub ms_per_step: f64,
+    /// Contact colours (coloured NLGS), else 0.
+    pub colors: u32,
+    pub contacts: u64,
+}
+
+/// A row of the table: one (state, solver).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StudyRow {
+    pub state: String,
+    pub grains: usize,
+    pub variant: Variant,
+    pub cpu: Option<Measured>,
+    pub gpu: Option<Measured>,
+}
+
+/// The rows of one state and, per CPU-measured solver, the cold step's residual after every iteration.
+#[derive(Debug, Clone, Default)]
+pub struct StateResult {
+    pub rows: Vec<StudyRow>,
+    pub histories: Vec<(Variant, Vec<f32>)>,
+}
+
+fn params_for(packed: &Packed, v: &Variant, cfg: &StudyConfig) -> StepParams {
+    let mut p = packed.params;
+    p.solver = v.solver;
+    p.omega = v.omega.unwrap_or(p.omega);
+    p.itmax = cfg.itmax;
+    p.warm_start = true;
+    p
+}
+
+/// The cold step's figures; the warm ones are filled by [`warm`].
+fn cold(s: &crate::model::StepStats, residual_budget: f32) -> Measured {
+    Measured {
+        cold_iterations: s.converged.then_some(s.iterations),
+        residual_budget,
+        iterations: 0.0,
+        itmax_steps: 0,
+        ms_per_step: 0.0,
+        colors: s.colors,
+        contacts: s.contacts,
+    }
+}
+
+/// `cfg.steps` timed warm steps on `be` (the cold step already taken), into `m`.
+fn warm(be: &mut dyn Backend, packed: &Packed, p: &StepParams, cfg: &StudyConfig, m: &mut Measured) -> Result<()> {
+    // A reduction waits for the GPU work queued so far, before and after the timed steps.
+    be.totals(&packed.region)?;
+    let start = Instant::now();
+    let mut iterations = 0u64;
+    for _ in 0..cfg.steps {
+        let s = be.step(p)?;
+        iterations += u64::from(s.iterations);
+        m.itmax_steps += u32::from(!s.converged);
+        m.colors = m.colors.max(s.colors);
+    }
+    be.totals(&packed.region)?;
+    let n = f64::from(cfg.steps.max(1));
+    m.ms_per_step = start.elapsed().as_secs_f64() * 1e3 / n;
+    m.iterations = iterations as f64 / n;
+    Ok(())
+}
+
+/// Measure `v` on the CPU from `packed`; returns the figures and the cold
+/// step's residual after every iteration.
+pub fn measure_cpu(packed: &Packed, v: &Variant, cfg: &StudyConfig) -> Result<(Measured, Vec<f32>)> {
+    let mut be = CpuBackend::new(packed.grains.clone(), packed.walls.clone(), packed.grid, packed.capacity);
+    let p = params_for(packed, v, cfg);
+    be.stepper.residual_history = Some(Vec::new());
+    let s = be.step(&p)?;
+    // Only the cold step is recorded.
+    let history = be.stepper.residual_history.take().unwrap_or_default();
+    let at_budget = history
+        .get((cfg.budget as usize).min(history.len()).saturating_sub(1))
+        .copied()
+        .unwrap_or(s.residual);
+    let mut m = cold(&s, at_budget);
+    warm(&mut be, packed, &p, cfg, &mut m)?;
+    Ok((m, history))
+}
+
+/// Measure `v` on the GPU of `ctx` from `packed`. The cold step's residual
+/// after the budget is not measured there (NaN): the GPU reads the residual
+/// every `check_every` iterations only.
+pub fn measure_gpu(ctx: &GpuContext, packed: &Packed, v: &Variant, cfg: &StudyConfig) -> Result<Measured> {
+    let ctx = GpuContext {
+        device: ctx.device.clone(),
+        queue: ctx.queue.clone(),
+        info: ctx.info.clone(),
+        limits: ctx.limits.clone(),
+    };
+    let mut be = GpuBackend::new(
+        ctx,
+        packed.grains.clone(),
+        packed.walls.clone(),
+        packed.grid,
+        packed.capacity,
+    )?;
+    let p = params_for(packed, v, cfg);
+    let s = be.step(&p)?;
+    let mut m = cold(&s, f32::NAN);
+    warm(&mut be, packed, &p, cfg, &mut m)?;
+    Ok(m)
+}
+
+/// Every variant of `cfg` from `packed`, on the backends asked for (`gpu`:
+/// the context when the GPU is measured and an adapter exists). `progress`
+/// hears one line per measurement.
+pub fn study_state(
+    packed: &Packed,
+    cfg: &StudyConfig,
+    gpu: Option<&GpuContext>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<StateResult> {
+    let mut out = StateResult::default();
+    for v in variants(&cfg.omegas) {
+        let mut row = StudyRow {
+            state: packed.name.clone(),
+            grains: packed.grains.len(),
+            variant: v,
+            cpu: None,
+            gpu: None,
+        };
+        if cfg.cpu {
+            progress(&format!("{} {}: cpu", packed.name, v.label()));
+            let (m, history) = measure_cpu(packed, &v, cfg)?;
+            row.cpu = Some(m);
+            out.histories.push((v, history));
+        }
+        if let (true, Some(ctx), true) = (cfg.gpu, gpu, v.on_gpu()) {
+            progress(&format!("{} {}: gpu", packed.name, v.label()));
+            row.gpu = Some(measure_gpu(ctx, packed, &v, cfg)?);
+        }
+        out.rows.push(row);
+    }
+    Ok(out)
+}
+
+/// Build and settle `kind`.
+pub fn packed_state(kind: StateKind, settle_cfg: &SettleConfig) -> Result<Packed> {
+    let setup = build(&kind.scene())?;
+    settle(kind.name(), &setup, settle_cfg)
+}

@@ -1,0 +1,109 @@
+//! The study's outputs: a Markdown table (DIR/study.md) and the residual
+//! after each iteration of one cold step, one line per solver, on a log axis
+//! (DIR/residuals.png).
+
+use std::fmt::Write as _;
+
+use image::RgbaImage;
+
+use super::{Measured, StudyRow, Variant};
+use crate::plot::{BLUE, GREEN, ORANGE, Panel, RED, Series, figure_sized};
+
+/// Line colours of the plot, one per solver in table order (then around again).
+const PALETTE: [[u8; 4]; 9] = [
+    BLUE,
+    [140, 86, 75, 255],
+    [148, 103, 189, 255],
+    ORANGE,
+    [188, 189, 34, 255],
+    GREEN,
+    [23, 190, 207, 255],
+    RED,
+    [227, 119, 194, 255],
+];
+
+/// The table header (two lines, Markdown).
+pub const HEADER: &str = "| state | N | solver | colours | cold iterations | residual after budget (m/s) | CPU iterations/step | CPU ms/step | GPU iterations/step | GPU ms/step |\n|---|---|---|---|---|---|---|---|---|---|";
+
+/// "itmax" for a step that did not converge, else the count.
+fn cold_its(m: &Measured) -> String {
+    m.cold_iterations.map_or("itmax".to_string(), |n| n.to_string())
+}
+
+/// Mean warm iterations, with how many steps hit itmax ("4245 (3/5 itmax)").
+fn warm_its(m: &Measured, steps: u32) -> String {
+    if m.itmax_steps == 0 {
+        format!("{:.0}", m.iterations)
+    } else {
+        format!("{:.0} ({}/{steps} itmax)", m.iterations, m.itmax_steps)
+    }
+}
+
+/// One table row; `steps` is the number of warm steps per solver.
+pub fn format_row(r: &StudyRow, steps: u32) -> String {
+    let dash = || "—".to_string();
+    let colors = r.cpu.or(r.gpu).map_or(0, |m| m.colors);
+    let cpu = r.cpu.as_ref();
+    let gpu = r.gpu.as_ref();
+    format!(
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+        r.state,
+        r.grains,
+        r.variant.label(),
+        if colors > 0 { colors.to_string() } else { dash() },
+        cpu.map_or_else(dash, cold_its),
+        cpu.map_or_else(dash, |m| format!("{:.2e}", m.residual_budget)),
+        cpu.map_or_else(dash, |m| warm_its(m, steps)),
+        cpu.map_or_else(dash, |m| format!("{:.1}", m.ms_per_step)),
+        gpu.map_or_else(dash, |m| warm_its(m, steps)),
+        gpu.map_or_else(dash, |m| format!("{:.1}", m.ms_per_step)),
+    )
+}
+
+/// The whole table.
+pub fn markdown(rows: &[StudyRow], steps: u32) -> String {
+    let mut s = String::from(HEADER);
+    s.push('\n');
+    for r in rows {
+        let _ = writeln!(s, "{}", format_row(r, steps));
+    }
+    s
+}
+
+/// Residual (m/s, log axis) against iteration, one line per solver, and the
+/// threshold tol/dt as a flat line; `width` x `height` px.
+pub fn residual_plot(
+    title: &str,
+    histories: &[(Variant, Vec<f32>)],
+    threshold: f32,
+    width: u32,
+    height: u32,
+) -> RgbaImage {
+    let mut series: Vec<Series> = histories
+        .iter()
+        .enumerate()
+        .map(|(k, (v, h))| Series {
+            label: v.label(),
+            color: PALETTE[k % PALETTE.len()],
+            points: h
+                .iter()
+                .enumerate()
+                .map(|(i, r)| ((i + 1) as f64, f64::from(*r)))
+                .collect(),
+        })
+        .collect();
+    let longest = histories.iter().map(|(_, h)| h.len()).max().unwrap_or(1).max(1);
+    series.push(Series {
+        label: "tol/dt".into(),
+        color: [120, 120, 120, 255],
+        points: vec![(1.0, f64::from(threshold)), (longest as f64, f64::from(threshold))],
+    });
+    let panel = Panel {
+        title: title.to_string(),
+        x_label: "iteration".into(),
+        y_label: "residual max |dP| W, m/s (log)".into(),
+        series,
+        log_y: true,
+    };
+    figure_sized(&[panel], width, height)
+}
