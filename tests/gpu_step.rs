@@ -122,7 +122,10 @@ fn fifty_steps_match_cpu_across_reorders_and_wall_changes() {
     assert_eq!((sg.overflow, sg.contacts), (sc.overflow, sc.contacts));
     let (a, b) = (cpu.grains().unwrap().clone(), gpu.grains().unwrap().clone());
     let d = max_distance(&a, &b);
-    assert!(d < 1e-6, "positions differ by {d:e} m after 50 steps");
+    // Usually ~1e-7 m; the GPU's atomic binning changes the order in which a
+    // grain sums its contacts, and a packed pile amplifies that rounding over
+    // 50 steps (seen once at just over 1e-6 under load), hence 5e-6.
+    assert!(d < 5e-6, "positions differ by {d:e} m after 50 steps");
     // The grains moved (the test is not vacuous) and the GPU's are in id order.
     assert!(max_distance(&a, &grains) > 1e-4);
     assert_eq!(b.id, (0..b.len() as u32).collect::<Vec<_>>());

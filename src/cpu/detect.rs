@@ -14,8 +14,8 @@
 
 use rayon::prelude::*;
 
-use super::grid::Grid;
-use crate::model::{Body, Contact, ContactLists, Walls, dot, sub};
+use super::grid::{Bins, Grid};
+use crate::model::{Body, Contact, ContactLists, Grains, Walls, dot, sub};
 
 /// Inputs of the detection stage, in binding order.
 pub struct DetectInput<'a> {
@@ -145,4 +145,28 @@ pub fn detect(inp: &DetectInput, lists: &mut ContactLists) {
         .with_min_len(super::PAR_MIN)
         .enumerate()
         .for_each(|(i, (count, out))| *count = detect_grain(inp, i, out));
+}
+
+/// Binning (`bin_count`, `prefix_sum`, `bin_scatter`) then `detect` at the
+/// grains' current positions: the first stages of every step, NSCD or DEM.
+pub fn bin_and_detect(
+    grid: &Grid,
+    bins: &mut Bins,
+    grains: &Grains,
+    walls: &Walls,
+    alert: f32,
+    lists: &mut ContactLists,
+) {
+    bins.build(grid, &grains.pos);
+    let inp = DetectInput {
+        grid,
+        cell_start: &bins.cell_start,
+        sorted: &bins.sorted,
+        pos: &grains.pos,
+        radius: &grains.radius,
+        inv_mass: &grains.inv_mass,
+        walls,
+        alert,
+    };
+    detect(&inp, lists);
 }

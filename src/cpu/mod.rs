@@ -24,7 +24,6 @@ pub mod warm_start;
 
 use crate::error::{Error, Result};
 use crate::model::{ContactLists, Grains, SolverKind, StepParams, StepStats, Walls, dot};
-use detect::DetectInput;
 use grid::{Bins, Grid};
 use nlgs::{Rule, Sweep};
 
@@ -79,18 +78,7 @@ impl CpuStepper {
     /// Binning and detection: the contact lists of the current positions
     /// (used by `step`, and on its own by tests).
     pub fn detect(&mut self, grains: &Grains, walls: &Walls, alert: f32) -> &ContactLists {
-        self.bins.build(&self.grid, &grains.pos);
-        let inp = DetectInput {
-            grid: &self.grid,
-            cell_start: &self.bins.cell_start,
-            sorted: &self.bins.sorted,
-            pos: &grains.pos,
-            radius: &grains.radius,
-            inv_mass: &grains.inv_mass,
-            walls,
-            alert,
-        };
-        detect::detect(&inp, &mut self.lists);
+        detect::bin_and_detect(&self.grid, &mut self.bins, grains, walls, alert, &mut self.lists);
         &self.lists
     }
 

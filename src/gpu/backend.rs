@@ -452,16 +452,15 @@ impl Backend for GpuBackend {
             let to_f32 = |v: Option<Vec<u32>>| -> Vec<f32> { bytemuck::cast_vec(v.unwrap_or_default()) };
             let (radius, inv_mass) = (to_f32(radius), to_f32(inv_mass));
             // Back to id order (the GPU arrays may be permuted into cell order).
-            let mut order: Vec<usize> = (0..n).collect();
-            order.sort_unstable_by_key(|&i| id[i]);
             self.host = Grains {
-                pos: order.iter().map(|&i| pos[i]).collect(),
-                vel: order.iter().map(|&i| vel[i]).collect(),
-                radius: order.iter().map(|&i| radius[i]).collect(),
-                inv_mass: order.iter().map(|&i| inv_mass[i]).collect(),
-                id: order.iter().map(|&i| id[i]).collect(),
+                pos,
+                vel,
+                radius,
+                inv_mass,
                 ang_vel: vec![0.0; n],
-            };
+                id,
+            }
+            .into_id_order();
             self.host_fresh = true;
         }
         Ok(&self.host)

@@ -60,6 +60,23 @@ impl Grains {
         inv_inertia(self.inv_mass[i], self.radius[i])
     }
 
+    /// The same grains reordered so that `id` is ascending (the GPU backends
+    /// permute grains into cell order; callers see them in id order).
+    pub fn into_id_order(self) -> Grains {
+        let mut order: Vec<usize> = (0..self.len()).collect();
+        order.sort_unstable_by_key(|&i| self.id[i]);
+        let pick = |v: &[f32]| order.iter().map(|&i| v[i]).collect();
+        let pick2 = |v: &[[f32; 2]]| order.iter().map(|&i| v[i]).collect();
+        Grains {
+            pos: pick2(&self.pos),
+            vel: pick2(&self.vel),
+            radius: pick(&self.radius),
+            inv_mass: pick(&self.inv_mass),
+            ang_vel: pick(&self.ang_vel),
+            id: order.iter().map(|&i| self.id[i]).collect(),
+        }
+    }
+
     /// Largest radius, m (0 when there are no grains).
     pub fn max_radius(&self) -> f32 {
         self.radius.iter().copied().fold(0.0, f32::max)

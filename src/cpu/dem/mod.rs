@@ -61,7 +61,7 @@ pub mod integrate;
 use force::{DemLaw, ForceInput};
 use integrate::Integrand;
 
-use super::detect::{self, DetectInput};
+use super::detect;
 use super::grid::{Bins, Grid};
 use super::reduce::{Region, Totals, reduce};
 use crate::error::Result;
@@ -116,18 +116,7 @@ impl DemStepper {
 
     /// Binning and detection at the current positions.
     pub fn detect(&mut self, grains: &Grains, walls: &Walls, alert: f32) {
-        self.bins.build(&self.grid, &grains.pos);
-        let inp = DetectInput {
-            grid: &self.grid,
-            cell_start: &self.bins.cell_start,
-            sorted: &self.bins.sorted,
-            pos: &grains.pos,
-            radius: &grains.radius,
-            inv_mass: &grains.inv_mass,
-            walls,
-            alert,
-        };
-        detect::detect(&inp, &mut self.lists);
+        detect::bin_and_detect(&self.grid, &mut self.bins, grains, walls, alert, &mut self.lists);
     }
 
     /// Stage `dem_force` on the current lists.

@@ -392,16 +392,15 @@ impl Backend for GpuDemBackend {
             let radius = to_f32(one.pop());
             let (vel, pos) = (two.pop().unwrap_or_default(), two.pop().unwrap_or_default());
             // Id order (the arrays stay in input order today; sorting keeps that a non-contract).
-            let mut order: Vec<usize> = (0..n).collect();
-            order.sort_unstable_by_key(|&i| id[i]);
             self.host = Grains {
-                pos: order.iter().map(|&i| pos[i]).collect(),
-                vel: order.iter().map(|&i| vel[i]).collect(),
-                radius: order.iter().map(|&i| radius[i]).collect(),
-                inv_mass: order.iter().map(|&i| inv_mass[i]).collect(),
-                id: order.iter().map(|&i| id[i]).collect(),
-                ang_vel: order.iter().map(|&i| ang_vel[i]).collect(),
-            };
+                pos,
+                vel,
+                radius,
+                inv_mass,
+                ang_vel,
+                id,
+            }
+            .into_id_order();
             self.host_fresh = true;
         }
         Ok(&self.host)
