@@ -13,5 +13,6 @@ pub mod plot;
 pub mod render;
 pub mod scene;
 pub mod sim;
+pub mod study;
 
 pub use error::{Error, Result};

@@ -30,6 +30,8 @@ enum Command {
     Render(cli::render::RenderArgs),
     /// Plot a result directory's diagnostics to PNG files.
     Plot(cli::plot::PlotArgs),
+    /// Compare the NSCD solvers on packed states: iterations, residuals, time (study.md, residuals.png).
+    Study(cli::study::StudyArgs),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +60,7 @@ fn main() -> ExitCode {
         Command::View(args) => cli::view::run(args),
         Command::Render(args) => cli::render::run(args),
         Command::Plot(args) => cli::plot::run(args),
+        Command::Study(args) => cli::study::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

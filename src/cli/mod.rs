@@ -4,4 +4,5 @@ pub mod bench;
 pub mod plot;
 pub mod render;
 pub mod run;
+pub mod study;
 pub mod view;

@@ -115,7 +115,11 @@ pub struct Packed {
 }
 
 fn max_speed(g: &Grains) -> f32 {
-    g.vel.iter().map(|v| v[0] * v[0] + v[1] * v[1]).fold(0.0f32, f32::max).sqrt()
+    g.vel
+        .iter()
+        .map(|v| v[0] * v[0] + v[1] * v[1])
+        .fold(0.0f32, f32::max)
+        .sqrt()
 }
 
 /// Settle `setup`'s grains behind its gate with `cfg` (CPU).
@@ -171,7 +175,10 @@ impl Variant {
     }
     /// The GPU backend runs jacobi, colored and uzawa.
     pub fn on_gpu(&self) -> bool {
-        matches!(self.solver, SolverKind::Jacobi | SolverKind::Colored | SolverKind::Uzawa)
+        matches!(
+            self.solver,
+            SolverKind::Jacobi | SolverKind::Colored | SolverKind::Uzawa
+        )
     }
 }
 
@@ -295,7 +302,12 @@ fn warm(be: &mut dyn Backend, packed: &Packed, p: &StepParams, cfg: &StudyConfig
 /// Measure `v` on the CPU from `packed`; returns the figures and the cold
 /// step's residual after every iteration.
 pub fn measure_cpu(packed: &Packed, v: &Variant, cfg: &StudyConfig) -> Result<(Measured, Vec<f32>)> {
-    let mut be = CpuBackend::new(packed.grains.clone(), packed.walls.clone(), packed.grid, packed.capacity);
+    let mut be = CpuBackend::new(
+        packed.grains.clone(),
+        packed.walls.clone(),
+        packed.grid,
+        packed.capacity,
+    );
     let p = params_for(packed, v, cfg);
     be.stepper.residual_history = Some(Vec::new());
     let s = be.step(&p)?;

@@ -3,10 +3,12 @@
 //! (DIR/residuals.png).
 
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 use image::RgbaImage;
 
 use super::{Measured, StudyRow, Variant};
+use crate::error::{Error, Result};
 use crate::plot::{BLUE, GREEN, ORANGE, Panel, RED, Series, figure_sized};
 
 /// Line colours of the plot, one per solver in table order (then around again).
@@ -106,4 +108,19 @@ pub fn residual_plot(
         log_y: true,
     };
     figure_sized(&[panel], width, height)
+}
+
+/// Write `dir`/study.md (`text`) and `dir`/residuals.png (`plot`), creating
+/// `dir`; returns the two paths.
+pub fn write(dir: &Path, text: &str, plot: &RgbaImage) -> Result<[PathBuf; 2]> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Output { path, source }
+    };
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let md = dir.join("study.md");
+    std::fs::write(&md, text).map_err(io(&md))?;
+    let png = dir.join("residuals.png");
+    crate::render::save_png(plot, &png)?;
+    Ok([md, png])
 }
