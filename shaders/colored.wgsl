@@ -23,6 +23,21 @@ fn owns(i: u32, other: u32) -> bool {
     return (other & WALL) != 0u || other > i;
 }
 
+// The overflow pass solves owned copies and orphans: copies whose owner's
+// full list dropped the contact (cpu::colored::solves_overflow).
+fn solves_overflow(a: u32, other: u32) -> bool {
+    if owns(a, other) {
+        return true;
+    }
+    let m = min(count[other], CAPACITY);
+    for (var t = 0u; t < m; t++) {
+        if slots[other * CAPACITY + t].other == a {
+            return false;
+        }
+    }
+    return true;
+}
+
 // cpu::colored::update; returns |dP| W.
 fn update(s: u32, a: u32) -> f32 {
     let c = slots[s];
@@ -84,7 +99,7 @@ fn colored_overflow(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgrou
         let n = min(count[a], CAPACITY);
         for (var s = 0u; s < n; s++) {
             let idx = a * CAPACITY + s;
-            if color[idx] == OVERFLOW_COLOR && owns(a, slots[idx].other) {
+            if color[idx] == OVERFLOW_COLOR && solves_overflow(a, slots[idx].other) {
                 residual[a] = max(residual[a], update(idx, a));
             }
         }

@@ -217,14 +217,20 @@ pub fn make_backend(
             setup.scene.solver.contact_capacity as usize,
         )?))
     };
+    let on_gpu = matches!(
+        setup.params.solver,
+        SolverKind::Jacobi | SolverKind::Dem | SolverKind::Colored | SolverKind::Uzawa
+    );
     match choice {
         BackendChoice::Cpu => Ok(cpu()),
-        BackendChoice::Auto
-            if !matches!(
-                setup.params.solver,
-                SolverKind::Jacobi | SolverKind::Dem | SolverKind::Colored | SolverKind::Uzawa
-            ) =>
-        {
+        // Refused here, before any output is written.
+        BackendChoice::Gpu if !on_gpu => Err(Error::NotImplemented {
+            what: format!(
+                "solver `{}` on the GPU backend (the GPU runs jacobi, colored, uzawa and dem)",
+                setup.params.solver.name()
+            ),
+        }),
+        BackendChoice::Auto if !on_gpu => {
             notices.push(format!(
                 "backend auto: solver `{}` runs only on the CPU; running on the CPU",
                 setup.params.solver.name()

@@ -251,3 +251,37 @@ fn nlgs_and_jacobi_reach_the_same_velocities_on_a_packed_pile() {
         assert!((a[0] - b[0]).abs() < tol && (a[1] - b[1]).abs() < tol, "{a:?} vs {b:?}");
     }
 }
+
+/// Regression: when the lower grain's full list drops a grain-grain contact,
+/// the higher grain's copy is the only one left and must still be solved
+/// (NLGS and coloured NLGS used to skip it as "owned by the lower grain").
+#[test]
+fn contact_dropped_by_a_full_list_is_solved_from_the_other_side() {
+    use hourglass::cpu::CpuStepper;
+    use hourglass::cpu::grid::Grid;
+    let r = 0.003f32;
+    for solver in [
+        SolverKind::Jacobi,
+        SolverKind::Nlgs,
+        SolverKind::Seed,
+        SolverKind::Colored,
+    ] {
+        let p = params(solver);
+        // Grain 0 is fixed; grain 1 rests on it; grain 2, in a lower cell row,
+        // fills grain 0's single slot first.
+        let mut g = grains(&[(0.0, 0.0, r), (0.0, 2.0 * r, r), (-0.0061, -0.004, r)]);
+        g.inv_mass[0] = 0.0;
+        let grid = Grid::covering([-0.05, -0.05, 0.05, 0.05], 2.0 * r + p.alert).unwrap();
+        let mut s = CpuStepper::new(grid, 1);
+        let st = s.step(&mut g, &walls(&[]), &p).unwrap();
+        assert!(
+            st.overflow >= 1,
+            "{solver:?}: the setup must overflow grain 0's list: {st:?}"
+        );
+        assert!(
+            g.vel[1][1] >= -p.tol / p.dt,
+            "{solver:?}: grain 1 fell into the fixed grain: v = {:?}",
+            g.vel[1]
+        );
+    }
+}

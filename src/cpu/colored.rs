@@ -37,10 +37,18 @@ impl ColoredSweep {
         for a in 0..count.len() {
             for s in 0..(count[a] as usize).min(capacity) {
                 let idx = a * capacity + s;
-                if !owns(a as u32, slots[idx].other) {
+                let col = coloring.color[idx];
+                let orphan = col == OVERFLOW && !owns(a as u32, slots[idx].other) && {
+                    let j = slots[idx].other as usize;
+                    !slots[j * capacity..j * capacity + (count[j] as usize).min(capacity)]
+                        .iter()
+                        .any(|m| m.other == a as u32)
+                };
+                // Owned copies, and orphans (the owner's full list dropped the
+                // contact), which only this grain can solve.
+                if !owns(a as u32, slots[idx].other) && !orphan {
                     continue;
                 }
-                let col = coloring.color[idx];
                 let g = if col == OVERFLOW { groups - 1 } else { col as usize };
                 per[g].push((a as u32, idx as u32));
             }

@@ -172,10 +172,46 @@ impl CpuStepper {
                 }
                 self.sweep.mirror(&mut self.lists.slots);
             }
+            SolverKind::Colored if self.residual_history.is_some() => {
+                // colored::solve with every residual recorded (same steps, same order).
+                let coloring = coloring::color_contacts(&self.lists, &grains.inv_mass);
+                let mut sweep = colored::ColoredSweep::default();
+                sweep.build(&self.lists.count, &self.lists.slots, k, &coloring);
+                let lists = &mut self.lists;
+                jacobi::jacobi_gather(
+                    &lists.count,
+                    &lists.slots,
+                    k,
+                    &self.vel_free,
+                    &grains.inv_mass,
+                    &mut grains.vel,
+                );
+                while stats.iterations < p.itmax {
+                    let r = sweep.sweep(
+                        &mut lists.slots,
+                        &grains.inv_mass,
+                        &mut grains.vel,
+                        inv_dt,
+                        p.overlap_relax,
+                        p.slop(),
+                    );
+                    stats.iterations += 1;
+                    stats.residual = r;
+                    if let Some(h) = &mut self.residual_history {
+                        h.push(r);
+                    }
+                    if r < threshold {
+                        stats.converged = true;
+                        break;
+                    }
+                }
+                colored::colored_mirror(&lists.count, &mut lists.slots, k);
+                (stats.colors, self.colors) = (coloring.colors, coloring.colors);
+            }
             SolverKind::Colored | SolverKind::Uzawa => {
-                // Recording a history, one iteration per call: each call
-                // gathers the velocities from the impulses the last one left
-                // (mirrored), so the iterates are those of one long call, up to
+                // Recording a history (Uzawa), one iteration per call: each
+                // call gathers the velocities from the impulses the last one
+                // left, so the iterates are those of one long call, up to
                 // rounding. Otherwise a single call, as without the history.
                 let per_call = if self.residual_history.is_some() { 1 } else { p.itmax };
                 let mut q = *p;

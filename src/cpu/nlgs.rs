@@ -9,7 +9,9 @@
 //! ```
 //! A grain-grain contact is stored in both grains' lists; the sweep visits the
 //! copy owned by the lower index and mirrors the impulse into the other copy
-//! when it is done, so the lists stay symmetric for the next warm start.
+//! when it is done, so the lists stay symmetric for the next warm start. When
+//! the lower grain's list overflowed and lost its copy, the higher grain's
+//! copy is solved instead (an overflow never drops a contact twice).
 
 use crate::model::{Body, Contact, ContactLists, dot, sub};
 
@@ -42,7 +44,11 @@ impl Sweep {
         for i in 0..lists.grains() {
             for (s, c) in lists.of(i).iter().enumerate() {
                 let mirror = match c.body() {
-                    Body::Grain(j) if (j as usize) < i => continue,
+                    // Owned by the lower index, unless its full list dropped it.
+                    Body::Grain(j) if (j as usize) < i && lists.of(j as usize).iter().any(|m| m.other == i as u32) => {
+                        continue;
+                    }
+                    Body::Grain(j) if (j as usize) < i => Self::NO_MIRROR,
                     Body::Grain(j) => {
                         let j = j as usize;
                         lists

@@ -63,11 +63,23 @@ impl ResultDir {
     /// so the old run cannot pass for this one.
     pub fn create(dir: &Path, scene_toml: &str) -> Result<ResultDir> {
         std::fs::create_dir_all(dir).map_err(io(dir))?;
-        for stale in ["summary.json", "frames.pvd", "walls.vtp", "diagnostics.csv"] {
-            let path = dir.join(stale);
-            if path.exists() {
+        // Everything a previous run (and `render`, `plot`, the window) may have left.
+        let stale = |name: &str| {
+            matches!(name, "summary.json" | "frames.pvd" | "walls.vtp" | "diagnostics.csv")
+                || name.starts_with("render.")
+                || (name.starts_with("plot_") && name.ends_with(".png"))
+                || (name.starts_with("screenshot") && name.ends_with(".png"))
+                || name.ends_with(".partial")
+        };
+        for entry in std::fs::read_dir(dir).map_err(io(dir))?.flatten() {
+            let path = entry.path();
+            if path.is_file() && stale(&entry.file_name().to_string_lossy()) {
                 std::fs::remove_file(&path).map_err(io(&path))?;
             }
+        }
+        let render = dir.join("render");
+        if render.is_dir() {
+            std::fs::remove_dir_all(&render).map_err(io(&render))?;
         }
         let frames = dir.join("frames");
         if frames.exists() {

@@ -62,6 +62,13 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     // Grains of a fill are drawn first so the hourglass can be sized to them.
     let explicit = g.list.as_ref();
     let count = explicit.map_or(g.count as usize, Vec::len);
+    if count as u64 > MAX_GRAINS {
+        return Err(Error::field(
+            &origin,
+            "grains.count",
+            format!("{count} grains is more than this build handles ({MAX_GRAINS})"),
+        ));
+    }
     let radii: Vec<f64> = match explicit {
         Some(list) => list.iter().map(|row| row[4]).collect(),
         None => fill::sample_radii(g, count, &mut rng),
@@ -70,6 +77,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     let w = &scene.walls;
     // Fixed walls (a mesh or a list): place the grains once, or fail.
     let mut fixed = |walls: Vec<[[f64; 2]; 2]>, gate: Vec<[[f64; 2]; 2]>, hint: &str| -> Result<_> {
+        check_extent(&walls, g.radius_min, &origin)?;
         let neck = gate_height(&gate).unwrap_or_else(|| bbox(&walls)[1]);
         let pos = place(
             &radii,
@@ -203,6 +211,29 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         dem,
         notices,
     })
+}
+
+/// Most grains a scene may ask for: ~1.6 KB each on the GPU (BENCHMARKS.md),
+/// so 20 million already need 32 GB.
+pub const MAX_GRAINS: u64 = 20_000_000;
+
+/// Walls wider than this many smallest radii are a unit mistake (or a
+/// malformed mesh): the fill and the grid would not finish.
+pub const MAX_EXTENT_RADII: f64 = 1e6;
+
+fn check_extent(walls: &[[[f64; 2]; 2]], r_min: f64, origin: &str) -> Result<()> {
+    let b = bbox(walls);
+    let extent = (b[2] - b[0]).max(b[3] - b[1]);
+    if !(extent.is_finite() && extent <= MAX_EXTENT_RADII * r_min) {
+        return Err(Error::field(
+            origin,
+            "walls",
+            format!(
+                "the walls span {extent:e} m, more than {MAX_EXTENT_RADII:e} smallest grain radii ({r_min} m): check the units"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Largest default time step, s.

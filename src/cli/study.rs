@@ -1,0 +1,112 @@
+//! `hourglass study`: the solvers compared on packed states (see `hourglass::study`).
+
+use std::path::PathBuf;
+
+use hourglass::Result;
+use hourglass::gpu::{AdapterChoice, GpuContext};
+use hourglass::study::{self, SettleConfig, StateKind, StudyConfig, report};
+
+/// Which backends `--backend` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StudyBackend {
+    Cpu,
+    Gpu,
+    Both,
+}
+
+#[derive(clap::Args)]
+pub struct StudyArgs {
+    /// Backends to measure; the GPU runs jacobi, colored and uzawa only.
+    #[arg(long, value_enum, default_value = "both")]
+    pub backend: StudyBackend,
+    /// Packed states, each settled first (hourglass50k takes long on a few cores).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "hourglass5k,column")]
+    pub states: Vec<StateKind>,
+    /// Iterations after which the cold step's residual is reported.
+    #[arg(long, default_value_t = 200)]
+    pub budget: u32,
+    /// Timed warm steps per solver.
+    #[arg(long, default_value_t = 5)]
+    pub steps: u32,
+    /// Iteration cap per step.
+    #[arg(long, default_value_t = 5000)]
+    pub itmax: u32,
+    /// Jacobi relaxation factors.
+    #[arg(long, value_delimiter = ',', default_value = "0.3,0.4,0.5,0.6")]
+    pub omegas: Vec<f32>,
+    /// Largest number of settle steps per state.
+    #[arg(long, default_value_t = 2000)]
+    pub settle_steps: u64,
+    /// Directory of study.md and residuals.png.
+    #[arg(long, default_value = "study")]
+    pub out: PathBuf,
+}
+
+pub fn run(args: StudyArgs) -> Result<()> {
+    let cfg = StudyConfig {
+        omegas: args.omegas,
+        budget: args.budget,
+        steps: args.steps,
+        itmax: args.itmax,
+        cpu: args.backend != StudyBackend::Gpu,
+        gpu: args.backend != StudyBackend::Cpu,
+    };
+    let settle_cfg = SettleConfig {
+        max_steps: args.settle_steps,
+        ..SettleConfig::default()
+    };
+    let ctx = if cfg.gpu {
+        GpuContext::new(AdapterChoice::Any)?
+    } else {
+        None
+    };
+    if cfg.gpu && ctx.is_none() {
+        eprintln!("study: no GPU adapter; measuring the CPU only");
+    }
+    let mut text = format!(
+        "# hourglass study\n\nCPU: {} threads. GPU: {}. tol {} m (scene default), itmax {}, budget {} iterations, {} warm steps per solver.\n\n",
+        rayon::current_num_threads(),
+        ctx.as_ref().map_or("none".to_string(), |c| c.adapter_name()),
+        hourglass::scene::Scene::default().solver.tol,
+        cfg.itmax,
+        cfg.budget,
+        cfg.steps,
+    );
+    let mut rows = Vec::new();
+    let mut plot = None;
+    for kind in args.states {
+        eprintln!("study: settling {}", kind.name());
+        let packed = study::packed_state(kind, &settle_cfg)?;
+        let line = format!(
+            "- {}: {} grains, settled with NLGS (tol {} m, itmax {}) in {} steps ({:.1} s), max speed {:.3} m/s\n",
+            packed.name,
+            packed.grains.len(),
+            settle_cfg.tol,
+            settle_cfg.itmax,
+            packed.settle_steps,
+            packed.settle_seconds,
+            packed.max_speed
+        );
+        eprint!("study: {line}");
+        text.push_str(&line);
+        let res = study::study_state(&packed, &cfg, ctx.as_ref(), &mut |s| eprintln!("study: {s}"))?;
+        for r in &res.rows {
+            eprintln!("{}", report::format_row(r, cfg.steps));
+        }
+        if plot.is_none() && !res.histories.is_empty() {
+            let threshold = packed.params.tol / packed.params.dt;
+            let title = format!("{}: residual, cold step", packed.name);
+            plot = Some(report::residual_plot(&title, &res.histories, threshold, 800, 480));
+        }
+        rows.extend(res.rows);
+    }
+    let table = report::markdown(&rows, cfg.steps);
+    println!("{table}");
+    text.push('\n');
+    text.push_str(&table);
+    let plot = plot.unwrap_or_else(|| report::residual_plot("no CPU measurement", &[], 0.0, 800, 480));
+    for p in report::write(&args.out, &text, &plot)? {
+        eprintln!("study: {}", p.display());
+    }
+    Ok(())
+}
