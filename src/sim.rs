@@ -121,8 +121,15 @@ pub fn check_initial_state(setup: &Setup, grid: &Grid) -> Result<()> {
         if !(p[0] >= bb[0] && p[0] <= bb[2] && p[1] >= bb[1] && p[1] <= bb[3]) {
             return Err(Error::field(
                 &setup.scene.origin,
-                &format!("grains.list[{i}]"),
-                format!("starts at ({}, {}), outside the walls' bounding box", p[0], p[1]),
+                &if setup.scene.grains.list.is_some() {
+                    format!("grains.list[{i}]")
+                } else {
+                    "grains.region".to_string()
+                },
+                format!(
+                    "grain {i} starts at ({}, {}), outside the walls' bounding box",
+                    p[0], p[1]
+                ),
             ));
         }
     }

@@ -174,13 +174,14 @@ fn unknown_backend_flag() {
 #[test]
 fn zero_every_flag() {
     let f = reject_with_tiny(&["--every", "0"]);
-    assert_contains(&f.line, &["`run.every`", ">= 1"]);
+    // The flag, not the scene file, is named.
+    assert_contains(&f.line, &["command line", "`--every`", ">= 1"]);
 }
 
 #[test]
 fn nan_duration_flag() {
     let f = reject_with_tiny(&["--duration", "nan"]);
-    assert_contains(&f.line, &["`run.duration`", "finite", "NaN"]);
+    assert_contains(&f.line, &["command line", "`--duration`", "finite", "NaN"]);
 }
 
 #[test]

@@ -26,13 +26,13 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, conflicts_with = "steps")]
     pub duration: Option<f64>,
     /// Discharge length in steps.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub steps: Option<u64>,
     /// Result directory (default: result).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Write a frame and a diagnostics row every K steps.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub every: Option<u64>,
     /// Watch the run in a window (closing it ends the run, results written).
     #[arg(long)]
@@ -80,7 +80,18 @@ pub fn run(args: RunArgs) -> Result<()> {
     if let Some(s) = args.solver {
         scene.solver.kind = s;
     }
+    let flag = |field: &str, problem: String| Error::InvalidField {
+        origin: "command line".into(),
+        field: field.into(),
+        problem,
+    };
     if let Some(d) = args.duration {
+        if !(d.is_finite() && d >= 0.0) {
+            return Err(flag(
+                "--duration",
+                format!("must be a finite number of seconds >= 0, got {d}"),
+            ));
+        }
         scene.run.duration = Some(d);
         scene.run.steps = None;
     }
@@ -92,6 +103,9 @@ pub fn run(args: RunArgs) -> Result<()> {
         scene.run.out = o;
     }
     if let Some(e) = args.every {
+        if e == 0 {
+            return Err(flag("--every", "must be >= 1".to_string()));
+        }
         scene.run.every = e;
     }
     if !scene.solver.kind.implemented() {

@@ -113,6 +113,18 @@ impl Scene {
         c.positive("grains.radius_min", g.radius_min)?;
         c.positive("grains.radius_max", g.radius_max)?;
         c.positive("grains.density", g.density)?;
+        // The simulation runs in f32: the lightest grain's inverse mass must be finite there.
+        let im = 1.0 / (g.density * std::f64::consts::PI * g.radius_min * g.radius_min);
+        if !((im as f32).is_finite() && (im as f32) > 0.0 && ((g.radius_min * g.radius_min) as f32) > 0.0) {
+            return Err(Error::field(
+                &self.origin,
+                "grains.density",
+                format!(
+                    "density {} with radius_min {} gives grain masses outside single precision",
+                    g.density, g.radius_min
+                ),
+            ));
+        }
         if g.radius_min > g.radius_max {
             return Err(Error::field(
                 &self.origin,
