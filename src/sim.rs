@@ -225,7 +225,7 @@ pub fn make_backend(
         )?))
     };
     let on_gpu = matches!(
-        setup.params.solver,
+        setup.params.solver.resolve(true),
         SolverKind::Jacobi | SolverKind::Dem | SolverKind::Colored | SolverKind::Uzawa
     );
     match choice {
@@ -528,7 +528,8 @@ impl Run {
             grain_steps_per_second: (tally.steps * n) as f64 / wall.max(1e-9),
             backend: backend.name().to_string(),
             adapter: backend.adapter(),
-            solver: self.p.solver.name().to_string(),
+            // What ran: `auto` resolved for this backend.
+            solver: self.p.solver.resolve(backend.name() == "gpu").name().to_string(),
             mean_iterations: tally.iterations as f64 / tally.steps.max(1) as f64,
             itmax_steps: tally.itmax_steps,
             contact_overflow: tally.overflow,

@@ -37,6 +37,8 @@ fn hourglass_passed_counts_agree_between_backends() {
     }
     let mut scene = Scene::default();
     scene.grains.count = 1500;
+    // The same solver on both backends (the default `auto` picks NLGS on the CPU).
+    scene.solver.kind = hourglass::model::SolverKind::Jacobi;
     scene.solver.tol = 1e-5;
     scene.solver.itmax = 200;
     scene.run.settle = 0.3;

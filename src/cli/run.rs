@@ -153,7 +153,7 @@ fn headless(setup: &hourglass::scene::Setup, grid: hourglass::cpu::grid::Grid, q
     say(&format!(
         "hourglass: {} grains, solver {}, backend {} ({}), writing {}",
         setup.grains.len(),
-        setup.params.solver.name(),
+        setup.params.solver.resolve(backend.name() == "gpu").name(),
         backend.name(),
         backend.adapter(),
         setup.scene.run.out.display()

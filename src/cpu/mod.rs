@@ -84,6 +84,10 @@ impl CpuStepper {
 
     /// Advance the grains by one step.
     pub fn step(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> Result<StepStats> {
+        let p = &StepParams {
+            solver: p.solver.resolve(false),
+            ..*p
+        };
         let n = grains.len();
         self.vel_free.resize(n, [0.0; 2]);
         integrate::free_velocity(&grains.vel, &grains.inv_mass, p.gravity, p.dt, &mut self.vel_free);

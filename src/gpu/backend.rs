@@ -288,6 +288,10 @@ impl Backend for GpuBackend {
     }
 
     fn step(&mut self, p: &StepParams) -> Result<StepStats> {
+        let p = &StepParams {
+            solver: p.solver.resolve(true),
+            ..*p
+        };
         if !matches!(p.solver, SolverKind::Jacobi | SolverKind::Colored | SolverKind::Uzawa) {
             return Err(Error::NotImplemented {
                 what: format!(

@@ -6,6 +6,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum SolverKind {
+    /// NSCD with each backend's best solver: NLGS on the CPU, Jacobi on the
+    /// GPU (measured in docs/solvers.md). The default.
+    Auto,
     /// NSCD, projected Jacobi with relaxation `omega` (parallel).
     Jacobi,
     /// NSCD, non-linear Gauss-Seidel (sequential sweep).
@@ -27,6 +30,7 @@ pub enum SolverKind {
 impl SolverKind {
     pub fn name(self) -> &'static str {
         match self {
+            SolverKind::Auto => "auto",
             SolverKind::Jacobi => "jacobi",
             SolverKind::Nlgs => "nlgs",
             SolverKind::Colored => "colored",
@@ -39,10 +43,22 @@ impl SolverKind {
     }
 
     /// Solvers that run today on the CPU path.
+    /// The solver that actually runs on the CPU (`gpu` false) or GPU backend:
+    /// `Auto` becomes NLGS on the CPU (sequential, fewest iterations) and
+    /// Jacobi on the GPU (one thread per grain, no races); others stay.
+    pub fn resolve(self, gpu: bool) -> SolverKind {
+        match (self, gpu) {
+            (SolverKind::Auto, false) => SolverKind::Nlgs,
+            (SolverKind::Auto, true) => SolverKind::Jacobi,
+            (kind, _) => kind,
+        }
+    }
+
     pub fn implemented(self) -> bool {
         matches!(
             self,
-            SolverKind::Jacobi
+            SolverKind::Auto
+                | SolverKind::Jacobi
                 | SolverKind::Nlgs
                 | SolverKind::Seed
                 | SolverKind::Dem

@@ -32,7 +32,7 @@ pub fn backend_for_window(
     ctx: &GpuContext,
     notices: &mut Vec<String>,
 ) -> Result<Box<dyn Backend>> {
-    let on_device = setup.params.solver == SolverKind::Jacobi
+    let on_device = setup.params.solver.resolve(true) == SolverKind::Jacobi
         && (choice == BackendChoice::Gpu || (choice == BackendChoice::Auto && ctx.is_hardware()));
     if on_device {
         notices.push(format!("window: running on the GPU ({})", ctx.adapter_name()));
@@ -44,7 +44,7 @@ pub fn backend_for_window(
             setup.scene.solver.contact_capacity as usize,
         )?));
     }
-    if choice == BackendChoice::Auto && setup.params.solver == SolverKind::Jacobi {
+    if choice == BackendChoice::Auto && setup.params.solver.resolve(true) == SolverKind::Jacobi {
         notices.push(format!(
             "window: {} is a software adapter; running on the CPU (use --backend gpu to force it)",
             ctx.adapter_name()

@@ -166,7 +166,7 @@ pub struct SolverSpec {
 impl Default for SolverSpec {
     fn default() -> Self {
         SolverSpec {
-            kind: SolverKind::Jacobi,
+            kind: SolverKind::Auto,
             dt: None,
             tol: 1e-6,
             itmax: 1000,
