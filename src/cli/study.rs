@@ -25,6 +25,9 @@ pub struct StudyArgs {
     /// Iterations after which the cold step's residual is reported.
     #[arg(long, default_value_t = 200)]
     pub budget: u32,
+    /// Untimed warm steps after the cold one (the steady warm-started regime is timed).
+    #[arg(long, default_value_t = 10)]
+    pub warmup: u32,
     /// Timed warm steps per solver.
     #[arg(long, default_value_t = 5)]
     pub steps: u32,
@@ -46,6 +49,7 @@ pub fn run(args: StudyArgs) -> Result<()> {
     let cfg = StudyConfig {
         omegas: args.omegas,
         budget: args.budget,
+        warmup: args.warmup,
         steps: args.steps,
         itmax: args.itmax,
         cpu: args.backend != StudyBackend::Gpu,

@@ -201,6 +201,9 @@ pub struct StudyConfig {
     pub omegas: Vec<f32>,
     /// Iterations after which the cold step's residual is reported.
     pub budget: u32,
+    /// Untimed warm steps after the cold one, so the timed steps measure the
+    /// steady warm-started regime rather than the recovery from zero impulses.
+    pub warmup: u32,
     /// Timed warm steps per solver.
     pub steps: u32,
     /// Iteration cap: large, so "itmax" means "did not converge", not "was cut".
@@ -215,6 +218,7 @@ impl Default for StudyConfig {
         StudyConfig {
             omegas: vec![0.3, 0.4, 0.5, 0.6],
             budget: 200,
+            warmup: 10,
             steps: 5,
             itmax: 5_000,
             cpu: true,
@@ -282,6 +286,9 @@ fn cold(s: &crate::model::StepStats, residual_budget: f32) -> Measured {
 
 /// `cfg.steps` timed warm steps on `be` (the cold step already taken), into `m`.
 fn warm(be: &mut dyn Backend, packed: &Packed, p: &StepParams, cfg: &StudyConfig, m: &mut Measured) -> Result<()> {
+    for _ in 0..cfg.warmup {
+        be.step(p)?;
+    }
     // A reduction waits for the GPU work queued so far, before and after the timed steps.
     be.totals(&packed.region)?;
     let start = Instant::now();
