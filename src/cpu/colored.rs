@@ -185,6 +185,7 @@ pub fn solve(
     vel: &mut [[f32; 2]],
     p: &crate::model::StepParams,
     stats: &mut crate::model::StepStats,
+    history: Option<&mut Vec<f32>>,
 ) -> super::coloring::Coloring {
     let coloring = super::coloring::color_contacts(lists, inv_mass);
     let k = lists.capacity;
@@ -193,15 +194,9 @@ pub fn solve(
     // The GPU starts from the same gather (warm start), so both round alike.
     super::jacobi::jacobi_gather(&lists.count, &lists.slots, k, vel_free, inv_mass, vel);
     let (inv_dt, threshold) = (1.0 / p.dt, p.tol / p.dt);
-    while stats.iterations < p.itmax {
-        let r = sweep.sweep(&mut lists.slots, inv_mass, vel, inv_dt, p.overlap_relax, p.slop());
-        stats.iterations += 1;
-        stats.residual = r;
-        if r < threshold {
-            stats.converged = true;
-            break;
-        }
-    }
+    super::iterate(stats, p.itmax, threshold, history, || {
+        sweep.sweep(&mut lists.slots, inv_mass, vel, inv_dt, p.overlap_relax, p.slop())
+    });
     colored_mirror(&lists.count, &mut lists.slots, k);
     coloring
 }

@@ -27,6 +27,31 @@ use crate::model::{ContactLists, Grains, SolverKind, StepParams, StepStats, Wall
 use grid::{Bins, Grid};
 use nlgs::{Rule, Sweep};
 
+/// The iteration loop every NSCD solver shares: run `iteration` until its
+/// residual (largest velocity correction of the iteration, m/s) is under
+/// `threshold` = tol/dt or `itmax` iterations ran, recording each residual in
+/// `history` when asked (the study's residual plot).
+pub fn iterate(
+    stats: &mut StepStats,
+    itmax: u32,
+    threshold: f32,
+    mut history: Option<&mut Vec<f32>>,
+    mut iteration: impl FnMut() -> f32,
+) {
+    while stats.iterations < itmax {
+        let r = iteration();
+        stats.iterations += 1;
+        stats.residual = r;
+        if let Some(h) = history.as_deref_mut() {
+            h.push(r);
+        }
+        if r < threshold {
+            stats.converged = true;
+            break;
+        }
+    }
+}
+
 /// Grains per rayon task: below this a stage runs on one thread (thread
 /// wake-ups cost more than the work for small piles).
 pub const PAR_MIN: usize = 256;
@@ -104,46 +129,27 @@ impl CpuStepper {
             ..StepStats::default()
         };
         let k = self.lists.capacity;
+        let history = self.residual_history.as_mut();
         match p.solver {
             SolverKind::Jacobi => {
                 let lists = &mut self.lists;
-                jacobi::jacobi_gather(
-                    &lists.count,
-                    &lists.slots,
-                    k,
-                    &self.vel_free,
-                    &grains.inv_mass,
-                    &mut grains.vel,
-                );
-                while stats.iterations < p.itmax {
+                let (vf, im) = (&self.vel_free, &grains.inv_mass);
+                jacobi::jacobi_gather(&lists.count, &lists.slots, k, vf, im, &mut grains.vel);
+                iterate(&mut stats, p.itmax, threshold, history, || {
+                    let (beta, slop) = (p.overlap_relax, p.slop());
                     let r = jacobi::jacobi_contact(
                         &lists.count,
                         &mut lists.slots,
                         k,
                         &grains.vel,
                         inv_dt,
-                        p.overlap_relax,
-                        p.slop(),
+                        beta,
+                        slop,
                         p.omega,
                     );
-                    jacobi::jacobi_gather(
-                        &lists.count,
-                        &lists.slots,
-                        k,
-                        &self.vel_free,
-                        &grains.inv_mass,
-                        &mut grains.vel,
-                    );
-                    stats.iterations += 1;
-                    stats.residual = r;
-                    if let Some(h) = &mut self.residual_history {
-                        h.push(r);
-                    }
-                    if r < threshold {
-                        stats.converged = true;
-                        break;
-                    }
-                }
+                    jacobi::jacobi_gather(&lists.count, &lists.slots, k, vf, im, &mut grains.vel);
+                    r
+                });
             }
             SolverKind::Nlgs | SolverKind::Seed => {
                 let rule = if p.solver == SolverKind::Nlgs {
@@ -154,93 +160,20 @@ impl CpuStepper {
                 self.sweep.build(&self.lists);
                 grains.vel.copy_from_slice(&self.vel_free);
                 self.sweep.apply(&self.lists.slots, &grains.inv_mass, &mut grains.vel);
-                while stats.iterations < p.itmax {
-                    let r = self.sweep.sweep(
-                        &mut self.lists.slots,
-                        &grains.inv_mass,
-                        &mut grains.vel,
-                        inv_dt,
-                        p.overlap_relax,
-                        p.slop(),
-                        rule,
-                    );
-                    stats.iterations += 1;
-                    stats.residual = r;
-                    if let Some(h) = &mut self.residual_history {
-                        h.push(r);
-                    }
-                    if r < threshold {
-                        stats.converged = true;
-                        break;
-                    }
-                }
+                let (sweep, slots, im) = (&self.sweep, &mut self.lists.slots, &grains.inv_mass);
+                iterate(&mut stats, p.itmax, threshold, history, || {
+                    sweep.sweep(slots, im, &mut grains.vel, inv_dt, p.overlap_relax, p.slop(), rule)
+                });
                 self.sweep.mirror(&mut self.lists.slots);
             }
-            SolverKind::Colored if self.residual_history.is_some() => {
-                // colored::solve with every residual recorded (same steps, same order).
-                let coloring = coloring::color_contacts(&self.lists, &grains.inv_mass);
-                let mut sweep = colored::ColoredSweep::default();
-                sweep.build(&self.lists.count, &self.lists.slots, k, &coloring);
-                let lists = &mut self.lists;
-                jacobi::jacobi_gather(
-                    &lists.count,
-                    &lists.slots,
-                    k,
-                    &self.vel_free,
-                    &grains.inv_mass,
-                    &mut grains.vel,
-                );
-                while stats.iterations < p.itmax {
-                    let r = sweep.sweep(
-                        &mut lists.slots,
-                        &grains.inv_mass,
-                        &mut grains.vel,
-                        inv_dt,
-                        p.overlap_relax,
-                        p.slop(),
-                    );
-                    stats.iterations += 1;
-                    stats.residual = r;
-                    if let Some(h) = &mut self.residual_history {
-                        h.push(r);
-                    }
-                    if r < threshold {
-                        stats.converged = true;
-                        break;
-                    }
-                }
-                colored::colored_mirror(&lists.count, &mut lists.slots, k);
-                (stats.colors, self.colors) = (coloring.colors, coloring.colors);
+            SolverKind::Colored => {
+                let (lists, vf, im) = (&mut self.lists, &self.vel_free, &grains.inv_mass);
+                stats.colors = colored::solve(lists, vf, im, &mut grains.vel, p, &mut stats, history).colors;
+                self.colors = stats.colors;
             }
-            SolverKind::Colored | SolverKind::Uzawa => {
-                // Recording a history (Uzawa), one iteration per call: each
-                // call gathers the velocities from the impulses the last one
-                // left, so the iterates are those of one long call, up to
-                // rounding. Otherwise a single call, as without the history.
-                let per_call = if self.residual_history.is_some() { 1 } else { p.itmax };
-                let mut q = *p;
-                loop {
-                    q.itmax = per_call.min(p.itmax - stats.iterations);
-                    let mut s = StepStats::default();
-                    let (lists, vf, im) = (&mut self.lists, &self.vel_free, &grains.inv_mass);
-                    if p.solver == SolverKind::Colored {
-                        stats.colors = colored::solve(lists, vf, im, &mut grains.vel, &q, &mut s).colors;
-                        self.colors = stats.colors;
-                    } else {
-                        uzawa::solve(lists, vf, im, &mut grains.vel, &q, &mut s);
-                    }
-                    stats.iterations += s.iterations;
-                    if s.iterations > 0 {
-                        stats.residual = s.residual;
-                        if let Some(h) = &mut self.residual_history {
-                            h.push(s.residual);
-                        }
-                    }
-                    stats.converged = s.converged;
-                    if s.converged || stats.iterations >= p.itmax {
-                        break;
-                    }
-                }
+            SolverKind::Uzawa => {
+                let (lists, vf, im) = (&mut self.lists, &self.vel_free, &grains.inv_mass);
+                uzawa::solve(lists, vf, im, &mut grains.vel, p, &mut stats, history);
             }
             other => {
                 return Err(Error::NotImplemented {

@@ -90,8 +90,9 @@ pub fn solve(
     vel: &mut [[f32; 2]],
     p: &crate::model::StepParams,
     stats: &mut crate::model::StepStats,
+    history: Option<&mut Vec<f32>>,
 ) {
-    solve_with(lists, vel_free, inv_mass, vel, p, stats, UZAWA_STEP);
+    solve_with(lists, vel_free, inv_mass, vel, p, stats, UZAWA_STEP, history);
 }
 
 /// [`solve`] with step fraction `scale` (the study sweeps it).
@@ -103,18 +104,14 @@ pub fn solve_with(
     p: &crate::model::StepParams,
     stats: &mut crate::model::StepStats,
     scale: f32,
+    history: Option<&mut Vec<f32>>,
 ) {
     let k = lists.capacity;
     let (inv_dt, threshold) = (1.0 / p.dt, p.tol / p.dt);
     super::jacobi::jacobi_gather(&lists.count, &lists.slots, k, vel_free, inv_mass, vel);
-    while stats.iterations < p.itmax {
+    super::iterate(stats, p.itmax, threshold, history, || {
         let r = uzawa_contact(&lists.count, &mut lists.slots, k, vel, inv_mass, inv_dt, scale);
         super::jacobi::jacobi_gather(&lists.count, &lists.slots, k, vel_free, inv_mass, vel);
-        stats.iterations += 1;
-        stats.residual = r;
-        if r < threshold {
-            stats.converged = true;
-            break;
-        }
-    }
+        r
+    });
 }

@@ -67,7 +67,7 @@ pub enum ColorMode {
 impl ColorMode {
     pub const ALL: [ColorMode; 4] = [ColorMode::Height, ColorMode::Speed, ColorMode::Radius, ColorMode::Load];
 
-    /// The value the shader switches on. Keep in sync with shaders/render_scene.wgsl.
+    /// The value the shader switches on. Keep in sync with shaders/scene_render.wgsl.
     pub fn code(self) -> u32 {
         match self {
             ColorMode::Height => 0,

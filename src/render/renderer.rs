@@ -1,4 +1,4 @@
-//! The render pipelines (shaders/render_scene.wgsl) and one `draw` call that
+//! The render pipelines (shaders/scene_render.wgsl) and one `draw` call that
 //! records walls, grains and legend into a target view.
 //!
 //! ```text
@@ -17,7 +17,7 @@ use crate::gpu::GpuContext;
 use crate::model::{Contact, Walls};
 pub use crate::sim::GrainView as Source;
 
-/// The view uniform. Keep in sync with `View` in shaders/render_scene.wgsl.
+/// The view uniform. Keep in sync with `View` in shaders/scene_render.wgsl.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct ViewUniform {
@@ -80,9 +80,9 @@ pub fn prelude() -> String {
     )
 }
 
-/// The full WGSL of the render shader (prelude + shaders/render_scene.wgsl).
+/// The full WGSL of the render shader (prelude + shaders/scene_render.wgsl).
 pub fn wgsl() -> String {
-    prelude() + include_str!("../../shaders/render_scene.wgsl")
+    prelude() + include_str!("../../shaders/scene_render.wgsl")
 }
 
 /// A storage buffer the renderer owns, grown on demand.
