@@ -15,7 +15,7 @@
 //! row sum for c = (a, b) is g_c = im_a N_a + im_b N_b (N = listed contacts of
 //! a grain), and the row sums of diag(1/g) D are all <= 1, so the gradient
 //! step scaled by rho_c = s / g_c converges for any s in (0, 2)
-//! (`solver.uzawa_rho`, default 1: the largest step the bound guarantees with
+//! ([`UZAWA_STEP`] = 1, a constant: the largest step the bound guarantees with
 //! margin). Unlike Jacobi's omega, s needs no study: it is safe by
 //! construction, whatever the coordination of the pile. Both copies of a
 //! grain-grain contact compute the same g_c (im_a N_a + im_b N_b is commutative),
