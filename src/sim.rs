@@ -541,6 +541,7 @@ impl Run {
             max_overlap: tally.max_overlap,
             frames: out.frame_count() as u64,
             colors: tally.colors,
+            completed: self.done(),
         })
     }
 }

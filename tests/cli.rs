@@ -122,6 +122,7 @@ fn run_writes_a_complete_result_directory() {
     assert_eq!(s["backend"], "cpu");
     // The default solver `auto` runs NLGS on the CPU, and summary.json says what ran.
     assert_eq!(s["solver"], "nlgs");
+    assert_eq!(s["completed"], true, "a run that ran all its steps says so");
     let steps = s["steps"].as_u64().unwrap();
     let settle = s["settle_steps"].as_u64().unwrap();
     // settle = 0.01 s at dt = 1 ms: at most 10 steps with the gate closed.

@@ -189,4 +189,8 @@ pub struct Summary {
     /// the solver does not colour. Absent in older files (read as 0).
     #[serde(default)]
     pub colors: u32,
+    /// False when the run was ended early (the window closed before the
+    /// planned steps): the files are consistent but the discharge is partial.
+    #[serde(default)]
+    pub completed: bool,
 }
