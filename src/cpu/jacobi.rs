@@ -25,6 +25,32 @@ pub fn other_velocity(c: &Contact, vel: &[[f32; 2]]) -> [f32; 2] {
     }
 }
 
+/// Update every valid contact of every grain in parallel with `update(grain,
+/// contact)`, which returns that contact's velocity correction; returns the
+/// largest. The per-contact projections of Jacobi and Uzawa share this.
+pub fn update_contacts(
+    count: &[u32],
+    slots: &mut [Contact],
+    capacity: usize,
+    update: impl Fn(usize, &mut Contact) -> f32 + Sync + Send,
+) -> f32 {
+    if capacity == 0 {
+        return 0.0;
+    }
+    slots
+        .par_chunks_mut(capacity)
+        .zip(count)
+        .with_min_len(PAR_MIN)
+        .enumerate()
+        .map(|(i, (list, &n))| {
+            list.iter_mut()
+                .take(n as usize)
+                .map(|c| update(i, c))
+                .fold(0.0f32, f32::max)
+        })
+        .reduce(|| 0.0, f32::max)
+}
+
 /// Stage `jacobi_contact`: new impulses for every contact; returns the largest
 /// unrelaxed velocity correction |P' - P| W / omega of the pass, m/s (dividing
 /// by omega keeps a small relaxation factor from passing for convergence).
@@ -38,26 +64,14 @@ pub fn jacobi_contact(
     slop: f32,
     omega: f32,
 ) -> f32 {
-    if capacity == 0 {
-        return 0.0;
-    }
-    slots
-        .par_chunks_mut(capacity)
-        .zip(count)
-        .with_min_len(PAR_MIN)
-        .enumerate()
-        .map(|(i, (list, &n))| {
-            let mut worst = 0.0f32;
-            for c in list.iter_mut().take(n as usize) {
-                let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal);
-                let target = c.target(u, inv_dt, beta, slop);
-                let p = (c.impulse - omega * target / c.inv_mass_sum).max(0.0);
-                worst = worst.max((p - c.impulse).abs() * c.inv_mass_sum / omega);
-                c.impulse = p;
-            }
-            worst
-        })
-        .reduce(|| 0.0, f32::max)
+    update_contacts(count, slots, capacity, |i, c| {
+        let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal);
+        let target = c.target(u, inv_dt, beta, slop);
+        let p = (c.impulse - omega * target / c.inv_mass_sum).max(0.0);
+        let correction = (p - c.impulse).abs() * c.inv_mass_sum / omega;
+        c.impulse = p;
+        correction
+    })
 }
 
 /// Stage `jacobi_gather`: each grain's velocity from its free velocity and the

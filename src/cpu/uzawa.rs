@@ -21,10 +21,7 @@
 //! grain-grain contact compute the same g_c (im_a N_a + im_b N_b is commutative),
 //! so they stay bit-identical, as in Jacobi.
 
-use rayon::prelude::*;
-
-use super::PAR_MIN;
-use super::jacobi::other_velocity;
+use super::jacobi::{other_velocity, update_contacts};
 use crate::model::{Body, Contact, dot, sub};
 
 /// rho_c / s = 1 / (im_a N_a + im_b N_b) of a contact of grain `i` (0 when both are fixed).
@@ -52,30 +49,18 @@ pub fn uzawa_contact(
     inv_dt: f32,
     scale: f32,
 ) -> f32 {
-    if capacity == 0 {
-        return 0.0;
-    }
-    slots
-        .par_chunks_mut(capacity)
-        .zip(count)
-        .with_min_len(PAR_MIN)
-        .enumerate()
-        .map(|(i, (list, &n))| {
-            let mut worst = 0.0f32;
-            for c in list.iter_mut().take(n as usize) {
-                let rho = scale * step_of(c, i, count, capacity, inv_mass);
-                if rho == 0.0 {
-                    continue;
-                }
-                let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal);
-                let t = u + c.gap * inv_dt;
-                let p = (c.impulse - rho * t).max(0.0);
-                worst = worst.max((p - c.impulse).abs() / rho);
-                c.impulse = p;
-            }
-            worst
-        })
-        .reduce(|| 0.0, f32::max)
+    update_contacts(count, slots, capacity, |i, c| {
+        let rho = scale * step_of(c, i, count, capacity, inv_mass);
+        if rho == 0.0 {
+            return 0.0;
+        }
+        let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal);
+        let t = u + c.gap * inv_dt;
+        let p = (c.impulse - rho * t).max(0.0);
+        let correction = (p - c.impulse).abs() / rho;
+        c.impulse = p;
+        correction
+    })
 }
 
 /// Fraction s of the Gershgorin-safe step: rho_c = s / (im_a N_a + im_b N_b),
