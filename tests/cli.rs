@@ -369,3 +369,24 @@ fn no_subcommand_fails_with_one_line() {
     assert!(o.stdout.is_empty());
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0, "it wrote something");
 }
+
+#[test]
+fn study_rejects_bad_flags_with_one_line_and_writes_nothing() {
+    let tmp = TempDir::new().unwrap();
+    for (args, says) in [
+        (&["study", "--solvers", "nlgs,dem"][..], "`dem` is not an NSCD solver"),
+        (&["study", "--omegas", "0.5,1.5"][..], "1.5 is outside (0, 1]"),
+        (&["study", "--omegas", "0"][..], "0 is outside (0, 1]"),
+    ] {
+        let o = hourglass(tmp.path(), args);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert_eq!(
+            std::fs::read_dir(tmp.path()).unwrap().count(),
+            0,
+            "{args:?} wrote something"
+        );
+    }
+}

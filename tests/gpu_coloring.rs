@@ -138,8 +138,17 @@ fn colored_and_uzawa_steps_match_cpu() {
         gpu.check_every = 1;
         let mut cpu = hourglass::sim::CpuBackend::new(g.clone(), w.clone(), grid, 16);
         for step in 0..5 {
+            // Profiling (odd steps) times the colouring and changes nothing else.
+            gpu.profile = step % 2 == 1;
             let a = gpu.step(&p).unwrap();
             let b = cpu.step(&p).unwrap();
+            let colored = solver == SolverKind::Colored;
+            assert_eq!(
+                a.coloring_ms > 0.0,
+                colored && gpu.profile,
+                "{solver:?} step {step}: {a:?}"
+            );
+            assert_eq!(b.coloring_ms > 0.0, colored, "{solver:?} step {step}: {b:?}");
             assert_eq!(a.contacts, b.contacts, "{solver:?} step {step}");
             let diff = (a.iterations as i64 - b.iterations as i64).abs();
             assert!(

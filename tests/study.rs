@@ -5,22 +5,116 @@ use std::process::Command;
 
 use hourglass::model::SolverKind;
 use hourglass::scene::{Scene, build};
-use hourglass::study::{self, SettleConfig, StudyConfig, report};
+use hourglass::study::{self, SettleConfig, StateSource, StudyConfig, report};
 
-/// 100 grains in a box 0.1 m wide, settled briefly.
-fn tiny_pile() -> study::Packed {
+/// 100 grains in a box 0.1 m wide.
+fn tiny_scene() -> Scene {
     let mut scene = Scene::default();
     let (w, h) = (0.1, 0.2);
     scene.walls.segments = Some(vec![[0.0, h, 0.0, 0.0], [0.0, 0.0, w, 0.0], [w, 0.0, w, h]]);
     scene.grains.count = 100;
     scene.grains.region = Some([0.0, 0.0, w, h]);
-    let setup = build(&scene).expect("tiny pile builds");
-    let settle = SettleConfig {
+    scene
+}
+
+/// A brief settle of the tiny pile.
+fn brief() -> SettleConfig {
+    SettleConfig {
         min_steps: 30,
         max_steps: 60,
         ..SettleConfig::default()
+    }
+}
+
+/// The tiny pile, settled briefly.
+fn tiny_pile() -> study::Packed {
+    let setup = build(&tiny_scene()).expect("tiny pile builds");
+    study::settle("pile100", &setup, &brief()).expect("settles")
+}
+
+#[test]
+fn a_saved_state_is_reused_only_for_the_same_scene_and_settle() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (scene, cfg) = (tiny_scene(), brief());
+    let settle = |scene: &Scene, cfg: &SettleConfig| {
+        let mut calls = 0;
+        let r = study::settle_cached("pile100", scene, cfg, dir.path(), &mut |_, _| calls += 1).expect("settles");
+        (r, calls)
     };
-    study::settle("pile100", &setup, &settle).expect("settles")
+    let ((first, src), _) = settle(&scene, &cfg);
+    let file = dir.path().join("pile100.json");
+    match &src {
+        StateSource::Settled { saved, reason } => {
+            assert_eq!(saved, &file);
+            assert_eq!(reason, "no saved state");
+        }
+        other => panic!("first call must settle: {other:?}"),
+    }
+    assert_eq!(
+        first.settle_steps, 60,
+        "the pile keeps moving for the whole brief settle"
+    );
+    assert!(
+        !dir.path().join("pile100.json.partial").exists(),
+        "the temporary file is renamed"
+    );
+    // The same scene and configuration: loaded, bit for bit, with the same walls and settle record.
+    let ((again, src), calls) = settle(&scene, &cfg);
+    assert_eq!(src, StateSource::Loaded(file.clone()));
+    assert_eq!(calls, 0, "a loaded state does not settle");
+    assert_eq!(again.grains, first.grains);
+    assert_eq!(again.walls.segments, first.walls.segments);
+    assert_eq!(again.params, first.params);
+    assert_eq!(again.settle_steps, first.settle_steps);
+    assert_eq!(again.loaded_from.as_deref(), Some(file.as_path()));
+    // Another settle configuration or scene: settled again.
+    let longer = SettleConfig {
+        max_steps: 70,
+        min_steps: 70,
+        ..cfg
+    };
+    let ((other, src), _) = settle(&scene, &longer);
+    assert!(
+        matches!(&src, StateSource::Settled { reason, .. } if reason == "its settle configuration differs"),
+        "{src:?}"
+    );
+    assert_eq!(other.settle_steps, 70);
+    let mut wider = scene.clone();
+    wider.grains.radius_mean *= 0.9;
+    let (_, src) = settle(&wider, &longer).0;
+    assert!(
+        matches!(&src, StateSource::Settled { reason, .. } if reason == "its scene differs"),
+        "{src:?}"
+    );
+    // A damaged file is settled again and replaced, never an error.
+    std::fs::write(&file, "{ not json").expect("write");
+    let ((_, src), _) = settle(&wider, &longer);
+    assert!(
+        matches!(&src, StateSource::Settled { reason, .. } if reason.starts_with("unreadable")),
+        "{src:?}"
+    );
+    assert_eq!(settle(&wider, &longer).0.1, StateSource::Loaded(file));
+}
+
+#[test]
+fn study_measures_only_the_solvers_asked_for() {
+    let packed = tiny_pile();
+    let cfg = StudyConfig {
+        budget: 20,
+        steps: 1,
+        warmup: 1,
+        gpu: false,
+        omegas: vec![0.4, 0.5],
+        solvers: vec![SolverKind::Uzawa, SolverKind::Jacobi],
+        ..StudyConfig::default()
+    };
+    let res = study::study_state(&packed, &cfg, None, &mut |_| {}).expect("study runs");
+    let got: Vec<String> = res.rows.iter().map(|r| r.variant.label()).collect();
+    assert_eq!(
+        got,
+        ["jacobi 0.4", "jacobi 0.5", "uzawa"],
+        "table order, the asked solvers only"
+    );
 }
 
 #[test]
@@ -73,7 +167,14 @@ fn study_of_a_tiny_pile_has_one_finite_row_per_solver_and_a_plot() {
     }
     let table = report::markdown(&res.rows, cfg.steps);
     assert_eq!(table.lines().count(), 2 + res.rows.len());
-    assert!(table.lines().skip(2).all(|l| l.matches('|').count() == 11), "{table}");
+    assert!(table.lines().skip(2).all(|l| l.matches('|').count() == 12), "{table}");
+    for r in &res.rows {
+        // The colouring is timed, and is a part of the step.
+        let m = r.cpu.expect("CPU figures");
+        let colored = r.variant.solver == SolverKind::Colored;
+        assert_eq!(m.coloring_ms > 0.0, colored, "{}: {m:?}", r.variant.label());
+        assert!(m.coloring_ms < m.ms_per_step, "{}: {m:?}", r.variant.label());
+    }
 
     let threshold = packed.params.tol / packed.params.dt;
     let img = report::residual_plot("pile100", &res.histories, threshold, 320, 200);

@@ -2,9 +2,10 @@
 
 use std::path::PathBuf;
 
-use hourglass::Result;
 use hourglass::gpu::{AdapterChoice, GpuContext};
-use hourglass::study::{self, SettleConfig, StateKind, StudyConfig, report};
+use hourglass::model::SolverKind;
+use hourglass::study::{self, STUDY_SOLVERS, SettleConfig, StateKind, StateSource, StudyConfig, report};
+use hourglass::{Error, Result};
 
 /// Which backends `--backend` measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -37,17 +38,50 @@ pub struct StudyArgs {
     /// Jacobi relaxation factors.
     #[arg(long, value_delimiter = ',', default_value = "0.3,0.4,0.5,0.6")]
     pub omegas: Vec<f32>,
+    /// Solvers to measure (nlgs, jacobi, colored, seed, uzawa).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "nlgs,jacobi,colored,seed,uzawa"
+    )]
+    pub solvers: Vec<SolverKind>,
     /// Largest number of settle steps per state.
     #[arg(long, default_value_t = 2000)]
     pub settle_steps: u64,
+    /// Iteration cap of a settle step.
+    #[arg(long, default_value_t = 300)]
+    pub settle_itmax: u32,
     /// Directory of study.md and residuals.png.
     #[arg(long, default_value = "study")]
     pub out: PathBuf,
+    /// Directory of the settled states, reused by later studies of the same
+    /// state and settle options [default: OUT/states].
+    #[arg(long)]
+    pub state_dir: Option<PathBuf>,
 }
 
 pub fn run(args: StudyArgs) -> Result<()> {
+    let flag = |field: &str, problem: String| Error::InvalidField {
+        origin: "command line".into(),
+        field: field.into(),
+        problem,
+    };
+    if let Some(bad) = args.solvers.iter().find(|s| !STUDY_SOLVERS.contains(s)) {
+        return Err(flag(
+            "--solvers",
+            format!(
+                "`{}` is not an NSCD solver (nlgs, jacobi, colored, seed, uzawa)",
+                bad.name()
+            ),
+        ));
+    }
+    if let Some(w) = args.omegas.iter().find(|w| !(w.is_finite() && **w > 0.0 && **w <= 1.0)) {
+        return Err(flag("--omegas", format!("{w} is outside (0, 1]")));
+    }
     let cfg = StudyConfig {
         omegas: args.omegas,
+        solvers: args.solvers,
         budget: args.budget,
         warmup: args.warmup,
         steps: args.steps,
@@ -57,8 +91,10 @@ pub fn run(args: StudyArgs) -> Result<()> {
     };
     let settle_cfg = SettleConfig {
         max_steps: args.settle_steps,
+        itmax: args.settle_itmax,
         ..SettleConfig::default()
     };
+    let state_dir = args.state_dir.unwrap_or_else(|| args.out.join("states"));
     let ctx = if cfg.gpu {
         GpuContext::new(AdapterChoice::Any)?
     } else {
@@ -79,10 +115,21 @@ pub fn run(args: StudyArgs) -> Result<()> {
     let mut rows = Vec::new();
     let mut plot = None;
     for kind in args.states {
-        eprintln!("study: settling {}", kind.name());
-        let packed = study::packed_state(kind, &settle_cfg)?;
+        let name = kind.name();
+        let started = std::time::Instant::now();
+        let (packed, source) = study::packed_state(kind, &settle_cfg, &state_dir, &mut |step, speed| {
+            eprintln!(
+                "study: settling {name}: step {step}/{}, max speed {speed:.3} m/s, {:.0} s",
+                settle_cfg.max_steps,
+                started.elapsed().as_secs_f64()
+            )
+        })?;
+        let origin = match &source {
+            StateSource::Loaded(path) => format!("; loaded from {}", path.display()),
+            StateSource::Settled { saved, reason } => format!("; saved to {} ({reason} there)", saved.display()),
+        };
         let line = format!(
-            "- {}: {} grains, settled with NLGS (tol {} m, itmax {}) in {} steps ({:.1} s), max speed {:.3} m/s\n",
+            "- {}: {} grains, settled with NLGS (tol {} m, itmax {}) in {} steps ({:.1} s), max speed {:.3} m/s{origin}\n",
             packed.name,
             packed.grains.len(),
             settle_cfg.tol,

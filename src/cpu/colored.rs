@@ -187,10 +187,12 @@ pub fn solve(
     stats: &mut crate::model::StepStats,
     history: Option<&mut Vec<f32>>,
 ) -> super::coloring::Coloring {
+    let start = std::time::Instant::now();
     let coloring = super::coloring::color_contacts(lists, inv_mass);
     let k = lists.capacity;
     let mut sweep = ColoredSweep::default();
     sweep.build(&lists.count, &lists.slots, k, &coloring);
+    stats.coloring_ms = (start.elapsed().as_secs_f64() * 1e3) as f32;
     // The GPU starts from the same gather (warm start), so both round alike.
     super::jacobi::jacobi_gather(&lists.count, &lists.slots, k, vel_free, inv_mass, vel);
     let (inv_dt, threshold) = (1.0 / p.dt, p.tol / p.dt);

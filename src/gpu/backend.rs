@@ -67,6 +67,10 @@ pub struct GpuBackend {
     solvers: Option<super::colored::SolverState>,
     /// Colours of the last coloured step (0 for other solvers).
     pub colors: u32,
+    /// Time the colouring of coloured steps (`StepStats::coloring_ms`). Costs one
+    /// extra host wait per coloured step: the stages before the colouring are
+    /// waited for first, so the time is the colouring's own. Off by default.
+    pub profile: bool,
 }
 
 impl GpuBackend {
@@ -120,6 +124,7 @@ impl GpuBackend {
             reorder_every: REORDER_EVERY,
             solvers: None,
             colors: 0,
+            profile: false,
         })
     }
 
@@ -354,7 +359,19 @@ impl Backend for GpuBackend {
             ));
         }
         let mut colors = (0, false);
+        let mut coloring_ms = 0.0;
         if let (SolverKind::Colored, Some(s)) = (p.solver, &self.solvers) {
+            let start = if self.profile {
+                self.ctx.queue.submit([enc.finish()]);
+                self.ctx
+                    .device
+                    .poll(wgpu::PollType::wait_indefinitely())
+                    .map_err(|e| Error::Gpu(format!("waiting for the device: {e}")))?;
+                enc = self.encoder("hourglass.step.coloring");
+                Some(std::time::Instant::now())
+            } else {
+                None
+            };
             let slots = (self.n * self.capacity) as u64;
             s.record_init(&mut enc, c, n, slots);
             let mut batches = 0u32;
@@ -378,10 +395,13 @@ impl Backend for GpuBackend {
                 }
             }
             self.colors = colors.0;
+            // The last read of the colour counters waited for the last round.
+            coloring_ms = start.map_or(0.0, |t| (t.elapsed().as_secs_f64() * 1e3) as f32);
         }
         let threshold = p.tol / p.dt;
         let mut stats = StepStats {
             colors: colors.0,
+            coloring_ms,
             ..StepStats::default()
         };
         let mut words;

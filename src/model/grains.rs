@@ -5,7 +5,7 @@
 //! (a uniform disk), so 1/I = 2 im / r^2.
 
 /// All grains of a simulation, one entry per grain in every vector.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Grains {
     /// Centre position, m.
     pub pos: Vec<[f32; 2]>,

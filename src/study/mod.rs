@@ -14,15 +14,20 @@
 //! correction |dP| W of one iteration, m/s (Jacobi and Uzawa: unrelaxed), the
 //! quantity every solver stops on (converged when < tol/dt).
 //!
-//! The table and the plot are in [`report`].
+//! The table and the plot are in [`report`]. Settled states are kept in a
+//! state directory ([`settle_cached`]), so a slow settle (50,000 grains) is
+//! paid once for every later study of that state, CPU or GPU.
 
 pub mod report;
 
+use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
 
 use crate::cpu::grid::Grid;
 use crate::cpu::reduce::Region;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::gpu::{GpuBackend, GpuContext};
 use crate::model::{Grains, SolverKind, StepParams, Walls};
 use crate::scene::{Scene, Setup, build};
@@ -67,7 +72,7 @@ impl StateKind {
 }
 
 /// How a state is brought to rest before the solvers are compared.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SettleConfig {
     /// Solver of the settle phase: NLGS, the fastest on the CPU.
     pub solver: SolverKind,
@@ -112,6 +117,8 @@ pub struct Packed {
     pub settle_steps: u64,
     pub settle_seconds: f64,
     pub max_speed: f32,
+    /// The state file it was loaded from; None when settled in this process.
+    pub loaded_from: Option<PathBuf>,
 }
 
 fn max_speed(g: &Grains) -> f32 {
@@ -124,6 +131,16 @@ fn max_speed(g: &Grains) -> f32 {
 
 /// Settle `setup`'s grains behind its gate with `cfg` (CPU).
 pub fn settle(name: &str, setup: &Setup, cfg: &SettleConfig) -> Result<Packed> {
+    settle_with_progress(name, setup, cfg, &mut |_, _| {})
+}
+
+/// [`settle`], calling `progress(step, max speed)` every 100 steps.
+pub fn settle_with_progress(
+    name: &str,
+    setup: &Setup,
+    cfg: &SettleConfig,
+    progress: &mut dyn FnMut(u64, f32),
+) -> Result<Packed> {
     let grid = sim::grid_for(setup)?;
     let walls = setup.walls(true);
     let capacity = setup.scene.solver.contact_capacity as usize;
@@ -135,26 +152,155 @@ pub fn settle(name: &str, setup: &Setup, cfg: &SettleConfig) -> Result<Packed> {
     while steps < cfg.max_steps {
         be.step(&p)?;
         steps += 1;
+        if steps % 100 == 0 {
+            progress(steps, max_speed(&be.grains));
+        }
         if steps >= cfg.min_steps && steps % 10 == 0 && max_speed(&be.grains) < cfg.speed {
             break;
         }
     }
+    let speed = max_speed(&be.grains);
+    packed_from(name, setup, be.grains, steps, start.elapsed().as_secs_f64(), speed)
+}
+
+/// A packed state of `setup`'s walls holding `grains`.
+fn packed_from(name: &str, setup: &Setup, grains: Grains, steps: u64, seconds: f64, speed: f32) -> Result<Packed> {
+    let walls = setup.walls(true);
     Ok(Packed {
         name: name.to_string(),
         params: setup.params,
-        capacity,
-        max_speed: max_speed(&be.grains),
-        grains: be.grains,
+        capacity: setup.scene.solver.contact_capacity as usize,
+        max_speed: speed,
+        grains,
         region: Region {
             gravity: setup.params.gravity,
             neck_y: setup.neck_y as f32,
             bbox: walls.bounding_box(),
         },
         walls,
-        grid,
+        grid: sim::grid_for(setup)?,
         settle_steps: steps,
-        settle_seconds: start.elapsed().as_secs_f64(),
+        settle_seconds: seconds,
+        loaded_from: None,
     })
+}
+
+/// Format tag of a state file; a file with another tag is settled again.
+const STATE_FORMAT: &str = "hourglass settled state 1";
+
+/// A settled state on disk (`<dir>/<name>.json`). It names the scene and the
+/// settle configuration it came from, so a changed scene or configuration
+/// is never answered with an old state.
+#[derive(Serialize, Deserialize)]
+struct StateFile {
+    format: String,
+    name: String,
+    /// The scene, as `Scene::to_toml` writes it.
+    scene: String,
+    settle: SettleConfig,
+    settle_steps: u64,
+    settle_seconds: f64,
+    max_speed: f32,
+    grains: Grains,
+}
+
+/// What [`settle_cached`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StateSource {
+    /// Loaded from this file.
+    Loaded(PathBuf),
+    /// Settled now and saved to the file; the string says why no saved state was used.
+    Settled { saved: PathBuf, reason: String },
+}
+
+/// The state file `path` when it stands for (`scene_toml`, `cfg`, `count` grains), else why not.
+fn load_state(
+    path: &Path,
+    scene_toml: &str,
+    cfg: &SettleConfig,
+    count: usize,
+) -> std::result::Result<StateFile, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err("no saved state".into()),
+        Err(e) => return Err(format!("cannot read it: {e}")),
+    };
+    let f: StateFile = serde_json::from_str(&text).map_err(|e| format!("unreadable: {e}"))?;
+    if f.format != STATE_FORMAT {
+        return Err(format!("format `{}`, expected `{STATE_FORMAT}`", f.format));
+    }
+    if f.scene != scene_toml {
+        return Err("its scene differs".into());
+    }
+    if f.settle != *cfg {
+        return Err("its settle configuration differs".into());
+    }
+    let n = f.grains.pos.len();
+    let g = &f.grains;
+    let consistent = [
+        g.vel.len(),
+        g.radius.len(),
+        g.inv_mass.len(),
+        g.id.len(),
+        g.ang_vel.len(),
+    ]
+    .iter()
+    .all(|&l| l == n);
+    if !consistent || n != count {
+        return Err(format!(
+            "it holds {n} grains (or arrays of unequal length), the scene {count}"
+        ));
+    }
+    Ok(f)
+}
+
+/// Settle `scene` with `cfg`, or load the state a previous call saved in
+/// `dir` for the same scene and configuration. A missing, unreadable or
+/// stale file is replaced by a fresh settle; the file is written whole to a
+/// temporary name and then renamed, so an interrupted save leaves no state.
+pub fn settle_cached(
+    name: &str,
+    scene: &Scene,
+    cfg: &SettleConfig,
+    dir: &Path,
+    progress: &mut dyn FnMut(u64, f32),
+) -> Result<(Packed, StateSource)> {
+    let setup = build(scene)?;
+    let path = dir.join(format!("{name}.json"));
+    let scene_toml = scene.to_toml();
+    match load_state(&path, &scene_toml, cfg, setup.grains.len()) {
+        Ok(f) => {
+            let mut packed = packed_from(name, &setup, f.grains, f.settle_steps, f.settle_seconds, f.max_speed)?;
+            packed.loaded_from = Some(path.clone());
+            Ok((packed, StateSource::Loaded(path)))
+        }
+        Err(reason) => {
+            let packed = settle_with_progress(name, &setup, cfg, progress)?;
+            let file = StateFile {
+                format: STATE_FORMAT.to_string(),
+                name: name.to_string(),
+                scene: scene_toml,
+                settle: *cfg,
+                settle_steps: packed.settle_steps,
+                settle_seconds: packed.settle_seconds,
+                max_speed: packed.max_speed,
+                grains: packed.grains.clone(),
+            };
+            let io = |path: &Path| {
+                let path = path.to_path_buf();
+                move |source| Error::Output { path, source }
+            };
+            std::fs::create_dir_all(dir).map_err(io(dir))?;
+            let tmp = dir.join(format!("{name}.json.partial"));
+            let json = serde_json::to_string(&file).map_err(|e| Error::Output {
+                path: path.clone(),
+                source: std::io::Error::other(e),
+            })?;
+            std::fs::write(&tmp, json).map_err(io(&tmp))?;
+            std::fs::rename(&tmp, &path).map_err(io(&path))?;
+            Ok((packed, StateSource::Settled { saved: path, reason }))
+        }
+    }
 }
 
 /// One measured solver: NLGS, Jacobi at one relaxation, ...
@@ -182,6 +328,15 @@ impl Variant {
     }
 }
 
+/// Every NSCD solver, in table order.
+pub const STUDY_SOLVERS: [SolverKind; 5] = [
+    SolverKind::Nlgs,
+    SolverKind::Jacobi,
+    SolverKind::Colored,
+    SolverKind::Seed,
+    SolverKind::Uzawa,
+];
+
 /// The study's solvers in table order: NLGS, Jacobi at each `omegas`, coloured NLGS, seed, Uzawa.
 pub fn variants(omegas: &[f32]) -> Vec<Variant> {
     let plain = |solver| Variant { solver, omega: None };
@@ -199,6 +354,8 @@ pub fn variants(omegas: &[f32]) -> Vec<Variant> {
 pub struct StudyConfig {
     /// Jacobi relaxation factors.
     pub omegas: Vec<f32>,
+    /// The solvers measured, in any order (the table keeps its own order).
+    pub solvers: Vec<SolverKind>,
     /// Iterations after which the cold step's residual is reported.
     pub budget: u32,
     /// Untimed warm steps after the cold one, so the timed steps measure the
@@ -217,6 +374,7 @@ impl Default for StudyConfig {
     fn default() -> Self {
         StudyConfig {
             omegas: vec![0.3, 0.4, 0.5, 0.6],
+            solvers: STUDY_SOLVERS.to_vec(),
             budget: 200,
             warmup: 10,
             steps: 5,
@@ -242,6 +400,8 @@ pub struct Measured {
     pub ms_per_step: f64,
     /// Contact colours (coloured NLGS), else 0.
     pub colors: u32,
+    /// Mean colouring time of the timed steps, ms (coloured NLGS; 0 otherwise).
+    pub coloring_ms: f64,
     pub contacts: u64,
 }
 
@@ -280,6 +440,7 @@ fn cold(s: &crate::model::StepStats, residual_budget: f32) -> Measured {
         itmax_steps: 0,
         ms_per_step: 0.0,
         colors: s.colors,
+        coloring_ms: 0.0,
         contacts: s.contacts,
     }
 }
@@ -293,8 +454,10 @@ fn warm(be: &mut dyn Backend, packed: &Packed, p: &StepParams, cfg: &StudyConfig
     be.totals(&packed.region)?;
     let start = Instant::now();
     let mut iterations = 0u64;
+    let mut coloring = 0.0;
     for _ in 0..cfg.steps {
         let s = be.step(p)?;
+        coloring += f64::from(s.coloring_ms);
         iterations += u64::from(s.iterations);
         m.itmax_steps += u32::from(!s.converged);
         m.colors = m.colors.max(s.colors);
@@ -303,6 +466,7 @@ fn warm(be: &mut dyn Backend, packed: &Packed, p: &StepParams, cfg: &StudyConfig
     let n = f64::from(cfg.steps.max(1));
     m.ms_per_step = start.elapsed().as_secs_f64() * 1e3 / n;
     m.iterations = iterations as f64 / n;
+    m.coloring_ms = coloring / n;
     Ok(())
 }
 
@@ -346,6 +510,7 @@ pub fn measure_gpu(ctx: &GpuContext, packed: &Packed, v: &Variant, cfg: &StudyCo
         packed.grid,
         packed.capacity,
     )?;
+    be.profile = true;
     let p = params_for(packed, v, cfg);
     let s = be.step(&p)?;
     let mut m = cold(&s, f32::NAN);
@@ -363,7 +528,10 @@ pub fn study_state(
     progress: &mut dyn FnMut(&str),
 ) -> Result<StateResult> {
     let mut out = StateResult::default();
-    for v in variants(&cfg.omegas) {
+    for v in variants(&cfg.omegas)
+        .into_iter()
+        .filter(|v| cfg.solvers.contains(&v.solver))
+    {
         let mut row = StudyRow {
             state: packed.name.clone(),
             grains: packed.grains.len(),
@@ -386,8 +554,12 @@ pub fn study_state(
     Ok(out)
 }
 
-/// Build and settle `kind`.
-pub fn packed_state(kind: StateKind, settle_cfg: &SettleConfig) -> Result<Packed> {
-    let setup = build(&kind.scene())?;
-    settle(kind.name(), &setup, settle_cfg)
+/// Build and settle `kind`, or load it from `dir` (see [`settle_cached`]).
+pub fn packed_state(
+    kind: StateKind,
+    settle_cfg: &SettleConfig,
+    dir: &Path,
+    progress: &mut dyn FnMut(u64, f32),
+) -> Result<(Packed, StateSource)> {
+    settle_cached(kind.name(), &kind.scene(), settle_cfg, dir, progress)
 }

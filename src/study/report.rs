@@ -25,7 +25,7 @@ const PALETTE: [[u8; 4]; 9] = [
 ];
 
 /// The table header (two lines, Markdown).
-pub const HEADER: &str = "| state | N | solver | colours | cold iterations | residual after budget (m/s) | CPU iterations/step | CPU ms/step | GPU iterations/step | GPU ms/step |\n|---|---|---|---|---|---|---|---|---|---|";
+pub const HEADER: &str = "| state | N | solver | colours | cold iterations | residual after budget (m/s) | CPU iterations/step | CPU ms/step | GPU iterations/step | GPU ms/step | colouring share CPU / GPU |\n|---|---|---|---|---|---|---|---|---|---|---|";
 
 /// "itmax" for a step that did not converge, else the count.
 fn cold_its(m: &Measured) -> String {
@@ -41,6 +41,16 @@ fn warm_its(m: &Measured, steps: u32) -> String {
     }
 }
 
+/// Colouring time as a share of the step time ("17%"), "—" where there is none.
+fn coloring_share(m: Option<&Measured>) -> String {
+    match m {
+        Some(m) if m.coloring_ms > 0.0 && m.ms_per_step > 0.0 => {
+            format!("{:.0}%", 100.0 * m.coloring_ms / m.ms_per_step)
+        }
+        _ => "—".to_string(),
+    }
+}
+
 /// One table row; `steps` is the number of warm steps per solver.
 pub fn format_row(r: &StudyRow, steps: u32) -> String {
     let dash = || "—".to_string();
@@ -48,7 +58,7 @@ pub fn format_row(r: &StudyRow, steps: u32) -> String {
     let cpu = r.cpu.as_ref();
     let gpu = r.gpu.as_ref();
     format!(
-        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
         r.state,
         r.grains,
         r.variant.label(),
@@ -59,6 +69,11 @@ pub fn format_row(r: &StudyRow, steps: u32) -> String {
         cpu.map_or_else(dash, |m| format!("{:.1}", m.ms_per_step)),
         gpu.map_or_else(dash, |m| warm_its(m, steps)),
         gpu.map_or_else(dash, |m| format!("{:.1}", m.ms_per_step)),
+        if colors > 0 {
+            format!("{} / {}", coloring_share(cpu), coloring_share(gpu))
+        } else {
+            dash()
+        },
     )
 }
 
