@@ -179,3 +179,60 @@ fn colored_and_uzawa_steps_match_cpu() {
         }
     }
 }
+
+/// The study on the GPU: the three GPU solvers get GPU figures, and the cold
+/// step's residual history has one entry per iteration (convergence is
+/// checked every iteration there), agreeing with the CPU's within f32 noise.
+#[test]
+fn study_measures_the_gpu_solvers_with_a_residual_per_iteration() {
+    use hourglass::study::{self, SettleConfig, StudyConfig};
+    let Some(ctx) = context() else { return };
+    let mut scene = hourglass::scene::Scene::default();
+    let (w, h) = (0.1, 0.2);
+    scene.walls.segments = Some(vec![[0.0, h, 0.0, 0.0], [0.0, 0.0, w, 0.0], [w, 0.0, w, h]]);
+    scene.grains.count = 100;
+    scene.grains.region = Some([0.0, 0.0, w, h]);
+    let setup = hourglass::scene::build(&scene).unwrap();
+    let settle = SettleConfig {
+        min_steps: 30,
+        max_steps: 60,
+        ..SettleConfig::default()
+    };
+    let packed = study::settle("pile100", &setup, &settle).unwrap();
+    let cfg = StudyConfig {
+        budget: 20,
+        warmup: 1,
+        steps: 1,
+        itmax: 300,
+        omegas: vec![0.5],
+        ..StudyConfig::default()
+    };
+    let res = study::study_state(&packed, &cfg, Some(&ctx), &mut |_| {}).unwrap();
+    let on_gpu: Vec<String> = res
+        .rows
+        .iter()
+        .filter(|r| r.gpu.is_some())
+        .map(|r| r.variant.label())
+        .collect();
+    assert_eq!(on_gpu, ["jacobi 0.5", "colored", "uzawa"]);
+    assert_eq!(res.gpu_histories.len(), 3);
+    for r in res.rows.iter().filter(|r| r.gpu.is_some()) {
+        let label = r.variant.label();
+        let (g, c) = (r.gpu.unwrap(), r.cpu.unwrap());
+        let (_, h) = res.gpu_histories.iter().find(|(v, _)| *v == r.variant).unwrap();
+        assert_eq!(h.len() as u32, g.cold_iterations.unwrap_or(cfg.itmax), "{label}");
+        assert_eq!(h[(cfg.budget as usize).min(h.len()) - 1], g.residual_budget, "{label}");
+        // Same state, same solver: the residual after the budget agrees with the CPU's.
+        assert!(
+            (g.residual_budget - c.residual_budget).abs() <= 0.05 * c.residual_budget + 1e-6,
+            "{label}: GPU {} vs CPU {}",
+            g.residual_budget,
+            c.residual_budget
+        );
+        let colored = r.variant.solver == SolverKind::Colored;
+        assert_eq!(g.colors > 0, colored, "{label}");
+        // The study profiles the GPU colouring; it is a part of the step.
+        assert_eq!(g.coloring_ms > 0.0, colored, "{label}: {g:?}");
+        assert!(g.coloring_ms < g.ms_per_step, "{label}: {g:?}");
+    }
+}

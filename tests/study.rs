@@ -179,7 +179,8 @@ fn study_of_a_tiny_pile_has_one_finite_row_per_solver_and_a_plot() {
     let threshold = packed.params.tol / packed.params.dt;
     let img = report::residual_plot("pile100", &res.histories, threshold, 320, 200);
     let dir = tempfile::tempdir().expect("tempdir");
-    let [md, png] = report::write(dir.path(), &table, &img).expect("writes");
+    let written = report::write(dir.path(), &table, &img, None).expect("writes");
+    let [md, png] = <[_; 2]>::try_from(written).expect("study.md and residuals.png only");
     assert_eq!(std::fs::read_to_string(md).expect("study.md"), table);
     let back = image::open(&png).expect("a PNG").to_rgba8();
     assert_eq!(back.dimensions(), (320, 200));

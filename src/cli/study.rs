@@ -114,6 +114,8 @@ pub fn run(args: StudyArgs) -> Result<()> {
     );
     let mut rows = Vec::new();
     let mut plot = None;
+    let mut gpu_plot = None;
+    let adapter = ctx.as_ref().map_or(String::new(), |c| c.adapter_name());
     for kind in args.states {
         let name = kind.name();
         let started = std::time::Instant::now();
@@ -149,6 +151,11 @@ pub fn run(args: StudyArgs) -> Result<()> {
             let title = format!("{}: residual, cold step", packed.name);
             plot = Some(report::residual_plot(&title, &res.histories, threshold, 800, 480));
         }
+        if gpu_plot.is_none() && !res.gpu_histories.is_empty() {
+            let threshold = packed.params.tol / packed.params.dt;
+            let title = format!("{}: residual, cold step, GPU ({})", packed.name, adapter);
+            gpu_plot = Some(report::residual_plot(&title, &res.gpu_histories, threshold, 800, 480));
+        }
         rows.extend(res.rows);
     }
     let table = report::markdown(&rows, cfg.steps);
@@ -156,7 +163,7 @@ pub fn run(args: StudyArgs) -> Result<()> {
     text.push('\n');
     text.push_str(&table);
     let plot = plot.unwrap_or_else(|| report::residual_plot("no CPU measurement", &[], 0.0, 800, 480));
-    for p in report::write(&args.out, &text, &plot)? {
+    for p in report::write(&args.out, &text, &plot, gpu_plot.as_ref())? {
         eprintln!("study: {}", p.display());
     }
     Ok(())

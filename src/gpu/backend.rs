@@ -71,6 +71,9 @@ pub struct GpuBackend {
     /// extra host wait per coloured step: the stages before the colouring are
     /// waited for first, so the time is the colouring's own. Off by default.
     pub profile: bool,
+    /// When Some, every convergence check of a step appends the residual it
+    /// read (m/s): one per iteration with `check_every = 1` (the study's cold step).
+    pub residual_history: Option<Vec<f32>>,
 }
 
 impl GpuBackend {
@@ -125,6 +128,7 @@ impl GpuBackend {
             solvers: None,
             colors: 0,
             profile: false,
+            residual_history: None,
         })
     }
 
@@ -412,6 +416,9 @@ impl Backend for GpuBackend {
             stats.iterations += batch;
             if stats.iterations > 0 {
                 stats.residual = f32::from_bits(words[STAT_RESIDUAL as usize]);
+                if let Some(h) = &mut self.residual_history {
+                    h.push(stats.residual);
+                }
                 if stats.residual < threshold {
                     stats.converged = true;
                     break;

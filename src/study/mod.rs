@@ -420,6 +420,8 @@ pub struct StudyRow {
 pub struct StateResult {
     pub rows: Vec<StudyRow>,
     pub histories: Vec<(Variant, Vec<f32>)>,
+    /// The same from the GPU, per GPU-measured solver.
+    pub gpu_histories: Vec<(Variant, Vec<f32>)>,
 }
 
 fn params_for(packed: &Packed, v: &Variant, cfg: &StudyConfig) -> StepParams {
@@ -484,19 +486,24 @@ pub fn measure_cpu(packed: &Packed, v: &Variant, cfg: &StudyConfig) -> Result<(M
     let s = be.step(&p)?;
     // Only the cold step is recorded.
     let history = be.stepper.residual_history.take().unwrap_or_default();
-    let at_budget = history
-        .get((cfg.budget as usize).min(history.len()).saturating_sub(1))
-        .copied()
-        .unwrap_or(s.residual);
-    let mut m = cold(&s, at_budget);
+    let mut m = cold(&s, at_budget(&history, cfg.budget, s.residual));
     warm(&mut be, packed, &p, cfg, &mut m)?;
     Ok((m, history))
 }
 
-/// Measure `v` on the GPU of `ctx` from `packed`. The cold step's residual
-/// after the budget is not measured there (NaN): the GPU reads the residual
-/// every `check_every` iterations only.
-pub fn measure_gpu(ctx: &GpuContext, packed: &Packed, v: &Variant, cfg: &StudyConfig) -> Result<Measured> {
+/// The residual after `budget` iterations of a step whose residual after
+/// every iteration is `history` (its last one when it converged sooner).
+fn at_budget(history: &[f32], budget: u32, last: f32) -> f32 {
+    history
+        .get((budget as usize).min(history.len()).saturating_sub(1))
+        .copied()
+        .unwrap_or(last)
+}
+
+/// Measure `v` on the GPU of `ctx` from `packed`; returns the figures and
+/// the cold step's residual after every iteration (the cold step checks
+/// convergence every iteration, the warm ones every `check_every`).
+pub fn measure_gpu(ctx: &GpuContext, packed: &Packed, v: &Variant, cfg: &StudyConfig) -> Result<(Measured, Vec<f32>)> {
     let ctx = GpuContext {
         device: ctx.device.clone(),
         queue: ctx.queue.clone(),
@@ -512,10 +519,14 @@ pub fn measure_gpu(ctx: &GpuContext, packed: &Packed, v: &Variant, cfg: &StudyCo
     )?;
     be.profile = true;
     let p = params_for(packed, v, cfg);
+    let check_every = be.check_every;
+    (be.check_every, be.residual_history) = (1, Some(Vec::new()));
     let s = be.step(&p)?;
-    let mut m = cold(&s, f32::NAN);
+    let history = be.residual_history.take().unwrap_or_default();
+    be.check_every = check_every;
+    let mut m = cold(&s, at_budget(&history, cfg.budget, s.residual));
     warm(&mut be, packed, &p, cfg, &mut m)?;
-    Ok(m)
+    Ok((m, history))
 }
 
 /// Every variant of `cfg` from `packed`, on the backends asked for (`gpu`:
@@ -547,7 +558,9 @@ pub fn study_state(
         }
         if let (true, Some(ctx), true) = (cfg.gpu, gpu, v.on_gpu()) {
             progress(&format!("{} {}: gpu", packed.name, v.label()));
-            row.gpu = Some(measure_gpu(ctx, packed, &v, cfg)?);
+            let (m, history) = measure_gpu(ctx, packed, &v, cfg)?;
+            row.gpu = Some(m);
+            out.gpu_histories.push((v, history));
         }
         out.rows.push(row);
     }

@@ -25,7 +25,7 @@ const PALETTE: [[u8; 4]; 9] = [
 ];
 
 /// The table header (two lines, Markdown).
-pub const HEADER: &str = "| state | N | solver | colours | cold iterations | residual after budget (m/s) | CPU iterations/step | CPU ms/step | GPU iterations/step | GPU ms/step | colouring share CPU / GPU |\n|---|---|---|---|---|---|---|---|---|---|---|";
+pub const HEADER: &str = "| state | N | solver | colours | cold iterations | residual after budget, CPU / GPU (m/s) | CPU iterations/step | CPU ms/step | GPU iterations/step | GPU ms/step | colouring share CPU / GPU |\n|---|---|---|---|---|---|---|---|---|---|---|";
 
 /// "itmax" for a step that did not converge, else the count.
 fn cold_its(m: &Measured) -> String {
@@ -64,7 +64,11 @@ pub fn format_row(r: &StudyRow, steps: u32) -> String {
         r.variant.label(),
         if colors > 0 { colors.to_string() } else { dash() },
         cpu.map_or_else(dash, cold_its),
-        cpu.map_or_else(dash, |m| format!("{:.2e}", m.residual_budget)),
+        format!(
+            "{} / {}",
+            cpu.map_or_else(dash, |m| format!("{:.2e}", m.residual_budget)),
+            gpu.map_or_else(dash, |m| format!("{:.2e}", m.residual_budget))
+        ),
         cpu.map_or_else(dash, |m| warm_its(m, steps)),
         cpu.map_or_else(dash, |m| format!("{:.1}", m.ms_per_step)),
         gpu.map_or_else(dash, |m| warm_its(m, steps)),
@@ -125,9 +129,10 @@ pub fn residual_plot(
     figure_sized(&[panel], width, height)
 }
 
-/// Write `dir`/study.md (`text`) and `dir`/residuals.png (`plot`), creating
-/// `dir`; returns the two paths.
-pub fn write(dir: &Path, text: &str, plot: &RgbaImage) -> Result<[PathBuf; 2]> {
+/// Write `dir`/study.md (`text`), `dir`/residuals.png (`plot`) and, when
+/// there is one, `dir`/residuals_gpu.png (`gpu_plot`), creating `dir`;
+/// returns the paths written.
+pub fn write(dir: &Path, text: &str, plot: &RgbaImage, gpu_plot: Option<&RgbaImage>) -> Result<Vec<PathBuf>> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| Error::Output { path, source }
@@ -137,5 +142,11 @@ pub fn write(dir: &Path, text: &str, plot: &RgbaImage) -> Result<[PathBuf; 2]> {
     std::fs::write(&md, text).map_err(io(&md))?;
     let png = dir.join("residuals.png");
     crate::render::save_png(plot, &png)?;
-    Ok([md, png])
+    let mut written = vec![md, png];
+    if let Some(gpu_plot) = gpu_plot {
+        let png = dir.join("residuals_gpu.png");
+        crate::render::save_png(gpu_plot, &png)?;
+        written.push(png);
+    }
+    Ok(written)
 }
