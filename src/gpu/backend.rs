@@ -22,7 +22,6 @@
 //! that step (cold start, as after the gate opens). [`Backend::grains`] returns
 //! the grains in id order, so callers never see the permutation.
 
-use super::buffers::read_many;
 use super::state::{Buffers, Groups, ID, INV_MASS, Kernels, POS, RADIUS, VEL};
 use super::{
     GpuContext, Params, ReducePartial, STAT_CONTACTS, STAT_OVERFLOW, STAT_RESIDUAL, STAT_SPEED2, STAT_WORDS,
@@ -472,36 +471,22 @@ impl Backend for GpuBackend {
     fn grains(&mut self) -> Result<&Grains> {
         if !self.host_fresh {
             let b = &self.bufs.grains;
-            let n = self.n;
-            let mut two = read_many::<[f32; 2]>(&self.ctx, &[(&b[POS].buf, n), (&b[VEL].buf, n)])?;
-            let mut one = read_many::<u32>(
-                &self.ctx,
-                &[(&b[RADIUS].buf, n), (&b[INV_MASS].buf, n), (&b[ID].buf, n)],
-            )?;
-            let (id, inv_mass, radius) = (one.pop().unwrap_or_default(), one.pop(), one.pop());
-            let (vel, pos) = (two.pop().unwrap_or_default(), two.pop().unwrap_or_default());
-            let to_f32 = |v: Option<Vec<u32>>| -> Vec<f32> { bytemuck::cast_vec(v.unwrap_or_default()) };
-            let (radius, inv_mass) = (to_f32(radius), to_f32(inv_mass));
-            // Back to id order (the GPU arrays may be permuted into cell order).
-            self.host = Grains {
-                pos,
-                vel,
-                radius,
-                inv_mass,
-                ang_vel: vec![0.0; n],
-                id,
-            }
-            .into_id_order();
+            let bufs = super::buffers::GrainBuffers {
+                pos: &b[POS].buf,
+                vel: &b[VEL].buf,
+                radius: &b[RADIUS].buf,
+                inv_mass: &b[INV_MASS].buf,
+                id: &b[ID].buf,
+                ang_vel: None,
+            };
+            self.host = super::buffers::read_grains(&self.ctx, &bufs, self.n)?;
             self.host_fresh = true;
         }
         Ok(&self.host)
     }
 
     fn totals(&mut self, region: &Region) -> Result<Totals> {
-        self.params.gravity = region.gravity;
-        self.params.neck_y = region.neck_y;
-        self.params.bbox_lo = [region.bbox[0], region.bbox[1]];
-        self.params.bbox_hi = [region.bbox[2], region.bbox[3]];
+        self.params.set_region(region);
         self.write_params();
         let mut enc = self.encoder(&Stage::Reduce.label());
         {

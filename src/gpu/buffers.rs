@@ -57,6 +57,42 @@ fn init(ctx: &GpuContext, label: &str, bytes: &[u8], usage: wgpu::BufferUsages) 
     })
 }
 
+/// The per-grain buffers of a backend, in its buffer order.
+pub struct GrainBuffers<'a> {
+    pub pos: &'a wgpu::Buffer,
+    pub vel: &'a wgpu::Buffer,
+    pub radius: &'a wgpu::Buffer,
+    pub inv_mass: &'a wgpu::Buffer,
+    pub id: &'a wgpu::Buffer,
+    /// None where the model has no rotation (NSCD): read back as zeros.
+    pub ang_vel: Option<&'a wgpu::Buffer>,
+}
+
+/// Read `n` grains from `b` and put them in id order (the GPU arrays may be
+/// permuted, e.g. into cell order).
+pub fn read_grains(ctx: &GpuContext, b: &GrainBuffers, n: usize) -> Result<crate::model::Grains> {
+    let mut two = read_many::<[f32; 2]>(ctx, &[(b.pos, n), (b.vel, n)])?.into_iter();
+    let mut scalars = vec![(b.radius, n), (b.inv_mass, n), (b.id, n)];
+    scalars.extend(b.ang_vel.map(|w| (w, n)));
+    let mut one = read_many::<u32>(ctx, &scalars)?.into_iter();
+    let mut next = || one.next().unwrap_or_default();
+    let to_f32 = |v: Vec<u32>| -> Vec<f32> { bytemuck::cast_vec(v) };
+    let (radius, inv_mass, id) = (to_f32(next()), to_f32(next()), next());
+    let ang_vel = match b.ang_vel {
+        Some(_) => to_f32(next()),
+        None => vec![0.0; n],
+    };
+    Ok(crate::model::Grains {
+        pos: two.next().unwrap_or_default(),
+        vel: two.next().unwrap_or_default(),
+        radius,
+        inv_mass,
+        id,
+        ang_vel,
+    }
+    .into_id_order())
+}
+
 /// Read `len` elements of `T` from the start of each buffer, in one submit.
 pub fn read_many<T: Pod>(ctx: &GpuContext, reads: &[(&wgpu::Buffer, usize)]) -> Result<Vec<Vec<T>>> {
     let size = std::mem::size_of::<T>() as u64;

@@ -251,6 +251,14 @@ impl Params {
             ..Params::default()
         }
     }
+
+    /// The fields `reduce` reads: gravity, neck height and bounding box of `region`.
+    pub fn set_region(&mut self, region: &crate::cpu::reduce::Region) {
+        self.gravity = region.gravity;
+        self.neck_y = region.neck_y;
+        self.bbox_lo = [region.bbox[0], region.bbox[1]];
+        self.bbox_hi = [region.bbox[2], region.bbox[3]];
+    }
 }
 
 /// Per-workgroup partial of `reduce`. Keep in sync with `ReducePartial` in shaders/shared.wgsl.

@@ -24,7 +24,7 @@ use crate::cpu::dem::law;
 use crate::cpu::grid::Grid;
 use crate::cpu::reduce::{Region, Totals};
 use crate::error::{Error, Result};
-use crate::gpu::buffers::{read, read_many, storage, storage_zeroed, uniform};
+use crate::gpu::buffers::{GrainBuffers, read, read_grains, storage, storage_zeroed, uniform};
 use crate::gpu::detect::{Detect, DetectBindings};
 use crate::gpu::prefix_sum::{PrefixSum, ScanPlan};
 use crate::gpu::reduce::{Reduce, ReduceBindings, partials, sum_partials};
@@ -379,38 +379,23 @@ impl Backend for GpuDemBackend {
 
     fn grains(&mut self) -> Result<&Grains> {
         if !self.host_fresh {
-            let (b, n) = (&self.bufs, self.n);
-            let mut two = read_many::<[f32; 2]>(&self.ctx, &[(&b.pos, n), (&b.vel, n)])?;
-            let mut one = read_many::<u32>(
-                &self.ctx,
-                &[(&b.radius, n), (&b.inv_mass, n), (&b.id, n), (&b.ang_vel, n)],
-            )?;
-            let to_f32 = |v: Option<Vec<u32>>| -> Vec<f32> { bytemuck::cast_vec(v.unwrap_or_default()) };
-            let ang_vel = to_f32(one.pop());
-            let id = one.pop().unwrap_or_default();
-            let inv_mass = to_f32(one.pop());
-            let radius = to_f32(one.pop());
-            let (vel, pos) = (two.pop().unwrap_or_default(), two.pop().unwrap_or_default());
-            // Id order (the arrays stay in input order today; sorting keeps that a non-contract).
-            self.host = Grains {
-                pos,
-                vel,
-                radius,
-                inv_mass,
-                ang_vel,
-                id,
-            }
-            .into_id_order();
+            let b = &self.bufs;
+            let bufs = GrainBuffers {
+                pos: &b.pos,
+                vel: &b.vel,
+                radius: &b.radius,
+                inv_mass: &b.inv_mass,
+                id: &b.id,
+                ang_vel: Some(&b.ang_vel),
+            };
+            self.host = read_grains(&self.ctx, &bufs, self.n)?;
             self.host_fresh = true;
         }
         Ok(&self.host)
     }
 
     fn totals(&mut self, region: &Region) -> Result<Totals> {
-        self.params.gravity = region.gravity;
-        self.params.neck_y = region.neck_y;
-        self.params.bbox_lo = [region.bbox[0], region.bbox[1]];
-        self.params.bbox_hi = [region.bbox[2], region.bbox[3]];
+        self.params.set_region(region);
         self.ctx
             .queue
             .write_buffer(&self.bufs.params, 0, bytemuck::bytes_of(&self.params));
