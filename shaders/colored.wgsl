@@ -1,10 +1,17 @@
-// Stage colored: one colour of graph-coloured NLGS. One invocation per grain
-// updates the contacts it owns of colour pass.x; within a colour no movable
-// grain has two contacts, so the velocity writes never collide (a fixed
-// grain's velocity is never written). CPU twin: cpu::colored (same names).
+// Stage colored: one colour of graph-coloured NLGS. After the colouring, the
+// owned contacts are bucketed by colour into one list of slot indices
+// (colour k at bucket[start_k .. start_k + size_k]); a colour's pass then runs
+// one invocation per contact of that colour. Within a colour no movable grain
+// has two contacts, so the velocity writes never collide (a fixed grain's
+// velocity is never written). CPU twin: cpu::colored (same names).
+//   bucket_count:   size_k of every colour (atomics), one invocation per grain
+//   bucket_scatter: slot indices into bucket from cursor_k = start_k (atomics; the
+//                   order inside a colour is free: its updates commute exactly)
 //   solve:    u = (v_a - v_b).n, t = u + (max(d,0) + beta min(d + slop,0))/dt,
 //             P' = max(0, P - t/W), v_a += im_a dP n, v_b -= im_b dP n,
-//             residual[a] = max |dP| W over this iteration (reset at colour 0)
+//             residual[a] = max(residual[a], |dP| W) (atomic on the f32 bits,
+//             which order like the values for non-negative floats; the host
+//             clears residual before the iteration it reads)
 //   overflow: the same, serially over every grain, for OVERFLOW_COLOR (one invocation)
 //   mirror:   every non-owned copy takes its owner's impulse (end of step)
 
@@ -14,8 +21,12 @@
 @group(0) @binding(3) var<storage, read> color: array<u32>;
 @group(0) @binding(4) var<storage, read> inv_mass: array<f32>;
 @group(0) @binding(5) var<storage, read_write> vel: array<vec2<f32>>;
-@group(0) @binding(6) var<storage, read_write> residual: array<f32>;
+@group(0) @binding(6) var<storage, read_write> residual: array<atomic<u32>>;
+// x = colour k, y = start_k, z = size_k.
 @group(0) @binding(7) var<uniform> pass_color: vec4<u32>;
+@group(0) @binding(8) var<storage, read_write> bucket: array<u32>;
+@group(0) @binding(9) var<storage, read_write> bucket_size: array<atomic<u32>, MAX_COLORS>;
+@group(0) @binding(10) var<storage, read_write> bucket_cursor: array<atomic<u32>, MAX_COLORS>;
 
 const WALL: u32 = BODY_SEGMENT | BODY_CORNER;
 
@@ -67,26 +78,55 @@ fn update(s: u32, a: u32) -> f32 {
     return abs(dp * c.inv_mass_sum);
 }
 
+// Owned copies of colour < MAX_COLORS: the contacts the colour passes solve
+// (the overflow colour and orphans are left to colored_overflow).
+fn bucketed(a: u32, idx: u32) -> bool {
+    return color[idx] < MAX_COLORS && owns(a, slots[idx].other);
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn colored_solve(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+fn colored_bucket_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
          @builtin(local_invocation_index) lid: u32) {
     let a = flat_index(wid, nwg, lid);
     if a >= params.n_grains {
         return;
     }
-    let k = pass_color.x;
-    var worst = 0.0;
-    if k != 0u {
-        worst = residual[a];
+    let n = min(count[a], CAPACITY);
+    for (var s = 0u; s < n; s++) {
+        let idx = a * CAPACITY + s;
+        if bucketed(a, idx) {
+            atomicAdd(&bucket_size[color[idx]], 1u);
+        }
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn colored_bucket_scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+         @builtin(local_invocation_index) lid: u32) {
+    let a = flat_index(wid, nwg, lid);
+    if a >= params.n_grains {
+        return;
     }
     let n = min(count[a], CAPACITY);
     for (var s = 0u; s < n; s++) {
         let idx = a * CAPACITY + s;
-        if color[idx] == k && owns(a, slots[idx].other) {
-            worst = max(worst, update(idx, a));
+        if bucketed(a, idx) {
+            bucket[atomicAdd(&bucket_cursor[color[idx]], 1u)] = idx;
         }
     }
-    residual[a] = worst;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn colored_solve(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+         @builtin(local_invocation_index) lid: u32) {
+    let t = flat_index(wid, nwg, lid);
+    if t >= pass_color.z {
+        return;
+    }
+    let idx = bucket[pass_color.y + t];
+    // Scenes have CAPACITY >= 1; max() keeps the module valid at 0, where no slot exists.
+    let a = idx / max(CAPACITY, 1u);
+    atomicMax(&residual[a], bitcast<u32>(update(idx, a)));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -100,7 +140,7 @@ fn colored_overflow(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgrou
         for (var s = 0u; s < n; s++) {
             let idx = a * CAPACITY + s;
             if color[idx] == OVERFLOW_COLOR && solves_overflow(a, slots[idx].other) {
-                residual[a] = max(residual[a], update(idx, a));
+                atomicMax(&residual[a], bitcast<u32>(update(idx, a)));
             }
         }
     }

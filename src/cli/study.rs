@@ -115,7 +115,6 @@ pub fn run(args: StudyArgs) -> Result<()> {
     let mut rows = Vec::new();
     let mut plot = None;
     let mut gpu_plot = None;
-    let adapter = ctx.as_ref().map_or(String::new(), |c| c.adapter_name());
     for kind in args.states {
         let name = kind.name();
         let started = std::time::Instant::now();
@@ -153,7 +152,7 @@ pub fn run(args: StudyArgs) -> Result<()> {
         }
         if gpu_plot.is_none() && !res.gpu_histories.is_empty() {
             let threshold = packed.params.tol / packed.params.dt;
-            let title = format!("{}: residual, cold step, GPU ({})", packed.name, adapter);
+            let title = format!("{}: residual, cold step, GPU", packed.name);
             gpu_plot = Some(report::residual_plot(&title, &res.gpu_histories, threshold, 800, 480));
         }
         rows.extend(res.rows);

@@ -2,8 +2,8 @@
 //!
 //! One iteration visits the colours in order; within a colour no two contacts
 //! share a movable grain ([`super::coloring`]), so its updates are independent
-//! and the GPU runs them all at once (one invocation per grain, over the
-//! contacts it owns), yet the iteration is exact Gauss-Seidel:
+//! and the GPU runs them all at once (one invocation per contact of the
+//! colour, from per-colour buckets), yet the iteration is exact Gauss-Seidel:
 //! ```text
 //!   for colour k = 0 .. colours-1, then OVERFLOW (serially):
 //!     for every owned contact c = (a, b) of colour k:
@@ -12,8 +12,9 @@
 //!       v_a += im_a dP n,  v_b -= im_b dP n
 //! ```
 //! The order inside a colour does not change the result, so this twin walks
-//! per-colour lists built once per step; the GPU gets the same numbers (up to
-//! fused multiply-adds). Only the owner copy (lower grain) is updated during
+//! per-colour lists built once per step ([`ColoredSweep::build`], the twin of
+//! the GPU's `bucket_count` + `bucket_scatter`, whose order inside a colour is
+//! free); the GPU gets the same numbers (up to fused multiply-adds). Only the owner copy (lower grain) is updated during
 //! the iterations; [`colored_mirror`] copies the impulses into the other
 //! copies at the end of the step for the warm start and the diagnostics.
 
@@ -125,35 +126,6 @@ pub fn update(
         }
     }
     (dp * c.inv_mass_sum).abs()
-}
-
-/// Stage `colored_solve` for colour `k` (the per-grain form of the GPU kernel,
-/// for the stage test): every grain updates its owned contacts of colour k and
-/// keeps in `residual[a]` the largest |dP| W of this iteration (reset at k = 0).
-#[allow(clippy::too_many_arguments)]
-pub fn colored_solve(
-    count: &[u32],
-    slots: &mut [Contact],
-    capacity: usize,
-    color: &[u32],
-    inv_mass: &[f32],
-    vel: &mut [[f32; 2]],
-    residual: &mut [f32],
-    k: u32,
-    inv_dt: f32,
-    beta: f32,
-    slop: f32,
-) {
-    for a in 0..count.len() {
-        let mut worst = if k == 0 { 0.0f32 } else { residual[a] };
-        for s in 0..(count[a] as usize).min(capacity) {
-            let idx = a * capacity + s;
-            if color[idx] == k && owns(a as u32, slots[idx].other) {
-                worst = worst.max(update(&mut slots[idx], a, inv_mass, vel, inv_dt, beta, slop));
-            }
-        }
-        residual[a] = worst;
-    }
 }
 
 /// Stage `colored_mirror`: every non-owned copy takes the impulse of its

@@ -27,6 +27,7 @@ use super::{
     GpuContext, Params, ReducePartial, STAT_CONTACTS, STAT_OVERFLOW, STAT_RESIDUAL, STAT_SPEED2, STAT_WORDS,
     ShaderConfig, Stage, bin_scatter, detect, pass, reduce, residual_max,
 };
+use crate::cpu::coloring::MAX_COLORS;
 use crate::cpu::grid::Grid;
 use crate::cpu::reduce::{Region, Totals};
 use crate::error::{Error, Result};
@@ -66,6 +67,8 @@ pub struct GpuBackend {
     solvers: Option<super::colored::SolverState>,
     /// Colours of the last coloured step (0 for other solvers).
     pub colors: u32,
+    /// Contacts of each colour of the current coloured step (the bucket sizes).
+    color_sizes: Vec<u32>,
     /// Time the colouring of coloured steps (`StepStats::coloring_ms`). Costs one
     /// extra host wait per coloured step: the stages before the colouring are
     /// waited for first, so the time is the colouring's own. Off by default.
@@ -126,6 +129,7 @@ impl GpuBackend {
             reorder_every: REORDER_EVERY,
             solvers: None,
             colors: 0,
+            color_sizes: Vec::new(),
             profile: false,
             residual_history: None,
         })
@@ -169,41 +173,36 @@ impl GpuBackend {
         }
     }
 
-    /// Record `iterations` iterations of `solver` (`colors`: colours and
-    /// overflow of a coloured step), then the residual reduction and the stats copy.
-    fn record_iterations(
-        &self,
-        enc: &mut wgpu::CommandEncoder,
-        iterations: u32,
-        solver: SolverKind,
-        colors: (u32, bool),
-    ) {
+    /// Record `iterations` iterations of `solver` (`overflow`: a coloured
+    /// step has an overflow colour), then the residual reduction and the stats copy.
+    fn record_iterations(&self, enc: &mut wgpu::CommandEncoder, iterations: u32, solver: SolverKind, overflow: bool) {
         let (n, c) = (self.n as u32, self.cur);
-        if solver == SolverKind::Colored && colors.0 == 0 {
-            // No colour pass resets the residual (at most the overflow colour maxes into it).
-            enc.clear_buffer(&self.bufs.residual, 0, None);
-        }
+        let one = |p: &mut wgpu::ComputePass| match (solver, &self.solvers) {
+            (SolverKind::Colored, Some(s)) => s.record_colored(p, c, &self.color_sizes, overflow),
+            (SolverKind::Uzawa, Some(s)) => {
+                s.uzawa.dispatch(p, &s.uzawa_groups[c], n);
+                self.kernels.jacobi_gather.dispatch(p, &self.groups.jacobi_gather[c], n);
+            }
+            _ => {
+                self.kernels
+                    .jacobi_contact
+                    .dispatch(p, &self.groups.jacobi_contact[c], n);
+                self.kernels.jacobi_gather.dispatch(p, &self.groups.jacobi_gather[c], n);
+            }
+        };
+        // Coloured passes max into the residual (a grain's contacts are spread
+        // over colours), so it is cleared before the iteration that is read.
+        let cleared = u32::from(solver == SolverKind::Colored).min(iterations);
         {
             let mut p = pass(enc, &Stage::JacobiContact.label());
-            for _ in 0..iterations {
-                match (solver, &self.solvers) {
-                    (SolverKind::Colored, Some(s)) => s.record_colored(&mut p, c, n, colors.0, colors.1),
-                    (SolverKind::Uzawa, Some(s)) => {
-                        s.uzawa.dispatch(&mut p, &s.uzawa_groups[c], n);
-                        self.kernels
-                            .jacobi_gather
-                            .dispatch(&mut p, &self.groups.jacobi_gather[c], n);
-                    }
-                    _ => {
-                        self.kernels
-                            .jacobi_contact
-                            .dispatch(&mut p, &self.groups.jacobi_contact[c], n);
-                        self.kernels
-                            .jacobi_gather
-                            .dispatch(&mut p, &self.groups.jacobi_gather[c], n);
-                    }
-                }
+            for _ in cleared..iterations {
+                one(&mut p);
             }
+        }
+        if cleared == 1 {
+            enc.clear_buffer(&self.bufs.residual, 0, None);
+            let mut p = pass(enc, &Stage::Colored.label());
+            one(&mut p);
         }
         residual_max::record_clear(enc, &self.bufs.stats);
         {
@@ -398,7 +397,15 @@ impl Backend for GpuBackend {
                 }
             }
             self.colors = colors.0;
-            // The last read of the colour counters waited for the last round.
+            s.record_bucket_count(&mut enc, c, n);
+            self.ctx.queue.submit([enc.finish()]);
+            let mut sizes: Vec<u32> = super::buffers::read(&self.ctx, &s.buckets.size, MAX_COLORS as usize)?;
+            sizes.truncate(colors.0 as usize);
+            enc = self.encoder("hourglass.step.solve");
+            s.bucket(&self.ctx, &mut enc, c, n, &sizes);
+            self.color_sizes = sizes;
+            // The read of the bucket sizes waited for the last round; the scatter is
+            // left to run with the first iterations (its queued dispatch is small).
             coloring_ms = start.map_or(0.0, |t| (t.elapsed().as_secs_f64() * 1e3) as f32);
         }
         let threshold = p.tol / p.dt;
@@ -410,7 +417,7 @@ impl Backend for GpuBackend {
         let mut words;
         loop {
             let batch = self.check_every.max(1).min(p.itmax - stats.iterations);
-            self.record_iterations(&mut enc, batch, p.solver, colors);
+            self.record_iterations(&mut enc, batch, p.solver, colors.1);
             words = self.submit_and_read_stats(enc)?;
             stats.iterations += batch;
             if stats.iterations > 0 {

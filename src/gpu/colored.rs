@@ -1,17 +1,70 @@
-//! Stage `colored` (shaders/colored.wgsl): graph-coloured NLGS, one dispatch
-//! per colour (each a uniform `pass_color` holding k), then the overflow colour
-//! in one invocation, and at the end of the step the mirror of the owners'
-//! impulses into the other copies. CPU twin: [`crate::cpu::colored`]
-//! (`colored_solve`, `update` for the overflow, `colored_mirror`).
+//! Stage `colored` (shaders/colored.wgsl): graph-coloured NLGS. After the
+//! colouring, `bucket_count` and `bucket_scatter` group the owned contacts by
+//! colour into one list of slot indices; each iteration then runs one dispatch
+//! per colour over that colour's contacts only (a uniform `pass_color` holds
+//! k, its start and its size), then the overflow colour in one invocation;
+//! at the end of the step `mirror` copies the owners' impulses into the other
+//! copies. CPU twin: [`crate::cpu::colored`] (`ColoredSweep::build` for the
+//! buckets, `update` for solve and overflow, `colored_mirror`).
+//!
+//! Bucketing costs one host read per step (the sizes, to size the dispatches
+//! and the uniforms) but makes an iteration touch each contact once: with one
+//! invocation per grain per colour, as before, an iteration scanned every
+//! contact list once per colour (16 times on the 5,000-grain hourglass).
 
-use super::buffers::uniform;
+use super::buffers::{storage_zeroed, uniform};
 use super::{GpuContext, Kernel, ShaderConfig, Stage};
 use crate::cpu::coloring::{MAX_COLORS, OVERFLOW};
 
 pub struct Colored {
+    bucket_count: Kernel,
+    bucket_scatter: Kernel,
     solve: Kernel,
     overflow: Kernel,
     mirror: Kernel,
+}
+
+/// Binding numbers of shaders/colored.wgsl.
+const PARAMS: u32 = 0;
+const COUNT: u32 = 1;
+const SLOTS: u32 = 2;
+const COLOR: u32 = 3;
+const INV_MASS: u32 = 4;
+const VEL: u32 = 5;
+const RESIDUAL: u32 = 6;
+const PASS_COLOR: u32 = 7;
+const BUCKET: u32 = 8;
+const BUCKET_SIZE: u32 = 9;
+const BUCKET_CURSOR: u32 = 10;
+
+/// The colour buckets: slot indices grouped by colour, the size of each
+/// colour (MAX_COLORS words) and the scatter cursors.
+pub struct Buckets {
+    pub bucket: wgpu::Buffer,
+    pub size: wgpu::Buffer,
+    pub cursor: wgpu::Buffer,
+}
+
+impl Buckets {
+    pub fn new(ctx: &GpuContext, slots: usize) -> Self {
+        Buckets {
+            bucket: storage_zeroed::<u32>(ctx, "hourglass.colored.bucket", slots),
+            size: storage_zeroed::<u32>(ctx, "hourglass.colored.bucket_size", MAX_COLORS as usize),
+            cursor: storage_zeroed::<u32>(ctx, "hourglass.colored.bucket_cursor", MAX_COLORS as usize),
+        }
+    }
+}
+
+/// Exclusive prefix sum of the colour sizes: where each colour starts in the bucket.
+pub fn bucket_starts(sizes: &[u32]) -> Vec<u32> {
+    sizes
+        .iter()
+        .scan(0u32, |acc, &n| {
+            let start = *acc;
+            *acc += n;
+            Some(start)
+        })
+        .collect()
 }
 
 /// The buffers a coloured pass binds, in binding order.
@@ -23,23 +76,60 @@ pub struct ColoredBindings<'a> {
     pub inv_mass: &'a wgpu::Buffer,
     pub vel: &'a wgpu::Buffer,
     pub residual: &'a wgpu::Buffer,
+    pub buckets: &'a Buckets,
 }
 
 impl Colored {
     pub fn new(ctx: &GpuContext, cfg: &ShaderConfig) -> Self {
+        let kernel = |entry| Kernel::new(ctx, cfg, Stage::Colored, entry);
         Colored {
-            solve: Kernel::new(ctx, cfg, Stage::Colored, "colored_solve"),
-            overflow: Kernel::new(ctx, cfg, Stage::Colored, "colored_overflow"),
-            mirror: Kernel::new(ctx, cfg, Stage::Colored, "colored_mirror"),
+            bucket_count: kernel("colored_bucket_count"),
+            bucket_scatter: kernel("colored_bucket_scatter"),
+            solve: kernel("colored_solve"),
+            overflow: kernel("colored_overflow"),
+            mirror: kernel("colored_mirror"),
         }
+    }
+
+    pub fn bind_bucket_count(&self, ctx: &GpuContext, b: &ColoredBindings) -> wgpu::BindGroup {
+        self.bucket_count.bind_at(
+            ctx,
+            &[
+                (PARAMS, b.params),
+                (COUNT, b.count),
+                (SLOTS, b.slots),
+                (COLOR, b.color),
+                (BUCKET_SIZE, &b.buckets.size),
+            ],
+        )
+    }
+
+    pub fn bind_bucket_scatter(&self, ctx: &GpuContext, b: &ColoredBindings) -> wgpu::BindGroup {
+        self.bucket_scatter.bind_at(
+            ctx,
+            &[
+                (PARAMS, b.params),
+                (COUNT, b.count),
+                (SLOTS, b.slots),
+                (COLOR, b.color),
+                (BUCKET, &b.buckets.bucket),
+                (BUCKET_CURSOR, &b.buckets.cursor),
+            ],
+        )
     }
 
     /// `colored_solve` for the colour in `pass_color` (see [`pass_colors`]).
     pub fn bind_solve(&self, ctx: &GpuContext, b: &ColoredBindings, pass_color: &wgpu::Buffer) -> wgpu::BindGroup {
-        self.solve.bind(
+        self.solve.bind_at(
             ctx,
             &[
-                b.params, b.count, b.slots, b.color, b.inv_mass, b.vel, b.residual, pass_color,
+                (PARAMS, b.params),
+                (SLOTS, b.slots),
+                (INV_MASS, b.inv_mass),
+                (VEL, b.vel),
+                (RESIDUAL, b.residual),
+                (PASS_COLOR, pass_color),
+                (BUCKET, &b.buckets.bucket),
             ],
         )
     }
@@ -62,8 +152,17 @@ impl Colored {
         self.mirror.bind(ctx, &[params, count, slots])
     }
 
-    pub fn dispatch_solve(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {
-        self.solve.dispatch(pass, group, n_grains);
+    /// Count the contacts of each colour into `Buckets::size` (which must be zero).
+    pub fn dispatch_bucket_count(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {
+        self.bucket_count.dispatch(pass, group, n_grains);
+    }
+    /// Scatter slot indices into the bucket from `Buckets::cursor` (set to the starts).
+    pub fn dispatch_bucket_scatter(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {
+        self.bucket_scatter.dispatch(pass, group, n_grains);
+    }
+    /// One colour: `size` invocations, one per contact of the colour.
+    pub fn dispatch_solve(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, size: u32) {
+        self.solve.dispatch(pass, group, size);
     }
     /// One invocation walks every grain.
     pub fn dispatch_overflow(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup) {
@@ -74,11 +173,26 @@ impl Colored {
     }
 }
 
-/// One uniform per colour 0..MAX_COLORS (x = k): a pass's colour is its bind group.
+/// One uniform per colour 0..MAX_COLORS (x = k, y = start, z = size; the
+/// last two set each step by [`write_pass_colors`]): a pass's colour is its bind group.
 pub fn pass_colors(ctx: &GpuContext) -> Vec<wgpu::Buffer> {
     (0..MAX_COLORS)
         .map(|k| uniform(ctx, &format!("hourglass.colored.pass_{k}"), &[k, 0u32, 0, 0]))
         .collect()
+}
+
+/// Point the first `sizes.len()` pass uniforms at their colours' buckets and
+/// set the scatter cursors to the starts (queued writes, before the scatter).
+pub fn write_pass_colors(ctx: &GpuContext, pass_colors: &[wgpu::Buffer], buckets: &Buckets, sizes: &[u32]) {
+    let starts = bucket_starts(sizes);
+    for (k, (buf, (&start, &size))) in pass_colors.iter().zip(starts.iter().zip(sizes)).enumerate() {
+        ctx.queue
+            .write_buffer(buf, 0, bytemuck::cast_slice(&[k as u32, start, size, 0]));
+    }
+    if !starts.is_empty() {
+        ctx.queue
+            .write_buffer(&buckets.cursor, 0, bytemuck::cast_slice(&starts));
+    }
 }
 
 /// Keep the overflow colour outside the per-pass range.
@@ -92,12 +206,15 @@ pub struct SolverState {
     pub colored: Colored,
     pub uzawa: super::uzawa::Uzawa,
     pub colors: super::coloring::ColorBuffers,
+    pub buckets: Buckets,
     pub pass_colors: Vec<wgpu::Buffer>,
     pub step_fraction: wgpu::Buffer,
     pub init: [wgpu::BindGroup; 2],
     /// [p][r]: round reading color[r], writing color[1 - r].
     pub round: [[wgpu::BindGroup; 2]; 2],
     pub count: [wgpu::BindGroup; 2],
+    pub bucket_count: [wgpu::BindGroup; 2],
+    pub bucket_scatter: [wgpu::BindGroup; 2],
     /// [p][k]: colour k.
     pub solve: [Vec<wgpu::BindGroup>; 2],
     pub overflow: [wgpu::BindGroup; 2],
@@ -113,6 +230,7 @@ impl SolverState {
         let uzawa = super::uzawa::Uzawa::new(ctx, cfg);
         let colors = super::coloring::ColorBuffers::new(ctx, slots);
         let pass_colors = pass_colors(ctx);
+        let buckets = Buckets::new(ctx, slots);
         let step_fraction = super::uzawa::step_fraction(ctx, crate::cpu::uzawa::UZAWA_STEP);
         let (vel, inv_mass) = (&b.grains[VEL].buf, &b.grains[INV_MASS].buf);
         let bindings = |p: usize| ColoredBindings {
@@ -123,6 +241,7 @@ impl SolverState {
             inv_mass,
             vel,
             residual: &b.residual,
+            buckets: &buckets,
         };
         let init = [0, 1].map(|p| coloring.bind_init(ctx, &b.params, &b.count[p], &b.slots[p], &colors.color[0]));
         let round = [0, 1].map(|p| {
@@ -155,6 +274,8 @@ impl SolverState {
                 .collect()
         });
         let overflow = [0, 1].map(|p| colored.bind_overflow(ctx, &bindings(p)));
+        let bucket_count = [0, 1].map(|p| colored.bind_bucket_count(ctx, &bindings(p)));
+        let bucket_scatter = [0, 1].map(|p| colored.bind_bucket_scatter(ctx, &bindings(p)));
         let mirror = [0, 1].map(|p| colored.bind_mirror(ctx, &b.params, &b.count[p], &b.slots[p]));
         let uzawa_groups = [0, 1].map(|p| {
             uzawa.bind(
@@ -173,11 +294,14 @@ impl SolverState {
             colored,
             uzawa,
             colors,
+            buckets,
             pass_colors,
             step_fraction,
             init,
             round,
             count,
+            bucket_count,
+            bucket_scatter,
             solve,
             overflow,
             mirror,
@@ -207,10 +331,27 @@ impl SolverState {
         self.coloring.dispatch_count(&mut ps, &self.count[p], n);
     }
 
-    /// Record `iterations` coloured iterations over `colors` colours (+ the overflow).
-    pub fn record_colored(&self, ps: &mut wgpu::ComputePass, p: usize, n: u32, colors: u32, overflow: bool) {
-        for k in 0..colors as usize {
-            self.colored.dispatch_solve(ps, &self.solve[p][k], n);
+    /// Record the count of each colour's contacts (read it back, then [`Self::bucket`]).
+    pub fn record_bucket_count(&self, enc: &mut wgpu::CommandEncoder, p: usize, n: u32) {
+        enc.clear_buffer(&self.buckets.size, 0, None);
+        let mut ps = super::pass(enc, &Stage::Colored.label());
+        self.colored.dispatch_bucket_count(&mut ps, &self.bucket_count[p], n);
+    }
+
+    /// Set the pass uniforms and cursors for colours of `sizes` (as read
+    /// back), and record the scatter into the bucket.
+    pub fn bucket(&self, ctx: &GpuContext, enc: &mut wgpu::CommandEncoder, p: usize, n: u32, sizes: &[u32]) {
+        write_pass_colors(ctx, &self.pass_colors, &self.buckets, sizes);
+        let mut ps = super::pass(enc, &Stage::Colored.label());
+        self.colored
+            .dispatch_bucket_scatter(&mut ps, &self.bucket_scatter[p], n);
+    }
+
+    /// Record one coloured iteration: each colour of `sizes` (its contact
+    /// count), then the overflow colour when there is one.
+    pub fn record_colored(&self, ps: &mut wgpu::ComputePass, p: usize, sizes: &[u32], overflow: bool) {
+        for (k, &size) in sizes.iter().enumerate() {
+            self.colored.dispatch_solve(ps, &self.solve[p][k], size);
         }
         if overflow {
             self.colored.dispatch_overflow(ps, &self.overflow[p]);
