@@ -465,7 +465,7 @@ impl Run {
                 self.discharge_steps += 1;
             }
             let time = steps as f64 * dt;
-            if steps % self.every == 0 {
+            if steps.is_multiple_of(self.every) {
                 self.last_totals = self.output(backend, out, steps, time)?;
                 if let Some(b) = &self.bar {
                     b.set_message(format!(
@@ -478,7 +478,7 @@ impl Run {
             }
             if self.settling
                 && (self.settle_steps >= self.settle_max
-                    || (steps % self.every == 0
+                    || (steps.is_multiple_of(self.every)
                         && self.last_totals.max_speed < self.settle_speed
                         && (self.settle_spin.is_infinite() || backend.max_angular_speed()? < self.settle_spin)))
             {
@@ -506,7 +506,7 @@ impl Run {
     /// [`done`](Run::done) (a window closed early ends the run here).
     pub fn finish(mut self, backend: &mut dyn Backend, out: &mut ResultDir) -> Result<Summary> {
         let dt = f64::from(self.p.dt);
-        if self.tally.steps % self.every != 0 {
+        if !self.tally.steps.is_multiple_of(self.every) {
             let step = self.tally.steps;
             self.last_totals = self.output(backend, out, step, step as f64 * dt)?;
         }

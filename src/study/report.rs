@@ -58,17 +58,14 @@ pub fn format_row(r: &StudyRow, steps: u32) -> String {
     let cpu = r.cpu.as_ref();
     let gpu = r.gpu.as_ref();
     format!(
-        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+        "| {} | {} | {} | {} | {} | {} / {} | {} | {} | {} | {} | {} |",
         r.state,
         r.grains,
         r.variant.label(),
         if colors > 0 { colors.to_string() } else { dash() },
         cpu.map_or_else(dash, cold_its),
-        format!(
-            "{} / {}",
-            cpu.map_or_else(dash, |m| format!("{:.2e}", m.residual_budget)),
-            gpu.map_or_else(dash, |m| format!("{:.2e}", m.residual_budget))
-        ),
+        cpu.map_or_else(dash, |m| format!("{:.2e}", m.residual_budget)),
+        gpu.map_or_else(dash, |m| format!("{:.2e}", m.residual_budget)),
         cpu.map_or_else(dash, |m| warm_its(m, steps)),
         cpu.map_or_else(dash, |m| format!("{:.1}", m.ms_per_step)),
         gpu.map_or_else(dash, |m| warm_its(m, steps)),
