@@ -8,21 +8,30 @@ use std::path::{Path, PathBuf};
 use image::RgbaImage;
 
 use super::{Measured, StudyRow, Variant};
+use crate::model::SolverKind;
 use crate::error::{Error, Result};
 use crate::plot::{BLUE, GREEN, ORANGE, Panel, RED, Series, figure_sized};
 
-/// Line colours of the plot, one per solver in table order (then around again).
-const PALETTE: [[u8; 4]; 9] = [
-    BLUE,
+/// Line colours of the Jacobi relaxations, in the order they appear.
+const JACOBI_PALETTE: [[u8; 4]; 5] = [
     [140, 86, 75, 255],
     [148, 103, 189, 255],
     ORANGE,
     [188, 189, 34, 255],
-    GREEN,
-    [23, 190, 207, 255],
-    RED,
     [227, 119, 194, 255],
 ];
+
+/// The line colour of a solver: the same on every plot (CPU and GPU);
+/// `jacobi_rank` numbers the Jacobi relaxations of one plot.
+fn line_color(v: &Variant, jacobi_rank: usize) -> [u8; 4] {
+    match v.solver {
+        SolverKind::Nlgs => BLUE,
+        SolverKind::Colored => GREEN,
+        SolverKind::Seed => [23, 190, 207, 255],
+        SolverKind::Uzawa => RED,
+        _ => JACOBI_PALETTE[jacobi_rank % JACOBI_PALETTE.len()],
+    }
+}
 
 /// The table header (two lines, Markdown).
 pub const HEADER: &str = "| state | N | solver | colours | cold iterations | residual after budget, CPU / GPU (m/s) | CPU iterations/step | CPU ms/step | GPU iterations/step | GPU ms/step | colouring share CPU / GPU |\n|---|---|---|---|---|---|---|---|---|---|---|";
@@ -97,12 +106,15 @@ pub fn residual_plot(
     width: u32,
     height: u32,
 ) -> RgbaImage {
+    let mut jacobi = 0;
     let mut series: Vec<Series> = histories
         .iter()
-        .enumerate()
-        .map(|(k, (v, h))| Series {
+        .map(|(v, h)| Series {
             label: v.label(),
-            color: PALETTE[k % PALETTE.len()],
+            color: line_color(v, {
+                jacobi += usize::from(v.solver == SolverKind::Jacobi);
+                jacobi.saturating_sub(1)
+            }),
             points: h
                 .iter()
                 .enumerate()
