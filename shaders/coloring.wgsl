@@ -7,7 +7,9 @@
 //          every uncoloured neighbour takes the lowest colour free among its
 //          coloured neighbours (64-bit mask); every owned copy and its mirror
 //          are rewritten each round, so no copy between rounds is needed
-//   count: [colours, uncoloured, overflow] into color_stats (atomics)
+//   count: [colours, uncoloured, overflow] into color_stats (atomics); overflow =
+//          contacts the overflow pass solves: owned copies in OVERFLOW_COLOR, and
+//          orphans (non-owned copies whose owner's full list dropped the contact)
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> count: array<u32>;
@@ -59,6 +61,16 @@ fn owns(i: u32, other: u32) -> bool {
 
 fn listed(g: u32) -> u32 {
     return min(count[g], CAPACITY);
+}
+
+// Whether grain g's list holds a contact with grain a.
+fn lists(g: u32, a: u32) -> bool {
+    for (var t = 0u; t < listed(g); t++) {
+        if slots[g * CAPACITY + t].other == a {
+            return true;
+        }
+    }
+    return false;
 }
 
 fn first_free(mask: vec2<u32>) -> u32 {
@@ -172,7 +184,12 @@ fn coloring_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     var uncolored = 0u;
     var overflow = 0u;
     for (var s = 0u; s < listed(a); s++) {
-        if !owns(a, slots[a * CAPACITY + s].other) {
+        let other = slots[a * CAPACITY + s].other;
+        if !owns(a, other) {
+            // cpu::coloring::is_orphan
+            if color_in[a * CAPACITY + s] == OVERFLOW_COLOR && !lists(other, a) {
+                overflow += 1u;
+            }
             continue;
         }
         let col = color_in[a * CAPACITY + s];

@@ -18,7 +18,7 @@
 //! the iterations; [`colored_mirror`] copies the impulses into the other
 //! copies at the end of the step for the warm start and the diagnostics.
 
-use super::coloring::{Coloring, OVERFLOW, owns};
+use super::coloring::{Coloring, OVERFLOW, is_orphan, owns};
 use crate::model::{Body, Contact, dot, sub};
 
 /// Owned contacts grouped by colour: `slot[start[k]..start[k + 1]]` are colour k
@@ -39,12 +39,7 @@ impl ColoredSweep {
             for s in 0..(count[a] as usize).min(capacity) {
                 let idx = a * capacity + s;
                 let col = coloring.color[idx];
-                let orphan = col == OVERFLOW && !owns(a as u32, slots[idx].other) && {
-                    let j = slots[idx].other as usize;
-                    !slots[j * capacity..j * capacity + (count[j] as usize).min(capacity)]
-                        .iter()
-                        .any(|m| m.other == a as u32)
-                };
+                let orphan = col == OVERFLOW && is_orphan(count, slots, capacity, a, idx);
                 // Owned copies, and orphans (the owner's full list dropped the
                 // contact), which only this grain can solve.
                 if !owns(a as u32, slots[idx].other) && !orphan {

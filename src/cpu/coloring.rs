@@ -178,17 +178,33 @@ pub fn first_free(mask: [u32; 2]) -> u32 {
     }
 }
 
+/// True when slot `idx` of grain `a` is an orphan: a copy `a` does not own
+/// whose owner's full list dropped the contact, so only `a` can solve it.
+pub fn is_orphan(count: &[u32], slots: &[Contact], capacity: usize, a: usize, idx: usize) -> bool {
+    let other = slots[idx].other;
+    if owns(a as u32, other) {
+        return false;
+    }
+    let j = other as usize;
+    !slots[j * capacity..j * capacity + (count[j] as usize).min(capacity)]
+        .iter()
+        .any(|m| m.other == a as u32)
+}
+
 /// Counters of stage `coloring_count` (keep in sync with shaders/coloring.wgsl):
 /// [colours used (max colour + 1, overflow excluded), owned contacts still
-/// uncoloured, owned contacts in the overflow colour].
+/// uncoloured, contacts the overflow pass solves (owned copies in the
+/// overflow colour, and orphans)].
 pub fn coloring_count(count: &[u32], slots: &[Contact], capacity: usize, color: &[u32]) -> [u32; 3] {
     let mut out = [0u32; 3];
     for a in 0..count.len() {
         for s in 0..(count[a] as usize).min(capacity) {
-            if !owns(a as u32, slots[a * capacity + s].other) {
+            let idx = a * capacity + s;
+            if !owns(a as u32, slots[idx].other) {
+                out[2] += u32::from(color[idx] == OVERFLOW && is_orphan(count, slots, capacity, a, idx));
                 continue;
             }
-            match color[a * capacity + s] {
+            match color[idx] {
                 UNCOLORED => out[1] += 1,
                 OVERFLOW => out[2] += 1,
                 col => out[0] = out[0].max(col + 1),
@@ -205,7 +221,8 @@ pub struct Coloring {
     pub color: Vec<u32>,
     /// Colours used, overflow excluded.
     pub colors: u32,
-    /// Owned contacts in the overflow colour.
+    /// Contacts the overflow pass solves: owned copies in the overflow
+    /// colour, and orphans (see [`is_orphan`]).
     pub overflow: u32,
     /// Rounds until every contact had a colour.
     pub rounds: u32,

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use image::RgbaImage;
 
 use super::{Measured, StudyRow, Variant};
-use crate::model::SolverKind;
 use crate::error::{Error, Result};
+use crate::model::SolverKind;
 use crate::plot::{BLUE, GREEN, ORANGE, Panel, RED, Series, figure_sized};
 
 /// Line colours of the Jacobi relaxations, in the order they appear.
