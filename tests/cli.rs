@@ -377,6 +377,11 @@ fn study_rejects_bad_flags_with_one_line_and_writes_nothing() {
         (&["study", "--solvers", "nlgs,dem"][..], "`dem` is not an NSCD solver"),
         (&["study", "--omegas", "0.5,1.5"][..], "1.5 is outside (0, 1]"),
         (&["study", "--omegas", "0"][..], "0 is outside (0, 1]"),
+        (
+            &["study", "--settle-itmax", "0"][..],
+            "`--settle-itmax`: must be at least 1",
+        ),
+        (&["study", "--itmax", "0"][..], "`--itmax`: must be at least 1"),
     ] {
         let o = hourglass(tmp.path(), args);
         assert!(!o.status.success(), "{args:?} succeeded");

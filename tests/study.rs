@@ -54,10 +54,11 @@ fn a_saved_state_is_reused_only_for_the_same_scene_and_settle() {
         first.settle_steps, 60,
         "the pile keeps moving for the whole brief settle"
     );
-    assert!(
-        !dir.path().join("pile100.json.partial").exists(),
-        "the temporary file is renamed"
-    );
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(names, ["pile100.json"], "the temporary file is renamed");
     // The same scene and configuration: loaded, bit for bit, with the same walls and settle record.
     let ((again, src), calls) = settle(&scene, &cfg);
     assert_eq!(src, StateSource::Loaded(file.clone()));
@@ -84,6 +85,17 @@ fn a_saved_state_is_reused_only_for_the_same_scene_and_settle() {
     let (_, src) = settle(&wider, &longer).0;
     assert!(
         matches!(&src, StateSource::Settled { reason, .. } if reason == "its scene differs"),
+        "{src:?}"
+    );
+    // A state whose grains are not the scene's fill (a changed fill code, say) is not used.
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("json");
+    let r0 = json["grains"]["radius"][0].as_f64().expect("a radius");
+    json["grains"]["radius"][0] = serde_json::json!(r0 * 1.01);
+    std::fs::write(&file, json.to_string()).expect("write");
+    let ((_, src), _) = settle(&wider, &longer);
+    assert!(
+        matches!(&src, StateSource::Settled { reason, .. } if reason == "its grains differ from the scene's fill"),
         "{src:?}"
     );
     // A damaged file is settled again and replaced, never an error.

@@ -76,6 +76,11 @@ pub fn run(args: StudyArgs) -> Result<()> {
             ),
         ));
     }
+    for (name, v) in [("--itmax", args.itmax), ("--settle-itmax", args.settle_itmax)] {
+        if v == 0 {
+            return Err(flag(name, "must be at least 1".into()));
+        }
+    }
     if let Some(w) = args.omegas.iter().find(|w| !(w.is_finite() && **w > 0.0 && **w <= 1.0)) {
         return Err(flag("--omegas", format!("{w} is outside (0, 1]")));
     }

@@ -181,8 +181,8 @@ pub struct StepStats {
     /// Contact colours of a coloured NLGS step (`SolverKind::Colored`); 0 for every other solver.
     pub colors: u32,
     /// Wall time of the colouring of a coloured NLGS step, ms: on the CPU the
-    /// colouring and the per-colour lists; on the GPU the colouring rounds and
-    /// their host reads, measured only when the backend profiles
+    /// colouring and the per-colour lists; on the GPU the colouring rounds,
+    /// the bucket count and their host reads, measured only when the backend profiles
     /// (`GpuBackend::profile`, which first waits for the stages before it). 0 otherwise.
     pub coloring_ms: f32,
 }

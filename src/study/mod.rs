@@ -213,12 +213,13 @@ pub enum StateSource {
     Settled { saved: PathBuf, reason: String },
 }
 
-/// The state file `path` when it stands for (`scene_toml`, `cfg`, `count` grains), else why not.
+/// The state file `path` when it stands for (`scene_toml`, `cfg`) and the
+/// grains `fresh` of that scene's fill, else why not.
 fn load_state(
     path: &Path,
     scene_toml: &str,
     cfg: &SettleConfig,
-    count: usize,
+    fresh: &Grains,
 ) -> std::result::Result<StateFile, String> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
@@ -246,10 +247,19 @@ fn load_state(
     ]
     .iter()
     .all(|&l| l == n);
-    if !consistent || n != count {
+    if !consistent || n != fresh.pos.len() {
         return Err(format!(
-            "it holds {n} grains (or arrays of unequal length), the scene {count}"
+            "it holds {n} grains (or arrays of unequal length), the scene {}",
+            fresh.pos.len()
         ));
+    }
+    // The same grains as the scene builds now (a changed fill would not show in the scene text).
+    let same = g.id.iter().zip(&g.radius).zip(&g.inv_mass).all(|((&id, &r), &im)| {
+        let i = id as usize;
+        i < n && fresh.radius[i] == r && fresh.inv_mass[i] == im
+    });
+    if !same {
+        return Err("its grains differ from the scene's fill".into());
     }
     Ok(f)
 }
@@ -268,13 +278,19 @@ pub fn settle_cached(
     let setup = build(scene)?;
     let path = dir.join(format!("{name}.json"));
     let scene_toml = scene.to_toml();
-    match load_state(&path, &scene_toml, cfg, setup.grains.len()) {
+    match load_state(&path, &scene_toml, cfg, &setup.grains) {
         Ok(f) => {
             let mut packed = packed_from(name, &setup, f.grains, f.settle_steps, f.settle_seconds, f.max_speed)?;
             packed.loaded_from = Some(path.clone());
             Ok((packed, StateSource::Loaded(path)))
         }
         Err(reason) => {
+            let io = |path: &Path| {
+                let path = path.to_path_buf();
+                move |source| Error::Output { path, source }
+            };
+            // Before the settle, which can take long: a directory that cannot be made fails now.
+            std::fs::create_dir_all(dir).map_err(io(dir))?;
             let packed = settle_with_progress(name, &setup, cfg, progress)?;
             let file = StateFile {
                 format: STATE_FORMAT.to_string(),
@@ -286,12 +302,8 @@ pub fn settle_cached(
                 max_speed: packed.max_speed,
                 grains: packed.grains.clone(),
             };
-            let io = |path: &Path| {
-                let path = path.to_path_buf();
-                move |source| Error::Output { path, source }
-            };
-            std::fs::create_dir_all(dir).map_err(io(dir))?;
-            let tmp = dir.join(format!("{name}.json.partial"));
+            // A name of this process's own, so concurrent studies never share one.
+            let tmp = dir.join(format!("{name}.json.{}.partial", std::process::id()));
             let json = serde_json::to_string(&file).map_err(|e| Error::Output {
                 path: path.clone(),
                 source: std::io::Error::other(e),

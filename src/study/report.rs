@@ -152,10 +152,13 @@ pub fn write(dir: &Path, text: &str, plot: &RgbaImage, gpu_plot: Option<&RgbaIma
     let png = dir.join("residuals.png");
     crate::render::save_png(plot, &png)?;
     let mut written = vec![md, png];
+    let gpu_png = dir.join("residuals_gpu.png");
     if let Some(gpu_plot) = gpu_plot {
-        let png = dir.join("residuals_gpu.png");
-        crate::render::save_png(gpu_plot, &png)?;
-        written.push(png);
+        crate::render::save_png(gpu_plot, &gpu_png)?;
+        written.push(gpu_png);
+    } else if gpu_png.exists() {
+        // An earlier study's GPU plot would pass for this one's.
+        std::fs::remove_file(&gpu_png).map_err(io(&gpu_png))?;
     }
     Ok(written)
 }
