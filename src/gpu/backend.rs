@@ -223,10 +223,7 @@ impl GpuBackend {
         self.ctx.queue.submit([enc.finish()]);
         let slice = self.bufs.stats_staging.slice(..);
         slice.map_async(wgpu::MapMode::Read, |_| {});
-        self.ctx
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::Gpu(format!("waiting for the device: {e}")))?;
+        self.ctx.wait()?;
         let mut out = [0u32; STAT_WORDS as usize];
         {
             let view = slice
@@ -365,10 +362,7 @@ impl Backend for GpuBackend {
         if let (SolverKind::Colored, Some(s)) = (p.solver, &self.solvers) {
             let start = if self.profile {
                 self.ctx.queue.submit([enc.finish()]);
-                self.ctx
-                    .device
-                    .poll(wgpu::PollType::wait_indefinitely())
-                    .map_err(|e| Error::Gpu(format!("waiting for the device: {e}")))?;
+                self.ctx.wait()?;
                 enc = self.encoder("hourglass.step.coloring");
                 Some(std::time::Instant::now())
             } else {

@@ -119,9 +119,7 @@ pub fn read_many<T: Pod>(ctx: &GpuContext, reads: &[(&wgpu::Buffer, usize)]) -> 
     for s in staging.iter().flatten() {
         s.slice(..).map_async(wgpu::MapMode::Read, |_| {});
     }
-    ctx.device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .map_err(|e| Error::Gpu(format!("waiting for the device: {e}")))?;
+    ctx.wait()?;
     let mut out = Vec::with_capacity(reads.len());
     for (s, &(_, len)) in staging.iter().zip(reads) {
         let Some(s) = s else {

@@ -38,6 +38,14 @@ fn type_rank(t: wgpu::DeviceType) -> Option<u32> {
 }
 
 impl GpuContext {
+    /// Block until all submitted work (and pending buffer maps) is done.
+    pub fn wait(&self) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map(|_| ())
+            .map_err(|e| Error::Gpu(format!("waiting for the device: {e}")))
+    }
+
     /// The device of the best acceptable adapter; `Ok(None)` when `Auto` finds no real GPU.
     pub fn new(choice: AdapterChoice) -> Result<Option<GpuContext>> {
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());

@@ -107,9 +107,7 @@ impl Offscreen {
         ctx.queue.submit([enc.finish()]);
         let slice = self.buffer.slice(..);
         slice.map_async(wgpu::MapMode::Read, |_| {});
-        ctx.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::Gpu(format!("waiting for the device: {e}")))?;
+        ctx.wait()?;
         let mut pixels = Vec::with_capacity((4 * self.width * self.height) as usize);
         {
             let data = slice

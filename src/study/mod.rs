@@ -117,8 +117,6 @@ pub struct Packed {
     pub settle_steps: u64,
     pub settle_seconds: f64,
     pub max_speed: f32,
-    /// The state file it was loaded from; None when settled in this process.
-    pub loaded_from: Option<PathBuf>,
 }
 
 fn max_speed(g: &Grains) -> f32 {
@@ -181,7 +179,6 @@ fn packed_from(name: &str, setup: &Setup, grains: Grains, steps: u64, seconds: f
         grid: sim::grid_for(setup)?,
         settle_steps: steps,
         settle_seconds: seconds,
-        loaded_from: None,
     })
 }
 
@@ -280,8 +277,7 @@ pub fn settle_cached(
     let scene_toml = scene.to_toml();
     match load_state(&path, &scene_toml, cfg, &setup.grains) {
         Ok(f) => {
-            let mut packed = packed_from(name, &setup, f.grains, f.settle_steps, f.settle_seconds, f.max_speed)?;
-            packed.loaded_from = Some(path.clone());
+            let packed = packed_from(name, &setup, f.grains, f.settle_steps, f.settle_seconds, f.max_speed)?;
             Ok((packed, StateSource::Loaded(path)))
         }
         Err(reason) => {
