@@ -6,10 +6,10 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
-use hourglass::cpu::reduce::Region;
 use hourglass::gpu::{AdapterChoice, GpuContext};
+use hourglass::model::Region;
 use hourglass::scene::{BackendChoice, Scene, build};
-use hourglass::sim::{grid_for, make_backend};
+use hourglass::sim::grid_for;
 
 fn gpu_step(c: &mut Criterion) {
     let Ok(Some(ctx)) = GpuContext::new(AdapterChoice::Any) else {
@@ -26,7 +26,14 @@ fn gpu_step(c: &mut Criterion) {
         let setup = build(&scene).expect("bundled scene builds");
         let grid = grid_for(&setup).expect("grid");
         let mut notices = Vec::new();
-        let mut gpu = make_backend(&setup, grid, BackendChoice::Gpu, &mut notices).expect("gpu backend");
+        let mut gpu = hourglass::backend::select(
+            &setup,
+            grid,
+            BackendChoice::Gpu,
+            hourglass::backend::Device::Open,
+            &mut notices,
+        )
+        .expect("gpu backend");
         let mut p = setup.params;
         p.itmax = 20;
         p.tol = 0.0;

@@ -10,10 +10,11 @@
 
 use std::time::Instant;
 
+use crate::backend::{self, Backend, Device};
 use crate::error::Result;
 use crate::model::SolverKind;
 use crate::scene::{BackendChoice, Scene, build};
-use crate::sim::{self, Backend};
+use crate::sim;
 
 /// What to measure.
 #[derive(Debug, Clone)]
@@ -44,27 +45,22 @@ pub struct BenchRow {
     pub contacts: u64,
 }
 
-/// Measure one (backend, N) pair; None when the backend is not available.
-pub fn measure(choice: BackendChoice, n: u64, cfg: &BenchConfig) -> Result<Option<BenchRow>> {
+/// Measure one (backend, N) pair.
+pub fn measure(choice: BackendChoice, n: u64, cfg: &BenchConfig) -> Result<BenchRow> {
     let mut scene = Scene::default();
     scene.grains.count = n;
     scene.solver.kind = cfg.solver;
     let setup = build(&scene)?;
     let grid = sim::grid_for(&setup)?;
     let mut notices = Vec::new();
-    let mut backend: Box<dyn Backend> = match choice {
-        BackendChoice::Gpu => match crate::gpu::GpuContext::new(crate::gpu::AdapterChoice::Any)? {
-            Some(_) => sim::make_backend(&setup, grid, BackendChoice::Gpu, &mut notices)?,
-            None => return Ok(None),
-        },
-        other => sim::make_backend(&setup, grid, other, &mut notices)?,
-    };
+    // `gpu` with no adapter is an Error::Gpu: the caller ends that backend's rows.
+    let mut backend: Box<dyn Backend> = backend::select(&setup, grid, choice, Device::Open, &mut notices)?;
     let mut p = setup.params;
     if !cfg.converged {
         p.itmax = cfg.iterations;
         p.tol = 0.0;
     }
-    let region = crate::cpu::reduce::Region {
+    let region = crate::model::Region {
         gravity: p.gravity,
         neck_y: setup.neck_y as f32,
         bbox: setup.walls(true).bounding_box(),
@@ -82,8 +78,8 @@ pub fn measure(choice: BackendChoice, n: u64, cfg: &BenchConfig) -> Result<Optio
     }
     backend.totals(&region)?;
     let secs = start.elapsed().as_secs_f64().max(1e-9);
-    Ok(Some(BenchRow {
-        backend: backend.name().to_string(),
+    Ok(BenchRow {
+        backend: backend.kind().name().to_string(),
         adapter: backend.adapter(),
         solver: cfg.solver.name().to_string(),
         grains: n,
@@ -91,7 +87,7 @@ pub fn measure(choice: BackendChoice, n: u64, cfg: &BenchConfig) -> Result<Optio
         grain_steps_per_second: (cfg.steps * n) as f64 / secs,
         mean_iterations: iterations as f64 / cfg.steps.max(1) as f64,
         contacts,
-    }))
+    })
 }
 
 /// The table header.

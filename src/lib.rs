@@ -3,6 +3,7 @@
 //! The CPU path in [`cpu`] is the reference every GPU stage is held to.
 
 pub mod analysis;
+pub mod backend;
 pub mod bench;
 pub mod cpu;
 pub mod error;

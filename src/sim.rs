@@ -5,99 +5,14 @@
 use std::time::Instant;
 
 use crate::analysis::fit_flow_rate;
+use crate::backend::Backend;
 use crate::cpu::CpuStepper;
-use crate::cpu::grid::Grid;
-use crate::cpu::reduce::{Region, Totals, reduce};
 use crate::error::{Error, Result};
-use crate::model::{Body, ContactLists, Grains, Phase, SolverKind, StepParams, StepStats, Walls};
+use crate::model::Grid;
+use crate::model::{Body, Phase, SolverKind, StepParams, StepStats, Walls};
+use crate::model::{Region, Totals};
 use crate::output::{ResultDir, Row, Summary};
-use crate::scene::{BackendChoice, Setup};
-
-/// Something that advances the grains: the CPU reference or the GPU.
-pub trait Backend {
-    /// "cpu" or "gpu".
-    fn name(&self) -> &'static str;
-    /// The device that runs the steps.
-    fn adapter(&self) -> String;
-    fn step(&mut self, p: &StepParams) -> Result<StepStats>;
-    /// Replace the walls (the gate opens); forgets warm-start impulses.
-    fn set_walls(&mut self, walls: &Walls);
-    /// The grains as they are now (read back from the device if needed).
-    fn grains(&mut self) -> Result<&Grains>;
-    /// One diagnostics reduction.
-    fn totals(&mut self, region: &Region) -> Result<Totals>;
-    /// The run entered `phase` (the gate opened, or the fill starts to
-    /// relax): DEM switches its normal damping. Others ignore it.
-    fn set_phase(&mut self, _phase: Phase) {}
-    /// Largest angular speed of any grain, rad/s (0 where grains do not turn).
-    fn max_angular_speed(&mut self) -> Result<f32> {
-        Ok(0.0)
-    }
-    /// The grains for drawing: the host arrays, or the device buffers bound
-    /// in place (no copy through the host) on the GPU.
-    fn view(&mut self) -> Result<GrainView<'_>> {
-        Ok(GrainView::Host {
-            grains: self.grains()?,
-            contacts: None,
-        })
-    }
-}
-
-/// What a renderer draws the grains from (see [`Backend::view`]).
-pub enum GrainView<'a> {
-    /// Host arrays, with this step's contact lists where the backend has them.
-    Host {
-        grains: &'a Grains,
-        contacts: Option<&'a ContactLists>,
-    },
-    /// The GPU backend's own buffers.
-    Device(crate::gpu::backend::DeviceGrains<'a>),
-}
-
-/// The CPU reference as a backend.
-pub struct CpuBackend {
-    pub grains: Grains,
-    pub walls: Walls,
-    pub stepper: CpuStepper,
-}
-
-impl CpuBackend {
-    pub fn new(grains: Grains, walls: Walls, grid: Grid, capacity: usize) -> Self {
-        CpuBackend {
-            grains,
-            walls,
-            stepper: CpuStepper::new(grid, capacity),
-        }
-    }
-}
-
-impl Backend for CpuBackend {
-    fn name(&self) -> &'static str {
-        "cpu"
-    }
-    fn adapter(&self) -> String {
-        format!("CPU ({} threads)", rayon::current_num_threads())
-    }
-    fn step(&mut self, p: &StepParams) -> Result<StepStats> {
-        self.stepper.step(&mut self.grains, &self.walls, p)
-    }
-    fn set_walls(&mut self, walls: &Walls) {
-        self.walls = walls.clone();
-        self.stepper.reset_warm_start();
-    }
-    fn grains(&mut self) -> Result<&Grains> {
-        Ok(&self.grains)
-    }
-    fn totals(&mut self, region: &Region) -> Result<Totals> {
-        Ok(reduce(&self.grains, self.stepper.contacts(), &self.walls, region))
-    }
-    fn view(&mut self) -> Result<GrainView<'_>> {
-        Ok(GrainView::Host {
-            grains: &self.grains,
-            contacts: Some(self.stepper.contacts()),
-        })
-    }
-}
+use crate::scene::Setup;
 
 /// The grid every backend bins into: covers the walls and the initial grains,
 /// cells of side 2 r_max + alert.
@@ -172,93 +87,6 @@ struct Tally {
     since_row_iterations: u64,
     since_row_steps: u64,
     last: StepStats,
-}
-
-/// Pick the backend for `choice`.
-pub fn make_backend(
-    setup: &Setup,
-    grid: Grid,
-    choice: BackendChoice,
-    notices: &mut Vec<String>,
-) -> Result<Box<dyn Backend>> {
-    let cpu = || -> Box<dyn Backend> {
-        Box::new(CpuBackend::new(
-            setup.grains.clone(),
-            setup.walls(true),
-            grid,
-            setup.scene.solver.contact_capacity as usize,
-        ))
-    };
-    use crate::gpu::{AdapterChoice, GpuBackend, GpuContext};
-    let dem = setup.params.solver == SolverKind::Dem;
-    let capacity = setup.scene.solver.contact_capacity as usize;
-    let cpu = || -> Box<dyn Backend> {
-        if dem {
-            Box::new(crate::cpu::dem::CpuDemBackend::new(
-                setup.grains.clone(),
-                setup.walls(true),
-                grid,
-                capacity,
-                setup.dem,
-            ))
-        } else {
-            cpu()
-        }
-    };
-    let gpu = |ctx: GpuContext| -> Result<Box<dyn Backend>> {
-        if dem {
-            return Ok(Box::new(crate::gpu::dem::GpuDemBackend::new(
-                ctx,
-                setup.grains.clone(),
-                setup.walls(true),
-                grid,
-                capacity,
-                setup.dem,
-            )?));
-        }
-        Ok(Box::new(GpuBackend::new(
-            ctx,
-            setup.grains.clone(),
-            setup.walls(true),
-            grid,
-            setup.scene.solver.contact_capacity as usize,
-        )?))
-    };
-    let on_gpu = matches!(
-        setup.params.solver.resolve(true),
-        SolverKind::Jacobi | SolverKind::Dem | SolverKind::Colored | SolverKind::Uzawa
-    );
-    match choice {
-        BackendChoice::Cpu => Ok(cpu()),
-        // Refused here, before any output is written.
-        BackendChoice::Gpu if !on_gpu => Err(Error::NotImplemented {
-            what: format!(
-                "solver `{}` on the GPU backend (the GPU runs jacobi, colored, uzawa and dem)",
-                setup.params.solver.name()
-            ),
-        }),
-        BackendChoice::Auto if !on_gpu => {
-            notices.push(format!(
-                "backend auto: solver `{}` runs only on the CPU; running on the CPU",
-                setup.params.solver.name()
-            ));
-            Ok(cpu())
-        }
-        BackendChoice::Auto => match GpuContext::new(AdapterChoice::Auto)? {
-            Some(ctx) => {
-                notices.push(format!("backend auto: running on the GPU ({})", ctx.adapter_name()));
-                gpu(ctx)
-            }
-            None => {
-                notices.push("backend auto: no GPU adapter found; running on the CPU".to_string());
-                Ok(cpu())
-            }
-        },
-        BackendChoice::Gpu => match GpuContext::new(AdapterChoice::Any)? {
-            Some(ctx) => gpu(ctx),
-            None => Err(Error::Gpu("no GPU adapter found".to_string())),
-        },
-    }
 }
 
 /// Run a whole simulation into a result directory and return its summary.
@@ -526,10 +354,10 @@ impl Run {
             wall_seconds: wall,
             steps_per_second: tally.steps as f64 / wall.max(1e-9),
             grain_steps_per_second: (tally.steps * n) as f64 / wall.max(1e-9),
-            backend: backend.name().to_string(),
+            backend: backend.kind().name().to_string(),
             adapter: backend.adapter(),
             // What ran: `auto` resolved for this backend.
-            solver: self.p.solver.resolve(backend.name() == "gpu").name().to_string(),
+            solver: backend.solver(self.p.solver).name().to_string(),
             mean_iterations: tally.iterations as f64 / tally.steps.max(1) as f64,
             itmax_steps: tally.itmax_steps,
             contact_overflow: tally.overflow,

@@ -6,9 +6,10 @@
 mod common;
 
 use common::*;
-use hourglass::cpu::coloring::{self, MAX_COLORS, OVERFLOW, UNCOLORED, color_contacts, owns};
+use hourglass::cpu::coloring::{self, color_contacts, owns};
 use hourglass::model::contact::BODY_SEGMENT;
 use hourglass::model::{Body, Contact, ContactLists, SolverKind};
+use hourglass::model::{MAX_COLORS, OVERFLOW, UNCOLORED};
 
 /// xorshift64*, reproducible without rand's API.
 struct Rng(u64);

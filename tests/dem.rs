@@ -6,7 +6,7 @@
 mod common;
 
 use hourglass::cpu::dem::{DemStepper, elastic_energy, kinetic_energy};
-use hourglass::cpu::grid::Grid;
+use hourglass::model::Grid;
 use hourglass::model::{DemParams, Grains, SolverKind, StepParams, Walls};
 use hourglass::scene::build::dem_dt;
 

@@ -7,11 +7,11 @@
 mod gpu_common;
 
 use gpu_common::{buf, context, get, uni};
+use hourglass::backend::Backend;
 use hourglass::cpu;
-use hourglass::cpu::grid::Grid;
 use hourglass::gpu::{GpuBackend, Params, ShaderConfig, coloring};
+use hourglass::model::Grid;
 use hourglass::model::{ContactLists, Grains, SolverKind, StepParams, Walls};
-use hourglass::sim::Backend;
 
 /// A short-settled packed pile and its contact lists (CPU detection).
 fn pile(n_side: usize) -> (Grains, Walls, Grid, ContactLists) {
@@ -202,7 +202,7 @@ fn colored_and_uzawa_steps_match_cpu() {
         let mut gpu = GpuBackend::new(ctx, g.clone(), w.clone(), grid, 16).unwrap();
         gpu.reorder_every = 0;
         gpu.check_every = 1;
-        let mut cpu = hourglass::sim::CpuBackend::new(g.clone(), w.clone(), grid, 16);
+        let mut cpu = hourglass::backend::CpuBackend::new(g.clone(), w.clone(), grid, 16);
         for step in 0..5 {
             // Profiling (odd steps) times the colouring and changes nothing else.
             gpu.profile = step % 2 == 1;
@@ -331,7 +331,7 @@ fn orphaned_contact_is_solved_on_the_gpu_like_on_the_cpu() {
     p.alert = 1e-4;
     let mut gpu = GpuBackend::new(ctx, g.clone(), w.clone(), grid, capacity).unwrap();
     gpu.reorder_every = 0;
-    let mut cpu = hourglass::sim::CpuBackend::new(g, w, grid, capacity);
+    let mut cpu = hourglass::backend::CpuBackend::new(g, w, grid, capacity);
     let a = gpu.step(&p).unwrap();
     let b = cpu.step(&p).unwrap();
     // The contact count is taken from the owners' lists, so the orphan is not in it.

@@ -5,18 +5,21 @@ mod common;
 mod gpu_common;
 
 use gpu_common::{Rng, buf, close, context, get, run, uni};
-use hourglass::cpu::dem::force::{DemLaw, ForceInput, dem_force};
+use hourglass::backend::Backend;
+use hourglass::backend::CpuDemBackend;
+use hourglass::cpu::dem::force::{ForceInput, dem_force};
 use hourglass::cpu::dem::integrate::{Integrand, kick, kick_drift};
-use hourglass::cpu::dem::{CpuDemBackend, law};
-use hourglass::cpu::grid::Grid;
 use hourglass::gpu::buffers::storage_zeroed;
 use hourglass::gpu::dem::GpuDemBackend;
 use hourglass::gpu::dem::force::{DemForce, DemForceBindings};
 use hourglass::gpu::dem::integrate::{DemIntegrate, DemIntegrateBindings};
 use hourglass::gpu::{Params, STAT_WORDS, ShaderConfig, Stage};
+use hourglass::model::DemLaw;
+use hourglass::model::Grid;
+use hourglass::model::law;
 use hourglass::model::{ContactLists, DemParams, Grains, Phase, SolverKind, Walls};
 use hourglass::scene::{Scene, build};
-use hourglass::sim::{Backend, check_initial_state, grid_for, make_backend};
+use hourglass::sim::{check_initial_state, grid_for};
 
 const K: usize = 16;
 
@@ -300,8 +303,13 @@ fn dem_hourglass_discharges_on_both_backends() {
     }
     for choice in choices {
         let mut notices = Vec::new();
-        let mut backend = make_backend(&setup, grid, choice, &mut notices).unwrap();
-        let dir = std::env::temp_dir().join(format!("hourglass-dem-{}-{}", backend.name(), std::process::id()));
+        let mut backend =
+            hourglass::backend::select(&setup, grid, choice, hourglass::backend::Device::Open, &mut notices).unwrap();
+        let dir = std::env::temp_dir().join(format!(
+            "hourglass-dem-{}-{}",
+            backend.kind().name(),
+            std::process::id()
+        ));
         let mut out = hourglass::output::ResultDir::create(&dir, &setup.scene.to_toml()).unwrap();
         let start = std::time::Instant::now();
         let opts = hourglass::sim::RunOptions {
@@ -312,7 +320,7 @@ fn dem_hourglass_discharges_on_both_backends() {
         let wall = start.elapsed().as_secs_f64();
         eprintln!(
             "{}: {} steps ({} relaxing), {:.1} us/step, passed {}/60, lost {}, max overlap {:.2e} m",
-            backend.name(),
+            backend.kind().name(),
             summary.steps,
             summary.settle_steps,
             wall / summary.steps as f64 * 1e6,
@@ -320,12 +328,16 @@ fn dem_hourglass_discharges_on_both_backends() {
             summary.lost_grains,
             summary.max_overlap
         );
-        assert_eq!(summary.lost_grains, 0, "{}: grains lost", backend.name());
-        assert!(summary.settle_steps > 0, "{}: no relaxation phase", backend.name());
+        assert_eq!(summary.lost_grains, 0, "{}: grains lost", backend.kind().name());
+        assert!(
+            summary.settle_steps > 0,
+            "{}: no relaxation phase",
+            backend.kind().name()
+        );
         assert!(
             summary.passed >= 50,
             "{}: only {} of 60 grains passed",
-            backend.name(),
+            backend.kind().name(),
             summary.passed
         );
         let _ = std::fs::remove_dir_all(&dir);

@@ -19,7 +19,8 @@ fn run(scene: &Scene, choice: BackendChoice) -> Summary {
     let setup = build(scene).unwrap();
     let grid = sim::grid_for(&setup).unwrap();
     let mut notices = Vec::new();
-    let mut backend = sim::make_backend(&setup, grid, choice, &mut notices).unwrap();
+    let mut backend =
+        hourglass::backend::select(&setup, grid, choice, hourglass::backend::Device::Open, &mut notices).unwrap();
     let mut out = ResultDir::create(dir.path(), &setup.scene.to_toml()).unwrap();
     let opts = RunOptions {
         quiet: true,

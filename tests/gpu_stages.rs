@@ -11,8 +11,7 @@ mod gpu_common;
 
 use gpu_common::{Rng, buf, close, context, get, run, uni};
 use hourglass::cpu;
-use hourglass::cpu::grid::{Bins, Grid};
-use hourglass::cpu::reduce::Region;
+use hourglass::cpu::grid::Bins;
 use hourglass::gpu::buffers::storage_zeroed;
 use hourglass::gpu::detect::DetectBindings;
 use hourglass::gpu::reduce::ReduceBindings;
@@ -21,6 +20,8 @@ use hourglass::gpu::{
     ShaderConfig, bin_count, bin_scatter, detect, free_velocity, integrate, jacobi_contact, jacobi_gather, prefix_sum,
     reduce, reorder, residual_max, warm_start,
 };
+use hourglass::model::Grid;
+use hourglass::model::Region;
 use hourglass::model::{Contact, ContactLists, Grains, Walls};
 
 const ALERT: f32 = 0.003;

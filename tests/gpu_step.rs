@@ -23,11 +23,11 @@ mod gpu_common;
 use common::{hex_pile, params};
 use gpu_common::{Rng, context};
 use hourglass::Error;
-use hourglass::cpu::grid::Grid;
-use hourglass::cpu::reduce::Region;
+use hourglass::backend::{Backend, CpuBackend};
 use hourglass::gpu::GpuBackend;
+use hourglass::model::Grid;
+use hourglass::model::Region;
 use hourglass::model::{Grains, SolverKind, StepParams, StepStats, Walls};
-use hourglass::sim::{Backend, CpuBackend};
 
 const K: usize = 16;
 

@@ -11,7 +11,14 @@ fn discharge(scene: &Scene) -> (hourglass::output::Summary, Vec<Vec<String>>) {
     let setup = build(scene).unwrap();
     let grid = sim::grid_for(&setup).unwrap();
     let mut notices = Vec::new();
-    let mut backend = sim::make_backend(&setup, grid, BackendChoice::Cpu, &mut notices).unwrap();
+    let mut backend = hourglass::backend::select(
+        &setup,
+        grid,
+        BackendChoice::Cpu,
+        hourglass::backend::Device::Open,
+        &mut notices,
+    )
+    .unwrap();
     let mut out = ResultDir::create(dir.path(), &setup.scene.to_toml()).unwrap();
     let opts = RunOptions {
         quiet: true,

@@ -4,7 +4,8 @@
 mod common;
 
 use common::*;
-use hourglass::cpu::reduce::{Region, reduce};
+use hourglass::cpu::reduce::reduce;
+use hourglass::model::Region;
 use hourglass::model::{Body, SolverKind};
 
 const ALL: [SolverKind; 3] = [SolverKind::Jacobi, SolverKind::Nlgs, SolverKind::Seed];
@@ -258,7 +259,7 @@ fn nlgs_and_jacobi_reach_the_same_velocities_on_a_packed_pile() {
 #[test]
 fn contact_dropped_by_a_full_list_is_solved_from_the_other_side() {
     use hourglass::cpu::CpuStepper;
-    use hourglass::cpu::grid::Grid;
+    use hourglass::model::Grid;
     let r = 0.003f32;
     for solver in [
         SolverKind::Jacobi,

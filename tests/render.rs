@@ -2,7 +2,7 @@
 
 mod gpu_common;
 
-use hourglass::gpu::backend::DeviceGrains;
+use hourglass::gpu::DeviceGrains;
 use hourglass::gpu::buffers::storage;
 use hourglass::model::{Contact, ContactLists, Grains, Walls};
 use hourglass::render::renderer::{Frame, Renderer, Source};

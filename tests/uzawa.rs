@@ -5,7 +5,8 @@
 mod common;
 
 use common::*;
-use hourglass::cpu::reduce::{Region, reduce};
+use hourglass::cpu::reduce::reduce;
+use hourglass::model::Region;
 use hourglass::model::{Body, SolverKind, dot, sub};
 
 #[test]
@@ -60,7 +61,7 @@ fn uzawa_is_stable_at_ten_times_the_default_time_step() {
     for x in &mut g.pos {
         x[1] += 0.005;
     }
-    let grid = hourglass::cpu::grid::Grid::covering([-0.01, -0.01, 0.2, 0.2], 2.0 * 0.003 + p.alert).unwrap();
+    let grid = hourglass::model::Grid::covering([-0.01, -0.01, 0.2, 0.2], 2.0 * 0.003 + p.alert).unwrap();
     let mut s = hourglass::cpu::CpuStepper::new(grid, 32);
     let region = Region {
         gravity: p.gravity,

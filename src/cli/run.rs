@@ -139,9 +139,15 @@ pub fn run(args: RunArgs) -> Result<()> {
 }
 
 /// The run without a window: progress bar, result directory, summary.json.
-fn headless(setup: &hourglass::scene::Setup, grid: hourglass::cpu::grid::Grid, quiet: bool) -> Result<Summary> {
+fn headless(setup: &hourglass::scene::Setup, grid: hourglass::model::Grid, quiet: bool) -> Result<Summary> {
     let mut notices = setup.notices.clone();
-    let mut backend = sim::make_backend(&setup, grid, setup.scene.run.backend, &mut notices)?;
+    let mut backend = hourglass::backend::select(
+        setup,
+        grid,
+        setup.scene.run.backend,
+        hourglass::backend::Device::Open,
+        &mut notices,
+    )?;
     let say = |m: &str| {
         if !quiet {
             eprintln!("{m}");
@@ -153,8 +159,8 @@ fn headless(setup: &hourglass::scene::Setup, grid: hourglass::cpu::grid::Grid, q
     say(&format!(
         "hourglass: {} grains, solver {}, backend {} ({}), writing {}",
         setup.grains.len(),
-        setup.params.solver.resolve(backend.name() == "gpu").name(),
-        backend.name(),
+        backend.solver(setup.params.solver).name(),
+        backend.kind().name(),
         backend.adapter(),
         setup.scene.run.out.display()
     ));

@@ -18,7 +18,8 @@
 //! the iterations; [`colored_mirror`] copies the impulses into the other
 //! copies at the end of the step for the warm start and the diagnostics.
 
-use super::coloring::{Coloring, OVERFLOW, is_orphan, owns};
+use super::coloring::{Coloring, is_orphan, owns};
+use crate::model::OVERFLOW;
 use crate::model::{Body, Contact, dot, sub};
 
 /// Owned contacts grouped by colour: `slot[start[k]..start[k + 1]]` are colour k

@@ -30,16 +30,10 @@
 
 use crate::model::contact::{BODY_CORNER, BODY_SEGMENT};
 use crate::model::{Contact, ContactLists};
+use crate::model::{MAX_COLORS, OVERFLOW, UNCOLORED};
 
 /// Tag bits of a wall (segment or corner) other body.
 const WALL: u32 = BODY_SEGMENT | BODY_CORNER;
-
-/// Colours a contact can get (two u32 masks on the GPU).
-pub const MAX_COLORS: u32 = 64;
-/// The colour of contacts solved serially after all others.
-pub const OVERFLOW: u32 = MAX_COLORS;
-/// Colour of a contact that no round has coloured yet.
-pub const UNCOLORED: u32 = u32::MAX;
 
 /// 32-bit integer hash (Jarkko Kiiski's lowbias32): well mixed, cheap in WGSL.
 #[inline]

@@ -14,7 +14,8 @@
 
 use rayon::prelude::*;
 
-use super::grid::{Bins, Grid};
+use super::grid::Bins;
+use crate::model::Grid;
 use crate::model::{Body, Contact, ContactLists, Grains, Walls, dot, sub};
 
 /// Inputs of the detection stage, in binding order.

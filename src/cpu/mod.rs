@@ -23,8 +23,9 @@ pub mod uzawa;
 pub mod warm_start;
 
 use crate::error::{Error, Result};
+use crate::model::Grid;
 use crate::model::{ContactLists, Grains, SolverKind, StepParams, StepStats, Walls, dot};
-use grid::{Bins, Grid};
+use grid::Bins;
 use nlgs::{Rule, Sweep};
 
 /// The iteration loop every NSCD solver shares: run `iteration` until its

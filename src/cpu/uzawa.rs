@@ -22,7 +22,7 @@
 //! so they stay bit-identical, as in Jacobi.
 
 use super::jacobi::{other_velocity, update_contacts};
-use crate::model::{Body, Contact, dot, sub};
+use crate::model::{Body, Contact, UZAWA_STEP, dot, sub};
 
 /// rho_c / s = 1 / (im_a N_a + im_b N_b) of a contact of grain `i` (0 when both are fixed).
 #[inline]
@@ -62,10 +62,6 @@ pub fn uzawa_contact(
         correction
     })
 }
-
-/// Fraction s of the Gershgorin-safe step: rho_c = s / (im_a N_a + im_b N_b),
-/// convergent for s in (0, 2); 1 leaves a factor 2 of margin.
-pub const UZAWA_STEP: f32 = 1.0;
 
 /// The Uzawa solver of one step on the CPU path.
 pub fn solve(

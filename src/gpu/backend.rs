@@ -23,16 +23,16 @@
 //! the grains in id order, so callers never see the permutation.
 
 use super::state::{Buffers, Groups, ID, INV_MASS, Kernels, POS, RADIUS, VEL};
+use super::view::DeviceGrains;
 use super::{
     GpuContext, Params, ReducePartial, STAT_CONTACTS, STAT_OVERFLOW, STAT_RESIDUAL, STAT_SPEED2, STAT_WORDS,
     ShaderConfig, Stage, bin_scatter, detect, pass, reduce, residual_max,
 };
-use crate::cpu::coloring::MAX_COLORS;
-use crate::cpu::grid::Grid;
-use crate::cpu::reduce::{Region, Totals};
 use crate::error::{Error, Result};
+use crate::model::Grid;
+use crate::model::MAX_COLORS;
 use crate::model::{Contact, Grains, SolverKind, StepParams, StepStats, Walls};
-use crate::sim::Backend;
+use crate::model::{Region, Totals};
 
 /// Jacobi iterations between two convergence checks (host readbacks).
 pub const CHECK_EVERY: u32 = 10;
@@ -236,28 +236,6 @@ impl GpuBackend {
     }
 }
 
-/// The grain arrays and this step's contact lists as they sit on the device
-/// (in the backend's current order, which reordering permutes; `id` travels
-/// with the grains), for a renderer to bind in place.
-pub struct DeviceGrains<'a> {
-    pub ctx: &'a GpuContext,
-    pub len: u32,
-    /// vec2<f32> per grain, m.
-    pub pos: &'a wgpu::Buffer,
-    /// vec2<f32> per grain, m/s.
-    pub vel: &'a wgpu::Buffer,
-    /// f32 per grain, m.
-    pub radius: &'a wgpu::Buffer,
-    /// f32 per grain, 1/kg.
-    pub inv_mass: &'a wgpu::Buffer,
-    /// u32 per grain.
-    pub id: &'a wgpu::Buffer,
-    /// Contacts per grain (u32), and `capacity` [`Contact`] slots per grain.
-    pub count: &'a wgpu::Buffer,
-    pub slots: &'a wgpu::Buffer,
-    pub capacity: u32,
-}
-
 impl GpuBackend {
     /// The device buffers of the grains and of the last step's contact lists.
     pub fn device_grains(&self) -> DeviceGrains<'_> {
@@ -278,20 +256,10 @@ impl GpuBackend {
     }
 }
 
-impl Backend for GpuBackend {
-    fn view(&mut self) -> Result<crate::sim::GrainView<'_>> {
-        Ok(crate::sim::GrainView::Device(self.device_grains()))
-    }
-
-    fn name(&self) -> &'static str {
-        "gpu"
-    }
-
-    fn adapter(&self) -> String {
-        self.ctx.adapter_name()
-    }
-
-    fn step(&mut self, p: &StepParams) -> Result<StepStats> {
+/// The step itself and what [`crate::backend::Backend`] needs of it.
+impl GpuBackend {
+    /// One NSCD step (see the module doc).
+    pub fn step(&mut self, p: &StepParams) -> Result<StepStats> {
         let p = &StepParams {
             solver: p.solver.resolve(true),
             ..*p
@@ -453,7 +421,7 @@ impl Backend for GpuBackend {
         Ok(stats)
     }
 
-    fn set_walls(&mut self, walls: &Walls) {
+    pub fn set_walls(&mut self, walls: &Walls) {
         self.bufs.set_walls(&self.ctx, walls);
         self.params.n_segments = walls.segments.len() as u32;
         self.params.n_corners = walls.corners.len() as u32;
@@ -469,7 +437,7 @@ impl Backend for GpuBackend {
         self.reorder_pending = true;
     }
 
-    fn grains(&mut self) -> Result<&Grains> {
+    pub fn grains(&mut self) -> Result<&Grains> {
         if !self.host_fresh {
             let b = &self.bufs.grains;
             let bufs = super::buffers::GrainBuffers {
@@ -486,7 +454,7 @@ impl Backend for GpuBackend {
         Ok(&self.host)
     }
 
-    fn totals(&mut self, region: &Region) -> Result<Totals> {
+    pub fn totals(&mut self, region: &Region) -> Result<Totals> {
         self.params.set_region(region);
         self.write_params();
         let mut enc = self.encoder(&Stage::Reduce.label());

@@ -14,7 +14,7 @@
 
 use super::buffers::{storage_zeroed, uniform};
 use super::{GpuContext, Kernel, ShaderConfig, Stage};
-use crate::cpu::coloring::{MAX_COLORS, OVERFLOW};
+use crate::model::{MAX_COLORS, OVERFLOW};
 
 pub struct Colored {
     bucket_count: Kernel,
@@ -231,7 +231,7 @@ impl SolverState {
         let colors = super::coloring::ColorBuffers::new(ctx, slots);
         let pass_colors = pass_colors(ctx);
         let buckets = Buckets::new(ctx, slots);
-        let step_fraction = super::uzawa::step_fraction(ctx, crate::cpu::uzawa::UZAWA_STEP);
+        let step_fraction = super::uzawa::step_fraction(ctx, crate::model::UZAWA_STEP);
         let (vel, inv_mass) = (&b.grains[VEL].buf, &b.grains[INV_MASS].buf);
         let bindings = |p: usize| ColoredBindings {
             params: &b.params,

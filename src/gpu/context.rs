@@ -20,7 +20,9 @@ pub enum AdapterChoice {
     Any,
 }
 
-/// The device, its queue and what the adapter is.
+/// The device, its queue and what the adapter is. Cloning shares the same
+/// device (wgpu devices and queues are shared handles).
+#[derive(Clone)]
 pub struct GpuContext {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,

@@ -31,17 +31,19 @@ pub mod reorder;
 pub mod residual_max;
 pub mod state;
 pub mod uzawa;
+pub mod view;
 pub mod warm_start;
 
 use bytemuck::{Pod, Zeroable};
 
 pub use backend::GpuBackend;
 pub use context::{AdapterChoice, GpuContext};
+pub use view::{DeviceGrains, GrainView};
 
-use crate::cpu::coloring::{MAX_COLORS, OVERFLOW, UNCOLORED};
-use crate::cpu::grid::Grid;
+use crate::model::Grid;
 use crate::model::contact::{BODY_CORNER, BODY_INDEX_MASK, BODY_SEGMENT};
 use crate::model::walls::CORNER_DIRS;
+use crate::model::{MAX_COLORS, OVERFLOW, UNCOLORED};
 
 /// Invocations per workgroup for every stage. 256 is a multiple of every
 /// vendor's wave/warp size and the workgroup-memory scan tile of prefix_sum.
@@ -253,7 +255,7 @@ impl Params {
     }
 
     /// The fields `reduce` reads: gravity, neck height and bounding box of `region`.
-    pub fn set_region(&mut self, region: &crate::cpu::reduce::Region) {
+    pub fn set_region(&mut self, region: &crate::model::Region) {
         self.gravity = region.gravity;
         self.neck_y = region.neck_y;
         self.bbox_lo = [region.bbox[0], region.bbox[1]];

@@ -4,7 +4,7 @@
 //! is about log2(WORKGROUP_SIZE) f32 roundings, ~1e-6. CPU twin: [`crate::cpu::reduce::reduce`].
 
 use super::{GpuContext, Kernel, ReducePartial, ShaderConfig, Stage, WORKGROUP_SIZE};
-use crate::cpu::reduce::Totals;
+use crate::model::Totals;
 
 pub struct Reduce {
     kernel: Kernel,

@@ -139,3 +139,12 @@ impl ContactLists {
         n
     }
 }
+
+// Contact colouring (cpu::coloring and shaders/coloring.wgsl).
+
+/// Colours a contact can get (two u32 masks on the GPU).
+pub const MAX_COLORS: u32 = 64;
+/// The colour of contacts solved serially after all others.
+pub const OVERFLOW: u32 = MAX_COLORS;
+/// Colour of a contact that no round has coloured yet.
+pub const UNCOLORED: u32 = u32::MAX;

@@ -7,12 +7,18 @@
 
 pub mod contact;
 pub mod grains;
+pub mod grid;
+pub mod law;
 pub mod params;
+pub mod totals;
 pub mod walls;
 
-pub use contact::{Body, Contact, ContactLists};
+pub use contact::{Body, Contact, ContactLists, MAX_COLORS, OVERFLOW, UNCOLORED};
 pub use grains::Grains;
-pub use params::{DemParams, Phase, SolverKind, StepParams, StepStats};
+pub use grid::Grid;
+pub use law::{DemLaw, law};
+pub use params::{DemParams, Phase, SolverKind, StepParams, StepStats, UZAWA_STEP};
+pub use totals::{Region, Totals};
 pub use walls::{Corner, Segment, Walls};
 
 /// Add two 2-vectors.

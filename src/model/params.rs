@@ -186,3 +186,7 @@ pub struct StepStats {
     /// (`GpuBackend::profile`, which first waits for the stages before it). 0 otherwise.
     pub coloring_ms: f32,
 }
+
+/// Uzawa (cpu::uzawa, shaders/uzawa.wgsl): fraction s of the Gershgorin-safe step: rho_c = s / (im_a N_a + im_b N_b),
+/// convergent for s in (0, 2); 1 leaves a factor 2 of margin.
+pub const UZAWA_STEP: f32 = 1.0;

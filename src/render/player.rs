@@ -4,54 +4,25 @@
 use std::path::{Path, PathBuf};
 
 use super::{Ranges, renderer::Source};
-use crate::cpu::grid::Grid;
+use crate::backend::{self, Backend, Device};
 use crate::error::Result;
-use crate::gpu::{GpuBackend, GpuContext};
-use crate::model::{Grains, SolverKind, Walls};
+use crate::gpu::GpuContext;
+use crate::model::Grid;
+use crate::model::{Grains, Walls};
 use crate::output::{ResultDir, Summary, read};
 use crate::scene::{BackendChoice, Setup};
-use crate::sim::{self, Backend, Run, RunOptions};
+use crate::sim::{self, Run, RunOptions};
 
-/// A second handle on the same device (wgpu devices and queues are shared handles).
-fn share(ctx: &GpuContext) -> GpuContext {
-    GpuContext {
-        device: ctx.device.clone(),
-        queue: ctx.queue.clone(),
-        info: ctx.info.clone(),
-        limits: ctx.limits.clone(),
-    }
-}
-
-/// The backend of a windowed run. The Jacobi GPU path runs on the window's
-/// own device (`ctx`), so the renderer binds its buffers in place; every
-/// other choice is [`sim::make_backend`]'s, drawn from host arrays.
-pub fn backend_for_window(
+/// The backend of a windowed run: [`backend::select`] with the window's own
+/// device, so a GPU run's buffers are drawn in place.
+fn backend_for_window(
     setup: &Setup,
     grid: Grid,
     choice: BackendChoice,
     ctx: &GpuContext,
     notices: &mut Vec<String>,
 ) -> Result<Box<dyn Backend>> {
-    let on_device = setup.params.solver.resolve(true) == SolverKind::Jacobi
-        && (choice == BackendChoice::Gpu || (choice == BackendChoice::Auto && ctx.is_hardware()));
-    if on_device {
-        notices.push(format!("window: running on the GPU ({})", ctx.adapter_name()));
-        return Ok(Box::new(GpuBackend::new(
-            share(ctx),
-            setup.grains.clone(),
-            setup.walls(true),
-            grid,
-            setup.scene.solver.contact_capacity as usize,
-        )?));
-    }
-    if choice == BackendChoice::Auto && setup.params.solver.resolve(true) == SolverKind::Jacobi {
-        notices.push(format!(
-            "window: {} is a software adapter; running on the CPU (use --backend gpu to force it)",
-            ctx.adapter_name()
-        ));
-        return sim::make_backend(setup, grid, BackendChoice::Cpu, notices);
-    }
-    sim::make_backend(setup, grid, choice, notices)
+    backend::select(setup, grid, choice, Device::Shared(ctx), notices)
 }
 
 /// A run in progress, restartable.
@@ -84,7 +55,7 @@ impl Live {
             setup,
             grid,
             choice,
-            ctx: share(ctx),
+            ctx: ctx.clone(),
             quiet,
             backend,
             out: None,

@@ -14,8 +14,8 @@ use bytemuck::{Pod, Zeroable};
 
 use super::{BAND_PALETTE, BANDS, COLORMAP, Camera, ColorMode, MIN_RADIUS_PX, Ranges, WALL_COLOR, WALL_HALF_WIDTH_PX};
 use crate::gpu::GpuContext;
+pub use crate::gpu::GrainView as Source;
 use crate::model::{Contact, Walls};
-pub use crate::sim::GrainView as Source;
 
 /// The view uniform. Keep in sync with `View` in shaders/scene_render.wgsl.
 #[repr(C)]

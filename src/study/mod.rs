@@ -25,13 +25,14 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cpu::grid::Grid;
-use crate::cpu::reduce::Region;
+use crate::backend::{Backend, CpuBackend};
 use crate::error::{Error, Result};
 use crate::gpu::{GpuBackend, GpuContext};
+use crate::model::Grid;
+use crate::model::Region;
 use crate::model::{Grains, SolverKind, StepParams, Walls};
 use crate::scene::{Scene, Setup, build};
-use crate::sim::{self, Backend, CpuBackend};
+use crate::sim;
 
 /// The packed states `--states` can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -512,12 +513,7 @@ fn at_budget(history: &[f32], budget: u32, last: f32) -> f32 {
 /// the cold step's residual after every iteration (the cold step checks
 /// convergence every iteration, the warm ones every `check_every`).
 pub fn measure_gpu(ctx: &GpuContext, packed: &Packed, v: &Variant, cfg: &StudyConfig) -> Result<(Measured, Vec<f32>)> {
-    let ctx = GpuContext {
-        device: ctx.device.clone(),
-        queue: ctx.queue.clone(),
-        info: ctx.info.clone(),
-        limits: ctx.limits.clone(),
-    };
+    let ctx = ctx.clone();
     let mut be = GpuBackend::new(
         ctx,
         packed.grains.clone(),

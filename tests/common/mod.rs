@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use hourglass::cpu::CpuStepper;
-use hourglass::cpu::grid::Grid;
+use hourglass::model::Grid;
 use hourglass::model::{Grains, SolverKind, StepParams, Walls};
 
 pub const DENSITY: f64 = 2500.0;

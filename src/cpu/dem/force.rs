@@ -6,26 +6,7 @@
 use rayon::prelude::*;
 
 use crate::model::grains::inv_inertia;
-use crate::model::{Body, Contact, dot};
-
-/// The contact law's constants of one step (the GPU's `DemLaw` uniform).
-/// Keep in sync with `DemLaw` in shaders/dem_shared.wgsl.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct DemLaw {
-    /// Hertz stiffness k_n, N/m^2.5.
-    pub kn: f32,
-    /// Tangential viscosity k_t, N s/m^2.
-    pub kt: f32,
-    /// Normal damping of the current phase (gamma_n or gamma_relax), N s/m^2.
-    pub gamma: f32,
-    /// Coulomb friction coefficient.
-    pub mu: f32,
-    /// Rolling-resistance coefficient.
-    pub mu_roll: f32,
-    /// Time step, s (the implicit tangential and rolling terms need it).
-    pub dt: f32,
-}
+use crate::model::{Body, Contact, DemLaw, dot};
 
 /// Per-grain inputs of the stage, in binding order.
 pub struct ForceInput<'a> {

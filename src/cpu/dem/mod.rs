@@ -58,27 +58,12 @@
 pub mod force;
 pub mod integrate;
 
-use force::{DemLaw, ForceInput};
+use force::ForceInput;
 use integrate::Integrand;
 
 use super::detect;
-use super::grid::{Bins, Grid};
-use super::reduce::{Region, Totals, reduce};
-use crate::error::Result;
-use crate::model::{Body, ContactLists, DemParams, Grains, Phase, StepParams, StepStats, Walls, dot};
-use crate::sim::Backend;
-
-/// The law of `phase` at time step `dt`.
-pub fn law(dem: &DemParams, phase: Phase, dt: f32) -> DemLaw {
-    DemLaw {
-        kn: dem.kn,
-        kt: dem.kt,
-        gamma: dem.gamma(phase),
-        mu: dem.mu,
-        mu_roll: dem.mu_roll,
-        dt,
-    }
-}
+use super::grid::Bins;
+use crate::model::{Body, ContactLists, DemParams, Grains, Grid, Phase, StepParams, StepStats, Walls, dot, law};
 
 /// Scratch state of the CPU DEM path: bins, contact lists, the last force.
 #[derive(Debug, Clone)]
@@ -203,49 +188,4 @@ pub fn elastic_energy(lists: &ContactLists, kn: f32) -> f64 {
 /// Largest |w| of any grain, rad/s.
 pub fn max_angular_speed(grains: &Grains) -> f32 {
     grains.ang_vel.iter().fold(0.0f32, |m, w| m.max(w.abs()))
-}
-
-/// The CPU DEM reference as a [`Backend`].
-pub struct CpuDemBackend {
-    pub grains: Grains,
-    pub walls: Walls,
-    pub stepper: DemStepper,
-}
-
-impl CpuDemBackend {
-    pub fn new(grains: Grains, walls: Walls, grid: Grid, capacity: usize, dem: DemParams) -> Self {
-        CpuDemBackend {
-            grains,
-            walls,
-            stepper: DemStepper::new(grid, capacity, dem),
-        }
-    }
-}
-
-impl Backend for CpuDemBackend {
-    fn name(&self) -> &'static str {
-        "cpu"
-    }
-    fn adapter(&self) -> String {
-        format!("CPU ({} threads)", rayon::current_num_threads())
-    }
-    fn step(&mut self, p: &StepParams) -> Result<StepStats> {
-        Ok(self.stepper.step(&mut self.grains, &self.walls, p))
-    }
-    fn set_walls(&mut self, walls: &Walls) {
-        self.walls = walls.clone();
-        self.stepper.invalidate();
-    }
-    fn grains(&mut self) -> Result<&Grains> {
-        Ok(&self.grains)
-    }
-    fn totals(&mut self, region: &Region) -> Result<Totals> {
-        Ok(reduce(&self.grains, &self.stepper.lists, &self.walls, region))
-    }
-    fn set_phase(&mut self, phase: Phase) {
-        self.stepper.phase = phase;
-    }
-    fn max_angular_speed(&mut self) -> Result<f32> {
-        Ok(max_angular_speed(&self.grains))
-    }
 }

@@ -19,10 +19,6 @@
 
 use super::force::{DemForce, DemForceBindings};
 use super::integrate::{DemIntegrate, DemIntegrateBindings};
-use crate::cpu::dem::force::DemLaw;
-use crate::cpu::dem::law;
-use crate::cpu::grid::Grid;
-use crate::cpu::reduce::{Region, Totals};
 use crate::error::{Error, Result};
 use crate::gpu::buffers::{GrainBuffers, read, read_grains, storage, storage_zeroed, uniform};
 use crate::gpu::detect::{Detect, DetectBindings};
@@ -32,8 +28,11 @@ use crate::gpu::{
     GpuContext, Params, ReducePartial, STAT_CONTACTS, STAT_OVERFLOW, STAT_SPEED2, STAT_WORDS, ShaderConfig, bin_count,
     bin_scatter, pass,
 };
+use crate::model::DemLaw;
+use crate::model::Grid;
+use crate::model::law;
 use crate::model::{Contact, DemParams, Grains, Phase, StepParams, StepStats, Walls};
-use crate::sim::Backend;
+use crate::model::{Region, Totals};
 
 /// Steps between two reads of the step counters.
 pub const CHECK_EVERY: u32 = 50;
@@ -302,16 +301,10 @@ impl GpuDemBackend {
     }
 }
 
-impl Backend for GpuDemBackend {
-    fn name(&self) -> &'static str {
-        "gpu"
-    }
-
-    fn adapter(&self) -> String {
-        self.ctx.adapter_name()
-    }
-
-    fn step(&mut self, p: &StepParams) -> Result<StepStats> {
+/// The step itself and what [`crate::backend::Backend`] needs of it.
+impl GpuDemBackend {
+    /// One DEM step (see the module doc).
+    pub fn step(&mut self, p: &StepParams) -> Result<StepStats> {
         let law = law(&self.dem, self.phase, p.dt);
         if law != self.law {
             self.law = law;
@@ -365,7 +358,7 @@ impl Backend for GpuDemBackend {
         Ok(stats)
     }
 
-    fn set_walls(&mut self, walls: &Walls) {
+    pub fn set_walls(&mut self, walls: &Walls) {
         self.bufs.segments = storage(&self.ctx, "hourglass.dem.segments", &walls.segments);
         self.bufs.corners = storage(&self.ctx, "hourglass.dem.corners", &walls.corners);
         self.params.n_segments = walls.segments.len() as u32;
@@ -377,7 +370,7 @@ impl Backend for GpuDemBackend {
         self.primed = false;
     }
 
-    fn grains(&mut self) -> Result<&Grains> {
+    pub fn grains(&mut self) -> Result<&Grains> {
         if !self.host_fresh {
             let b = &self.bufs;
             let bufs = GrainBuffers {
@@ -394,7 +387,7 @@ impl Backend for GpuDemBackend {
         Ok(&self.host)
     }
 
-    fn totals(&mut self, region: &Region) -> Result<Totals> {
+    pub fn totals(&mut self, region: &Region) -> Result<Totals> {
         self.params.set_region(region);
         self.ctx
             .queue
@@ -411,11 +404,11 @@ impl Backend for GpuDemBackend {
         Ok(sum_partials(&parts))
     }
 
-    fn set_phase(&mut self, phase: Phase) {
+    pub fn set_phase(&mut self, phase: Phase) {
         self.phase = phase;
     }
 
-    fn max_angular_speed(&mut self) -> Result<f32> {
+    pub fn max_angular_speed(&mut self) -> Result<f32> {
         let w: Vec<f32> = read(&self.ctx, &self.bufs.ang_vel, self.n)?;
         Ok(w.iter().fold(0.0f32, |m, w| m.max(w.abs())))
     }

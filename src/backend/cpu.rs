@@ -1,0 +1,103 @@
+//! The CPU reference as a [`Backend`]: the NSCD stepper ([`CpuBackend`]) and
+//! the DEM stepper ([`CpuDemBackend`]) over host arrays.
+
+use super::{Backend, BackendKind, GrainView};
+use crate::cpu::CpuStepper;
+use crate::cpu::dem::{DemStepper, max_angular_speed};
+use crate::cpu::reduce::reduce;
+use crate::error::Result;
+use crate::model::{DemParams, Grains, Grid, Phase, Region, StepParams, StepStats, Totals, Walls};
+
+fn threads() -> String {
+    format!("CPU ({} threads)", rayon::current_num_threads())
+}
+
+/// The CPU NSCD reference as a backend.
+pub struct CpuBackend {
+    pub grains: Grains,
+    pub walls: Walls,
+    pub stepper: CpuStepper,
+}
+
+impl CpuBackend {
+    pub fn new(grains: Grains, walls: Walls, grid: Grid, capacity: usize) -> Self {
+        CpuBackend {
+            grains,
+            walls,
+            stepper: CpuStepper::new(grid, capacity),
+        }
+    }
+}
+
+impl Backend for CpuBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Cpu
+    }
+    fn adapter(&self) -> String {
+        threads()
+    }
+    fn step(&mut self, p: &StepParams) -> Result<StepStats> {
+        self.stepper.step(&mut self.grains, &self.walls, p)
+    }
+    fn set_walls(&mut self, walls: &Walls) {
+        self.walls = walls.clone();
+        self.stepper.reset_warm_start();
+    }
+    fn grains(&mut self) -> Result<&Grains> {
+        Ok(&self.grains)
+    }
+    fn totals(&mut self, region: &Region) -> Result<Totals> {
+        Ok(reduce(&self.grains, self.stepper.contacts(), &self.walls, region))
+    }
+    fn view(&mut self) -> Result<GrainView<'_>> {
+        Ok(GrainView::Host {
+            grains: &self.grains,
+            contacts: Some(self.stepper.contacts()),
+        })
+    }
+}
+
+/// The CPU DEM reference as a backend.
+pub struct CpuDemBackend {
+    pub grains: Grains,
+    pub walls: Walls,
+    pub stepper: DemStepper,
+}
+
+impl CpuDemBackend {
+    pub fn new(grains: Grains, walls: Walls, grid: Grid, capacity: usize, dem: DemParams) -> Self {
+        CpuDemBackend {
+            grains,
+            walls,
+            stepper: DemStepper::new(grid, capacity, dem),
+        }
+    }
+}
+
+impl Backend for CpuDemBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Cpu
+    }
+    fn adapter(&self) -> String {
+        threads()
+    }
+    fn step(&mut self, p: &StepParams) -> Result<StepStats> {
+        Ok(self.stepper.step(&mut self.grains, &self.walls, p))
+    }
+    fn set_walls(&mut self, walls: &Walls) {
+        self.walls = walls.clone();
+        self.stepper.invalidate();
+    }
+    fn grains(&mut self) -> Result<&Grains> {
+        Ok(&self.grains)
+    }
+    fn totals(&mut self, region: &Region) -> Result<Totals> {
+        Ok(reduce(&self.grains, &self.stepper.lists, &self.walls, region))
+    }
+    fn set_phase(&mut self, phase: Phase) {
+        self.stepper.phase = phase;
+    }
+    fn max_angular_speed(&mut self) -> Result<f32> {
+        Ok(max_angular_speed(&self.grains))
+    }
+}

@@ -1,0 +1,59 @@
+//! The GPU steppers as a [`Backend`]: NSCD ([`GpuBackend`]) and DEM
+//! ([`GpuDemBackend`]), state resident on the device.
+
+use super::{Backend, BackendKind, GrainView};
+use crate::error::Result;
+use crate::gpu::GpuBackend;
+use crate::gpu::dem::GpuDemBackend;
+use crate::model::{Grains, Phase, Region, StepParams, StepStats, Totals, Walls};
+
+impl Backend for GpuBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Gpu
+    }
+    fn adapter(&self) -> String {
+        self.context().adapter_name()
+    }
+    fn step(&mut self, p: &StepParams) -> Result<StepStats> {
+        GpuBackend::step(self, p)
+    }
+    fn set_walls(&mut self, walls: &Walls) {
+        GpuBackend::set_walls(self, walls)
+    }
+    fn grains(&mut self) -> Result<&Grains> {
+        GpuBackend::grains(self)
+    }
+    fn totals(&mut self, region: &Region) -> Result<Totals> {
+        GpuBackend::totals(self, region)
+    }
+    fn view(&mut self) -> Result<GrainView<'_>> {
+        Ok(GrainView::Device(self.device_grains()))
+    }
+}
+
+impl Backend for GpuDemBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Gpu
+    }
+    fn adapter(&self) -> String {
+        self.context().adapter_name()
+    }
+    fn step(&mut self, p: &StepParams) -> Result<StepStats> {
+        GpuDemBackend::step(self, p)
+    }
+    fn set_walls(&mut self, walls: &Walls) {
+        GpuDemBackend::set_walls(self, walls)
+    }
+    fn grains(&mut self) -> Result<&Grains> {
+        GpuDemBackend::grains(self)
+    }
+    fn totals(&mut self, region: &Region) -> Result<Totals> {
+        GpuDemBackend::totals(self, region)
+    }
+    fn set_phase(&mut self, phase: Phase) {
+        GpuDemBackend::set_phase(self, phase)
+    }
+    fn max_angular_speed(&mut self) -> Result<f32> {
+        GpuDemBackend::max_angular_speed(self)
+    }
+}

@@ -1,0 +1,190 @@
+//! The [`Backend`] trait and the one policy that picks the CPU or the GPU
+//! ([`select`]): `run`, the window, `view`, `study` and `bench` all go through it.
+//!
+//! ```text
+//!   sim ──> backend ──> cpu   (CpuBackend, CpuDemBackend: the reference)
+//!                  └──> gpu   (GpuBackend, GpuDemBackend: wgpu, state on the device)
+//! ```
+//! The implementations of the trait live here ([`cpu`], [`gpu`]), so neither
+//! `cpu/` nor `gpu/` knows the trait: each exposes plain steppers.
+
+pub mod cpu;
+pub mod gpu;
+
+pub use self::cpu::{CpuBackend, CpuDemBackend};
+pub use crate::gpu::GrainView;
+
+use crate::error::{Error, Result};
+use crate::gpu::{AdapterChoice, GpuContext};
+use crate::model::{Grains, Grid, Phase, Region, SolverKind, StepParams, StepStats, Totals, Walls};
+use crate::scene::{BackendChoice, Setup};
+
+/// Which kind of backend runs the steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BackendKind {
+    Cpu,
+    Gpu,
+}
+
+impl BackendKind {
+    /// `"cpu"` or `"gpu"`, as written in summary.json and the bench table.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendKind::Cpu => "cpu",
+            BackendKind::Gpu => "gpu",
+        }
+    }
+}
+
+/// Something that advances the grains: the CPU reference or the GPU.
+pub trait Backend {
+    fn kind(&self) -> BackendKind;
+    /// The device that runs the steps.
+    fn adapter(&self) -> String;
+    fn step(&mut self, p: &StepParams) -> Result<StepStats>;
+    /// Replace the walls (the gate opens); forgets warm-start impulses.
+    fn set_walls(&mut self, walls: &Walls);
+    /// The grains as they are now (read back from the device if needed).
+    fn grains(&mut self) -> Result<&Grains>;
+    /// One diagnostics reduction.
+    fn totals(&mut self, region: &Region) -> Result<Totals>;
+    /// The run entered `phase` (the gate opened, or the fill starts to
+    /// relax): DEM switches its normal damping. Others ignore it.
+    fn set_phase(&mut self, _phase: Phase) {}
+    /// Largest angular speed of any grain, rad/s (0 where grains do not turn).
+    fn max_angular_speed(&mut self) -> Result<f32> {
+        Ok(0.0)
+    }
+    /// The grains for drawing: the host arrays, or the device buffers bound
+    /// in place (no copy through the host) on the GPU.
+    fn view(&mut self) -> Result<GrainView<'_>> {
+        Ok(GrainView::Host {
+            grains: self.grains()?,
+            contacts: None,
+        })
+    }
+    /// The solver that actually runs (`auto` resolved for this backend).
+    fn solver(&self, asked: SolverKind) -> SolverKind {
+        asked.resolve(self.kind() == BackendKind::Gpu)
+    }
+}
+
+/// Solvers the GPU backend runs; the others (`nlgs`, `seed`) are sequential
+/// sweeps and run on the CPU only.
+pub fn runs_on_gpu(solver: SolverKind) -> bool {
+    matches!(
+        solver.resolve(true),
+        SolverKind::Jacobi | SolverKind::Dem | SolverKind::Colored | SolverKind::Uzawa
+    )
+}
+
+/// Where a GPU backend gets its device.
+#[derive(Clone, Copy)]
+pub enum Device<'a> {
+    /// Open the best adapter the choice accepts (headless runs, study, bench).
+    Open,
+    /// Share this device (the window's), so the renderer can bind the
+    /// simulation's buffers in place.
+    Shared(&'a GpuContext),
+}
+
+/// The CPU backend of `setup`'s solver.
+pub fn cpu_backend(setup: &Setup, grid: Grid) -> Box<dyn Backend> {
+    let capacity = setup.scene.solver.contact_capacity as usize;
+    if setup.params.solver == SolverKind::Dem {
+        Box::new(CpuDemBackend::new(
+            setup.grains.clone(),
+            setup.walls(true),
+            grid,
+            capacity,
+            setup.dem,
+        ))
+    } else {
+        Box::new(CpuBackend::new(setup.grains.clone(), setup.walls(true), grid, capacity))
+    }
+}
+
+/// The GPU backend of `setup`'s solver on `ctx`.
+pub fn gpu_backend(setup: &Setup, grid: Grid, ctx: GpuContext) -> Result<Box<dyn Backend>> {
+    let capacity = setup.scene.solver.contact_capacity as usize;
+    if setup.params.solver == SolverKind::Dem {
+        Ok(Box::new(crate::gpu::dem::GpuDemBackend::new(
+            ctx,
+            setup.grains.clone(),
+            setup.walls(true),
+            grid,
+            capacity,
+            setup.dem,
+        )?))
+    } else {
+        Ok(Box::new(crate::gpu::GpuBackend::new(
+            ctx,
+            setup.grains.clone(),
+            setup.walls(true),
+            grid,
+            capacity,
+        )?))
+    }
+}
+
+/// The one backend policy. `cpu` always runs on the CPU; `gpu` takes any
+/// adapter (lavapipe too) and refuses, before anything is written, a solver
+/// the GPU does not run; `auto` takes a real GPU when the solver runs there
+/// and the CPU otherwise. Every fallback is said in `notices`.
+pub fn select(
+    setup: &Setup,
+    grid: Grid,
+    choice: BackendChoice,
+    device: Device<'_>,
+    notices: &mut Vec<String>,
+) -> Result<Box<dyn Backend>> {
+    let solver = setup.params.solver;
+    if choice == BackendChoice::Cpu {
+        return Ok(cpu_backend(setup, grid));
+    }
+    if !runs_on_gpu(solver) {
+        if choice == BackendChoice::Gpu {
+            return Err(Error::NotImplemented {
+                what: format!(
+                    "solver `{}` on the GPU backend (the GPU runs jacobi, colored, uzawa and dem)",
+                    solver.name()
+                ),
+            });
+        }
+        notices.push(format!(
+            "backend auto: solver `{}` runs only on the CPU; running on the CPU",
+            solver.name()
+        ));
+        return Ok(cpu_backend(setup, grid));
+    }
+    let ctx = match (choice, device) {
+        (BackendChoice::Gpu, Device::Shared(ctx)) => Some(ctx.clone()),
+        (BackendChoice::Gpu, Device::Open) => {
+            Some(GpuContext::new(AdapterChoice::Any)?.ok_or_else(|| Error::Gpu("no GPU adapter found".to_string()))?)
+        }
+        (_, Device::Shared(ctx)) if ctx.is_hardware() => Some(ctx.clone()),
+        (_, Device::Shared(ctx)) => {
+            notices.push(format!(
+                "backend auto: {} is a software adapter; running on the CPU (use --backend gpu to force it)",
+                ctx.adapter_name()
+            ));
+            None
+        }
+        (_, Device::Open) => {
+            let ctx = GpuContext::new(AdapterChoice::Auto)?;
+            if ctx.is_none() {
+                notices.push("backend auto: no GPU adapter found; running on the CPU".to_string());
+            }
+            ctx
+        }
+    };
+    match ctx {
+        Some(ctx) => {
+            if choice == BackendChoice::Auto {
+                notices.push(format!("backend auto: running on the GPU ({})", ctx.adapter_name()));
+            }
+            gpu_backend(setup, grid, ctx)
+        }
+        None => Ok(cpu_backend(setup, grid)),
+    }
+}

@@ -1,0 +1,35 @@
+//! The soft-sphere contact law's constants (DESIGN §1b), shared by the CPU
+//! stage `cpu::dem::force` and the GPU stage shaders/dem_force.wgsl.
+
+use crate::model::{DemParams, Phase};
+
+/// The contact law's constants of one step (the GPU's `DemLaw` uniform).
+/// Keep in sync with `DemLaw` in shaders/dem_shared.wgsl.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct DemLaw {
+    /// Hertz stiffness k_n, N/m^2.5.
+    pub kn: f32,
+    /// Tangential viscosity k_t, N s/m^2.
+    pub kt: f32,
+    /// Normal damping of the current phase (gamma_n or gamma_relax), N s/m^2.
+    pub gamma: f32,
+    /// Coulomb friction coefficient.
+    pub mu: f32,
+    /// Rolling-resistance coefficient.
+    pub mu_roll: f32,
+    /// Time step, s (the implicit tangential and rolling terms need it).
+    pub dt: f32,
+}
+
+/// The law of `phase` at time step `dt`.
+pub fn law(dem: &DemParams, phase: Phase, dt: f32) -> DemLaw {
+    DemLaw {
+        kn: dem.kn,
+        kt: dem.kt,
+        gamma: dem.gamma(phase),
+        mu: dem.mu,
+        mu_roll: dem.mu_roll,
+        dt,
+    }
+}
