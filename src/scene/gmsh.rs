@@ -32,8 +32,7 @@ mod v2;
 mod v4;
 
 use std::collections::{HashMap, HashSet};
-use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use reader::{Binary, Endian, Reader, SizeT, show};
 
@@ -46,64 +45,7 @@ pub struct MeshLines {
     pub gate: Vec<bool>,
 }
 
-/// Where in the file an error was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Location {
-    /// 1-based line number (ASCII files, and the text header of binary files).
-    Line(usize),
-    /// Byte offset from the start of the file (binary files).
-    Byte(usize),
-}
-
-impl fmt::Display for Location {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Location::Line(line) => write!(f, "line {line}"),
-            Location::Byte(offset) => write!(f, "byte {offset}"),
-        }
-    }
-}
-
-/// Why a mesh could not be read. Display is one line naming the file.
-#[derive(Debug, thiserror::Error)]
-pub enum MeshError {
-    #[error("{}: cannot read: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error(
-        "{}: unsupported MSH version {version} (supported: 4.1 ASCII/binary, 2.2 ASCII)",
-        path.display()
-    )]
-    UnsupportedVersion { path: PathBuf, version: String },
-    #[error("{}, {at}: file ends inside the ${section} section", path.display())]
-    Truncated {
-        path: PathBuf,
-        /// Section name without the `$`, e.g. `Nodes`.
-        section: String,
-        at: Location,
-    },
-    #[error("{}, {at}: {message}", path.display())]
-    Parse {
-        path: PathBuf,
-        at: Location,
-        message: String,
-    },
-    #[error("{}: no 2-node line elements (type 1)", path.display())]
-    NoLines { path: PathBuf },
-    #[error(
-        "{}, {at}: element {element} refers to node {node}, which $Nodes does not define",
-        path.display()
-    )]
-    UnknownNode {
-        path: PathBuf,
-        at: Location,
-        element: u64,
-        node: u64,
-    },
-}
+pub use crate::error::{Location, MeshError};
 
 /// Reads the wall lines of the mesh at `path`.
 pub fn read_msh(path: &Path) -> Result<MeshLines, MeshError> {
