@@ -22,7 +22,7 @@ fn settled(n: u64, solver: SolverKind) -> (CpuBackend, hourglass::model::StepPar
     let grid = grid_for(&setup).expect("grid");
     let mut cpu = CpuBackend::new(
         setup.grains.clone(),
-        setup.walls(true),
+        setup.walls(true).clone(),
         grid,
         setup.scene.solver.contact_capacity as usize,
     );

@@ -29,7 +29,7 @@ pub fn grid_for(setup: &Setup) -> Result<Grid> {
 pub fn check_initial_state(setup: &Setup, grid: &Grid) -> Result<()> {
     let mut stepper = CpuStepper::new(*grid, 64);
     let walls = setup.walls(true);
-    let lists = stepper.detect(&setup.grains, &walls, 0.0);
+    let lists = stepper.detect(&setup.grains, walls, 0.0);
     let tol = 1e-9f32;
     let bb = walls.bounding_box();
     for (i, p) in setup.grains.pos.iter().enumerate() {
@@ -152,7 +152,7 @@ impl Run {
         let scene = &setup.scene;
         let dt = f64::from(p.dt);
         let dem = p.solver == SolverKind::Dem;
-        let settle_max = if setup.gate.is_empty() {
+        let settle_max = if !setup.has_gate() {
             0
         } else if dem {
             setup.dem.relax_max_steps
@@ -170,7 +170,7 @@ impl Run {
             (None, Some(d)) => (d / dt).round() as u64,
             (None, None) => (crate::scene::DEFAULT_DURATION / dt).round() as u64,
         };
-        let open_walls = setup.walls(false);
+        let open_walls = setup.walls(false).clone();
         let region = Region {
             gravity: p.gravity,
             neck_y: setup.neck_y as f32,

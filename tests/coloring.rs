@@ -207,9 +207,9 @@ fn hex_pile_and_settled_hourglass_are_properly_coloured() {
     let mut p = setup.params;
     p.solver = SolverKind::Colored;
     for _ in 0..150 {
-        stepper.step(&mut g, &walls, &p).unwrap();
+        stepper.step(&mut g, walls, &p).unwrap();
     }
-    let lists = stepper.detect(&g, &walls, p.alert).clone();
+    let lists = stepper.detect(&g, walls, p.alert).clone();
     let c = color_contacts(&lists, &g.inv_mass);
     let colors = assert_valid("hourglass", &lists, &g.inv_mass, &c);
     println!(

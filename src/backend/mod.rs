@@ -94,13 +94,18 @@ pub fn cpu_backend(setup: &Setup, grid: Grid) -> Box<dyn Backend> {
     if setup.params.solver == SolverKind::Dem {
         Box::new(CpuDemBackend::new(
             setup.grains.clone(),
-            setup.walls(true),
+            setup.walls(true).clone(),
             grid,
             capacity,
             setup.dem,
         ))
     } else {
-        Box::new(CpuBackend::new(setup.grains.clone(), setup.walls(true), grid, capacity))
+        Box::new(CpuBackend::new(
+            setup.grains.clone(),
+            setup.walls(true).clone(),
+            grid,
+            capacity,
+        ))
     }
 }
 
@@ -111,7 +116,7 @@ pub fn gpu_backend(setup: &Setup, grid: Grid, ctx: GpuContext) -> Result<Box<dyn
         Ok(Box::new(crate::gpu::dem::GpuDemBackend::new(
             ctx,
             setup.grains.clone(),
-            setup.walls(true),
+            setup.walls(true).clone(),
             grid,
             capacity,
             setup.dem,
@@ -120,7 +125,7 @@ pub fn gpu_backend(setup: &Setup, grid: Grid, ctx: GpuContext) -> Result<Box<dyn
         Ok(Box::new(crate::gpu::GpuBackend::new(
             ctx,
             setup.grains.clone(),
-            setup.walls(true),
+            setup.walls(true).clone(),
             grid,
             capacity,
         )?))

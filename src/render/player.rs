@@ -49,8 +49,8 @@ impl Live {
                 eprintln!("{n}");
             }
         }
-        let walls = setup.walls(false);
-        let ranges = Ranges::for_scene(&setup.grains, &setup.walls(true), setup.params.gravity, setup.params.dt);
+        let walls = setup.walls(false).clone();
+        let ranges = Ranges::for_scene(&setup.grains, setup.walls(true), setup.params.gravity, setup.params.dt);
         let mut live = Live {
             setup,
             grid,

@@ -141,9 +141,9 @@ pub fn settle_with_progress(
     progress: &mut dyn FnMut(u64, f32),
 ) -> Result<Packed> {
     let grid = sim::grid_for(setup)?;
-    let walls = setup.walls(true);
+    let walls = setup.walls(true).clone();
     let capacity = setup.scene.solver.contact_capacity as usize;
-    let mut be = CpuBackend::new(setup.grains.clone(), walls.clone(), grid, capacity);
+    let mut be = CpuBackend::new(setup.grains.clone(), walls, grid, capacity);
     let mut p = setup.params;
     (p.solver, p.tol, p.itmax) = (cfg.solver, cfg.tol, cfg.itmax);
     let start = Instant::now();
@@ -164,7 +164,7 @@ pub fn settle_with_progress(
 
 /// A packed state of `setup`'s walls holding `grains`.
 fn packed_from(name: &str, setup: &Setup, grains: Grains, steps: u64, seconds: f64, speed: f32) -> Result<Packed> {
-    let walls = setup.walls(true);
+    let walls = setup.walls(true).clone();
     Ok(Packed {
         name: name.to_string(),
         params: setup.params,
