@@ -200,7 +200,7 @@ fn hex_pile_and_settled_hourglass_are_properly_coloured() {
     let mut scene = hourglass::scene::Scene::default();
     scene.grains.count = 600;
     let setup = hourglass::scene::build(&scene).unwrap();
-    let grid = hourglass::sim::grid_for(&setup).unwrap();
+    let grid = hourglass::backend::grid_for(&setup).unwrap();
     let walls = setup.walls(true);
     let mut stepper = hourglass::cpu::CpuStepper::new(grid, 32);
     let mut g = setup.grains.clone();

@@ -7,6 +7,7 @@ mod gpu_common;
 use gpu_common::{Rng, buf, close, context, get, run, uni};
 use hourglass::backend::Backend;
 use hourglass::backend::CpuDemBackend;
+use hourglass::backend::{check_initial_state, grid_for};
 use hourglass::cpu::dem::force::{ForceInput, dem_force};
 use hourglass::cpu::dem::integrate::{Integrand, kick, kick_drift};
 use hourglass::gpu::buffers::storage_zeroed;
@@ -19,7 +20,6 @@ use hourglass::model::Grid;
 use hourglass::model::law;
 use hourglass::model::{ContactLists, DemParams, Grains, Phase, SolverKind, Walls};
 use hourglass::scene::{Scene, build};
-use hourglass::sim::{check_initial_state, grid_for};
 
 const K: usize = 16;
 

@@ -17,7 +17,7 @@ use hourglass::sim::{self, RunOptions};
 fn run(scene: &Scene, choice: BackendChoice) -> Summary {
     let dir = tempfile::tempdir().unwrap();
     let setup = build(scene).unwrap();
-    let grid = sim::grid_for(&setup).unwrap();
+    let grid = hourglass::backend::grid_for(&setup).unwrap();
     let mut notices = Vec::new();
     let mut backend =
         hourglass::backend::select(&setup, grid, choice, hourglass::backend::Device::Open, &mut notices).unwrap();

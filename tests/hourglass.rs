@@ -9,7 +9,7 @@ use hourglass::sim::{self, RunOptions};
 fn discharge(scene: &Scene) -> (hourglass::output::Summary, Vec<Vec<String>>) {
     let dir = tempfile::tempdir().unwrap();
     let setup = build(scene).unwrap();
-    let grid = sim::grid_for(&setup).unwrap();
+    let grid = hourglass::backend::grid_for(&setup).unwrap();
     let mut notices = Vec::new();
     let mut backend = hourglass::backend::select(
         &setup,

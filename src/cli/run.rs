@@ -114,8 +114,8 @@ pub fn run(args: RunArgs) -> Result<()> {
         });
     }
     let setup = hourglass::scene::build(&scene)?;
-    let grid = sim::grid_for(&setup)?;
-    sim::check_initial_state(&setup, &grid)?;
+    let grid = hourglass::backend::grid_for(&setup)?;
+    hourglass::backend::check_initial_state(&setup, &grid)?;
     let out_dir = setup.scene.run.out.clone();
     let summary = if args.window {
         if !args.quiet {

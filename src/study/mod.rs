@@ -32,7 +32,6 @@ use crate::model::Grid;
 use crate::model::Region;
 use crate::model::{Grains, SolverKind, StepParams, Walls};
 use crate::scene::{Scene, Setup, build};
-use crate::sim;
 
 /// The packed states `--states` can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -140,7 +139,7 @@ pub fn settle_with_progress(
     cfg: &SettleConfig,
     progress: &mut dyn FnMut(u64, f32),
 ) -> Result<Packed> {
-    let grid = sim::grid_for(setup)?;
+    let grid = crate::backend::grid_for(setup)?;
     let walls = setup.walls(true).clone();
     let capacity = setup.scene.solver.contact_capacity as usize;
     let mut be = CpuBackend::new(setup.grains.clone(), walls, grid, capacity);
@@ -177,7 +176,7 @@ fn packed_from(name: &str, setup: &Setup, grains: Grains, steps: u64, seconds: f
             bbox: walls.bounding_box(),
         },
         walls,
-        grid: sim::grid_for(setup)?,
+        grid: crate::backend::grid_for(setup)?,
         settle_steps: steps,
         settle_seconds: seconds,
     })
