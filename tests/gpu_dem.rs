@@ -312,11 +312,7 @@ fn dem_hourglass_discharges_on_both_backends() {
         ));
         let mut out = hourglass::output::ResultDir::create(&dir, &setup.scene.to_toml()).unwrap();
         let start = std::time::Instant::now();
-        let opts = hourglass::sim::RunOptions {
-            quiet: true,
-            progress: false,
-        };
-        let summary = hourglass::sim::run(&setup, backend.as_mut(), &mut out, &opts).unwrap();
+        let summary = hourglass::sim::run(&setup, backend.as_mut(), &mut out, &mut hourglass::sim::Silent).unwrap();
         let wall = start.elapsed().as_secs_f64();
         eprintln!(
             "{}: {} steps ({} relaxing), {:.1} us/step, passed {}/60, lost {}, max overlap {:.2e} m",
