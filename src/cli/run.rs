@@ -123,17 +123,17 @@ pub fn run(args: RunArgs) -> Result<()> {
                 eprintln!("{n}");
             }
         }
-        let opts = hourglass::render::window::WindowOptions {
+        let opts = hourglass::app::window::WindowOptions {
             quiet: args.quiet,
             screenshot_after: args.screenshot_after,
         };
-        hourglass::render::window::run_live(setup, grid, opts)?
+        hourglass::app::window::run_live(setup, grid, opts)?
     } else {
         headless(&setup, grid, args.quiet)?
     };
     report(&summary, args.quiet);
     if args.render {
-        super::render::render(&out_dir, &hourglass::render::movie::MovieOptions::default(), args.quiet)?;
+        super::render::render(&out_dir, &hourglass::app::movie::MovieOptions::default(), args.quiet)?;
     }
     Ok(())
 }

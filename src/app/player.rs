@@ -3,13 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Ranges, renderer::Source};
 use crate::backend::{self, Backend, Device};
 use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::model::Grid;
 use crate::model::{Grains, Walls};
 use crate::output::{ResultDir, Summary, read};
+use crate::render::{Ranges, Source};
 use crate::scene::{BackendChoice, Setup};
 use crate::sim::{self, Observer, Run};
 
