@@ -8,10 +8,10 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
+use hourglass::backend::grid_for;
 use hourglass::backend::{Backend, CpuBackend};
 use hourglass::model::SolverKind;
 use hourglass::scene::{Scene, build};
-use hourglass::sim::grid_for;
 
 /// A settled hourglass of `n` grains on the CPU backend.
 fn settled(n: u64, solver: SolverKind) -> (CpuBackend, hourglass::model::StepParams) {
@@ -22,7 +22,7 @@ fn settled(n: u64, solver: SolverKind) -> (CpuBackend, hourglass::model::StepPar
     let grid = grid_for(&setup).expect("grid");
     let mut cpu = CpuBackend::new(
         setup.grains.clone(),
-        setup.walls(true),
+        setup.walls(true).clone(),
         grid,
         setup.scene.solver.contact_capacity as usize,
     );

@@ -6,10 +6,10 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
+use hourglass::backend::grid_for;
 use hourglass::gpu::{AdapterChoice, GpuContext};
 use hourglass::model::Region;
 use hourglass::scene::{BackendChoice, Scene, build};
-use hourglass::sim::grid_for;
 
 fn gpu_step(c: &mut Criterion) {
     let Ok(Some(ctx)) = GpuContext::new(AdapterChoice::Any) else {

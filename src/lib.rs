@@ -3,17 +3,15 @@
 //! The CPU path in [`cpu`] is the reference every GPU stage is held to.
 
 pub mod analysis;
+pub mod app;
 pub mod backend;
-pub mod bench;
 pub mod cpu;
 pub mod error;
 pub mod gpu;
 pub mod model;
 pub mod output;
-pub mod plot;
 pub mod render;
 pub mod scene;
 pub mod sim;
-pub mod study;
 
 pub use error::{Error, Result};

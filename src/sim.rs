@@ -1,77 +1,34 @@
 //! The simulation loop: settle with the gate closed, open the gate, discharge;
 //! a diagnostics row and a frame every `every` steps. The only loop; the
-//! stepping itself is delegated to a [`Backend`].
+//! stepping itself is delegated to a [`Backend`]. It knows no window and no
+//! terminal: progress and warnings go to an [`Observer`].
 
 use std::time::Instant;
 
 use crate::analysis::fit_flow_rate;
 use crate::backend::Backend;
-use crate::cpu::CpuStepper;
 use crate::error::{Error, Result};
-use crate::model::Grid;
-use crate::model::{Body, Phase, SolverKind, StepParams, StepStats, Walls};
+use crate::model::{Phase, SolverKind, StepParams, StepStats, Walls};
 use crate::model::{Region, Totals};
 use crate::output::{ResultDir, Row, Summary};
 use crate::scene::Setup;
 
-/// The grid every backend bins into: covers the walls and the initial grains,
-/// cells of side 2 r_max + alert.
-pub fn grid_for(setup: &Setup) -> Result<Grid> {
-    let walls = setup.walls(true);
-    let mut bb = walls.bounding_box();
-    for p in &setup.grains.pos {
-        bb = [bb[0].min(p[0]), bb[1].min(p[1]), bb[2].max(p[0]), bb[3].max(p[1])];
-    }
-    Grid::covering(bb, 2.0 * setup.grains.max_radius() + setup.params.alert)
+/// Hears how a run goes: a progress bar on a terminal, a window's title, a
+/// test. Every method has a silent default, so an observer says only what
+/// it cares about.
+pub trait Observer {
+    /// Where the run stands: once at the start, then after every step.
+    fn progress(&mut self, _p: &Progress) {}
+    /// A line for the person running it, as it happens: the first step that
+    /// hit itmax, the first contact overflow, the first step past the alert
+    /// distance (each a `warning: ...`), and the gate opening.
+    fn notice(&mut self, _msg: &str) {}
 }
 
-/// Reject explicit grain lists whose grains overlap or start outside the walls' box.
-pub fn check_initial_state(setup: &Setup, grid: &Grid) -> Result<()> {
-    let mut stepper = CpuStepper::new(*grid, 64);
-    let walls = setup.walls(true);
-    let lists = stepper.detect(&setup.grains, &walls, 0.0);
-    let tol = 1e-9f32;
-    let bb = walls.bounding_box();
-    for (i, p) in setup.grains.pos.iter().enumerate() {
-        if !(p[0] >= bb[0] && p[0] <= bb[2] && p[1] >= bb[1] && p[1] <= bb[3]) {
-            return Err(Error::field(
-                &setup.scene.origin,
-                &if setup.scene.grains.list.is_some() {
-                    format!("grains.list[{i}]")
-                } else {
-                    "grains.region".to_string()
-                },
-                format!(
-                    "grain {i} starts at ({}, {}), outside the walls' bounding box",
-                    p[0], p[1]
-                ),
-            ));
-        }
-    }
-    for i in 0..setup.grains.len() {
-        if let Some(c) = lists.of(i).iter().find(|c| c.gap < -tol) {
-            let with = match c.body() {
-                Body::Grain(j) => format!("grain {j}"),
-                Body::Segment(k) => format!("wall segment {k}"),
-                Body::Corner(k) => format!("wall corner {k}"),
-            };
-            return Err(Error::field(
-                &setup.scene.origin,
-                &format!("grains.list[{i}]"),
-                format!("overlaps {with} by {:.3e} m at the start", -c.gap),
-            ));
-        }
-    }
-    Ok(())
-}
+/// Hears nothing.
+pub struct Silent;
 
-/// How a run is driven from outside (the CLI).
-pub struct RunOptions {
-    /// Print nothing but errors.
-    pub quiet: bool,
-    /// Show a progress bar (on a terminal).
-    pub progress: bool,
-}
+impl Observer for Silent {}
 
 /// Counters over the whole run.
 #[derive(Debug, Default)]
@@ -90,10 +47,10 @@ struct Tally {
 }
 
 /// Run a whole simulation into a result directory and return its summary.
-pub fn run(setup: &Setup, backend: &mut dyn Backend, out: &mut ResultDir, opts: &RunOptions) -> Result<Summary> {
-    let mut r = Run::start(setup, backend, out, opts)?;
+pub fn run(setup: &Setup, backend: &mut dyn Backend, out: &mut ResultDir, obs: &mut dyn Observer) -> Result<Summary> {
+    let mut r = Run::start(setup, backend, out, obs)?;
     while !r.done() {
-        r.advance(backend, out, u64::MAX)?;
+        r.advance(backend, out, u64::MAX, obs)?;
     }
     r.finish(backend, out)
 }
@@ -107,14 +64,19 @@ pub struct Progress {
     pub time: f64,
     /// Still settling (gate closed).
     pub settling: bool,
+    /// Steps the run will take in all, as planned now: the settle phase
+    /// counts its largest length until the gate opens, then its own.
+    pub planned: u64,
+    /// Grains of the run.
+    pub grains: u64,
     /// The totals of the last diagnostics row.
     pub totals: Totals,
 }
 
 /// A run in progress: the loop of [`run`] cut into [`Run::advance`] calls so
-/// that a window can drive it a few steps per frame. The backend and the
-/// result directory are passed to every call (not held), so the caller can
-/// render from the backend between calls.
+/// that a window can drive it a few steps per frame. The backend, the result
+/// directory and the observer are passed to every call (not held), so the
+/// caller can render from the backend between calls.
 pub struct Run {
     p: StepParams,
     every: u64,
@@ -127,8 +89,6 @@ pub struct Run {
     open_walls: Walls,
     region: Region,
     n: u64,
-    quiet: bool,
-    bar: Option<indicatif::ProgressBar>,
     tally: Tally,
     times: Vec<f64>,
     passed: Vec<u64>,
@@ -140,19 +100,23 @@ pub struct Run {
     last_totals: Totals,
 }
 
-impl Run {
-    /// Check the solver, open the gate if there is none, write the walls and the first frame.
-    pub fn start(setup: &Setup, backend: &mut dyn Backend, out: &mut ResultDir, opts: &RunOptions) -> Result<Run> {
-        let p = setup.params;
-        if !p.solver.implemented() {
-            return Err(Error::NotImplemented {
-                what: format!("solver `{}`", p.solver.name()),
-            });
-        }
-        let scene = &setup.scene;
+/// How long each phase of a run lasts.
+struct Plan {
+    /// Settle steps at most (0: no gate, no settle phase).
+    settle_max: u64,
+    discharge: u64,
+    /// The settle phase ends once every grain is slower than this, m/s ...
+    settle_speed: f64,
+    /// ... and turns slower than this, rad/s (DEM; infinite otherwise).
+    settle_spin: f32,
+}
+
+impl Plan {
+    fn of(setup: &Setup) -> Plan {
+        let (p, scene) = (&setup.params, &setup.scene);
         let dt = f64::from(p.dt);
         let dem = p.solver == SolverKind::Dem;
-        let settle_max = if setup.gate.is_empty() {
+        let settle_max = if !setup.has_gate() {
             0
         } else if dem {
             setup.dem.relax_max_steps
@@ -170,31 +134,46 @@ impl Run {
             (None, Some(d)) => (d / dt).round() as u64,
             (None, None) => (crate::scene::DEFAULT_DURATION / dt).round() as u64,
         };
-        let open_walls = setup.walls(false);
+        Plan {
+            settle_max,
+            discharge,
+            settle_speed,
+            settle_spin,
+        }
+    }
+}
+
+impl Run {
+    /// Check the solver, open the gate if there is none, write the walls and the first frame.
+    pub fn start(setup: &Setup, backend: &mut dyn Backend, out: &mut ResultDir, obs: &mut dyn Observer) -> Result<Run> {
+        let p = setup.params;
+        if !p.solver.implemented() {
+            return Err(Error::NotImplemented {
+                what: format!("solver `{}`", p.solver.name()),
+            });
+        }
+        let plan = Plan::of(setup);
         let region = Region {
             gravity: p.gravity,
             neck_y: setup.neck_y as f32,
             bbox: setup.walls(true).bounding_box(),
         };
-        let n = setup.grains.len() as u64;
         let mut r = Run {
             p,
-            every: scene.run.every,
-            settle_max,
-            discharge,
-            settle_speed,
-            settle_spin,
-            contact_capacity: scene.solver.contact_capacity,
-            open_walls,
+            every: setup.scene.run.every,
+            settle_max: plan.settle_max,
+            discharge: plan.discharge,
+            settle_speed: plan.settle_speed,
+            settle_spin: plan.settle_spin,
+            contact_capacity: setup.scene.solver.contact_capacity,
+            open_walls: setup.walls(false).clone(),
             region,
-            n,
-            quiet: opts.quiet,
-            bar: progress_bar(opts, settle_max + discharge),
+            n: setup.grains.len() as u64,
             tally: Tally::default(),
             times: Vec::new(),
             passed: Vec::new(),
             start: Instant::now(),
-            settling: settle_max > 0,
+            settling: plan.settle_max > 0,
             settle_steps: 0,
             discharge_start: 0.0,
             discharge_steps: 0,
@@ -206,6 +185,7 @@ impl Run {
         backend.set_phase(if r.settling { Phase::Relax } else { Phase::Discharge });
         out.walls(&r.open_walls)?;
         r.last_totals = r.output(backend, out, 0, 0.0)?;
+        obs.progress(&r.progress());
         Ok(r)
     }
 
@@ -219,16 +199,13 @@ impl Run {
             steps: self.tally.steps,
             time: self.tally.steps as f64 * f64::from(self.p.dt),
             settling: self.settling,
+            planned: if self.settling {
+                self.settle_max + self.discharge
+            } else {
+                self.settle_steps + self.discharge
+            },
+            grains: self.n,
             totals: self.last_totals,
-        }
-    }
-
-    fn say(&self, msg: String) {
-        if !self.quiet {
-            match &self.bar {
-                Some(b) => b.println(msg),
-                None => eprintln!("{msg}"),
-            }
         }
     }
 
@@ -247,86 +224,97 @@ impl Run {
     }
 
     /// Take up to `max_steps` steps (fewer when the run ends first); returns the steps taken.
-    pub fn advance(&mut self, backend: &mut dyn Backend, out: &mut ResultDir, max_steps: u64) -> Result<u64> {
-        let p = self.p;
-        let dt = f64::from(p.dt);
+    pub fn advance(
+        &mut self,
+        backend: &mut dyn Backend,
+        out: &mut ResultDir,
+        max_steps: u64,
+        obs: &mut dyn Observer,
+    ) -> Result<u64> {
         let mut taken = 0;
         while !self.done() && taken < max_steps {
-            let stats = backend.step(&p)?;
+            self.step(backend, out, obs)?;
             taken += 1;
-            let tally = &mut self.tally;
-            tally.steps += 1;
-            tally.iterations += u64::from(stats.iterations);
-            tally.since_row_iterations += u64::from(stats.iterations);
-            tally.since_row_steps += 1;
-            tally.overflow += stats.overflow;
-            tally.colors = tally.colors.max(stats.colors);
-            let steps = tally.steps;
-            if !stats.converged {
-                tally.itmax_steps += 1;
-                if tally.itmax_steps == 1 {
-                    self.say(format!(
-                        "warning: step {steps}: solver hit itmax = {} (residual {:.3e} m/s); such steps are counted in summary.json",
-                        p.itmax, stats.residual
-                    ));
-                }
-            }
-            if stats.overflow > 0 && self.tally.overflow == stats.overflow {
-                self.say(format!(
-                    "warning: step {steps}: {} contacts did not fit in the per-grain lists (capacity {}); raise solver.contact_capacity",
-                    stats.overflow, self.contact_capacity
-                ));
-            }
-            if stats.max_displacement > p.alert {
-                self.tally.alert_steps += 1;
-                if self.tally.alert_steps == 1 {
-                    self.say(format!(
-                        "warning: step {steps}: a grain moved {:.3e} m, more than the alert distance {:.3e} m; contacts can be missed (lower dt or raise alert)",
-                        stats.max_displacement, p.alert
-                    ));
-                }
-            }
-            self.tally.last = stats;
-            if self.settling {
-                self.settle_steps += 1;
-            } else {
-                self.discharge_steps += 1;
-            }
-            let time = steps as f64 * dt;
-            if steps.is_multiple_of(self.every) {
-                self.last_totals = self.output(backend, out, steps, time)?;
-                if let Some(b) = &self.bar {
-                    b.set_message(format!(
-                        "{} passed {}/{}",
-                        if self.settling { "settling" } else { "discharge" },
-                        self.last_totals.passed,
-                        self.n
-                    ));
-                }
-            }
-            if self.settling
-                && (self.settle_steps >= self.settle_max
-                    || (steps.is_multiple_of(self.every)
-                        && self.last_totals.max_speed < self.settle_speed
-                        && (self.settle_spin.is_infinite() || backend.max_angular_speed()? < self.settle_spin)))
-            {
-                self.settling = false;
-                self.discharge_start = time;
-                backend.set_walls(&self.open_walls);
-                backend.set_phase(Phase::Discharge);
-                self.say(format!(
-                    "gate opened at t = {time:.3} s after {} settle steps",
-                    self.settle_steps
-                ));
-                if let Some(b) = &self.bar {
-                    b.set_length(self.settle_steps + self.discharge);
-                }
-            }
-            if let Some(b) = &self.bar {
-                b.set_position(steps);
-            }
+            obs.progress(&self.progress());
         }
         Ok(taken)
+    }
+
+    /// One step: count it, warn, write a row and a frame every `every`
+    /// steps, open the gate once the pile has settled.
+    fn step(&mut self, backend: &mut dyn Backend, out: &mut ResultDir, obs: &mut dyn Observer) -> Result<()> {
+        let stats = backend.step(&self.p)?;
+        self.count(&stats, obs);
+        if self.settling {
+            self.settle_steps += 1;
+        } else {
+            self.discharge_steps += 1;
+        }
+        let steps = self.tally.steps;
+        let time = steps as f64 * f64::from(self.p.dt);
+        let row = steps.is_multiple_of(self.every);
+        if row {
+            self.last_totals = self.output(backend, out, steps, time)?;
+        }
+        if self.settling && self.settled(backend, row)? {
+            self.settling = false;
+            self.discharge_start = time;
+            backend.set_walls(&self.open_walls);
+            backend.set_phase(Phase::Discharge);
+            obs.notice(&format!(
+                "gate opened at t = {time:.3} s after {} settle steps",
+                self.settle_steps
+            ));
+        }
+        Ok(())
+    }
+
+    /// The settle phase is over: its steps are spent, or (on a row step)
+    /// every grain is slower than the settle speed and spin.
+    fn settled(&self, backend: &mut dyn Backend, row: bool) -> Result<bool> {
+        Ok(self.settle_steps >= self.settle_max
+            || (row
+                && self.last_totals.max_speed < self.settle_speed
+                && (self.settle_spin.is_infinite() || backend.max_angular_speed()? < self.settle_spin)))
+    }
+
+    /// Tally one step's figures; the first step that hits itmax, overflows
+    /// the contact lists or moves past the alert distance is a warning.
+    fn count(&mut self, stats: &StepStats, obs: &mut dyn Observer) {
+        let p = &self.p;
+        let tally = &mut self.tally;
+        tally.steps += 1;
+        tally.iterations += u64::from(stats.iterations);
+        tally.since_row_iterations += u64::from(stats.iterations);
+        tally.since_row_steps += 1;
+        tally.overflow += stats.overflow;
+        tally.colors = tally.colors.max(stats.colors);
+        let steps = tally.steps;
+        if !stats.converged {
+            tally.itmax_steps += 1;
+            if tally.itmax_steps == 1 {
+                obs.notice(&format!(
+                    "warning: step {steps}: solver hit itmax = {} (residual {:.3e} m/s); such steps are counted in summary.json",
+                    p.itmax, stats.residual
+                ));
+            }
+        }
+        if stats.overflow > 0 && tally.overflow == stats.overflow {
+            obs.notice(&format!(
+                "warning: step {steps}: {} contacts did not fit in the per-grain lists (capacity {}); raise solver.contact_capacity",
+                stats.overflow, self.contact_capacity
+            ));
+        }
+        if stats.max_displacement > p.alert {
+            tally.alert_steps += 1;
+            if tally.alert_steps == 1 {
+                obs.notice(&format!(
+                    "warning: step {steps}: a grain moved {:.3e} m, more than the alert distance {:.3e} m; contacts can be missed (lower dt or raise alert)",
+                    stats.max_displacement, p.alert
+                ));
+            }
+        }
+        tally.last = *stats;
     }
 
     /// Write the last row and frame (unless the last step wrote them) and
@@ -337,9 +325,6 @@ impl Run {
         if !self.tally.steps.is_multiple_of(self.every) {
             let step = self.tally.steps;
             self.last_totals = self.output(backend, out, step, step as f64 * dt)?;
-        }
-        if let Some(b) = &self.bar {
-            b.finish_and_clear();
         }
         let tally = &self.tally;
         let n = self.n;
@@ -414,20 +399,4 @@ fn write_output(
     times.push(time);
     passed.push(t.passed);
     Ok(t)
-}
-
-fn progress_bar(opts: &RunOptions, len: u64) -> Option<indicatif::ProgressBar> {
-    use std::io::IsTerminal;
-    if opts.quiet || !opts.progress || !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let bar = indicatif::ProgressBar::new(len);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {pos}/{len} steps {per_sec} eta {eta} {msg}",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-        .progress_chars("=> "),
-    );
-    Some(bar)
 }

@@ -200,16 +200,16 @@ fn hex_pile_and_settled_hourglass_are_properly_coloured() {
     let mut scene = hourglass::scene::Scene::default();
     scene.grains.count = 600;
     let setup = hourglass::scene::build(&scene).unwrap();
-    let grid = hourglass::sim::grid_for(&setup).unwrap();
+    let grid = hourglass::backend::grid_for(&setup).unwrap();
     let walls = setup.walls(true);
     let mut stepper = hourglass::cpu::CpuStepper::new(grid, 32);
     let mut g = setup.grains.clone();
     let mut p = setup.params;
     p.solver = SolverKind::Colored;
     for _ in 0..150 {
-        stepper.step(&mut g, &walls, &p).unwrap();
+        stepper.step(&mut g, walls, &p).unwrap();
     }
-    let lists = stepper.detect(&g, &walls, p.alert).clone();
+    let lists = stepper.detect(&g, walls, p.alert).clone();
     let c = color_contacts(&lists, &g.inv_mass);
     let colors = assert_valid("hourglass", &lists, &g.inv_mass, &c);
     println!(

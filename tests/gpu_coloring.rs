@@ -251,7 +251,7 @@ fn colored_and_uzawa_steps_match_cpu() {
 /// checked every iteration there), agreeing with the CPU's within f32 noise.
 #[test]
 fn study_measures_the_gpu_solvers_with_a_residual_per_iteration() {
-    use hourglass::study::{self, SettleConfig, StudyConfig};
+    use hourglass::app::study::{self, SettleConfig, StudyConfig};
     let Some(ctx) = context() else { return };
     let mut scene = hourglass::scene::Scene::default();
     let (w, h) = (0.1, 0.2);

@@ -7,6 +7,7 @@ mod gpu_common;
 use gpu_common::{Rng, buf, close, context, get, run, uni};
 use hourglass::backend::Backend;
 use hourglass::backend::CpuDemBackend;
+use hourglass::backend::{check_initial_state, grid_for};
 use hourglass::cpu::dem::force::{ForceInput, dem_force};
 use hourglass::cpu::dem::integrate::{Integrand, kick, kick_drift};
 use hourglass::gpu::buffers::storage_zeroed;
@@ -19,7 +20,6 @@ use hourglass::model::Grid;
 use hourglass::model::law;
 use hourglass::model::{ContactLists, DemParams, Grains, Phase, SolverKind, Walls};
 use hourglass::scene::{Scene, build};
-use hourglass::sim::{check_initial_state, grid_for};
 
 const K: usize = 16;
 
@@ -312,11 +312,7 @@ fn dem_hourglass_discharges_on_both_backends() {
         ));
         let mut out = hourglass::output::ResultDir::create(&dir, &setup.scene.to_toml()).unwrap();
         let start = std::time::Instant::now();
-        let opts = hourglass::sim::RunOptions {
-            quiet: true,
-            progress: false,
-        };
-        let summary = hourglass::sim::run(&setup, backend.as_mut(), &mut out, &opts).unwrap();
+        let summary = hourglass::sim::run(&setup, backend.as_mut(), &mut out, &mut hourglass::sim::Silent).unwrap();
         let wall = start.elapsed().as_secs_f64();
         eprintln!(
             "{}: {} steps ({} relaxing), {:.1} us/step, passed {}/60, lost {}, max overlap {:.2e} m",

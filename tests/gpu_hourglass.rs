@@ -12,21 +12,17 @@ mod gpu_common;
 
 use hourglass::output::{ResultDir, Summary};
 use hourglass::scene::{BackendChoice, Scene, build};
-use hourglass::sim::{self, RunOptions};
+use hourglass::sim;
 
 fn run(scene: &Scene, choice: BackendChoice) -> Summary {
     let dir = tempfile::tempdir().unwrap();
     let setup = build(scene).unwrap();
-    let grid = sim::grid_for(&setup).unwrap();
+    let grid = hourglass::backend::grid_for(&setup).unwrap();
     let mut notices = Vec::new();
     let mut backend =
         hourglass::backend::select(&setup, grid, choice, hourglass::backend::Device::Open, &mut notices).unwrap();
     let mut out = ResultDir::create(dir.path(), &setup.scene.to_toml()).unwrap();
-    let opts = RunOptions {
-        quiet: true,
-        progress: false,
-    };
-    let summary = sim::run(&setup, backend.as_mut(), &mut out, &opts).unwrap();
+    let summary = sim::run(&setup, backend.as_mut(), &mut out, &mut sim::Silent).unwrap();
     out.finish(&summary).unwrap();
     summary
 }

@@ -4,12 +4,12 @@
 use hourglass::model::SolverKind;
 use hourglass::output::ResultDir;
 use hourglass::scene::{BackendChoice, Scene, build};
-use hourglass::sim::{self, RunOptions};
+use hourglass::sim;
 
 fn discharge(scene: &Scene) -> (hourglass::output::Summary, Vec<Vec<String>>) {
     let dir = tempfile::tempdir().unwrap();
     let setup = build(scene).unwrap();
-    let grid = sim::grid_for(&setup).unwrap();
+    let grid = hourglass::backend::grid_for(&setup).unwrap();
     let mut notices = Vec::new();
     let mut backend = hourglass::backend::select(
         &setup,
@@ -20,11 +20,7 @@ fn discharge(scene: &Scene) -> (hourglass::output::Summary, Vec<Vec<String>>) {
     )
     .unwrap();
     let mut out = ResultDir::create(dir.path(), &setup.scene.to_toml()).unwrap();
-    let opts = RunOptions {
-        quiet: true,
-        progress: false,
-    };
-    let summary = sim::run(&setup, backend.as_mut(), &mut out, &opts).unwrap();
+    let summary = sim::run(&setup, backend.as_mut(), &mut out, &mut sim::Silent).unwrap();
     out.finish(&summary).unwrap();
     let csv = std::fs::read_to_string(dir.path().join("diagnostics.csv")).unwrap();
     let rows = csv

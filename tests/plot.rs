@@ -31,7 +31,7 @@ fn plot_command_writes_three_non_blank_pngs() {
         let img = image::open(out.join(name)).unwrap().to_rgba8();
         assert_eq!(
             img.dimensions(),
-            (hourglass::plot::WIDTH, hourglass::plot::PANEL_HEIGHT * panels),
+            (hourglass::app::plot::WIDTH, hourglass::app::plot::PANEL_HEIGHT * panels),
             "{name}"
         );
         let white = image::Rgba([255, 255, 255, 255]);

@@ -3,9 +3,9 @@
 
 use std::process::Command;
 
+use hourglass::app::study::{self, SettleConfig, StateSource, StudyConfig, report};
 use hourglass::model::SolverKind;
 use hourglass::scene::{Scene, build};
-use hourglass::study::{self, SettleConfig, StateSource, StudyConfig, report};
 
 /// 100 grains in a box 0.1 m wide.
 fn tiny_scene() -> Scene {
@@ -199,7 +199,7 @@ fn study_of_a_tiny_pile_has_one_finite_row_per_solver_and_a_plot() {
     let inked = back.pixels().filter(|p| **p != white).count();
     assert!(inked > 320 * 200 / 50, "the plot is nearly blank: {inked} pixels drawn");
     // The first series (NLGS) is drawn in its palette colour.
-    assert!(back.pixels().any(|p| p.0 == hourglass::plot::BLUE), "no NLGS line");
+    assert!(back.pixels().any(|p| p.0 == hourglass::app::plot::BLUE), "no NLGS line");
 }
 
 fn summary_colors(solver: &str) -> u64 {

@@ -55,6 +55,16 @@ impl Backend for CpuBackend {
             contacts: Some(self.stepper.contacts()),
         })
     }
+    fn record_residuals(&mut self, on: bool) {
+        self.stepper.residual_history = on.then(Vec::new);
+    }
+    fn take_residuals(&mut self) -> Vec<f32> {
+        self.stepper
+            .residual_history
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
 }
 
 /// The CPU DEM reference as a backend.

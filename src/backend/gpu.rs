@@ -29,6 +29,15 @@ impl Backend for GpuBackend {
     fn view(&mut self) -> Result<GrainView<'_>> {
         Ok(GrainView::Device(self.device_grains()))
     }
+    fn record_residuals(&mut self, on: bool) {
+        GpuBackend::record_residuals(self, on)
+    }
+    fn take_residuals(&mut self) -> Vec<f32> {
+        self.residual_history.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+    fn set_profiling(&mut self, on: bool) {
+        self.profile = on;
+    }
 }
 
 impl Backend for GpuDemBackend {

@@ -10,8 +10,10 @@
 
 pub mod cpu;
 pub mod gpu;
+mod start;
 
 pub use self::cpu::{CpuBackend, CpuDemBackend};
+pub use self::start::{Start, check_initial_state, grid_for};
 pub use crate::gpu::GrainView;
 
 use crate::error::{Error, Result};
@@ -63,6 +65,23 @@ pub trait Backend {
             contacts: None,
         })
     }
+    /// Record the residual of every solver iteration of the following steps
+    /// (m/s, the largest velocity correction of one iteration), until turned
+    /// off; [`take_residuals`](Backend::take_residuals) hands them over. The
+    /// GPU reads its residual back after every iteration while recording
+    /// (one host round trip each, so recorded steps are slower) and returns
+    /// to its usual cadence when recording stops. Nothing is recorded where
+    /// the solver has no residual (DEM).
+    fn record_residuals(&mut self, _on: bool) {}
+    /// The residuals recorded since recording was turned on (or since the
+    /// last take); empty when not recording.
+    fn take_residuals(&mut self) -> Vec<f32> {
+        Vec::new()
+    }
+    /// Time the stages that report their own time ([`StepStats::coloring_ms`])
+    /// by waiting for the device around them: one extra host wait per step,
+    /// so off by default. The CPU's times need no wait and ignore it.
+    fn set_profiling(&mut self, _on: bool) {}
     /// The solver that actually runs (`auto` resolved for this backend).
     fn solver(&self, asked: SolverKind) -> SolverKind {
         asked.resolve(self.kind() == BackendKind::Gpu)
@@ -90,39 +109,43 @@ pub enum Device<'a> {
 
 /// The CPU backend of `setup`'s solver.
 pub fn cpu_backend(setup: &Setup, grid: Grid) -> Box<dyn Backend> {
-    let capacity = setup.scene.solver.contact_capacity as usize;
-    if setup.params.solver == SolverKind::Dem {
-        Box::new(CpuDemBackend::new(
-            setup.grains.clone(),
-            setup.walls(true),
-            grid,
-            capacity,
-            setup.dem,
-        ))
+    cpu_backend_from(&Start::of(setup, grid))
+}
+
+/// The CPU backend of `start`'s solver.
+pub fn cpu_backend_from(start: &Start<'_>) -> Box<dyn Backend> {
+    let (grains, walls) = (start.grains.clone(), start.walls.clone());
+    if start.solver == SolverKind::Dem {
+        Box::new(CpuDemBackend::new(grains, walls, start.grid, start.capacity, start.dem))
     } else {
-        Box::new(CpuBackend::new(setup.grains.clone(), setup.walls(true), grid, capacity))
+        Box::new(CpuBackend::new(grains, walls, start.grid, start.capacity))
     }
 }
 
 /// The GPU backend of `setup`'s solver on `ctx`.
 pub fn gpu_backend(setup: &Setup, grid: Grid, ctx: GpuContext) -> Result<Box<dyn Backend>> {
-    let capacity = setup.scene.solver.contact_capacity as usize;
-    if setup.params.solver == SolverKind::Dem {
+    gpu_backend_from(&Start::of(setup, grid), ctx)
+}
+
+/// The GPU backend of `start`'s solver on `ctx`.
+pub fn gpu_backend_from(start: &Start<'_>, ctx: GpuContext) -> Result<Box<dyn Backend>> {
+    let (grains, walls) = (start.grains.clone(), start.walls.clone());
+    if start.solver == SolverKind::Dem {
         Ok(Box::new(crate::gpu::dem::GpuDemBackend::new(
             ctx,
-            setup.grains.clone(),
-            setup.walls(true),
-            grid,
-            capacity,
-            setup.dem,
+            grains,
+            walls,
+            start.grid,
+            start.capacity,
+            start.dem,
         )?))
     } else {
         Ok(Box::new(crate::gpu::GpuBackend::new(
             ctx,
-            setup.grains.clone(),
-            setup.walls(true),
-            grid,
-            capacity,
+            grains,
+            walls,
+            start.grid,
+            start.capacity,
         )?))
     }
 }

@@ -1,7 +1,7 @@
-//! `hourglass bench`: the performance table (see `hourglass::bench`).
+//! `hourglass bench`: the performance table (see `hourglass::app::bench`).
 
 use hourglass::Result;
-use hourglass::bench::{self, BenchConfig};
+use hourglass::app::bench::{self, BenchConfig};
 use hourglass::model::SolverKind;
 use hourglass::scene::BackendChoice;
 

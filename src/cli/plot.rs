@@ -14,7 +14,7 @@ pub struct PlotArgs {
 }
 
 pub fn run(args: PlotArgs) -> Result<()> {
-    let paths = hourglass::plot::plot_dir(&args.dir)?;
+    let paths = hourglass::app::plot::plot_dir(&args.dir)?;
     if !args.quiet {
         for p in paths {
             eprintln!("plot: {}", p.display());

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use hourglass::Result;
+use hourglass::app::movie::{MovieOptions, render_dir};
 use hourglass::render::ColorMode;
-use hourglass::render::movie::{MovieOptions, render_dir};
 
 /// Colour modes a result directory can show (frames hold no contact loads).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

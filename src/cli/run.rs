@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use hourglass::model::SolverKind;
 use hourglass::output::{ResultDir, Summary};
 use hourglass::scene::{BackendChoice, Scene};
-use hourglass::sim::{self, RunOptions};
+use hourglass::sim::{self, Observer, Progress};
 use hourglass::{Error, Result};
 
 #[derive(clap::Args)]
@@ -114,8 +114,8 @@ pub fn run(args: RunArgs) -> Result<()> {
         });
     }
     let setup = hourglass::scene::build(&scene)?;
-    let grid = sim::grid_for(&setup)?;
-    sim::check_initial_state(&setup, &grid)?;
+    let grid = hourglass::backend::grid_for(&setup)?;
+    hourglass::backend::check_initial_state(&setup, &grid)?;
     let out_dir = setup.scene.run.out.clone();
     let summary = if args.window {
         if !args.quiet {
@@ -123,17 +123,17 @@ pub fn run(args: RunArgs) -> Result<()> {
                 eprintln!("{n}");
             }
         }
-        let opts = hourglass::render::window::WindowOptions {
+        let opts = hourglass::app::window::WindowOptions {
             quiet: args.quiet,
             screenshot_after: args.screenshot_after,
         };
-        hourglass::render::window::run_live(setup, grid, opts)?
+        hourglass::app::window::run_live(setup, grid, opts)?
     } else {
         headless(&setup, grid, args.quiet)?
     };
     report(&summary, args.quiet);
     if args.render {
-        super::render::render(&out_dir, &hourglass::render::movie::MovieOptions::default(), args.quiet)?;
+        super::render::render(&out_dir, &hourglass::app::movie::MovieOptions::default(), args.quiet)?;
     }
     Ok(())
 }
@@ -165,10 +165,76 @@ fn headless(setup: &hourglass::scene::Setup, grid: hourglass::model::Grid, quiet
         setup.scene.run.out.display()
     ));
     let mut out = ResultDir::create(&setup.scene.run.out, &setup.scene.to_toml())?;
-    let opts = RunOptions { quiet, progress: true };
-    let summary = sim::run(setup, backend.as_mut(), &mut out, &opts)?;
+    let mut terminal = Terminal::new(quiet);
+    let summary = sim::run(setup, backend.as_mut(), &mut out, &mut terminal);
+    terminal.clear();
+    let summary = summary?;
     out.finish(&summary)?;
     Ok(summary)
+}
+
+/// What a headless run shows: its notices on stderr (none with --quiet),
+/// above a progress bar when stderr is a terminal.
+struct Terminal {
+    quiet: bool,
+    bar: Option<indicatif::ProgressBar>,
+    /// (settling, passed) of the bar's message.
+    shown: Option<(bool, u64)>,
+}
+
+impl Terminal {
+    fn new(quiet: bool) -> Terminal {
+        use std::io::IsTerminal;
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+            let bar = indicatif::ProgressBar::new(0);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:30}] {pos}/{len} steps {per_sec} eta {eta} {msg}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            bar
+        });
+        Terminal {
+            quiet,
+            bar,
+            shown: None,
+        }
+    }
+
+    fn clear(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+impl Observer for Terminal {
+    fn progress(&mut self, p: &Progress) {
+        let Some(b) = &self.bar else { return };
+        if b.length() != Some(p.planned) {
+            b.set_length(p.planned);
+        }
+        b.set_position(p.steps);
+        let shown = (p.settling, p.totals.passed);
+        // The message follows the diagnostics rows, which the first step may not write.
+        if p.steps > 0 && self.shown != Some(shown) {
+            self.shown = Some(shown);
+            let phase = if p.settling { "settling" } else { "discharge" };
+            b.set_message(format!("{phase} passed {}/{}", p.totals.passed, p.grains));
+        }
+    }
+
+    fn notice(&mut self, msg: &str) {
+        if self.quiet {
+            return;
+        }
+        match &self.bar {
+            Some(b) => b.println(msg),
+            None => eprintln!("{msg}"),
+        }
+    }
 }
 
 fn report(summary: &Summary, quiet: bool) {

@@ -1,10 +1,10 @@
-//! `hourglass study`: the solvers compared on packed states (see `hourglass::study`).
+//! `hourglass study`: the solvers compared on packed states (see `hourglass::app::study`).
 
 use std::path::PathBuf;
 
+use hourglass::app::study::{self, STUDY_SOLVERS, SettleConfig, StateKind, StateSource, StudyConfig, report};
 use hourglass::gpu::{AdapterChoice, GpuContext};
 use hourglass::model::SolverKind;
-use hourglass::study::{self, STUDY_SOLVERS, SettleConfig, StateKind, StateSource, StudyConfig, report};
 use hourglass::{Error, Result};
 
 /// Which backends `--backend` measures.

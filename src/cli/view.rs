@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use hourglass::Result;
-use hourglass::render::window::{WindowOptions, view};
+use hourglass::app::window::{WindowOptions, view};
 
 #[derive(clap::Args)]
 pub struct ViewArgs {

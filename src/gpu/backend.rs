@@ -76,6 +76,8 @@ pub struct GpuBackend {
     /// When Some, every convergence check of a step appends the residual it
     /// read (m/s): one per iteration with `check_every = 1` (the study's cold step).
     pub residual_history: Option<Vec<f32>>,
+    /// `check_every` before [`record_residuals`](GpuBackend::record_residuals) set it to 1.
+    recorded_check_every: u32,
 }
 
 impl GpuBackend {
@@ -132,7 +134,24 @@ impl GpuBackend {
             color_sizes: Vec::new(),
             profile: false,
             residual_history: None,
+            recorded_check_every: CHECK_EVERY,
         })
+    }
+
+    /// Record every iteration's residual into `residual_history` (`on`): the
+    /// residual is then read back after every iteration (`check_every = 1`);
+    /// turning it off restores the check cadence it had and drops the record.
+    pub fn record_residuals(&mut self, on: bool) {
+        match (on, self.residual_history.is_some()) {
+            (true, false) => {
+                self.recorded_check_every = self.check_every;
+                (self.check_every, self.residual_history) = (1, Some(Vec::new()));
+            }
+            (false, true) => {
+                (self.check_every, self.residual_history) = (self.recorded_check_every, None);
+            }
+            _ => {}
+        }
     }
 
     /// Steps taken so far.

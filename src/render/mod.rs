@@ -1,6 +1,8 @@
 //! Seeing the flow: one instanced-disk renderer shared by the live window
 //! (`hourglass run --window`, `hourglass view`) and the offscreen PNG/GIF
-//! writer (`hourglass render`).
+//! writer (`hourglass render`), both in `app`. A leaf: it draws the grains
+//! and walls it is given and never runs a simulation or reads a result
+//! directory.
 //!
 //! ```text
 //!   grains: one quad (6 vertices) per instance, vertex-pulled from storage
@@ -18,9 +20,7 @@ pub mod font;
 pub mod legend;
 pub mod movie;
 pub mod offscreen;
-pub mod player;
 pub mod renderer;
-pub mod window;
 
 pub use offscreen::{Offscreen, save_png, write_gif};
 pub use renderer::{Renderer, Source};

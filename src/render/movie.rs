@@ -1,153 +1,53 @@
-//! `hourglass render DIR`: every K-th frame of a result directory as PNGs in
-//! DIR/render/, an animated GIF DIR/render.gif, and DIR/render.mp4 when
-//! `ffmpeg` is on PATH. No window: offscreen on any adapter.
+//! The frames of a movie: one scene drawn offscreen at a fixed camera and
+//! colour scale, so a colour and a position mean the same in every frame.
+//! The result directory is read (and the files written) by `app::movie`.
 
-use std::path::{Path, PathBuf};
+use image::RgbaImage;
 
 use super::renderer::{Frame, Renderer, Source};
-use super::{Camera, ColorMode, Offscreen, Ranges, offscreen, save_png, scene_bbox, write_gif};
-use crate::error::{Error, Result};
-use crate::gpu::{AdapterChoice, GpuContext};
-use crate::output::read;
+use super::{Camera, ColorMode, Offscreen, Ranges, offscreen, scene_bbox};
+use crate::error::Result;
+use crate::gpu::GpuContext;
+use crate::model::{Grains, Walls};
 
-/// How to render a result directory.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MovieOptions {
-    /// Picture size, px (default 640 x 640).
-    pub width: u32,
-    pub height: u32,
-    /// Frames per second of the GIF and MP4 (default 20).
-    pub fps: f64,
-    /// Render every K-th frame (default 1).
-    pub every: usize,
-    pub mode: ColorMode,
+/// Draws grains behind fixed walls, one picture per call.
+pub struct MovieRenderer {
+    ctx: GpuContext,
+    renderer: Renderer,
+    target: Offscreen,
+    frame: Frame,
 }
 
-impl Default for MovieOptions {
-    fn default() -> Self {
-        MovieOptions {
-            width: 640,
-            height: 640,
-            fps: 20.0,
-            every: 1,
-            mode: ColorMode::Height,
+impl MovieRenderer {
+    /// A `width` x `height` px view fitted to `first` and `walls`, coloured by
+    /// `mode` (frames hold no contact loads: [`ColorMode::Load`] draws heights).
+    pub fn new(ctx: &GpuContext, walls: &Walls, first: &Grains, width: u32, height: u32, mode: ColorMode) -> Self {
+        let ranges = Ranges::for_scene(first, walls, [0.0, -9.81], 1e-3);
+        let mut renderer = Renderer::new(ctx, offscreen::FORMAT);
+        renderer.set_walls(ctx, walls);
+        let frame = Frame {
+            camera: Camera::fit(scene_bbox(first, walls), width, height),
+            mode: if mode == ColorMode::Load {
+                ColorMode::Height
+            } else {
+                mode
+            },
+            ranges,
+            width,
+            height,
+            legend: true,
+        };
+        MovieRenderer {
+            ctx: ctx.clone(),
+            renderer,
+            target: Offscreen::new(ctx, width, height),
+            frame,
         }
     }
-}
 
-/// What was written.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Movie {
-    pub pngs: Vec<PathBuf>,
-    pub gif: PathBuf,
-    pub mp4: Option<PathBuf>,
-    pub adapter: String,
-}
-
-/// Render `dir` into `dir/render/`, `dir/render.gif` (and `dir/render.mp4`).
-pub fn render_dir(dir: &Path, opts: &MovieOptions) -> Result<Movie> {
-    if opts.width == 0 || opts.height == 0 || opts.width > 8192 || opts.height > 8192 {
-        return Err(Error::InvalidField {
-            origin: "command line".into(),
-            field: "--width/--height".into(),
-            problem: format!("{}x{} px: each side must be 1..=8192", opts.width, opts.height),
-        });
+    /// One frame of `grains`.
+    pub fn draw(&mut self, grains: &Grains) -> Result<RgbaImage> {
+        let source = Source::Host { grains, contacts: None };
+        self.target.render(&self.ctx, &mut self.renderer, &source, &self.frame)
     }
-    if !(opts.fps.is_finite() && opts.fps > 0.0) {
-        return Err(Error::InvalidField {
-            origin: "command line".into(),
-            field: "--fps".into(),
-            problem: format!("must be positive, got {}", opts.fps),
-        });
-    }
-    let frames = read::frames(dir)?;
-    let walls = read::walls(dir)?;
-    let first = match frames.first() {
-        Some((_, p)) => read::grains(p)?,
-        None => Default::default(),
-    };
-    let ranges = Ranges::for_scene(&first, &walls, [0.0, -9.81], 1e-3);
-    let ctx = GpuContext::new(AdapterChoice::Any)?.ok_or_else(|| Error::Gpu("no GPU adapter found".to_string()))?;
-    let mut renderer = Renderer::new(&ctx, offscreen::FORMAT);
-    renderer.set_walls(&ctx, &walls);
-    let target = Offscreen::new(&ctx, opts.width, opts.height);
-    let frame = Frame {
-        camera: Camera::fit(scene_bbox(&first, &walls), opts.width, opts.height),
-        mode: if opts.mode == ColorMode::Load {
-            ColorMode::Height
-        } else {
-            opts.mode
-        },
-        ranges,
-        width: opts.width,
-        height: opts.height,
-        legend: true,
-    };
-    let out = dir.join("render");
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| Error::Output { path, source }
-    };
-    if out.exists() {
-        std::fs::remove_dir_all(&out).map_err(io(&out))?;
-    }
-    std::fs::create_dir_all(&out).map_err(io(&out))?;
-    let mut images = Vec::new();
-    let mut pngs = Vec::new();
-    for (k, (_, path)) in frames.iter().enumerate().step_by(opts.every.max(1)) {
-        let grains = read::grains(path)?;
-        let source = Source::Host {
-            grains: &grains,
-            contacts: None,
-        };
-        let img = target.render(&ctx, &mut renderer, &source, &frame)?;
-        let png = out.join(format!("frame_{k:06}.png"));
-        save_png(&img, &png)?;
-        pngs.push(png);
-        images.push(img);
-    }
-    let gif = dir.join("render.gif");
-    write_gif(&gif, &images, opts.fps)?;
-    let mp4 = mp4(dir, &pngs, opts.fps);
-    Ok(Movie {
-        pngs,
-        gif,
-        mp4,
-        adapter: ctx.adapter_name(),
-    })
-}
-
-/// DIR/render.mp4 through ffmpeg (H.264, even-sized), when ffmpeg runs.
-fn mp4(dir: &Path, pngs: &[PathBuf], fps: f64) -> Option<PathBuf> {
-    use std::process::{Command, Stdio};
-    if pngs.is_empty() {
-        return None;
-    }
-    let list = dir.join("render").join("frames.txt");
-    let text: String = pngs
-        .iter()
-        .filter_map(|p| p.file_name())
-        .map(|f| format!("file '{}'\nduration {}\n", f.to_string_lossy(), 1.0 / fps))
-        .collect();
-    std::fs::write(&list, text).ok()?;
-    let path = dir.join("render.mp4");
-    let ok = Command::new("ffmpeg")
-        .args(["-y", "-loglevel", "error", "-f", "concat", "-safe", "0", "-i"])
-        .arg(&list)
-        .args([
-            "-vf",
-            "pad=ceil(iw/2)*2:ceil(ih/2)*2",
-            "-pix_fmt",
-            "yuv420p",
-            "-r",
-            &format!("{fps}"),
-        ])
-        .arg(&path)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    let _ = std::fs::remove_file(&list);
-    ok.then_some(path)
 }

@@ -12,10 +12,12 @@ use crate::model::{DemParams, Grains, SolverKind, StepParams, Walls};
 pub struct Setup {
     /// The scene with every default and derived value written out.
     pub scene: Scene,
-    /// Permanent wall lines, m.
-    pub walls: Vec<[[f64; 2]; 2]>,
-    /// Gate lines: walls only during the settle phase, m.
-    pub gate: Vec<[[f64; 2]; 2]>,
+    /// The walls with the gate (the settle phase), built once from the lines.
+    closed: Walls,
+    /// The walls without the gate (the discharge), built once from the lines.
+    open: Walls,
+    /// The scene has a gate (a settle phase).
+    gated: bool,
     pub grains: Grains,
     /// Height of the neck, m.
     pub neck_y: f64,
@@ -27,13 +29,14 @@ pub struct Setup {
 }
 
 impl Setup {
-    /// Walls with or without the gate.
-    pub fn walls(&self, with_gate: bool) -> Walls {
-        let mut lines = self.walls.clone();
-        if with_gate {
-            lines.extend(&self.gate);
-        }
-        Walls::new(&lines)
+    /// Walls with the gate (closed) or without it (open); built once by [`build`].
+    pub fn walls(&self, with_gate: bool) -> &Walls {
+        if with_gate { &self.closed } else { &self.open }
+    }
+
+    /// The scene has gate lines, so a run settles before it opens them.
+    pub fn has_gate(&self) -> bool {
+        self.gated
     }
 }
 
@@ -201,10 +204,17 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         relax_w_tol: d.relax_w_tol as f32,
         relax_max_steps: d.relax_max_steps,
     };
+    let open = Walls::new(&walls);
+    let closed = if gate.is_empty() {
+        open.clone()
+    } else {
+        Walls::new(&[walls.as_slice(), gate.as_slice()].concat())
+    };
     Ok(Setup {
         scene: resolved,
-        walls,
-        gate,
+        closed,
+        open,
+        gated: !gate.is_empty(),
         grains,
         neck_y,
         params,

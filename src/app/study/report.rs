@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use image::RgbaImage;
 
 use super::{Measured, StudyRow, Variant};
+use crate::app::plot::{BLUE, GREEN, ORANGE, Panel, RED, Series, figure_sized};
 use crate::error::{Error, Result};
 use crate::model::SolverKind;
-use crate::plot::{BLUE, GREEN, ORANGE, Panel, RED, Series, figure_sized};
 
 /// Line colours of the Jacobi relaxations, in the order they appear.
 const JACOBI_PALETTE: [[u8; 4]; 5] = [

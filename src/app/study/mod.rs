@@ -25,14 +25,11 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Backend, CpuBackend};
+use crate::backend::{self, Backend, BackendKind, CpuBackend, Start};
 use crate::error::{Error, Result};
-use crate::gpu::{GpuBackend, GpuContext};
-use crate::model::Grid;
-use crate::model::Region;
-use crate::model::{Grains, SolverKind, StepParams, Walls};
+use crate::gpu::GpuContext;
+use crate::model::{DemParams, Grains, Grid, Region, SolverKind, StepParams, Walls};
 use crate::scene::{Scene, Setup, build};
-use crate::sim;
 
 /// The packed states `--states` can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -120,6 +117,20 @@ pub struct Packed {
     pub max_speed: f32,
 }
 
+impl Packed {
+    /// What a backend measuring `solver` starts from: these grains and walls.
+    pub fn start(&self, solver: SolverKind) -> Start<'_> {
+        Start {
+            grains: &self.grains,
+            walls: &self.walls,
+            grid: self.grid,
+            capacity: self.capacity,
+            solver,
+            dem: DemParams::default(),
+        }
+    }
+}
+
 fn max_speed(g: &Grains) -> f32 {
     g.vel
         .iter()
@@ -140,10 +151,10 @@ pub fn settle_with_progress(
     cfg: &SettleConfig,
     progress: &mut dyn FnMut(u64, f32),
 ) -> Result<Packed> {
-    let grid = sim::grid_for(setup)?;
-    let walls = setup.walls(true);
+    let grid = backend::grid_for(setup)?;
+    let walls = setup.walls(true).clone();
     let capacity = setup.scene.solver.contact_capacity as usize;
-    let mut be = CpuBackend::new(setup.grains.clone(), walls.clone(), grid, capacity);
+    let mut be = CpuBackend::new(setup.grains.clone(), walls, grid, capacity);
     let mut p = setup.params;
     (p.solver, p.tol, p.itmax) = (cfg.solver, cfg.tol, cfg.itmax);
     let start = Instant::now();
@@ -164,7 +175,7 @@ pub fn settle_with_progress(
 
 /// A packed state of `setup`'s walls holding `grains`.
 fn packed_from(name: &str, setup: &Setup, grains: Grains, steps: u64, seconds: f64, speed: f32) -> Result<Packed> {
-    let walls = setup.walls(true);
+    let walls = setup.walls(true).clone();
     Ok(Packed {
         name: name.to_string(),
         params: setup.params,
@@ -177,7 +188,7 @@ fn packed_from(name: &str, setup: &Setup, grains: Grains, steps: u64, seconds: f
             bbox: walls.bounding_box(),
         },
         walls,
-        grid: sim::grid_for(setup)?,
+        grid: backend::grid_for(setup)?,
         settle_steps: steps,
         settle_seconds: seconds,
     })
@@ -328,12 +339,9 @@ impl Variant {
             None => self.solver.name().to_string(),
         }
     }
-    /// The GPU backend runs jacobi, colored and uzawa.
+    /// The GPU backend runs jacobi, colored and uzawa (of the study's solvers).
     pub fn on_gpu(&self) -> bool {
-        matches!(
-            self.solver,
-            SolverKind::Jacobi | SolverKind::Colored | SolverKind::Uzawa
-        )
+        backend::runs_on_gpu(self.solver)
     }
 }
 
@@ -481,25 +489,6 @@ fn warm(be: &mut dyn Backend, packed: &Packed, p: &StepParams, cfg: &StudyConfig
     Ok(())
 }
 
-/// Measure `v` on the CPU from `packed`; returns the figures and the cold
-/// step's residual after every iteration.
-pub fn measure_cpu(packed: &Packed, v: &Variant, cfg: &StudyConfig) -> Result<(Measured, Vec<f32>)> {
-    let mut be = CpuBackend::new(
-        packed.grains.clone(),
-        packed.walls.clone(),
-        packed.grid,
-        packed.capacity,
-    );
-    let p = params_for(packed, v, cfg);
-    be.stepper.residual_history = Some(Vec::new());
-    let s = be.step(&p)?;
-    // Only the cold step is recorded.
-    let history = be.stepper.residual_history.take().unwrap_or_default();
-    let mut m = cold(&s, at_budget(&history, cfg.budget, s.residual));
-    warm(&mut be, packed, &p, cfg, &mut m)?;
-    Ok((m, history))
-}
-
 /// The residual after `budget` iterations of a step whose residual after
 /// every iteration is `history` (its last one when it converged sooner).
 fn at_budget(history: &[f32], budget: u32, last: f32) -> f32 {
@@ -509,27 +498,36 @@ fn at_budget(history: &[f32], budget: u32, last: f32) -> f32 {
         .unwrap_or(last)
 }
 
-/// Measure `v` on the GPU of `ctx` from `packed`; returns the figures and
-/// the cold step's residual after every iteration (the cold step checks
-/// convergence every iteration, the warm ones every `check_every`).
-pub fn measure_gpu(ctx: &GpuContext, packed: &Packed, v: &Variant, cfg: &StudyConfig) -> Result<(Measured, Vec<f32>)> {
-    let ctx = ctx.clone();
-    let mut be = GpuBackend::new(
-        ctx,
-        packed.grains.clone(),
-        packed.walls.clone(),
-        packed.grid,
-        packed.capacity,
-    )?;
-    be.profile = true;
+/// A fresh backend of `kind` for `v`, holding `packed`'s grains and walls
+/// (`ctx`: the device of a GPU backend).
+pub fn backend_for(
+    kind: BackendKind,
+    packed: &Packed,
+    v: &Variant,
+    ctx: Option<&GpuContext>,
+) -> Result<Box<dyn Backend>> {
+    let start = packed.start(v.solver);
+    match (kind, ctx) {
+        (BackendKind::Cpu, _) => Ok(backend::cpu_backend_from(&start)),
+        (BackendKind::Gpu, Some(ctx)) => backend::gpu_backend_from(&start, ctx.clone()),
+        (BackendKind::Gpu, None) => Err(Error::Gpu("no GPU adapter found".to_string())),
+    }
+}
+
+/// Measure `v` on `be`, a fresh backend holding `packed`: the cold step
+/// records the residual after every iteration, then the warm steps are timed
+/// (with the stages that time themselves profiled). Returns the figures and
+/// the cold step's residuals.
+pub fn measure(be: &mut dyn Backend, packed: &Packed, v: &Variant, cfg: &StudyConfig) -> Result<(Measured, Vec<f32>)> {
     let p = params_for(packed, v, cfg);
-    let check_every = be.check_every;
-    (be.check_every, be.residual_history) = (1, Some(Vec::new()));
+    be.set_profiling(true);
+    // Only the cold step is recorded.
+    be.record_residuals(true);
     let s = be.step(&p)?;
-    let history = be.residual_history.take().unwrap_or_default();
-    be.check_every = check_every;
+    let history = be.take_residuals();
+    be.record_residuals(false);
     let mut m = cold(&s, at_budget(&history, cfg.budget, s.residual));
-    warm(&mut be, packed, &p, cfg, &mut m)?;
+    warm(be, packed, &p, cfg, &mut m)?;
     Ok((m, history))
 }
 
@@ -554,17 +552,20 @@ pub fn study_state(
             cpu: None,
             gpu: None,
         };
-        if cfg.cpu {
-            progress(&format!("{} {}: cpu", packed.name, v.label()));
-            let (m, history) = measure_cpu(packed, &v, cfg)?;
-            row.cpu = Some(m);
-            out.histories.push((v, history));
-        }
-        if let (true, Some(ctx), true) = (cfg.gpu, gpu, v.on_gpu()) {
-            progress(&format!("{} {}: gpu", packed.name, v.label()));
-            let (m, history) = measure_gpu(ctx, packed, &v, cfg)?;
-            row.gpu = Some(m);
-            out.gpu_histories.push((v, history));
+        let kinds = [
+            (BackendKind::Cpu, cfg.cpu),
+            (BackendKind::Gpu, cfg.gpu && gpu.is_some() && v.on_gpu()),
+        ];
+        for (kind, _) in kinds.into_iter().filter(|&(_, asked)| asked) {
+            progress(&format!("{} {}: {}", packed.name, v.label(), kind.name()));
+            let mut be = backend_for(kind, packed, &v, gpu)?;
+            let (m, history) = measure(be.as_mut(), packed, &v, cfg)?;
+            let (figures, histories) = match kind {
+                BackendKind::Cpu => (&mut row.cpu, &mut out.histories),
+                BackendKind::Gpu => (&mut row.gpu, &mut out.gpu_histories),
+            };
+            *figures = Some(m);
+            histories.push((v, history));
         }
         out.rows.push(row);
     }

@@ -11,7 +11,7 @@
 //! The surface, the renderer and (for the Jacobi GPU path) the simulation
 //! share one device, so the grains are drawn from the simulation's buffers.
 //! A screenshot renders the current view offscreen through the same
-//! renderer code as [`super::Offscreen`]; `--screenshot-after K` takes one
+//! renderer code as [`Offscreen`]; `--screenshot-after K` takes one
 //! after K frames and closes the window (for tests).
 
 use std::path::PathBuf;
@@ -25,13 +25,13 @@ use winit::keyboard::{Key, NamedKey};
 use winit::window::{Window, WindowId};
 
 use super::player::{Live, Replay};
-use super::renderer::{Frame, Renderer, Source};
-use super::{Camera, ColorMode, Offscreen, Ranges, offscreen, scene_bbox};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::model::Grid;
 use crate::model::Walls;
 use crate::output::Summary;
+use crate::render::renderer::{Frame, Renderer, Source};
+use crate::render::{Camera, ColorMode, Offscreen, Ranges, offscreen, save_png, scene_bbox};
 use crate::scene::Setup;
 
 /// Window options shared by `run --window` and `view`.
@@ -343,7 +343,7 @@ impl App {
         };
         let img = target.render(&g.ctx, renderer, &source, &frame)?;
         drop(source);
-        super::save_png(&img, &path)?;
+        save_png(&img, &path)?;
         self.screenshots += 1;
         if !self.opts.quiet {
             eprintln!("screenshot: {}", path.display());

@@ -14,7 +14,6 @@ use crate::backend::{self, Backend, Device};
 use crate::error::Result;
 use crate::model::SolverKind;
 use crate::scene::{BackendChoice, Scene, build};
-use crate::sim;
 
 /// What to measure.
 #[derive(Debug, Clone)]
@@ -51,7 +50,7 @@ pub fn measure(choice: BackendChoice, n: u64, cfg: &BenchConfig) -> Result<Bench
     scene.grains.count = n;
     scene.solver.kind = cfg.solver;
     let setup = build(&scene)?;
-    let grid = sim::grid_for(&setup)?;
+    let grid = backend::grid_for(&setup)?;
     let mut notices = Vec::new();
     // `gpu` with no adapter is an Error::Gpu: the caller ends that backend's rows.
     let mut backend: Box<dyn Backend> = backend::select(&setup, grid, choice, Device::Open, &mut notices)?;

@@ -3,15 +3,15 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Ranges, renderer::Source};
 use crate::backend::{self, Backend, Device};
 use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::model::Grid;
 use crate::model::{Grains, Walls};
 use crate::output::{ResultDir, Summary, read};
+use crate::render::{Ranges, Source};
 use crate::scene::{BackendChoice, Setup};
-use crate::sim::{self, Run, RunOptions};
+use crate::sim::{self, Observer, Run};
 
 /// The backend of a windowed run: [`backend::select`] with the window's own
 /// device, so a GPU run's buffers are drawn in place.
@@ -25,13 +25,27 @@ fn backend_for_window(
     backend::select(setup, grid, choice, Device::Shared(ctx), notices)
 }
 
+/// What a windowed run says besides its title: its notices on stderr,
+/// unless quiet.
+struct Notices {
+    quiet: bool,
+}
+
+impl Observer for Notices {
+    fn notice(&mut self, msg: &str) {
+        if !self.quiet {
+            eprintln!("{msg}");
+        }
+    }
+}
+
 /// A run in progress, restartable.
 pub struct Live {
     pub setup: Setup,
     grid: Grid,
     choice: BackendChoice,
     ctx: GpuContext,
-    quiet: bool,
+    notices: Notices,
     pub backend: Box<dyn Backend>,
     out: Option<ResultDir>,
     run: Option<Run>,
@@ -49,14 +63,14 @@ impl Live {
                 eprintln!("{n}");
             }
         }
-        let walls = setup.walls(false);
-        let ranges = Ranges::for_scene(&setup.grains, &setup.walls(true), setup.params.gravity, setup.params.dt);
+        let walls = setup.walls(false).clone();
+        let ranges = Ranges::for_scene(&setup.grains, setup.walls(true), setup.params.gravity, setup.params.dt);
         let mut live = Live {
             setup,
             grid,
             choice,
             ctx: ctx.clone(),
-            quiet,
+            notices: Notices { quiet },
             backend,
             out: None,
             run: None,
@@ -69,11 +83,12 @@ impl Live {
 
     fn begin(&mut self) -> Result<()> {
         let mut out = ResultDir::create(&self.setup.scene.run.out, &self.setup.scene.to_toml())?;
-        let opts = RunOptions {
-            quiet: self.quiet,
-            progress: false,
-        };
-        self.run = Some(Run::start(&self.setup, self.backend.as_mut(), &mut out, &opts)?);
+        self.run = Some(Run::start(
+            &self.setup,
+            self.backend.as_mut(),
+            &mut out,
+            &mut self.notices,
+        )?);
         self.out = Some(out);
         Ok(())
     }
@@ -89,7 +104,7 @@ impl Live {
 
     pub fn advance(&mut self, steps: u64) -> Result<u64> {
         match (&mut self.run, &mut self.out) {
-            (Some(run), Some(out)) => run.advance(self.backend.as_mut(), out, steps),
+            (Some(run), Some(out)) => run.advance(self.backend.as_mut(), out, steps, &mut self.notices),
             _ => Ok(0),
         }
     }

@@ -1,0 +1,133 @@
+//! `hourglass render DIR`: every K-th frame of a result directory as PNGs in
+//! DIR/render/, an animated GIF DIR/render.gif, and DIR/render.mp4 when
+//! `ffmpeg` is on PATH. No window: offscreen on any adapter.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::gpu::{AdapterChoice, GpuContext};
+use crate::output::read;
+use crate::render::movie::MovieRenderer;
+use crate::render::{ColorMode, save_png, write_gif};
+
+/// How to render a result directory.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MovieOptions {
+    /// Picture size, px (default 640 x 640).
+    pub width: u32,
+    pub height: u32,
+    /// Frames per second of the GIF and MP4 (default 20).
+    pub fps: f64,
+    /// Render every K-th frame (default 1).
+    pub every: usize,
+    pub mode: ColorMode,
+}
+
+impl Default for MovieOptions {
+    fn default() -> Self {
+        MovieOptions {
+            width: 640,
+            height: 640,
+            fps: 20.0,
+            every: 1,
+            mode: ColorMode::Height,
+        }
+    }
+}
+
+/// What was written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Movie {
+    pub pngs: Vec<PathBuf>,
+    pub gif: PathBuf,
+    pub mp4: Option<PathBuf>,
+    pub adapter: String,
+}
+
+/// Render `dir` into `dir/render/`, `dir/render.gif` (and `dir/render.mp4`).
+pub fn render_dir(dir: &Path, opts: &MovieOptions) -> Result<Movie> {
+    if opts.width == 0 || opts.height == 0 || opts.width > 8192 || opts.height > 8192 {
+        return Err(Error::InvalidField {
+            origin: "command line".into(),
+            field: "--width/--height".into(),
+            problem: format!("{}x{} px: each side must be 1..=8192", opts.width, opts.height),
+        });
+    }
+    if !(opts.fps.is_finite() && opts.fps > 0.0) {
+        return Err(Error::InvalidField {
+            origin: "command line".into(),
+            field: "--fps".into(),
+            problem: format!("must be positive, got {}", opts.fps),
+        });
+    }
+    let frames = read::frames(dir)?;
+    let walls = read::walls(dir)?;
+    let first = match frames.first() {
+        Some((_, p)) => read::grains(p)?,
+        None => Default::default(),
+    };
+    let ctx = GpuContext::new(AdapterChoice::Any)?.ok_or_else(|| Error::Gpu("no GPU adapter found".to_string()))?;
+    let mut movie = MovieRenderer::new(&ctx, &walls, &first, opts.width, opts.height, opts.mode);
+    let out = dir.join("render");
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Output { path, source }
+    };
+    if out.exists() {
+        std::fs::remove_dir_all(&out).map_err(io(&out))?;
+    }
+    std::fs::create_dir_all(&out).map_err(io(&out))?;
+    let mut images = Vec::new();
+    let mut pngs = Vec::new();
+    for (k, (_, path)) in frames.iter().enumerate().step_by(opts.every.max(1)) {
+        let img = movie.draw(&read::grains(path)?)?;
+        let png = out.join(format!("frame_{k:06}.png"));
+        save_png(&img, &png)?;
+        pngs.push(png);
+        images.push(img);
+    }
+    let gif = dir.join("render.gif");
+    write_gif(&gif, &images, opts.fps)?;
+    let mp4 = mp4(dir, &pngs, opts.fps);
+    Ok(Movie {
+        pngs,
+        gif,
+        mp4,
+        adapter: ctx.adapter_name(),
+    })
+}
+
+/// DIR/render.mp4 through ffmpeg (H.264, even-sized), when ffmpeg runs.
+fn mp4(dir: &Path, pngs: &[PathBuf], fps: f64) -> Option<PathBuf> {
+    use std::process::{Command, Stdio};
+    if pngs.is_empty() {
+        return None;
+    }
+    let list = dir.join("render").join("frames.txt");
+    let text: String = pngs
+        .iter()
+        .filter_map(|p| p.file_name())
+        .map(|f| format!("file '{}'\nduration {}\n", f.to_string_lossy(), 1.0 / fps))
+        .collect();
+    std::fs::write(&list, text).ok()?;
+    let path = dir.join("render.mp4");
+    let ok = Command::new("ffmpeg")
+        .args(["-y", "-loglevel", "error", "-f", "concat", "-safe", "0", "-i"])
+        .arg(&list)
+        .args([
+            "-vf",
+            "pad=ceil(iw/2)*2:ceil(ih/2)*2",
+            "-pix_fmt",
+            "yuv420p",
+            "-r",
+            &format!("{fps}"),
+        ])
+        .arg(&path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    let _ = std::fs::remove_file(&list);
+    ok.then_some(path)
+}
