@@ -77,9 +77,9 @@ fn pile(name: &'static str, n: usize, side: f32, r: (f32, f32), k: usize, seed: 
     }
     // A fixed grain touching a wall or another fixed grain moves again (W = 0 otherwise).
     let lists = detect(&grains);
-    for i in 0..n {
+    for (i, (im, &m)) in grains.inv_mass.iter_mut().zip(&movable).enumerate() {
         if lists.of(i).iter().any(|c| c.inv_mass_sum == 0.0) {
-            grains.inv_mass[i] = movable[i];
+            *im = m;
         }
     }
     let mut lists = detect(&grains);
