@@ -97,45 +97,55 @@ fn every_shader_file_is_a_stage_or_says_what_it_is() {
 #[test]
 fn registry_matches_the_wgsl_entry_points_and_bindings() {
     let cfg = ShaderConfig { capacity: 16 };
-    let mut seen = BTreeSet::new();
+    let mut errors = Vec::new();
+    let mut checked = 0;
     for stage in Stage::ALL {
         let (module, info) = parse(stage.name(), &cfg.source(stage));
         let in_wgsl = compute_entries(&module);
-        let in_registry: BTreeSet<String> = ENTRY_POINTS
+        let registered: Vec<&str> = ENTRY_POINTS
             .iter()
             .filter(|e| e.stage == stage)
-            .map(|e| e.entry.to_string())
+            .map(|e| e.entry)
             .collect();
-        assert_eq!(
-            in_registry,
-            in_wgsl,
-            "shaders/{}.wgsl: compute entry points (left: registry, right: WGSL)",
-            stage.name()
-        );
+        for entry in &registered {
+            if !in_wgsl.contains(*entry) {
+                errors.push(format!(
+                    "{}::{entry}: registered, but no such @compute fn in the WGSL",
+                    stage.name()
+                ));
+            }
+        }
         for (index, ep) in module.entry_points.iter().enumerate() {
             if ep.stage != naga::ShaderStage::Compute {
                 continue;
             }
+            let name = format!("{}::{}", stage.name(), ep.name);
+            match registered.iter().filter(|&&e| e == ep.name).count() {
+                0 => {
+                    errors.push(format!("{name}: @compute fn missing from the registry"));
+                    continue;
+                }
+                1 => checked += 1,
+                _ => errors.push(format!("{name}: registered more than once")),
+            }
             let entry = hourglass::gpu::registry::find(stage, &ep.name).unwrap();
-            assert!(
-                seen.insert((stage.name(), ep.name.clone())),
-                "{} is registered twice",
-                entry.name()
-            );
-            assert!(
-                entry.bindings.windows(2).all(|w| w[0].slot < w[1].slot),
-                "{}: bindings must be listed by increasing number",
-                entry.name()
-            );
-            assert_eq!(
-                declared(entry.bindings),
-                used_bindings(&module, &info, index),
-                "{}: bindings (left: registry, right: what the WGSL entry point uses)",
-                entry.name()
-            );
+            if !entry.bindings.windows(2).all(|w| w[0].slot < w[1].slot) {
+                errors.push(format!("{name}: bindings must be listed by increasing number"));
+            }
+            let (want, got) = (declared(entry.bindings), used_bindings(&module, &info, index));
+            if want != got {
+                errors.push(format!(
+                    "{name}: bindings\n    registry: {want:?}\n    WGSL:     {got:?}"
+                ));
+            }
         }
     }
-    assert_eq!(seen.len(), ENTRY_POINTS.len(), "an entry is registered twice");
+    assert!(errors.is_empty(), "registry vs WGSL:\n  {}", errors.join("\n  "));
+    assert_eq!(
+        checked,
+        ENTRY_POINTS.len(),
+        "every registry entry is a WGSL entry point"
+    );
 }
 
 fn tests_sources() -> Vec<(PathBuf, String)> {
