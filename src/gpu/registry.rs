@@ -2,8 +2,9 @@
 //! bindings and its CPU twin (vello's `add_shader!` table).
 //!
 //! ```text
-//!   stage :: "entry"    [binding: Kind name, ...]              twin
-//!   BinCount :: "main"  [0: Uniform params, 1: ReadOnly pos, ...]  cpu(cpu::grid::bin_count, bin_count_matches_cpu)
+//!   entry!(Stage :: "entry", [binding: Kind name, ...], twin)
+//!   entry!(BinCount :: "main", [0: Uniform params, 1: ReadOnly pos, ...],
+//!          cpu("cpu::grid::bin_count", "bin_count_matches_cpu"))
 //! ```
 //! One line per entry point, in step order. `Kind` is the address space and
 //! access of the WGSL declaration (`var<uniform>`, `var<storage, read>`,
