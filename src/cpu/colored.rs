@@ -17,6 +17,8 @@
 //! free); the GPU gets the same numbers (up to fused multiply-adds). Only the owner copy (lower grain) is updated during
 //! the iterations; [`colored_mirror`] copies the impulses into the other
 //! copies at the end of the step for the warm start and the diagnostics.
+//! [`colored_solve`] (one colour's bucket) and [`colored_overflow`] are the
+//! GPU's passes one by one, with its per-grain residuals, for the stage tests.
 
 use super::coloring::{Coloring, is_orphan, owns};
 use crate::model::OVERFLOW;
@@ -122,6 +124,57 @@ pub fn update(
         }
     }
     (dp * c.inv_mass_sum).abs()
+}
+
+/// Stage `colored_solve`: the contacts of one colour, in binding order.
+/// `bucket` holds that colour's slot indices (the GPU's
+/// `bucket[start_k .. start_k + size_k]`); slot `idx` belongs to grain
+/// `idx / capacity`, whose residual becomes max(residual, |dP| W).
+#[allow(clippy::too_many_arguments)]
+pub fn colored_solve(
+    slots: &mut [Contact],
+    capacity: usize,
+    inv_mass: &[f32],
+    vel: &mut [[f32; 2]],
+    residual: &mut [f32],
+    bucket: &[u32],
+    inv_dt: f32,
+    beta: f32,
+    slop: f32,
+) {
+    for &idx in bucket {
+        let a = idx as usize / capacity.max(1);
+        let r = update(&mut slots[idx as usize], a, inv_mass, vel, inv_dt, beta, slop);
+        residual[a] = residual[a].max(r);
+    }
+}
+
+/// Stage `colored_overflow`: serially over every grain and its slots, the
+/// contacts of the [`OVERFLOW`] colour that grain solves (owned copies and
+/// orphans, see [`is_orphan`]); residual as in [`colored_solve`].
+#[allow(clippy::too_many_arguments)]
+pub fn colored_overflow(
+    count: &[u32],
+    slots: &mut [Contact],
+    capacity: usize,
+    color: &[u32],
+    inv_mass: &[f32],
+    vel: &mut [[f32; 2]],
+    residual: &mut [f32],
+    inv_dt: f32,
+    beta: f32,
+    slop: f32,
+) {
+    for a in 0..count.len() {
+        for s in 0..(count[a] as usize).min(capacity) {
+            let idx = a * capacity + s;
+            let solves = owns(a as u32, slots[idx].other) || is_orphan(count, slots, capacity, a, idx);
+            if color[idx] == OVERFLOW && solves {
+                let r = update(&mut slots[idx], a, inv_mass, vel, inv_dt, beta, slop);
+                residual[a] = residual[a].max(r);
+            }
+        }
+    }
 }
 
 /// Stage `colored_mirror`: every non-owned copy takes the impulse of its

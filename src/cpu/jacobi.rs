@@ -27,7 +27,7 @@ pub fn other_velocity(c: &Contact, vel: &[[f32; 2]]) -> [f32; 2] {
 
 /// Update every valid contact of every grain in parallel with `update(grain,
 /// contact)`, which returns that contact's velocity correction; returns the
-/// largest. The per-contact projections of Jacobi and Uzawa share this.
+/// largest (the per-contact projection of Jacobi).
 pub fn update_contacts(
     count: &[u32],
     slots: &mut [Contact],

@@ -21,7 +21,10 @@
 //! grain-grain contact compute the same g_c (im_a N_a + im_b N_b is commutative),
 //! so they stay bit-identical, as in Jacobi.
 
-use super::jacobi::{other_velocity, update_contacts};
+use rayon::prelude::*;
+
+use super::PAR_MIN;
+use super::jacobi::other_velocity;
 use crate::model::{Body, Contact, UZAWA_STEP, dot, sub};
 
 /// rho_c / s = 1 / (im_a N_a + im_b N_b) of a contact of grain `i` (0 when both are fixed).
@@ -36,9 +39,10 @@ pub fn step_of(c: &Contact, i: usize, count: &[u32], capacity: usize, inv_mass: 
     if g > 0.0 { 1.0 / g } else { 0.0 }
 }
 
-/// Stage `uzawa_contact`: new impulses of every contact from one velocity
-/// snapshot; returns the largest |P' - P| / rho_c (= |u + d/dt| where the
-/// projection is inactive), m/s.
+/// Stage `uzawa_contact`, in binding order: new impulses of every contact
+/// from one velocity snapshot; `residual[i]` is the largest |P' - P| / rho_c
+/// over grain i's contacts (= |u + d/dt| where the projection is inactive),
+/// m/s, 0 for a grain without contacts.
 #[allow(clippy::too_many_arguments)]
 pub fn uzawa_contact(
     count: &[u32],
@@ -46,21 +50,51 @@ pub fn uzawa_contact(
     capacity: usize,
     vel: &[[f32; 2]],
     inv_mass: &[f32],
+    residual: &mut [f32],
+    inv_dt: f32,
+    scale: f32,
+) {
+    if capacity == 0 {
+        residual.fill(0.0);
+        return;
+    }
+    slots
+        .par_chunks_mut(capacity)
+        .zip(residual.par_iter_mut())
+        .with_min_len(PAR_MIN)
+        .enumerate()
+        .for_each(|(i, (list, r))| {
+            let n = (count[i] as usize).min(capacity);
+            *r = list[..n]
+                .iter_mut()
+                .map(|c| project(c, i, count, capacity, vel, inv_mass, inv_dt, scale))
+                .fold(0.0f32, f32::max);
+        });
+}
+
+/// P' = max(0, P - rho (u + d/dt)) of one contact of grain `i`; returns |P' - P| / rho.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn project(
+    c: &mut Contact,
+    i: usize,
+    count: &[u32],
+    capacity: usize,
+    vel: &[[f32; 2]],
+    inv_mass: &[f32],
     inv_dt: f32,
     scale: f32,
 ) -> f32 {
-    update_contacts(count, slots, capacity, |i, c| {
-        let rho = scale * step_of(c, i, count, capacity, inv_mass);
-        if rho == 0.0 {
-            return 0.0;
-        }
-        let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal);
-        let t = u + c.gap * inv_dt;
-        let p = (c.impulse - rho * t).max(0.0);
-        let correction = (p - c.impulse).abs() / rho;
-        c.impulse = p;
-        correction
-    })
+    let rho = scale * step_of(c, i, count, capacity, inv_mass);
+    if rho == 0.0 {
+        return 0.0;
+    }
+    let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal);
+    let t = u + c.gap * inv_dt;
+    let p = (c.impulse - rho * t).max(0.0);
+    let correction = (p - c.impulse).abs() / rho;
+    c.impulse = p;
+    correction
 }
 
 /// The Uzawa solver of one step on the CPU path.
@@ -89,10 +123,21 @@ pub fn solve_with(
 ) {
     let k = lists.capacity;
     let (inv_dt, threshold) = (1.0 / p.dt, p.tol / p.dt);
+    // Per-grain residuals, reduced like the GPU's uzawa_contact + residual_max.
+    let mut residual = vec![0.0f32; vel.len()];
     super::jacobi::jacobi_gather(&lists.count, &lists.slots, k, vel_free, inv_mass, vel);
     super::iterate(stats, p.itmax, threshold, history, || {
-        let r = uzawa_contact(&lists.count, &mut lists.slots, k, vel, inv_mass, inv_dt, scale);
+        uzawa_contact(
+            &lists.count,
+            &mut lists.slots,
+            k,
+            vel,
+            inv_mass,
+            &mut residual,
+            inv_dt,
+            scale,
+        );
         super::jacobi::jacobi_gather(&lists.count, &lists.slots, k, vel_free, inv_mass, vel);
-        r
+        super::residual_max::residual_max(&residual, &[]).0
     });
 }

@@ -5,7 +5,7 @@
 //! k, its start and its size), then the overflow colour in one invocation;
 //! at the end of the step `mirror` copies the owners' impulses into the other
 //! copies. CPU twin: [`crate::cpu::colored`] (`ColoredSweep::build` for the
-//! buckets, `update` for solve and overflow, `colored_mirror`).
+//! buckets, `colored_solve`, `colored_overflow`, `colored_mirror`).
 //!
 //! Bucketing costs one host read per step (the sizes, to size the dispatches
 //! and the uniforms) but makes an iteration touch each contact once: with one

@@ -27,6 +27,7 @@ pub mod jacobi_contact;
 pub mod jacobi_gather;
 pub mod prefix_sum;
 pub mod reduce;
+pub mod registry;
 pub mod reorder;
 pub mod residual_max;
 pub mod state;

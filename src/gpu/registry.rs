@@ -1,0 +1,143 @@
+//! The stage registry: every WGSL compute entry point, declared once with its
+//! bindings and its CPU twin (vello's `add_shader!` table).
+//!
+//! ```text
+//!   entry!(Stage :: "entry", [binding: Kind name, ...], twin)
+//!   entry!(BinCount :: "main", [0: Uniform params, 1: ReadOnly pos, ...],
+//!          cpu("cpu::grid::bin_count", "bin_count_matches_cpu"))
+//! ```
+//! One line per entry point, in step order. `Kind` is the address space and
+//! access of the WGSL declaration (`var<uniform>`, `var<storage, read>`,
+//! `var<storage, read_write>`); the bindings are those the entry point uses,
+//! so a bind group of exactly these entries is valid for its pipeline.
+//! A twin names its CPU function (a path under `crate::cpu`) and the test that
+//! feeds both the same input (`<test>` in tests/*.rs); an entry point without
+//! one says why. tests/gpu_registry.rs parses every shader with naga and holds
+//! this table to the WGSL (entry points, binding numbers, kinds and names), to
+//! the CPU sources and to the tests, so none of them can drift.
+//!
+//! Strings, not paths: `gpu/` does not import `cpu/` outside tests.
+
+use super::Stage;
+
+/// How an entry point sees a binding (the WGSL declaration's address space and access).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `var<uniform>`
+    Uniform,
+    /// `var<storage, read>`
+    ReadOnly,
+    /// `var<storage, read_write>` (atomics included)
+    ReadWrite,
+}
+
+/// One binding of group 0: its number, how it is declared, and its WGSL name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Binding {
+    pub slot: u32,
+    pub kind: Kind,
+    pub name: &'static str,
+}
+
+/// The CPU twin of an entry point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Twin {
+    /// `cpu`: a function path under `crate::cpu` (`cpu::grid::bin_count`, or
+    /// `cpu::colored::ColoredSweep::build` for a method); `test`: the
+    /// `<stage>_matches_cpu` test in tests/*.rs that compares the two.
+    Present { cpu: &'static str, test: &'static str },
+    /// No twin, and why.
+    None { reason: &'static str },
+}
+
+/// One WGSL compute entry point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntryPoint {
+    /// The shader file (`shaders/<stage>.wgsl`).
+    pub stage: Stage,
+    /// The `@compute fn` name.
+    pub entry: &'static str,
+    /// The bindings it uses, by increasing number.
+    pub bindings: &'static [Binding],
+    pub twin: Twin,
+}
+
+impl EntryPoint {
+    /// `"<stage>::<entry>"`, as in the table and the pipeline labels.
+    pub fn name(&self) -> String {
+        format!("{}::{}", self.stage.name(), self.entry)
+    }
+}
+
+/// `entry!(Stage :: "entry", [slot: Kind name, ...], twin)`.
+macro_rules! entry {
+    ($stage:ident :: $entry:literal, [$($slot:literal : $kind:ident $name:ident),* $(,)?], $twin:expr) => {
+        EntryPoint {
+            stage: Stage::$stage,
+            entry: $entry,
+            bindings: &[$(Binding { slot: $slot, kind: Kind::$kind, name: stringify!($name) }),*],
+            twin: $twin,
+        }
+    };
+}
+
+/// `cpu(path, test)`: the twin is the function `path`, held to the GPU by `test`.
+const fn cpu(cpu: &'static str, test: &'static str) -> Twin {
+    Twin::Present { cpu, test }
+}
+
+/// Every compute entry point of shaders/, in step order.
+#[rustfmt::skip]
+pub const ENTRY_POINTS: &[EntryPoint] = &[
+    entry!(FreeVelocity :: "main", [0: Uniform params, 1: ReadOnly vel, 2: ReadOnly inv_mass, 3: ReadWrite vel_free], cpu("cpu::integrate::free_velocity", "free_velocity_matches_cpu")),
+    entry!(BinCount :: "main", [0: Uniform params, 1: ReadOnly pos, 2: ReadWrite cell_of, 3: ReadWrite cell_count], cpu("cpu::grid::bin_count", "bin_count_matches_cpu")),
+    // The two passes of one multi-level scan; the test compares the whole scan.
+    entry!(PrefixSum :: "scan", [0: Uniform level, 1: ReadOnly src, 2: ReadWrite dst, 3: ReadWrite block_sums], cpu("cpu::grid::prefix_sum", "prefix_sum_matches_cpu")),
+    entry!(PrefixSum :: "add", [0: Uniform level, 2: ReadWrite dst, 4: ReadOnly offsets], cpu("cpu::grid::prefix_sum", "prefix_sum_matches_cpu")),
+    entry!(BinScatter :: "main", [0: Uniform params, 1: ReadOnly cell_of, 2: ReadWrite cursor, 3: ReadWrite sorted], cpu("cpu::grid::bin_scatter", "bin_scatter_matches_cpu")),
+    entry!(Reorder :: "gather1", [0: Uniform params, 1: ReadOnly sorted, 2: ReadOnly src1, 3: ReadWrite dst1], cpu("cpu::reorder::gather", "reorder_matches_cpu")),
+    entry!(Reorder :: "gather2", [0: Uniform params, 1: ReadOnly sorted, 4: ReadOnly src2, 5: ReadWrite dst2], cpu("cpu::reorder::gather", "reorder_matches_cpu")),
+    entry!(Detect :: "main", [0: Uniform params, 1: ReadOnly cell_start, 2: ReadOnly sorted, 3: ReadOnly pos, 4: ReadOnly radius, 5: ReadOnly inv_mass, 6: ReadOnly segments, 7: ReadOnly corners, 8: ReadWrite count, 9: ReadWrite slots, 10: ReadWrite stats], cpu("cpu::detect::detect", "detect_matches_cpu")),
+    entry!(WarmStart :: "main", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly prev_count, 4: ReadOnly prev_slots], cpu("cpu::warm_start::warm_start", "warm_start_matches_cpu")),
+    entry!(JacobiContact :: "main", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly vel, 4: ReadWrite residual], cpu("cpu::jacobi::jacobi_contact", "jacobi_contact_matches_cpu")),
+    entry!(JacobiGather :: "main", [0: Uniform params, 1: ReadOnly count, 2: ReadOnly slots, 3: ReadOnly vel_free, 4: ReadOnly inv_mass, 5: ReadWrite vel], cpu("cpu::jacobi::jacobi_gather", "jacobi_gather_matches_cpu")),
+    entry!(ResidualMax :: "main", [0: Uniform params, 1: ReadOnly residual, 2: ReadOnly vel, 3: ReadWrite stats], cpu("cpu::residual_max::residual_max", "residual_max_matches_cpu")),
+    entry!(Integrate :: "main", [0: Uniform params, 1: ReadWrite pos, 2: ReadOnly vel], cpu("cpu::integrate::integrate", "integrate_matches_cpu")),
+    entry!(Reduce :: "main", [0: Uniform params, 1: ReadOnly pos, 2: ReadOnly vel, 3: ReadOnly radius, 4: ReadOnly inv_mass, 5: ReadOnly count, 6: ReadOnly slots, 7: ReadOnly segments, 8: ReadOnly corners, 9: ReadWrite partials], cpu("cpu::reduce::reduce", "reduce_matches_cpu")),
+    // Colouring: three entry points compared together (the rounds run until none is left uncoloured).
+    entry!(Coloring :: "coloring_init", [0: Uniform params, 1: ReadOnly count, 2: ReadOnly slots, 5: ReadWrite color_out], cpu("cpu::coloring::coloring_init", "coloring_matches_cpu")),
+    entry!(Coloring :: "coloring_round", [0: Uniform params, 1: ReadOnly count, 2: ReadOnly slots, 3: ReadOnly inv_mass, 4: ReadOnly color_in, 5: ReadWrite color_out], cpu("cpu::coloring::coloring_round", "coloring_matches_cpu")),
+    entry!(Coloring :: "coloring_count", [0: Uniform params, 1: ReadOnly count, 2: ReadOnly slots, 4: ReadOnly color_in, 6: ReadWrite color_stats], cpu("cpu::coloring::coloring_count", "coloring_matches_cpu")),
+    entry!(Colored :: "colored_bucket_count", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly color, 9: ReadWrite bucket_size], cpu("cpu::colored::ColoredSweep::build", "colored_buckets_match_cpu")),
+    entry!(Colored :: "colored_bucket_scatter", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly color, 8: ReadWrite bucket, 10: ReadWrite bucket_cursor], cpu("cpu::colored::ColoredSweep::build", "colored_buckets_match_cpu")),
+    entry!(Colored :: "colored_solve", [0: Uniform params, 2: ReadWrite slots, 4: ReadOnly inv_mass, 5: ReadWrite vel, 6: ReadWrite residual, 7: Uniform pass_color, 8: ReadWrite bucket], cpu("cpu::colored::colored_solve", "colored_solve_matches_cpu")),
+    entry!(Colored :: "colored_overflow", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly color, 4: ReadOnly inv_mass, 5: ReadWrite vel, 6: ReadWrite residual], cpu("cpu::colored::colored_overflow", "colored_overflow_matches_cpu")),
+    entry!(Colored :: "colored_mirror", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots], cpu("cpu::colored::colored_mirror", "colored_mirror_matches_cpu")),
+    entry!(Uzawa :: "uzawa_contact", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly vel, 4: ReadOnly inv_mass, 5: ReadWrite residual, 6: Uniform step_fraction], cpu("cpu::uzawa::uzawa_contact", "uzawa_contact_matches_cpu")),
+    entry!(DemForce :: "main", [0: Uniform params, 1: Uniform law, 2: ReadOnly count, 3: ReadOnly slots, 4: ReadOnly radius, 5: ReadOnly inv_mass, 6: ReadOnly vel, 7: ReadOnly ang_vel, 8: ReadWrite force, 9: ReadWrite torque], cpu("cpu::dem::force::dem_force", "dem_force_matches_cpu")),
+    entry!(DemIntegrate :: "kick_drift", [0: Uniform params, 1: ReadWrite pos, 2: ReadWrite vel, 3: ReadWrite ang_vel, 4: ReadOnly force, 5: ReadOnly torque, 6: ReadOnly radius, 7: ReadOnly inv_mass], cpu("cpu::dem::integrate::kick_drift", "dem_integrate_matches_cpu")),
+    entry!(DemIntegrate :: "kick", [0: Uniform params, 2: ReadWrite vel, 3: ReadWrite ang_vel, 4: ReadOnly force, 5: ReadOnly torque, 6: ReadOnly radius, 7: ReadOnly inv_mass, 8: ReadWrite stats], cpu("cpu::dem::integrate::kick", "dem_integrate_matches_cpu")),
+];
+
+/// Files of shaders/ that are not compute stages, and what they are.
+pub const NOT_STAGES: &[(&str, &str)] = &[
+    (
+        "shared.wgsl",
+        "structs and helpers prepended to every stage (ShaderConfig::source)",
+    ),
+    ("dem_shared.wgsl", "the DemLaw struct prepended to the DEM stages"),
+    (
+        "scene_render.wgsl",
+        "render shader (vertex + fragment) of src/render, no compute entry point",
+    ),
+];
+
+/// The entry points of `stage`, in table order.
+pub fn entry_points(stage: Stage) -> impl Iterator<Item = &'static EntryPoint> {
+    ENTRY_POINTS.iter().filter(move |e| e.stage == stage)
+}
+
+/// The registry entry of `stage`'s entry point `entry`.
+pub fn find(stage: Stage, entry: &str) -> Option<&'static EntryPoint> {
+    entry_points(stage).find(|e| e.entry == entry)
+}

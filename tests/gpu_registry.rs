@@ -1,0 +1,218 @@
+//! The stage registry (src/gpu/registry.rs) against the WGSL, the CPU sources
+//! and the tests: every compute entry point of shaders/ is declared once, with
+//! the bindings naga sees it use (number, uniform or storage, read-only or
+//! read-write, name), and every twin names a CPU function that exists and a
+//! `#[test]` that exists. Needs no adapter: naga parses and validates the
+//! full sources (prelude + shared structs + stage) on the host.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use hourglass::gpu::registry::{Binding, ENTRY_POINTS, Kind, NOT_STAGES, Twin};
+use hourglass::gpu::{ShaderConfig, Stage};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Parse and validate `src`; the module and naga's analysis of it.
+fn parse(what: &str, src: &str) -> (naga::Module, naga::valid::ModuleInfo) {
+    let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| panic!("{what}: {}", e.emit_to_string(src)));
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::default(),
+    )
+    .validate(&module)
+    .unwrap_or_else(|e| panic!("{what}: {}", e.emit_to_string(src)));
+    (module, info)
+}
+
+fn compute_entries(module: &naga::Module) -> BTreeSet<String> {
+    module
+        .entry_points
+        .iter()
+        .filter(|e| e.stage == naga::ShaderStage::Compute)
+        .map(|e| e.name.clone())
+        .collect()
+}
+
+/// The group-0 bindings entry point `index` uses, by increasing number, as naga sees them.
+fn used_bindings(module: &naga::Module, info: &naga::valid::ModuleInfo, index: usize) -> Vec<(u32, Kind, String)> {
+    let uses = info.get_entry_point(index);
+    let mut out: Vec<(u32, Kind, String)> = module
+        .global_variables
+        .iter()
+        .filter(|(h, _)| !uses[*h].is_empty())
+        .filter_map(|(_, g)| {
+            let b = g.binding.as_ref()?;
+            assert_eq!(b.group, 0, "{:?}: every stage binds group 0 only", g.name);
+            let kind = match g.space {
+                naga::AddressSpace::Uniform => Kind::Uniform,
+                naga::AddressSpace::Storage { access } if access.contains(naga::StorageAccess::STORE) => {
+                    Kind::ReadWrite
+                }
+                naga::AddressSpace::Storage { .. } => Kind::ReadOnly,
+                other => panic!("{:?}: unexpected address space {other:?}", g.name),
+            };
+            Some((b.binding, kind, g.name.clone().unwrap_or_default()))
+        })
+        .collect();
+    out.sort_by_key(|b| b.0);
+    out
+}
+
+fn declared(bindings: &[Binding]) -> Vec<(u32, Kind, String)> {
+    bindings.iter().map(|b| (b.slot, b.kind, b.name.to_string())).collect()
+}
+
+#[test]
+fn every_shader_file_is_a_stage_or_says_what_it_is() {
+    let mut files: Vec<String> = std::fs::read_dir(Path::new(ROOT).join("shaders"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|f| f.ends_with(".wgsl"))
+        .collect();
+    files.sort();
+    let stages: BTreeSet<String> = Stage::ALL.iter().map(|s| format!("{}.wgsl", s.name())).collect();
+    for f in &files {
+        let other = NOT_STAGES.iter().find(|(name, _)| name == f);
+        assert!(
+            stages.contains(f) != other.is_some(),
+            "shaders/{f}: must be a Stage (src/gpu/mod.rs) or listed in registry::NOT_STAGES, not both or neither"
+        );
+    }
+    for (name, reason) in NOT_STAGES {
+        assert!(
+            files.contains(&name.to_string()),
+            "registry::NOT_STAGES names a missing shaders/{name}"
+        );
+        assert!(!reason.is_empty(), "shaders/{name}: NOT_STAGES needs its reason");
+    }
+    // The render shader (with its generated prelude) really has no compute entry point.
+    let (module, _) = parse("scene_render", &hourglass::render::renderer::wgsl());
+    assert!(
+        compute_entries(&module).is_empty(),
+        "scene_render.wgsl has a compute entry point: register it"
+    );
+}
+
+#[test]
+fn registry_matches_the_wgsl_entry_points_and_bindings() {
+    let cfg = ShaderConfig { capacity: 16 };
+    let mut errors = Vec::new();
+    let mut checked = 0;
+    for stage in Stage::ALL {
+        let (module, info) = parse(stage.name(), &cfg.source(stage));
+        let in_wgsl = compute_entries(&module);
+        let registered: Vec<&str> = ENTRY_POINTS
+            .iter()
+            .filter(|e| e.stage == stage)
+            .map(|e| e.entry)
+            .collect();
+        for entry in &registered {
+            if !in_wgsl.contains(*entry) {
+                errors.push(format!(
+                    "{}::{entry}: registered, but no such @compute fn in the WGSL",
+                    stage.name()
+                ));
+            }
+        }
+        for (index, ep) in module.entry_points.iter().enumerate() {
+            if ep.stage != naga::ShaderStage::Compute {
+                continue;
+            }
+            let name = format!("{}::{}", stage.name(), ep.name);
+            match registered.iter().filter(|&&e| e == ep.name).count() {
+                0 => {
+                    errors.push(format!("{name}: @compute fn missing from the registry"));
+                    continue;
+                }
+                1 => checked += 1,
+                _ => errors.push(format!("{name}: registered more than once")),
+            }
+            let entry = hourglass::gpu::registry::find(stage, &ep.name).unwrap();
+            if !entry.bindings.windows(2).all(|w| w[0].slot < w[1].slot) {
+                errors.push(format!("{name}: bindings must be listed by increasing number"));
+            }
+            let (want, got) = (declared(entry.bindings), used_bindings(&module, &info, index));
+            if want != got {
+                errors.push(format!(
+                    "{name}: bindings\n    registry: {want:?}\n    WGSL:     {got:?}"
+                ));
+            }
+        }
+    }
+    assert!(errors.is_empty(), "registry vs WGSL:\n  {}", errors.join("\n  "));
+    assert_eq!(
+        checked,
+        ENTRY_POINTS.len(),
+        "every registry entry is a WGSL entry point"
+    );
+}
+
+fn tests_sources() -> Vec<(PathBuf, String)> {
+    let mut out: Vec<(PathBuf, String)> = std::fs::read_dir(Path::new(ROOT).join("tests"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .map(|p| {
+            let s = std::fs::read_to_string(&p).unwrap();
+            (p, s)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The source file under src/ of a `cpu::a::b[::Type]::name` path, and what is left of the path.
+fn cpu_source(path: &str) -> Option<(PathBuf, Vec<&str>)> {
+    let segs: Vec<&str> = path.split("::").collect();
+    assert_eq!(segs.first(), Some(&"cpu"), "{path}: a twin lives under crate::cpu");
+    // The longest module prefix that is a file (a.rs or a/mod.rs).
+    (1..segs.len()).rev().find_map(|j| {
+        let dir = Path::new(ROOT).join("src").join(segs[..j].join("/"));
+        [dir.with_extension("rs"), dir.join("mod.rs")]
+            .into_iter()
+            .find(|f| f.is_file())
+            .map(|f| (f, segs[j..].to_vec()))
+    })
+}
+
+#[test]
+fn every_twin_resolves_to_a_cpu_function_and_a_test() {
+    let tests = tests_sources();
+    let mut missing = Vec::new();
+    println!("{:<16} {:<24} twin", "stage", "entry point");
+    for e in ENTRY_POINTS {
+        match e.twin {
+            Twin::Present { cpu, test } => {
+                println!("{:<16} {:<24} {cpu}  ({test})", e.stage.name(), e.entry);
+                match cpu_source(cpu) {
+                    Some((file, rest)) if (1..=2).contains(&rest.len()) => {
+                        let src = std::fs::read_to_string(&file).unwrap();
+                        let name = rest[rest.len() - 1];
+                        let has_fn =
+                            src.contains(&format!("pub fn {name}(")) || src.contains(&format!("pub fn {name}<"));
+                        let has_impl = rest.len() == 1 || src.contains(&format!("impl {} {{", rest[0]));
+                        if !(has_fn && has_impl) {
+                            missing.push(format!("{}: {cpu} is not a pub fn in {}", e.name(), file.display()));
+                        }
+                    }
+                    _ => missing.push(format!("{}: no source file for {cpu}", e.name())),
+                }
+                let pattern = format!("#[test]\nfn {test}()");
+                if !tests.iter().any(|(_, s)| s.contains(&pattern)) {
+                    missing.push(format!("{}: no #[test] fn {test}() in tests/*.rs", e.name()));
+                }
+            }
+            Twin::None { reason } => {
+                println!("{:<16} {:<24} none: {reason}", e.stage.name(), e.entry);
+                if reason.trim().is_empty() {
+                    missing.push(format!("{}: a missing twin needs its reason", e.name()));
+                }
+            }
+        }
+    }
+    for (name, reason) in NOT_STAGES {
+        println!("{name:<41} not a stage: {reason}");
+    }
+    assert!(missing.is_empty(), "registry twins:\n  {}", missing.join("\n  "));
+}

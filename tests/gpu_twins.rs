@@ -1,0 +1,439 @@
+//! The solver stages that had no `_matches_cpu` test of their own, each
+//! against its CPU twin on the same random input (src/gpu/registry.rs names
+//! these tests): `residual_max`, the three solver passes of `colored`
+//! (`colored_solve`, `colored_overflow`, `colored_mirror`) and `uzawa_contact`.
+//!
+//! Inputs: random piles with sizes that are not multiples of the workgroup
+//! size (1,531 grains), no grain, one grain, every grain in one cell (K = 96:
+//! more colours than MAX_COLORS, so the overflow colour is used), and a dense
+//! pile with K = 4 (full lists: orphaned copies). Every ninety-seventh grain
+//! is fixed, except where that would give a contact with W = 0 (two fixed
+//! bodies: no solver visits it on either side, and P - t/W is not a number).
+//!
+//! Tolerances. Integer outputs (`colored_mirror`'s copies, `residual_max`'s
+//! largest residual, which is one of its inputs) are exact. The float stages
+//! evaluate the same f32 expressions in the same order as their twins; only
+//! fused multiply-adds can differ (one rounding instead of two), so they agree
+//! within [`REL`] relative (errors carry from colour to colour through the
+//! velocities) plus an absolute floor from where the arithmetic cancels:
+//! P' = P - t/W keeps the error of P (one ulp of the 1e-4 N s impulses is
+//! 7e-12 N s), which the velocity update multiplies by im (up to 510 1/kg for
+//! a 0.5 mm grain of 2500 kg/m^2), the coloured residual |dP| W by W (up to
+//! 1,020 1/kg) and Uzawa's |P' - P| / rho by 1/rho = im_a N_a + im_b N_b (up
+//! to 1e5 1/kg with 96 contacts per grain in the one-cell pile). `residual_max`'s |v|^2 is one multiply-add: 1e-6.
+//! On lavapipe every output is bit-identical to the twin's.
+
+mod gpu_common;
+
+use gpu_common::{Rng, buf, close, context, get, run, uni};
+use hourglass::cpu;
+use hourglass::cpu::colored::ColoredSweep;
+use hourglass::gpu::buffers::storage_zeroed;
+use hourglass::gpu::colored::{Buckets, Colored, ColoredBindings, bucket_starts};
+use hourglass::gpu::{GpuContext, Params, STAT_RESIDUAL, STAT_SPEED2, STAT_WORDS, ShaderConfig, residual_max, uzawa};
+use hourglass::model::{Contact, ContactLists, Grains, Grid, OVERFLOW, UZAWA_STEP, Walls};
+
+const ALERT: f32 = 0.003;
+
+/// Relative tolerance of the float outputs (a few hundred f32 roundings).
+const REL: f32 = 1e-5;
+/// Absolute floors, each about ten times the error bound of the module docs:
+/// impulse, N s (1e-6 of the impulses); velocity, m/s (7e-12 N s x 510 1/kg
+/// per update, up to 96 updates); coloured residual, m/s (7e-12 N s x 1,020
+/// 1/kg); Uzawa residual, m/s (7e-12 N s x 1e5 1/kg).
+const IMPULSE_ABS: f32 = 1e-10;
+const VEL_ABS: f32 = 1e-6;
+const COLORED_RESIDUAL_ABS: f32 = 1e-7;
+const UZAWA_RESIDUAL_ABS: f32 = 1e-5;
+
+/// A random pile and its contact lists (CPU detection), with random impulses.
+struct Pile {
+    name: &'static str,
+    grains: Grains,
+    grid: Grid,
+    lists: ContactLists,
+    k: usize,
+}
+
+fn pile(name: &'static str, n: usize, side: f32, r: (f32, f32), k: usize, seed: u64) -> Pile {
+    let mut rng = Rng::new(seed);
+    let pos = (0..n).map(|_| [rng.f32(0.0, side), rng.f32(0.0, side)]).collect();
+    let vel = (0..n).map(|_| [rng.f32(-1.0, 1.0), rng.f32(-1.0, 1.0)]).collect();
+    let radius = (0..n).map(|_| rng.f32(r.0, r.1)).collect();
+    let mut grains = Grains::new(pos, vel, radius, 2500.0);
+    let s = f64::from(side);
+    let walls = Walls::new(&[
+        [[0.0, 0.0], [s, 0.0]],
+        [[s, 0.0], [s, s]],
+        [[s, s], [0.0, s]],
+        [[0.0, s], [0.0, 0.0]],
+        [[0.2 * s, 0.5 * s], [0.6 * s, 0.3 * s]], // a free-standing baffle: convex ends
+    ]);
+    let grid = Grid::covering(walls.bounding_box(), 2.0 * r.1 + ALERT).unwrap();
+    let detect = |g: &Grains| cpu::CpuStepper::new(grid, k).detect(g, &walls, ALERT).clone();
+    let movable = grains.inv_mass.clone();
+    for i in (0..n).step_by(97) {
+        grains.inv_mass[i] = 0.0;
+    }
+    // A fixed grain touching a wall or another fixed grain moves again (W = 0 otherwise).
+    let lists = detect(&grains);
+    for (i, (im, &m)) in grains.inv_mass.iter_mut().zip(&movable).enumerate() {
+        if lists.of(i).iter().any(|c| c.inv_mass_sum == 0.0) {
+            *im = m;
+        }
+    }
+    let mut lists = detect(&grains);
+    assert!((0..n).all(|i| lists.of(i).iter().all(|c| c.inv_mass_sum > 0.0)));
+    for c in lists.slots.iter_mut() {
+        c.impulse = rng.f32(0.0, 1e-4);
+    }
+    Pile {
+        name,
+        grains,
+        grid,
+        lists,
+        k,
+    }
+}
+
+fn piles() -> Vec<Pile> {
+    vec![
+        pile("empty", 0, 0.1, (0.002, 0.003), 16, 1),
+        pile("one grain", 1, 0.008, (0.002, 0.003), 16, 2),
+        pile("1531 grains", 1531, 0.2, (0.002, 0.004), 16, 3),
+        // Every grain in one cell (cell side 0.009 m): up to 79 grain contacts
+        // each, and more than MAX_COLORS colours (K = 96 > 32): the overflow colour.
+        pile("one cell", 80, 0.0085, (0.0005, 0.003), 96, 4),
+        // A dense cluster with K = 4: most lists are full, so copies are orphaned.
+        pile("overflow K=4", 300, 0.03, (0.001, 0.002), 4, 5),
+    ]
+}
+
+fn params(p: &Pile) -> Params {
+    let mut q = Params::new(&p.grid, p.grains.len(), 5, 6);
+    q.dt = 1e-3;
+    q.inv_dt = 1.0 / q.dt;
+    q.beta = 0.2;
+    q.slop = 5e-6;
+    q
+}
+
+fn cfg(p: &Pile) -> ShaderConfig {
+    ShaderConfig { capacity: p.k as u32 }
+}
+
+fn assert_impulses(what: &str, gpu: &[Contact], cpu: &ContactLists) {
+    for i in 0..cpu.count.len() {
+        for s in 0..cpu.of(i).len() {
+            let (a, b) = (gpu[i * cpu.capacity + s].impulse, cpu.of(i)[s].impulse);
+            assert!(
+                close(a, b, REL, IMPULSE_ABS),
+                "{what}: grain {i} slot {s}: gpu {a} cpu {b}"
+            );
+        }
+    }
+}
+
+fn assert_vel(what: &str, gpu: &[[f32; 2]], cpu: &[[f32; 2]]) {
+    assert_eq!(gpu.len(), cpu.len(), "{what}: length");
+    for (i, (a, b)) in gpu.iter().zip(cpu).enumerate() {
+        let ok = close(a[0], b[0], REL, VEL_ABS) && close(a[1], b[1], REL, VEL_ABS);
+        assert!(ok, "{what}: velocity of grain {i}: gpu {a:?} cpu {b:?}");
+    }
+}
+
+fn assert_residual(what: &str, gpu_bits: &[u32], cpu: &[f32]) {
+    assert_eq!(gpu_bits.len(), cpu.len(), "{what}: length");
+    for (i, (&a, &b)) in gpu_bits.iter().zip(cpu).enumerate() {
+        let a = f32::from_bits(a);
+        assert!(
+            close(a, b, REL, COLORED_RESIDUAL_ABS),
+            "{what}: residual of grain {i}: gpu {a} cpu {b}"
+        );
+    }
+}
+
+#[test]
+fn residual_max_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    let mut rng = Rng::new(7);
+    for n in [0usize, 1, 255, 256, 257, 1531, 70_001] {
+        for zeros in [false, true] {
+            let mut residual: Vec<f32> = (0..n).map(|_| rng.f32(0.0, 3.0)).collect();
+            let mut vel: Vec<[f32; 2]> = (0..n).map(|_| [rng.f32(-2.0, 2.0), rng.f32(-2.0, 2.0)]).collect();
+            if zeros {
+                // All at rest, -0.0 included: the largest is +0.0 on both sides.
+                residual
+                    .iter_mut()
+                    .enumerate()
+                    .for_each(|(i, r)| *r = if i % 2 == 0 { -0.0 } else { 0.0 });
+                vel.iter_mut().for_each(|v| *v = [-0.0, 0.0]);
+            } else if n > 2 {
+                // The largest of each at the very end (the last, partial workgroup).
+                residual[n - 1] = 5.0;
+                vel[n - 1] = [3.0, -3.0];
+            }
+            let (want_r, want_s) = cpu::residual_max::residual_max(&residual, &vel);
+            let k = residual_max::ResidualMax::new(&ctx, &ShaderConfig { capacity: 16 });
+            let p = Params {
+                n_grains: n as u32,
+                ..Params::default()
+            };
+            // The other words of stats are left alone.
+            let mut words = vec![0u32; STAT_WORDS as usize];
+            words.iter_mut().enumerate().for_each(|(i, w)| *w = 1000 + i as u32);
+            words[STAT_RESIDUAL as usize] = 0;
+            words[STAT_SPEED2 as usize] = 0;
+            let (pb, rb, vb, stats) = (uni(&ctx, &p), buf(&ctx, &residual), buf(&ctx, &vel), buf(&ctx, &words));
+            let g = k.bind(&ctx, &pb, &rb, &vb, &stats);
+            run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
+            let got = get::<u32>(&ctx, &stats, STAT_WORDS as usize);
+            let (r, s) = (
+                f32::from_bits(got[STAT_RESIDUAL as usize]),
+                f32::from_bits(got[STAT_SPEED2 as usize]),
+            );
+            assert_eq!(r, want_r, "n = {n}: largest residual");
+            assert!(
+                close(s, want_s, 1e-6, 0.0),
+                "n = {n}: largest |v|^2: gpu {s} cpu {want_s}"
+            );
+            for (i, w) in got.iter().enumerate() {
+                if i != STAT_RESIDUAL as usize && i != STAT_SPEED2 as usize {
+                    assert_eq!(*w, words[i], "n = {n}: stats[{i}] must be left alone");
+                }
+            }
+            if n > 2 && !zeros {
+                assert_eq!((want_r, want_s), (5.0, 18.0));
+            }
+        }
+    }
+}
+
+/// The buffers of the coloured passes of a pile, on the GPU.
+struct ColoredGpu {
+    pb: wgpu::Buffer,
+    count: wgpu::Buffer,
+    slots: wgpu::Buffer,
+    color: wgpu::Buffer,
+    inv_mass: wgpu::Buffer,
+    vel: wgpu::Buffer,
+    residual: wgpu::Buffer,
+    buckets: Buckets,
+}
+
+impl ColoredGpu {
+    fn new(ctx: &GpuContext, p: &Pile, color: &[u32], bucket: &[u32]) -> Self {
+        let n = p.grains.len();
+        ColoredGpu {
+            pb: uni(ctx, &params(p)),
+            count: buf(ctx, &p.lists.count),
+            slots: buf(ctx, &p.lists.slots),
+            color: buf(ctx, color),
+            inv_mass: buf(ctx, &p.grains.inv_mass),
+            vel: buf(ctx, &p.grains.vel),
+            residual: storage_zeroed::<u32>(ctx, "hourglass.test.residual", n),
+            buckets: Buckets {
+                bucket: buf(ctx, bucket),
+                size: storage_zeroed::<u32>(ctx, "hourglass.test", 64),
+                cursor: storage_zeroed::<u32>(ctx, "hourglass.test", 64),
+            },
+        }
+    }
+
+    fn bindings(&self) -> ColoredBindings<'_> {
+        ColoredBindings {
+            params: &self.pb,
+            count: &self.count,
+            slots: &self.slots,
+            color: &self.color,
+            inv_mass: &self.inv_mass,
+            vel: &self.vel,
+            residual: &self.residual,
+            buckets: &self.buckets,
+        }
+    }
+
+    /// (slots, vel, residual bits) read back.
+    fn read(&self, ctx: &GpuContext, p: &Pile) -> (Vec<Contact>, Vec<[f32; 2]>, Vec<u32>) {
+        let n = p.grains.len();
+        (
+            get(ctx, &self.slots, n * p.k),
+            get(ctx, &self.vel, n),
+            get(ctx, &self.residual, n),
+        )
+    }
+}
+
+/// Every colour of the pile's colouring, one `colored_solve` dispatch each, in order.
+#[test]
+fn colored_solve_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    for p in piles() {
+        let n = p.grains.len();
+        let q = params(&p);
+        let coloring = cpu::coloring::color_contacts(&p.lists, &p.grains.inv_mass);
+        let mut sweep = ColoredSweep::default();
+        sweep.build(&p.lists.count, &p.lists.slots, p.k, &coloring);
+        let colors = coloring.colors as usize;
+        let sizes: Vec<u32> = (0..colors)
+            .map(|c| (sweep.start[c + 1] - sweep.start[c]) as u32)
+            .collect();
+        let starts = bucket_starts(&sizes);
+        // CPU: each colour's slice of the bucket.
+        let (mut want, mut want_v, mut want_r) = (p.lists.clone(), p.grains.vel.clone(), vec![0.0f32; n]);
+        for c in 0..colors {
+            let bucket = &sweep.slot[sweep.start[c]..sweep.start[c + 1]];
+            cpu::colored::colored_solve(
+                &mut want.slots,
+                p.k,
+                &p.grains.inv_mass,
+                &mut want_v,
+                &mut want_r,
+                bucket,
+                q.inv_dt,
+                q.beta,
+                q.slop,
+            );
+        }
+        // GPU: the same bucket, one pass uniform per colour.
+        let kernels = Colored::new(&ctx, &cfg(&p));
+        let g = ColoredGpu::new(&ctx, &p, &coloring.color, &sweep.slot);
+        let pass: Vec<wgpu::Buffer> = (0..colors)
+            .map(|c| uni(&ctx, &[c as u32, starts[c], sizes[c], 0]))
+            .collect();
+        let groups: Vec<wgpu::BindGroup> = pass
+            .iter()
+            .map(|u| kernels.bind_solve(&ctx, &g.bindings(), u))
+            .collect();
+        run(&ctx, |ps| {
+            for (group, &size) in groups.iter().zip(&sizes) {
+                kernels.dispatch_solve(ps, group, size);
+            }
+        });
+        let (slots, vel, residual) = g.read(&ctx, &p);
+        let what = format!("{}: colored_solve ({colors} colours)", p.name);
+        assert_impulses(&what, &slots, &want);
+        assert_vel(&what, &vel, &want_v);
+        assert_residual(&what, &residual, &want_r);
+        // The non-trivial piles change something.
+        if n > 10 {
+            assert!(
+                want.slots != p.lists.slots && want_v != p.grains.vel,
+                "{what}: nothing solved"
+            );
+        }
+        println!("{what}: {} contacts bucketed", sweep.start[colors]);
+    }
+}
+
+#[test]
+fn colored_overflow_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    let mut solved_any = 0;
+    for p in piles() {
+        let n = p.grains.len();
+        let q = params(&p);
+        let coloring = cpu::coloring::color_contacts(&p.lists, &p.grains.inv_mass);
+        let (mut want, mut want_v, mut want_r) = (p.lists.clone(), p.grains.vel.clone(), vec![0.0f32; n]);
+        cpu::colored::colored_overflow(
+            &want.count,
+            &mut want.slots,
+            p.k,
+            &coloring.color,
+            &p.grains.inv_mass,
+            &mut want_v,
+            &mut want_r,
+            q.inv_dt,
+            q.beta,
+            q.slop,
+        );
+        let kernels = Colored::new(&ctx, &cfg(&p));
+        let g = ColoredGpu::new(&ctx, &p, &coloring.color, &[0u32]);
+        let group = kernels.bind_overflow(&ctx, &g.bindings());
+        run(&ctx, |ps| kernels.dispatch_overflow(ps, &group));
+        let (slots, vel, residual) = g.read(&ctx, &p);
+        let what = format!("{}: colored_overflow ({} overflow contacts)", p.name, coloring.overflow);
+        assert_impulses(&what, &slots, &want);
+        assert_vel(&what, &vel, &want_v);
+        assert_residual(&what, &residual, &want_r);
+        let overflow_slots = coloring.color.iter().filter(|&&c| c == OVERFLOW).count();
+        if coloring.overflow > 0 {
+            solved_any += 1;
+            assert!(want.slots != p.lists.slots, "{what}: nothing solved");
+        }
+        println!("{what}, {overflow_slots} slots in the overflow colour");
+    }
+    // The 1531-grain, one-cell and K = 4 piles use the overflow colour.
+    assert!(solved_any >= 3, "only {solved_any} piles exercise the overflow pass");
+}
+
+#[test]
+fn colored_mirror_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    for p in piles() {
+        let n = p.grains.len();
+        // Random impulses: every non-owned copy differs from its owner before the mirror.
+        let mut want = p.lists.clone();
+        cpu::colored::colored_mirror(&want.count, &mut want.slots, p.k);
+        let kernels = Colored::new(&ctx, &cfg(&p));
+        let (pb, count, slots) = (
+            uni(&ctx, &params(&p)),
+            buf(&ctx, &p.lists.count),
+            buf(&ctx, &p.lists.slots),
+        );
+        let group = kernels.bind_mirror(&ctx, &pb, &count, &slots);
+        run(&ctx, |ps| kernels.dispatch_mirror(ps, &group, n as u32));
+        let got: Vec<Contact> = get(&ctx, &slots, n * p.k);
+        for i in 0..n {
+            let r = i * p.k..i * p.k + want.of(i).len();
+            assert_eq!(&got[r.clone()], &want.slots[r], "{}: colored_mirror grain {i}", p.name);
+        }
+        if n > 10 {
+            assert!(want.slots != p.lists.slots, "{}: nothing mirrored", p.name);
+        }
+    }
+}
+
+#[test]
+fn uzawa_contact_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    for p in piles() {
+        let n = p.grains.len();
+        let q = params(&p);
+        // The solver's step fraction, and a larger one still in (0, 2).
+        for s in [UZAWA_STEP, 1.7] {
+            let mut want = p.lists.clone();
+            let mut want_r = vec![-1.0f32; n];
+            cpu::uzawa::uzawa_contact(
+                &want.count,
+                &mut want.slots,
+                p.k,
+                &p.grains.vel,
+                &p.grains.inv_mass,
+                &mut want_r,
+                q.inv_dt,
+                s,
+            );
+            let k = uzawa::Uzawa::new(&ctx, &cfg(&p));
+            let (pb, count, slots) = (uni(&ctx, &q), buf(&ctx, &p.lists.count), buf(&ctx, &p.lists.slots));
+            let (vel, im) = (buf(&ctx, &p.grains.vel), buf(&ctx, &p.grains.inv_mass));
+            let residual = buf(&ctx, &vec![-1.0f32; n]); // every word must be written
+            let step = uzawa::step_fraction(&ctx, s);
+            let g = k.bind(&ctx, &pb, &count, &slots, &vel, &im, &residual, &step);
+            run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
+            let what = format!("{}: uzawa_contact (s = {s})", p.name);
+            assert_impulses(&what, &get(&ctx, &slots, n * p.k), &want);
+            let got_r: Vec<f32> = get(&ctx, &residual, n);
+            for (i, (&a, &b)) in got_r.iter().zip(&want_r).enumerate() {
+                assert!(
+                    close(a, b, REL, UZAWA_RESIDUAL_ABS),
+                    "{what}: residual of grain {i}: gpu {a} cpu {b}"
+                );
+                assert!(b >= 0.0, "{what}: residual of grain {i} not written");
+            }
+            if n > 10 {
+                assert!(want.slots != p.lists.slots, "{what}: nothing projected");
+            }
+        }
+    }
+}
