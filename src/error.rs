@@ -32,6 +32,14 @@ pub enum Error {
     /// A feature the scene asks for is not built yet (see the README feature table).
     #[error("{what} is not implemented yet (see the feature table in README.md)")]
     NotImplemented { what: String },
+    /// A result file (frames.pvd, a frame, walls.vtp, diagnostics.csv,
+    /// summary.json) could not be read.
+    #[error("{path}: cannot read result file: {source}")]
+    ResultIo { path: PathBuf, source: std::io::Error },
+    /// A result file is corrupt or not in the form our writer produces; the
+    /// message says what is wrong and, for XML, on which line.
+    #[error("{path}: {message}")]
+    ResultFile { path: PathBuf, message: String },
     /// The result directory could not be written.
     #[error("{path}: cannot write output: {source}")]
     Output { path: PathBuf, source: std::io::Error },

@@ -11,6 +11,7 @@
 
 pub mod read;
 pub mod vtk;
+mod xml;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};

@@ -4,130 +4,273 @@
 //! ```text
 //!   frames.pvd      <DataSet timestep="t" ... file="frames/frame_NNNNNN.vtp"/>   -> (t, path)
 //!   frame_*.vtp     Points (x y 0), radius, velocity (vx vy 0), id            -> Grains
-//!   walls.vtp       Points (2 per segment), Lines                             -> Walls
+//!   walls.vtp       Points, Lines (connectivity, offsets)                     -> Walls
 //!   diagnostics.csv DIAGNOSTICS_HEADER + rows                                 -> Row
 //! ```
-//! Only what our writer produces is understood (ASCII DataArrays); anything
-//! else is an error naming the file, never a panic.
+//! Only what our writer produces is understood: one `<Piece>`, ASCII
+//! DataArrays with the components and counts the piece announces. The XML is
+//! parsed by a real parser ([`super::xml`]); anything else (truncated or
+//! malformed XML, a non-numeric value, a count that disagrees with
+//! `NumberOfPoints`, a missing array, binary or appended data) is one error
+//! naming the file and what is wrong, never a panic or silently wrong data.
 
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
+use super::xml::{self, Element, bad};
 use super::{DIAGNOSTICS_HEADER, Row, Summary};
 use crate::error::{Error, Result};
 use crate::model::{Grains, Walls};
 
-fn bad(path: &Path, message: impl Into<String>) -> Error {
-    Error::SceneSyntax {
-        path: path.to_path_buf(),
-        message: message.into(),
-    }
-}
-
 fn read_text(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|source| Error::SceneIo {
+    let bytes = std::fs::read(path).map_err(|source| Error::ResultIo {
         path: path.to_path_buf(),
         source,
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        bad(
+            path,
+            format!(
+                "not a text file (invalid UTF-8 at byte {})",
+                e.utf8_error().valid_up_to()
+            ),
+        )
     })
 }
 
-/// The value of `name="..."` inside one XML tag.
-fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
-    let key = format!(" {name}=\"");
-    let start = tag.find(&key)? + key.len();
-    let len = tag[start..].find('"')?;
-    Some(&tag[start..start + len])
+/// The root `<VTKFile type="KIND">` of `path`.
+fn vtk_file(path: &Path, kind: &str) -> Result<Element> {
+    let root = xml::parse(path, &read_text(path)?)?;
+    if root.name != "VTKFile" {
+        return Err(bad(
+            path,
+            format!("the root element is `<{}>`, expected `<VTKFile>`", root.name),
+        ));
+    }
+    match root.attr("type") {
+        Some(t) if t == kind => Ok(root),
+        Some(t) => Err(bad(path, format!("a VTKFile of type `{t}`, expected `{kind}`"))),
+        None => Err(bad(path, format!("`<VTKFile>` has no type (expected `{kind}`)"))),
+    }
+}
+
+/// The one child `name` of `el`.
+fn only<'a>(path: &Path, el: &'a Element, name: &str) -> Result<&'a Element> {
+    let mut it = el.children(name);
+    match (it.next(), it.next()) {
+        (Some(c), None) => Ok(c),
+        (None, _) => Err(bad(
+            path,
+            format!("`<{}>` (line {}) has no `<{name}>`", el.name, el.line),
+        )),
+        (Some(_), Some(c)) => Err(bad(
+            path,
+            format!(
+                "`<{}>` (line {}) has a second `<{name}>` (line {})",
+                el.name, el.line, c.line
+            ),
+        )),
+    }
+}
+
+/// Attribute `name` of `el`, parsed.
+fn number<T: FromStr>(path: &Path, el: &Element, name: &str) -> Result<T> {
+    let v = el
+        .attr(name)
+        .ok_or_else(|| bad(path, format!("`<{}>` (line {}) has no {name}", el.name, el.line)))?;
+    v.trim().parse().map_err(|_| {
+        bad(
+            path,
+            format!("`<{}>` (line {}): {name} `{v}` is not a valid number", el.name, el.line),
+        )
+    })
+}
+
+/// The one `<Piece>` of a `<VTKFile type="PolyData">`.
+fn piece<'a>(path: &Path, root: &'a Element) -> Result<&'a Element> {
+    only(path, only(path, root, "PolyData")?, "Piece")
+}
+
+/// The values of one ASCII DataArray: `components` per tuple and, when the
+/// count is known, `tuples.0` tuples (`tuples.1` names one in errors: "point").
+/// `label` names the array in errors.
+fn values<T: FromStr>(
+    path: &Path,
+    array: &Element,
+    label: &str,
+    components: usize,
+    tuples: Option<(usize, &str)>,
+) -> Result<Vec<T>> {
+    let here = format!("DataArray `{label}` (line {})", array.line);
+    match array.attr("format") {
+        Some("ascii") => {}
+        Some(f) => {
+            return Err(bad(
+                path,
+                format!("{here} is in `{f}` format; only ascii DataArrays are read"),
+            ));
+        }
+        None => return Err(bad(path, format!("{here} has no format (ascii expected)"))),
+    }
+    let have: usize = match array.attr("NumberOfComponents") {
+        None => 1,
+        Some(_) => number(path, array, "NumberOfComponents")?,
+    };
+    if have != components {
+        return Err(bad(
+            path,
+            format!("{here} has {have} components per point, expected {components}"),
+        ));
+    }
+    let kind = array.attr("type").unwrap_or("number");
+    let out = array
+        .text
+        .split_ascii_whitespace()
+        .enumerate()
+        .map(|(k, w)| {
+            w.parse::<T>()
+                .map_err(|_| bad(path, format!("{here}: value {} `{w}` is not a valid {kind}", k + 1)))
+        })
+        .collect::<Result<Vec<T>>>()?;
+    if let Some((tuples, unit)) = tuples {
+        let want = tuples.saturating_mul(components);
+        if out.len() != want {
+            return Err(bad(
+                path,
+                format!(
+                    "{here} has {} values, expected {want} ({components} per {unit}, {tuples} {unit}s)",
+                    out.len()
+                ),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// The DataArray named `name` among `parent`'s children (exactly one).
+fn named<'a>(path: &Path, parent: &'a Element, name: &str) -> Result<&'a Element> {
+    let mut it = parent.children("DataArray").filter(|a| a.attr("Name") == Some(name));
+    match (it.next(), it.next()) {
+        (Some(a), None) => Ok(a),
+        (None, _) => Err(bad(
+            path,
+            format!("`<{}>` (line {}) has no DataArray `{name}`", parent.name, parent.line),
+        )),
+        (Some(_), Some(a)) => Err(bad(
+            path,
+            format!("a second DataArray `{name}` (line {}) in `<{}>`", a.line, parent.name),
+        )),
+    }
+}
+
+/// The point coordinates of `piece` (x y z per point, `points` points).
+fn points<T: FromStr>(path: &Path, piece: &Element, points: usize) -> Result<Vec<T>> {
+    let el = only(path, piece, "Points")?;
+    let array = only(path, el, "DataArray")?;
+    values(path, array, "Points", 3, Some((points, "point")))
 }
 
 /// The frames of DIR/frames.pvd: (time in s, path of the .vtp), in order.
 pub fn frames(dir: &Path) -> Result<Vec<(f64, PathBuf)>> {
     let path = dir.join("frames.pvd");
-    let text = read_text(&path)?;
-    let mut out = Vec::new();
-    for tag in text.split('<').filter(|t| t.starts_with("DataSet ")) {
-        let t = attr(tag, "timestep")
-            .and_then(|t| t.parse::<f64>().ok())
-            .ok_or_else(|| bad(&path, "a DataSet has no numeric timestep"))?;
-        let file = attr(tag, "file").ok_or_else(|| bad(&path, "a DataSet has no file"))?;
-        out.push((t, dir.join(file)));
-    }
-    Ok(out)
-}
-
-/// Every DataArray of a .vtp: (Name, or "Points" for the points, numbers).
-fn arrays(path: &Path, text: &str) -> Result<Vec<(String, Vec<f64>)>> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(open) = rest.find("<DataArray") {
-        let after = &rest[open..];
-        let end_tag = after.find('>').ok_or_else(|| bad(path, "unterminated DataArray tag"))?;
-        let tag = &after[..end_tag];
-        let close = after
-            .find("</DataArray>")
-            .ok_or_else(|| bad(path, "a DataArray is not closed"))?;
-        let name = attr(tag, "Name").unwrap_or("Points").to_string();
-        let body = &after[end_tag + 1..close];
-        let values = body
-            .split_ascii_whitespace()
-            .map(|w| w.parse::<f64>())
-            .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|e| bad(path, format!("DataArray `{name}`: {e}")))?;
-        out.push((name, values));
-        rest = &after[close..];
-    }
-    Ok(out)
-}
-
-fn array<'a>(path: &Path, all: &'a [(String, Vec<f64>)], name: &str, len: usize) -> Result<&'a [f64]> {
-    let (_, v) = all
-        .iter()
-        .find(|(n, _)| n == name)
-        .ok_or_else(|| bad(path, format!("no DataArray `{name}`")))?;
-    if v.len() != len {
-        return Err(bad(
-            path,
-            format!("DataArray `{name}` has {} values, expected {len}", v.len()),
-        ));
-    }
-    Ok(v)
+    let root = vtk_file(&path, "Collection")?;
+    only(&path, &root, "Collection")?
+        .children("DataSet")
+        .map(|set| {
+            let t: f64 = number(&path, set, "timestep")?;
+            match set.attr("file") {
+                Some(f) if !f.is_empty() => Ok((t, dir.join(f))),
+                _ => Err(bad(&path, format!("`<DataSet>` (line {}) has no file", set.line))),
+            }
+        })
+        .collect()
 }
 
 /// The grains of one frame. Frames store no masses: `inv_mass` is 0.
 pub fn grains(path: &Path) -> Result<Grains> {
-    let text = read_text(path)?;
-    let all = arrays(path, &text)?;
-    let n = all
-        .iter()
-        .find(|(n, _)| n == "radius")
-        .map(|(_, v)| v.len())
-        .ok_or_else(|| bad(path, "no DataArray `radius`"))?;
-    let pts = array(path, &all, "Points", 3 * n)?;
-    let radius = array(path, &all, "radius", n)?;
-    let vel = array(path, &all, "velocity", 3 * n)?;
-    let id = array(path, &all, "id", n)?;
+    let root = vtk_file(path, "PolyData")?;
+    let piece = piece(path, &root)?;
+    let n: usize = number(path, piece, "NumberOfPoints")?;
+    let pts: Vec<f32> = points(path, piece, n)?;
+    let data = only(path, piece, "PointData")?;
+    let radius: Vec<f32> = values(path, named(path, data, "radius")?, "radius", 1, Some((n, "point")))?;
+    let vel: Vec<f32> = values(path, named(path, data, "velocity")?, "velocity", 3, Some((n, "point")))?;
+    let id: Vec<u32> = values(path, named(path, data, "id")?, "id", 1, Some((n, "point")))?;
     Ok(Grains {
-        pos: pts.chunks_exact(3).map(|p| [p[0] as f32, p[1] as f32]).collect(),
-        vel: vel.chunks_exact(3).map(|v| [v[0] as f32, v[1] as f32]).collect(),
-        radius: radius.iter().map(|&r| r as f32).collect(),
+        pos: pts.chunks_exact(3).map(|p| [p[0], p[1]]).collect(),
+        vel: vel.chunks_exact(3).map(|v| [v[0], v[1]]).collect(),
+        radius,
         inv_mass: vec![0.0; n],
         ang_vel: vec![0.0; n],
-        id: id.iter().map(|&i| i as u32).collect(),
+        id,
     })
 }
 
-/// The walls of DIR/walls.vtp (segments in file order).
+/// The walls of DIR/walls.vtp: one segment per pair of consecutive points of
+/// each line cell (our writer's cells are single segments), in file order.
 pub fn walls(dir: &Path) -> Result<Walls> {
     let path = dir.join("walls.vtp");
-    let text = read_text(&path)?;
-    let all = arrays(&path, &text)?;
-    let (_, pts) = all
-        .iter()
-        .find(|(n, _)| n == "Points")
-        .ok_or_else(|| bad(&path, "no points"))?;
-    if pts.len() % 6 != 0 {
-        return Err(bad(&path, "points do not pair into segments"));
+    let root = vtk_file(&path, "PolyData")?;
+    let piece = piece(&path, &root)?;
+    let n: usize = number(&path, piece, "NumberOfPoints")?;
+    let cells: usize = number(&path, piece, "NumberOfLines")?;
+    let pts: Vec<f64> = points(&path, piece, n)?;
+    let mut segments = Vec::new();
+    if cells > 0 {
+        let lines = only(&path, piece, "Lines")?;
+        let conn = named(&path, lines, "connectivity")?;
+        let conn: Vec<usize> = values(&path, conn, "connectivity", 1, None)?;
+        let offsets: Vec<usize> = values(
+            &path,
+            named(&path, lines, "offsets")?,
+            "offsets",
+            1,
+            Some((cells, "line")),
+        )?;
+        let mut start = 0;
+        for (k, &end) in offsets.iter().enumerate() {
+            if end > conn.len() {
+                return Err(bad(
+                    &path,
+                    format!(
+                        "line cell {} ends at offset {end}, but connectivity has {} values",
+                        k + 1,
+                        conn.len()
+                    ),
+                ));
+            }
+            if end < start + 2 {
+                return Err(bad(
+                    &path,
+                    format!(
+                        "line cell {} has {} points (offsets {start}..{end}); a line needs 2 or more",
+                        k + 1,
+                        end.saturating_sub(start)
+                    ),
+                ));
+            }
+            let cell = &conn[start..end];
+            if let Some(&i) = cell.iter().find(|&&i| i >= n) {
+                return Err(bad(
+                    &path,
+                    format!(
+                        "line cell {} refers to point {i}, but the piece has {n} points (numbered from 0)",
+                        k + 1
+                    ),
+                ));
+            }
+            let p = |i: usize| [pts[3 * i], pts[3 * i + 1]];
+            segments.extend(cell.windows(2).map(|w| [p(w[0]), p(w[1])]));
+            start = end;
+        }
+        if start != conn.len() {
+            return Err(bad(
+                &path,
+                format!("the last offset is {start} but connectivity has {} values", conn.len()),
+            ));
+        }
     }
-    let lines: Vec<[[f64; 2]; 2]> = pts.chunks_exact(6).map(|p| [[p[0], p[1]], [p[3], p[4]]]).collect();
-    Ok(Walls::new(&lines))
+    Ok(Walls::new(&segments))
 }
 
 /// The rows of DIR/diagnostics.csv.

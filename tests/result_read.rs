@@ -1,0 +1,441 @@
+//! Reading a result directory back: what the writer writes reads back
+//! exactly, and every corrupt file is one error that names the file and the
+//! problem (never a panic, never silently wrong data).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use hourglass::model::{Grains, Walls};
+use hourglass::output::{ResultDir, read, vtk};
+
+fn grains(n: usize) -> Grains {
+    // Values that stress the decimal round trip: negative, tiny, large, not
+    // representable in a few digits.
+    let pos = (0..n)
+        .map(|i| [(i as f32 * 0.1) - 3.7e-3, -(i as f32).sqrt() * 1.234_567e2])
+        .collect();
+    let vel = (0..n).map(|i| [1.0 / (i as f32 + 3.0), -1.0e-30 * i as f32]).collect();
+    let radius = (0..n).map(|i| 1.0e-3 + 1.0e-6 * (i % 7) as f32 / 3.0).collect();
+    let mut g = Grains::new(pos, vel, radius, 2500.0);
+    g.id = (0..n as u32).rev().map(|i| if i == 0 { u32::MAX } else { i }).collect();
+    g
+}
+
+fn walls() -> Walls {
+    Walls::new(&[
+        [[-1.0, 2.0], [-0.1, 0.05]],
+        [[-0.1, 0.05], [0.1, 0.05]],
+        [[0.1, 0.05], [1.0 / 3.0, 2.0]],
+        [[-2.5, -1.0], [2.5, -1.0]],
+    ])
+}
+
+/// The grains as the reader returns them: no masses or angular velocities.
+fn as_read(g: &Grains) -> Grains {
+    Grains {
+        inv_mass: vec![0.0; g.len()],
+        ang_vel: vec![0.0; g.len()],
+        ..g.clone()
+    }
+}
+
+#[test]
+fn frames_and_walls_round_trip_exactly_through_the_writer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run & <results>");
+    let mut out = ResultDir::create(&dir, "version = 1\n").unwrap();
+    let written: Vec<(f64, Grains)> = [0, 1, 1000]
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| (k as f64 * 0.1 + 1e-9, grains(n)))
+        .collect();
+    for (t, g) in &written {
+        out.frame(*t, g).unwrap();
+    }
+    out.walls(&walls()).unwrap();
+    let frames = read::frames(&dir).unwrap();
+    assert_eq!(frames.len(), written.len());
+    for (k, ((t, path), (t0, g))) in frames.iter().zip(&written).enumerate() {
+        assert_eq!(*t, *t0, "frame {k}: time");
+        assert_eq!(*path, dir.join(format!("frames/frame_{k:06}.vtp")));
+        assert_eq!(read::grains(path).unwrap(), as_read(g), "frame {k}");
+    }
+    // The file holds f32 coordinates: the walls rebuilt from those, exactly.
+    let f32_lines: Vec<[[f64; 2]; 2]> = walls()
+        .segments
+        .iter()
+        .map(|s| [s.a.map(f64::from), s.b.map(f64::from)])
+        .collect();
+    assert_eq!(read::walls(&dir).unwrap(), Walls::new(&f32_lines));
+}
+
+#[test]
+fn no_walls_and_no_frames_read_back_empty() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = ResultDir::create(tmp.path(), "version = 1\n").unwrap();
+    out.walls(&Walls::new(&[])).unwrap();
+    assert_eq!(read::walls(tmp.path()).unwrap(), Walls::new(&[]));
+    std::fs::write(tmp.path().join("frames.pvd"), vtk::pvd(&[])).unwrap();
+    assert!(read::frames(tmp.path()).unwrap().is_empty());
+}
+
+#[test]
+fn pvd_attributes_are_unescaped() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("frames.pvd"),
+        "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\">\n<Collection>\n\
+         <DataSet timestep=\"2.5\" file=\"a &amp; b/&lt;f&gt;&#39;.vtp\"/>\n\
+         <!-- a comment --><DataSet file='c.vtp' timestep='3'></DataSet>\n\
+         </Collection>\n</VTKFile>\n",
+    )
+    .unwrap();
+    let frames = read::frames(tmp.path()).unwrap();
+    assert_eq!(
+        frames,
+        vec![
+            (2.5, tmp.path().join("a & b/<f>'.vtp")),
+            (3.0, tmp.path().join("c.vtp"))
+        ]
+    );
+}
+
+/// The error of reading `text` as a frame (or with `read`), as one line.
+fn error_of(dir: &Path, name: &str, text: &[u8], read: impl Fn(&Path) -> hourglass::Result<()>) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    let e = match read(&path) {
+        Ok(()) => panic!("{name}: read without error"),
+        Err(e) => e.to_string(),
+    };
+    assert!(!e.contains('\n'), "{name}: more than one line: {e}");
+    e
+}
+
+fn frame_error(dir: &Path, name: &str, text: &str) -> String {
+    error_of(dir, name, text.as_bytes(), |p| read::grains(p).map(drop))
+}
+
+/// Replace the first `from` of `text` by `to` (which must be there).
+fn edit(text: &str, from: &str, to: &str) -> String {
+    assert!(text.contains(from), "`{from}` is not in the frame");
+    text.replacen(from, to, 1)
+}
+
+#[test]
+fn each_corrupt_frame_is_one_error_naming_the_file_and_the_problem() {
+    let tmp = tempfile::tempdir().unwrap();
+    let good = vtk::grains_vtp(&grains(3));
+    let cut_in_text = good.find("0.0010003333").unwrap() + 4;
+    let cut_in_tag = good.find("<PointData").unwrap() + 5;
+    let cases: Vec<(&str, String, &[&str])> = vec![
+        (
+            "truncated_in_text.vtp",
+            good[..cut_in_text].to_string(),
+            &["truncated", "`<DataArray>` opened on line", "is not closed"],
+        ),
+        (
+            "truncated_in_tag.vtp",
+            good[..cut_in_tag].to_string(),
+            &["line 12, column 1", "malformed XML", "not closed"],
+        ),
+        (
+            "unclosed_points.vtp",
+            edit(&good, "</Points>", ""),
+            &[
+                "line 46, column 1",
+                "malformed XML",
+                "expected `</Points>`, but `</Piece>` was found",
+            ],
+        ),
+        (
+            "non_numeric_radius.vtp",
+            edit(&good, "0.0010003333", "0.00l0003333"),
+            &[
+                "DataArray `radius` (line 13)",
+                "value 2 `0.00l0003333` is not a valid Float32",
+            ],
+        ),
+        (
+            "negative_id.vtp",
+            edit(&good, "\n4294967295\n", "\n-1\n"),
+            &["DataArray `id`", "value 3 `-1` is not a valid UInt32"],
+        ),
+        (
+            "count_disagrees.vtp",
+            edit(&good, "NumberOfPoints=\"3\"", "NumberOfPoints=\"4\""),
+            &["DataArray `Points` (line 6) has 9 values, expected 12 (3 per point, 4 points)"],
+        ),
+        (
+            "short_array.vtp",
+            edit(&good, "0.0010003333\n", ""),
+            &["DataArray `radius` (line 13) has 2 values, expected 3"],
+        ),
+        (
+            "missing_id.vtp",
+            edit(&good, "Name=\"id\"", "Name=\"ident\""),
+            &["`<PointData>` (line 12) has no DataArray `id`"],
+        ),
+        (
+            "two_radius_arrays.vtp",
+            edit(&good, "Name=\"angular_velocity\"", "Name=\"radius\""),
+            &["a second DataArray `radius` (line 28) in `<PointData>`"],
+        ),
+        (
+            "missing_points.vtp",
+            edit(&edit(&good, "<Points>", "<Pts>"), "</Points>", "</Pts>"),
+            &["`<Piece>` (line 4) has no `<Points>`"],
+        ),
+        (
+            "two_component_velocity.vtp",
+            edit(
+                &good,
+                "Name=\"velocity\" NumberOfComponents=\"3\"",
+                "Name=\"velocity\" NumberOfComponents=\"2\"",
+            ),
+            &["DataArray `velocity` (line 18) has 2 components per point, expected 3"],
+        ),
+        (
+            "binary.vtp",
+            edit(
+                &good,
+                "Name=\"radius\" format=\"ascii\"",
+                "Name=\"radius\" format=\"binary\"",
+            ),
+            &["DataArray `radius` (line 13) is in `binary` format; only ascii DataArrays are read"],
+        ),
+        (
+            "appended.vtp",
+            edit(
+                &edit(
+                    &good,
+                    "Name=\"id\" format=\"ascii\"",
+                    "Name=\"id\" format=\"appended\" offset=\"0\"",
+                ),
+                "</VTKFile>",
+                "<AppendedData encoding=\"raw\">_AAAA</AppendedData>\n</VTKFile>",
+            ),
+            &["DataArray `id` (line 23) is in `appended` format; only ascii DataArrays are read"],
+        ),
+        (
+            "no_format.vtp",
+            edit(&good, "Name=\"radius\" format=\"ascii\"", "Name=\"radius\""),
+            &["DataArray `radius` (line 13) has no format (ascii expected)"],
+        ),
+        (
+            "bad_entity.vtp",
+            edit(&good, "Name=\"radius\"", "Name=\"rad&ius\""),
+            &["line 13, column 1", "attribute `Name`"],
+        ),
+        (
+            "mismatched_end.vtp",
+            edit(&good, "</PolyData>", "</Polydata>"),
+            &["malformed XML", "`</PolyData>`", "`</Polydata>`"],
+        ),
+        (
+            "collection.vtp",
+            vtk::pvd(&[(0.0, "f.vtp".into())]),
+            &["a VTKFile of type `Collection`, expected `PolyData`"],
+        ),
+        (
+            "html.vtp",
+            "<html><body>404</body></html>".into(),
+            &["the root element is `<html>`, expected `<VTKFile>`"],
+        ),
+        (
+            "plain_text.vtp",
+            "hello, world\n".into(),
+            &["line 1, column 1", "text outside the root element"],
+        ),
+        ("empty.vtp", String::new(), &["no XML element in the file"]),
+        ("two_roots.vtp", format!("{good}{good}"), &["a second root element"]),
+    ];
+    for (name, text, says) in &cases {
+        let e = frame_error(tmp.path(), name, text);
+        let path = tmp.path().join(name).display().to_string();
+        assert!(
+            e.starts_with(&format!("{path}: ")),
+            "{name}: does not name the file: {e}"
+        );
+        for s in *says {
+            assert!(e.contains(s), "{name}: `{s}` not in: {e}");
+        }
+    }
+    // Not text at all (a PNG signature).
+    let e = error_of(tmp.path(), "image.vtp", b"\x89PNG\r\n\x1a\n\0\0", |p| {
+        read::grains(p).map(drop)
+    });
+    assert!(
+        e.contains("image.vtp: not a text file (invalid UTF-8 at byte 0)"),
+        "{e}"
+    );
+    // A frame that is not there.
+    let e = read::grains(&tmp.path().join("absent.vtp")).unwrap_err().to_string();
+    assert!(e.contains("absent.vtp: cannot read result file"), "{e}");
+}
+
+/// Reads the file at the path (through the directory reader that opens it).
+type Reader = dyn Fn(&Path) -> hourglass::Result<()>;
+
+#[test]
+fn each_corrupt_pvd_or_walls_file_is_one_error_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let frames_of = |p: &Path| read::frames(p.parent().unwrap()).map(drop);
+    let walls_of = |p: &Path| read::walls(p.parent().unwrap()).map(drop);
+    let pvd = vtk::pvd(&[
+        (0.0, "frames/frame_000000.vtp".into()),
+        (0.5, "frames/frame_000001.vtp".into()),
+    ]);
+    let good_walls = vtk::walls_vtp(&walls());
+    let cases: Vec<(&str, String, &[&str], &Reader)> = vec![
+        (
+            "frames.pvd",
+            edit(&pvd, "timestep=\"0.5\"", "timestep=\"half\""),
+            &["`<DataSet>` (line 5): timestep `half` is not a valid number"],
+            &frames_of,
+        ),
+        (
+            "frames.pvd",
+            edit(&pvd, "file=\"frames/frame_000001.vtp\"", ""),
+            &["`<DataSet>` (line 5) has no file"],
+            &frames_of,
+        ),
+        (
+            "frames.pvd",
+            pvd[..pvd.len() - 12].to_string(),
+            &["truncated: `<VTKFile>` opened on line 2 is not closed"],
+            &frames_of,
+        ),
+        (
+            "frames.pvd",
+            good_walls.clone(),
+            &["a VTKFile of type `PolyData`, expected `Collection`"],
+            &frames_of,
+        ),
+        (
+            "walls.vtp",
+            edit(&good_walls, "\n6 7\n", "\n6 8\n"),
+            &["line cell 4 refers to point 8, but the piece has 8 points (numbered from 0)"],
+            &walls_of,
+        ),
+        (
+            "walls.vtp",
+            edit(&good_walls, "\n8\n</DataArray>", "\n9\n</DataArray>"),
+            &["line cell 4 ends at offset 9, but connectivity has 8 values"],
+            &walls_of,
+        ),
+        (
+            "walls.vtp",
+            edit(&good_walls, "\n6\n", "\n4\n"),
+            &["line cell 3 has 0 points (offsets 4..4); a line needs 2 or more"],
+            &walls_of,
+        ),
+        (
+            "walls.vtp",
+            edit(&good_walls, "\n6 7\n", "\n6 7 5\n"),
+            &["the last offset is 8 but connectivity has 9 values"],
+            &walls_of,
+        ),
+        (
+            "walls.vtp",
+            edit(&good_walls, "NumberOfLines=\"4\"", "NumberOfLines=\"5\""),
+            &["DataArray `offsets` (line 24) has 4 values, expected 5 (1 per line, 5 lines)"],
+            &walls_of,
+        ),
+        (
+            "walls.vtp",
+            edit(&edit(&good_walls, "<Lines>", "<Polys>"), "</Lines>", "</Polys>"),
+            &["`<Piece>` (line 4) has no `<Lines>`"],
+            &walls_of,
+        ),
+        (
+            "walls.vtp",
+            edit(&good_walls, "NumberOfPoints=\"8\"", "NumberOfPoints=\"eight\""),
+            &["`<Piece>` (line 4): NumberOfPoints `eight` is not a valid number"],
+            &walls_of,
+        ),
+    ];
+    for (name, text, says, read) in cases {
+        let e = error_of(tmp.path(), name, text.as_bytes(), read);
+        let path = tmp.path().join(name).display().to_string();
+        assert!(
+            e.starts_with(&format!("{path}: ")),
+            "{name}: does not name the file: {e}"
+        );
+        for s in says {
+            assert!(e.contains(s), "{name}: `{s}` not in: {e}");
+        }
+    }
+}
+
+fn hourglass(args: &[&str], dir: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_hourglass"))
+        .args(args)
+        .arg(dir)
+        // A valid runtime dir, so the windowing and driver libraries stay quiet.
+        .env("XDG_RUNTIME_DIR", dir.parent().unwrap())
+        .output()
+        .unwrap()
+}
+
+fn one_line_failure(o: &std::process::Output, says: &[&str]) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "succeeded: {err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    for s in says {
+        assert!(err.contains(s), "`{s}` not in: {err}");
+    }
+}
+
+#[test]
+fn view_render_and_plot_of_a_corrupt_result_fail_in_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let o = hourglass(
+        &[
+            "run",
+            "--grains",
+            "30",
+            "--steps",
+            "10",
+            "--every",
+            "5",
+            "--backend",
+            "cpu",
+            "-q",
+            "--out",
+        ],
+        &out,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let frames: Vec<PathBuf> = read::frames(&out).unwrap().into_iter().map(|(_, p)| p).collect();
+    assert!(frames.len() >= 2);
+    let corrupt = |p: &Path| {
+        let text = std::fs::read_to_string(p).unwrap();
+        std::fs::write(
+            p,
+            text.replacen(
+                "Name=\"radius\" format=\"ascii\">\n",
+                "Name=\"radius\" format=\"ascii\">\nx",
+                1,
+            ),
+        )
+        .unwrap();
+    };
+    // The last frame: render reads it after rendering the others.
+    let last = frames.last().unwrap();
+    corrupt(last);
+    let name = last.file_name().unwrap().to_str().unwrap();
+    let o = hourglass(&["render", "--width", "64", "--height", "48", "-q"], &out);
+    one_line_failure(&o, &[name, "DataArray `radius`", "is not a valid Float32"]);
+    // The first frame: the replay reads it before opening a window.
+    corrupt(&frames[0]);
+    let o = hourglass(&["view", "-q"], &out);
+    one_line_failure(&o, &["frame_000000.vtp", "DataArray `radius`"]);
+    // plot reads no frames, only the diagnostics.
+    let csv = out.join("diagnostics.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    std::fs::write(&csv, format!("{text}1,2,3\n")).unwrap();
+    let o = hourglass(&["plot", "-q"], &out);
+    one_line_failure(&o, &["diagnostics.csv", "3 fields, expected 12"]);
+}
