@@ -1,13 +1,14 @@
-//! [`GpuBackend`]: the NSCD step (Jacobi solver) on the GPU, state resident
-//! between steps.
+//! [`GpuBackend`]: the NSCD step (Jacobi, coloured and Uzawa solvers) on the
+//! GPU, state resident between steps, on the shared [`Pipeline`].
 //!
-//! One step, recorded into few submits:
+//! The step is a list of [`StepStage`]s built up front ([`GpuBackend::plan`])
+//! and run by [`super::step::record`], into few submits:
 //! ```text
-//!   submit 1: [reorder] free_velocity bin_count prefix_sum bin_scatter detect [warm_start]
-//!             jacobi_gather, then CHECK iterations of (jacobi_contact, jacobi_gather),
-//!             residual_max, copy stats -> staging            (wait, read 16 bytes)
+//!   submit 1: ClearStats [Reorder] ClearCells FreeVelocity BinCount PrefixSum CursorCopy
+//!             BinScatter Detect [WarmStart] Gather [Color: submits per batch of rounds]
+//!             Solve: CHECK iterations, residual_max, copy stats -> staging  (wait, read 16 bytes)
 //!   submit 2..: CHECK more iterations + residual_max, while residual >= tol/dt and < itmax
-//!   last:     integrate                                       (no wait)
+//!   last:     [Mirror] Integrate                                    (no wait)
 //! ```
 //! Convergence stays per step: the residual (largest |dP| W / omega of one
 //! iteration, as on the CPU) is read back every `check_every` iterations
@@ -19,20 +20,22 @@
 //! Reorder: every [`REORDER_EVERY`] steps and after the walls change (the
 //! gate opens), the per-grain arrays are permuted into the cell order of the
 //! previous binning. Grain indices change, so warm start is simply skipped on
-//! that step (cold start, as after the gate opens). [`Backend::grains`] returns
+//! that step (cold start, as after the gate opens). [`GpuBackend::grains`] returns
 //! the grains in id order, so callers never see the permutation.
+//!
+//! Bisection: [`GpuBackend::step_from`] runs only the stages from a
+//! [`GpuFrom`] on, after the `upload_*` methods put the CPU's output of the
+//! stages before it on the device (`crate::backend::bisect` drives this).
 
-use super::state::{Buffers, Groups, ID, INV_MASS, Kernels, POS, RADIUS, VEL};
+use super::colored::SolverState;
+use super::pipeline::{ID, INV_MASS, POS, Pipeline, RADIUS, VEL};
+use super::state::{Buffers, Groups, Kernels, wide};
+use super::step::{GpuFrom, Recorder, StepStage, record};
 use super::view::DeviceGrains;
-use super::{
-    GpuContext, Params, ReducePartial, STAT_CONTACTS, STAT_OVERFLOW, STAT_RESIDUAL, STAT_SPEED2, STAT_WORDS,
-    ShaderConfig, Stage, bin_scatter, detect, pass, reduce, residual_max,
-};
+use super::{GpuContext, STAT_CONTACTS, STAT_OVERFLOW, STAT_RESIDUAL, STAT_SPEED2, Stage, pass, residual_max};
 use crate::error::{Error, Result};
-use crate::model::Grid;
 use crate::model::MAX_COLORS;
-use crate::model::{Contact, Grains, SolverKind, StepParams, StepStats, Walls};
-use crate::model::{Region, Totals};
+use crate::model::{Contact, ContactLists, Grains, Grid, Region, SolverKind, StepParams, StepStats, Totals, Walls};
 
 /// Jacobi iterations between two convergence checks (host readbacks).
 pub const CHECK_EVERY: u32 = 10;
@@ -40,14 +43,10 @@ pub const CHECK_EVERY: u32 = 10;
 pub const REORDER_EVERY: u64 = 100;
 
 pub struct GpuBackend {
-    ctx: GpuContext,
+    core: Pipeline,
     kernels: Kernels,
     bufs: Buffers,
     groups: Groups,
-    params: Params,
-    grid: Grid,
-    capacity: usize,
-    n: usize,
     /// Host copy of the grains (id order), valid when `host_fresh`.
     host: Grains,
     host_fresh: bool,
@@ -64,7 +63,7 @@ pub struct GpuBackend {
     /// Steps between reorders ([`REORDER_EVERY`]; 0 = never).
     pub reorder_every: u64,
     /// Coloured and Uzawa solvers, built on their first step.
-    solvers: Option<super::colored::SolverState>,
+    solvers: Option<SolverState>,
     /// Colours of the last coloured step (0 for other solvers).
     pub colors: u32,
     /// Contacts of each colour of the current coloured step (the bucket sizes).
@@ -80,46 +79,29 @@ pub struct GpuBackend {
     recorded_check_every: u32,
 }
 
+/// The step in progress: what its host stages read and write (one context
+/// for every stage, as Box2D's step context).
+struct StepRun<'a> {
+    be: &'a mut GpuBackend,
+    p: StepParams,
+    stats: StepStats,
+    /// The coloured step has an overflow colour.
+    overflow_color: bool,
+}
+
 impl GpuBackend {
     /// Upload the grains and walls; fails with [`Error::Gpu`] naming the adapter
     /// limit a buffer of this scene exceeds.
     pub fn new(ctx: GpuContext, grains: Grains, walls: Walls, grid: Grid, capacity: usize) -> Result<GpuBackend> {
-        let n = grains.len();
-        let cells = grid.cells();
-        let slots = (n as u64) * (capacity as u64) * std::mem::size_of::<Contact>() as u64;
-        ctx.check(
-            &[
-                (&format!("the contact lists ({n} grains x {capacity} slots)"), slots),
-                (&format!("the positions of {n} grains"), n as u64 * 8),
-                (&format!("the grid ({cells} cells)"), (cells as u64 + 1) * 4),
-                (
-                    "the wall corners",
-                    std::mem::size_of_val(walls.corners.as_slice()) as u64,
-                ),
-            ],
-            detect::Detect::STORAGE_BUFFERS,
-        )?;
-        if cells as u64 + 1 > u64::from(u32::MAX) || n as u64 * capacity as u64 > u64::from(u32::MAX) {
-            return Err(Error::Gpu(format!(
-                "{n} grains x {capacity} slots or {cells} cells exceed 32-bit indexing"
-            )));
-        }
-        let cfg = ShaderConfig {
-            capacity: capacity as u32,
-        };
-        let kernels = Kernels::new(&ctx, &cfg);
-        let params = Params::new(&grid, n, walls.segments.len(), walls.corners.len());
-        let bufs = Buffers::new(&ctx, &params, &grains, &walls, cells, capacity);
-        let groups = Groups::new(&ctx, &kernels, &bufs, cells as u32);
+        let core = Pipeline::new(ctx, "hourglass", &grains, &walls, grid, capacity, 2)?;
+        let kernels = Kernels::new(&core.ctx, &core.cfg);
+        let bufs = Buffers::new(&core.ctx, core.n);
+        let groups = Groups::new(&core, &kernels, &bufs);
         Ok(GpuBackend {
-            ctx,
+            core,
             kernels,
             bufs,
             groups,
-            params,
-            grid,
-            capacity,
-            n,
             host: grains,
             host_fresh: true,
             cur: 0,
@@ -160,42 +142,236 @@ impl GpuBackend {
     }
 
     pub fn context(&self) -> &GpuContext {
-        &self.ctx
+        &self.core.ctx
     }
 
-    fn encoder(&self, label: &str) -> wgpu::CommandEncoder {
-        self.ctx
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
+    /// The device buffers of the grains and of the last step's contact lists.
+    pub fn device_grains(&self) -> DeviceGrains<'_> {
+        let (g, last) = (&self.core.bufs.grains, 1 - self.cur);
+        DeviceGrains {
+            ctx: &self.core.ctx,
+            len: self.core.n as u32,
+            pos: &g[POS],
+            vel: &g[VEL],
+            radius: &g[RADIUS],
+            inv_mass: &g[INV_MASS],
+            id: &g[ID],
+            count: &self.core.bufs.count[last],
+            slots: &self.core.bufs.slots[last],
+            capacity: self.core.capacity as u32,
+        }
     }
 
-    fn write_params(&self) {
-        self.ctx
-            .queue
-            .write_buffer(&self.bufs.params, 0, bytemuck::bytes_of(&self.params));
+    /// One NSCD step (see the module doc).
+    pub fn step(&mut self, p: &StepParams) -> Result<StepStats> {
+        self.step_from(p, GpuFrom::FreeVelocity)
+    }
+
+    /// The stages of the step from `from` on (the whole step from
+    /// [`GpuFrom::FreeVelocity`]); the others' output must have been uploaded.
+    pub fn step_from(&mut self, p: &StepParams, from: GpuFrom) -> Result<StepStats> {
+        let p = self.begin(p)?;
+        let stages = self.plan(&p, from);
+        let enc = self.core.encoder("hourglass.step");
+        let mut run = StepRun {
+            be: self,
+            p,
+            stats: StepStats::default(),
+            overflow_color: false,
+        };
+        let enc = record(&mut run, &stages, enc)?;
+        let stats = run.stats;
+        self.core.ctx.queue.submit([enc.finish()]);
+        // This step's lists become the warm-start source of the next one.
+        self.cur = 1 - self.cur;
+        self.warm_valid = true;
+        self.binned = true;
+        self.host_fresh = false;
+        self.steps += 1;
+        Ok(stats)
+    }
+
+    /// Check the solver, upload the step's parameters and build the solver's
+    /// state on its first step.
+    fn begin(&mut self, p: &StepParams) -> Result<StepParams> {
+        let p = StepParams {
+            solver: p.solver.resolve(true),
+            ..*p
+        };
+        if !matches!(p.solver, SolverKind::Jacobi | SolverKind::Colored | SolverKind::Uzawa) {
+            return Err(Error::NotImplemented {
+                what: format!(
+                    "solver `{}` on the GPU backend (jacobi, colored and uzawa run there)",
+                    p.solver.name()
+                ),
+            });
+        }
+        let q = &mut self.core.params;
+        q.gravity = p.gravity;
+        q.dt = p.dt;
+        q.inv_dt = 1.0 / p.dt;
+        q.alert = p.alert;
+        q.omega = p.omega;
+        q.beta = p.overlap_relax;
+        q.slop = p.slop();
+        self.core.write_params();
+        if p.solver != SolverKind::Jacobi && self.solvers.is_none() {
+            self.solvers = Some(SolverState::new(&self.core, &self.bufs.residual));
+        }
+        Ok(p)
+    }
+
+    /// The step's stages, from `from` on.
+    fn plan(&mut self, p: &StepParams, from: GpuFrom) -> Vec<StepStage> {
+        use StepStage::*;
+        let due = self.reorder_every > 0 && self.steps > 0 && self.steps.is_multiple_of(self.reorder_every);
+        let mut stages = vec![ClearStats];
+        if from == GpuFrom::FreeVelocity && self.binned && (self.reorder_pending || due) {
+            stages.push(Reorder);
+            // Indices change: last step's impulses cannot be matched; cold start.
+            self.warm_valid = false;
+            self.reorder_pending = false;
+        }
+        stages.extend([
+            ClearCells,
+            FreeVelocity,
+            BinCount,
+            PrefixSum,
+            CursorCopy,
+            BinScatter,
+            Detect,
+        ]);
+        if p.warm_start && self.warm_valid {
+            stages.push(WarmStart);
+        }
+        stages.push(Gather);
+        let colored = p.solver == SolverKind::Colored;
+        if colored {
+            stages.push(Color);
+        }
+        stages.push(Solve);
+        if colored {
+            stages.push(Mirror);
+        }
+        stages.push(Integrate);
+        stages.retain(|s| s.phase() >= from);
+        stages
     }
 
     /// Permute the grain arrays into the cell order of the last binning.
     fn record_reorder(&self, enc: &mut wgpu::CommandEncoder) {
-        let n = self.n as u32;
+        let n = self.core.n as u32;
         {
             let mut p = pass(enc, &Stage::Reorder.label());
             for group in &self.groups.reorder {
                 self.kernels.reorder.dispatch(&mut p, group, n);
             }
         }
-        for a in &self.bufs.grains {
-            let bytes = self.n as u64 * if a.wide { 8 } else { 4 };
+        for (a, (buf, tmp)) in self.core.bufs.grains.iter().zip(&self.bufs.tmp).enumerate() {
+            let bytes = self.core.n as u64 * if wide(a) { 8 } else { 4 };
             if bytes > 0 {
-                enc.copy_buffer_to_buffer(&a.tmp, 0, &a.buf, 0, bytes);
+                enc.copy_buffer_to_buffer(tmp, 0, buf, 0, bytes);
             }
         }
     }
 
+    /// Colour this step's contacts and bucket them by colour (stage `Color`):
+    /// batches of rounds until none is left uncoloured, then the bucket sizes
+    /// (two kinds of readback); returns whether there is an overflow colour.
+    fn color(&mut self, mut enc: wgpu::CommandEncoder, stats: &mut StepStats) -> Result<(wgpu::CommandEncoder, bool)> {
+        let Some(s) = &self.solvers else {
+            return Ok((enc, false));
+        };
+        let (ctx, c, n) = (&self.core.ctx, self.cur, self.core.n as u32);
+        let start = if self.profile {
+            ctx.queue.submit([enc.finish()]);
+            ctx.wait()?;
+            enc = self.core.encoder("hourglass.step.coloring");
+            Some(std::time::Instant::now())
+        } else {
+            None
+        };
+        let slots = (self.core.n * self.core.capacity) as u64;
+        s.record_init(&mut enc, c, n, slots);
+        let mut batches = 0u32;
+        let (used, overflow) = loop {
+            s.record_rounds(&mut enc, c, n);
+            ctx.queue.submit([enc.finish()]);
+            let [used, uncolored, overflow]: [u32; 3] = super::buffers::read::<u32>(ctx, &s.colors.stats, 3)?
+                .try_into()
+                .map_err(|_| Error::Gpu("reading the colour counters".to_string()))?;
+            enc = self.core.encoder("hourglass.step.solve");
+            batches += 1;
+            if uncolored == 0 {
+                break (used, overflow > 0);
+            }
+            // Every round colours at least the highest-priority uncoloured contact.
+            if u64::from(batches) * u64::from(super::coloring::ROUNDS_PER_CHECK) > slots + 1 {
+                return Err(Error::Gpu(format!(
+                    "colouring did not finish: {uncolored} contacts left"
+                )));
+            }
+        };
+        s.record_bucket_count(&mut enc, c, n);
+        ctx.queue.submit([enc.finish()]);
+        let mut sizes: Vec<u32> = super::buffers::read(ctx, &s.buckets.size, MAX_COLORS as usize)?;
+        sizes.truncate(used as usize);
+        enc = self.core.encoder("hourglass.step.solve");
+        s.bucket(ctx, &mut enc, c, n, &sizes);
+        // The read of the bucket sizes waited for the last round; the scatter is
+        // left to run with the first iterations (its queued dispatch is small).
+        stats.coloring_ms = start.map_or(0.0, |t| (t.elapsed().as_secs_f64() * 1e3) as f32);
+        stats.colors = used;
+        self.colors = used;
+        self.color_sizes = sizes;
+        Ok((enc, overflow))
+    }
+
+    /// Solver iterations in batches of `check_every`, each batch submitted and
+    /// its residual read, until converged or `itmax` (stage `Solve`); fills
+    /// the step's stats and returns a fresh encoder for the stages after it.
+    fn solve(
+        &mut self,
+        mut enc: wgpu::CommandEncoder,
+        p: &StepParams,
+        stats: &mut StepStats,
+        overflow_color: bool,
+    ) -> Result<wgpu::CommandEncoder> {
+        let threshold = p.tol / p.dt;
+        let mut words;
+        loop {
+            let batch = self.check_every.max(1).min(p.itmax - stats.iterations);
+            self.record_iterations(&mut enc, batch, p.solver, overflow_color);
+            words = self.core.submit_and_read_stats(enc)?;
+            stats.iterations += batch;
+            if stats.iterations > 0 {
+                stats.residual = f32::from_bits(words[STAT_RESIDUAL as usize]);
+                if let Some(h) = &mut self.residual_history {
+                    h.push(stats.residual);
+                }
+                if stats.residual < threshold {
+                    stats.converged = true;
+                    break;
+                }
+            }
+            if stats.iterations >= p.itmax {
+                break;
+            }
+            enc = self.core.encoder("hourglass.step.iterations");
+        }
+        if self.core.n * self.core.capacity == 0 {
+            stats.converged = true;
+        }
+        stats.overflow = u64::from(words[STAT_OVERFLOW as usize]);
+        stats.contacts = u64::from(words[STAT_CONTACTS as usize]);
+        stats.max_displacement = f32::from_bits(words[STAT_SPEED2 as usize]).sqrt() * p.dt;
+        Ok(self.core.encoder("hourglass.step.integrate"))
+    }
+
     /// Record `iterations` iterations of `solver` (`overflow`: a coloured
-    /// step has an overflow colour), then the residual reduction and the stats copy.
+    /// step has an overflow colour), then the residual reduction.
     fn record_iterations(&self, enc: &mut wgpu::CommandEncoder, iterations: u32, solver: SolverKind, overflow: bool) {
-        let (n, c) = (self.n as u32, self.cur);
+        let (n, c) = (self.core.n as u32, self.cur);
         let one = |p: &mut wgpu::ComputePass| match (solver, &self.solvers) {
             (SolverKind::Colored, Some(s)) => s.record_colored(p, c, &self.color_sizes, overflow),
             (SolverKind::Uzawa, Some(s)) => {
@@ -223,269 +399,126 @@ impl GpuBackend {
             let mut p = pass(enc, &Stage::Colored.label());
             one(&mut p);
         }
-        residual_max::record_clear(enc, &self.bufs.stats);
-        {
-            let mut p = pass(enc, &Stage::ResidualMax.label());
-            self.kernels.residual_max.dispatch(&mut p, &self.groups.residual_max, n);
-        }
-        enc.copy_buffer_to_buffer(
-            &self.bufs.stats,
-            0,
-            &self.bufs.stats_staging,
-            0,
-            u64::from(STAT_WORDS) * 4,
-        );
-    }
-
-    /// Submit `enc` and read the step counters.
-    fn submit_and_read_stats(&self, enc: wgpu::CommandEncoder) -> Result<[u32; STAT_WORDS as usize]> {
-        self.ctx.queue.submit([enc.finish()]);
-        let slice = self.bufs.stats_staging.slice(..);
-        slice.map_async(wgpu::MapMode::Read, |_| {});
-        self.ctx.wait()?;
-        let mut out = [0u32; STAT_WORDS as usize];
-        {
-            let view = slice
-                .get_mapped_range()
-                .map_err(|e| Error::Gpu(format!("reading the step counters: {e}")))?;
-            out.copy_from_slice(bytemuck::cast_slice(&view));
-        }
-        self.bufs.stats_staging.unmap();
-        Ok(out)
+        residual_max::record_clear(enc, &self.core.bufs.stats);
+        let mut p = pass(enc, &Stage::ResidualMax.label());
+        self.kernels.residual_max.dispatch(&mut p, &self.groups.residual_max, n);
     }
 }
 
-impl GpuBackend {
-    /// The device buffers of the grains and of the last step's contact lists.
-    pub fn device_grains(&self) -> DeviceGrains<'_> {
-        let g = &self.bufs.grains;
-        let last = 1 - self.cur;
-        DeviceGrains {
-            ctx: &self.ctx,
-            len: self.n as u32,
-            pos: &g[POS].buf,
-            vel: &g[VEL].buf,
-            radius: &g[RADIUS].buf,
-            inv_mass: &g[INV_MASS].buf,
-            id: &g[ID].buf,
-            count: &self.bufs.count[last],
-            slots: &self.bufs.slots[last],
-            capacity: self.capacity as u32,
+impl Recorder for StepRun<'_> {
+    fn dispatch(&self, stage: StepStage, ps: &mut wgpu::ComputePass) {
+        let be = &*self.be;
+        let (k, g, n, c) = (&be.kernels, &be.groups, be.core.n as u32, be.cur);
+        match stage {
+            StepStage::FreeVelocity => k.free_velocity.dispatch(ps, &g.free_velocity, n),
+            StepStage::WarmStart => k.warm_start.dispatch(ps, &g.warm_start[c], n),
+            StepStage::Gather => k.jacobi_gather.dispatch(ps, &g.jacobi_gather[c], n),
+            StepStage::Mirror => {
+                if let Some(s) = &be.solvers {
+                    s.colored.dispatch_mirror(ps, &s.mirror[c], n);
+                }
+            }
+            StepStage::Integrate => k.integrate.dispatch(ps, &g.integrate, n),
+            shared => be.core.dispatch(shared, c, ps),
         }
+    }
+
+    fn encode(&mut self, stage: StepStage, mut enc: wgpu::CommandEncoder) -> Result<wgpu::CommandEncoder> {
+        match stage {
+            StepStage::Reorder => self.be.record_reorder(&mut enc),
+            StepStage::Color => (enc, self.overflow_color) = self.be.color(enc, &mut self.stats)?,
+            StepStage::Solve => enc = self.be.solve(enc, &self.p, &mut self.stats, self.overflow_color)?,
+            shared => self.be.core.encode(shared, &mut enc),
+        }
+        Ok(enc)
     }
 }
 
-/// The step itself and what [`crate::backend::Backend`] needs of it.
+/// What [`crate::backend::Backend`] needs besides the step.
 impl GpuBackend {
-    /// One NSCD step (see the module doc).
-    pub fn step(&mut self, p: &StepParams) -> Result<StepStats> {
-        let p = &StepParams {
-            solver: p.solver.resolve(true),
-            ..*p
-        };
-        if !matches!(p.solver, SolverKind::Jacobi | SolverKind::Colored | SolverKind::Uzawa) {
-            return Err(Error::NotImplemented {
-                what: format!(
-                    "solver `{}` on the GPU backend (jacobi, colored and uzawa run there)",
-                    p.solver.name()
-                ),
-            });
-        }
-        self.params.gravity = p.gravity;
-        self.params.dt = p.dt;
-        self.params.inv_dt = 1.0 / p.dt;
-        self.params.alert = p.alert;
-        self.params.omega = p.omega;
-        self.params.beta = p.overlap_relax;
-        self.params.slop = p.slop();
-        self.write_params();
-        let (n, c) = (self.n as u32, self.cur);
-        let k = &self.kernels;
-        let g = &self.groups;
-        let mut enc = self.encoder("hourglass.step");
-        enc.clear_buffer(&self.bufs.stats, 0, None);
-        let due = self.reorder_every > 0 && self.steps > 0 && self.steps.is_multiple_of(self.reorder_every);
-        if self.binned && (self.reorder_pending || due) {
-            self.record_reorder(&mut enc);
-            // Indices changed: last step's impulses cannot be matched; cold start.
-            self.warm_valid = false;
-            self.reorder_pending = false;
-        }
-        enc.clear_buffer(&self.bufs.cell_count, 0, None);
-        {
-            let mut ps = pass(&mut enc, &Stage::BinCount.label());
-            k.free_velocity.dispatch(&mut ps, &g.free_velocity, n);
-            k.bin_count.dispatch(&mut ps, &g.bin_count, n);
-            k.prefix_sum.dispatch(&mut ps, &g.scan);
-        }
-        bin_scatter::record_cursor_copy(
-            &mut enc,
-            &self.bufs.cell_start,
-            &self.bufs.cursor,
-            self.grid.cells() as u32,
-        );
-        {
-            let mut ps = pass(&mut enc, &Stage::Detect.label());
-            k.bin_scatter.dispatch(&mut ps, &g.bin_scatter, n);
-            k.detect.dispatch(&mut ps, &g.detect[c], n);
-            if p.warm_start && self.warm_valid {
-                k.warm_start.dispatch(&mut ps, &g.warm_start[c], n);
-            }
-            k.jacobi_gather.dispatch(&mut ps, &g.jacobi_gather[c], n);
-        }
-        if p.solver != SolverKind::Jacobi && self.solvers.is_none() {
-            let cfg = ShaderConfig {
-                capacity: self.capacity as u32,
-            };
-            self.solvers = Some(super::colored::SolverState::new(
-                &self.ctx,
-                &cfg,
-                &self.bufs,
-                self.n * self.capacity,
-            ));
-        }
-        let mut colors = (0, false);
-        let mut coloring_ms = 0.0;
-        if let (SolverKind::Colored, Some(s)) = (p.solver, &self.solvers) {
-            let start = if self.profile {
-                self.ctx.queue.submit([enc.finish()]);
-                self.ctx.wait()?;
-                enc = self.encoder("hourglass.step.coloring");
-                Some(std::time::Instant::now())
-            } else {
-                None
-            };
-            let slots = (self.n * self.capacity) as u64;
-            s.record_init(&mut enc, c, n, slots);
-            let mut batches = 0u32;
-            loop {
-                s.record_rounds(&mut enc, c, n);
-                self.ctx.queue.submit([enc.finish()]);
-                let [used, uncolored, overflow]: [u32; 3] = super::buffers::read::<u32>(&self.ctx, &s.colors.stats, 3)?
-                    .try_into()
-                    .map_err(|_| Error::Gpu("reading the colour counters".to_string()))?;
-                enc = self.encoder("hourglass.step.solve");
-                batches += 1;
-                if uncolored == 0 {
-                    colors = (used, overflow > 0);
-                    break;
-                }
-                // Every round colours at least the highest-priority uncoloured contact.
-                if u64::from(batches) * u64::from(super::coloring::ROUNDS_PER_CHECK) > slots + 1 {
-                    return Err(Error::Gpu(format!(
-                        "colouring did not finish: {uncolored} contacts left"
-                    )));
-                }
-            }
-            self.colors = colors.0;
-            s.record_bucket_count(&mut enc, c, n);
-            self.ctx.queue.submit([enc.finish()]);
-            let mut sizes: Vec<u32> = super::buffers::read(&self.ctx, &s.buckets.size, MAX_COLORS as usize)?;
-            sizes.truncate(colors.0 as usize);
-            enc = self.encoder("hourglass.step.solve");
-            s.bucket(&self.ctx, &mut enc, c, n, &sizes);
-            self.color_sizes = sizes;
-            // The read of the bucket sizes waited for the last round; the scatter is
-            // left to run with the first iterations (its queued dispatch is small).
-            coloring_ms = start.map_or(0.0, |t| (t.elapsed().as_secs_f64() * 1e3) as f32);
-        }
-        let threshold = p.tol / p.dt;
-        let mut stats = StepStats {
-            colors: colors.0,
-            coloring_ms,
-            ..StepStats::default()
-        };
-        let mut words;
-        loop {
-            let batch = self.check_every.max(1).min(p.itmax - stats.iterations);
-            self.record_iterations(&mut enc, batch, p.solver, colors.1);
-            words = self.submit_and_read_stats(enc)?;
-            stats.iterations += batch;
-            if stats.iterations > 0 {
-                stats.residual = f32::from_bits(words[STAT_RESIDUAL as usize]);
-                if let Some(h) = &mut self.residual_history {
-                    h.push(stats.residual);
-                }
-                if stats.residual < threshold {
-                    stats.converged = true;
-                    break;
-                }
-            }
-            if stats.iterations >= p.itmax {
-                break;
-            }
-            enc = self.encoder("hourglass.step.iterations");
-        }
-        if self.n * self.capacity == 0 {
-            stats.converged = true;
-        }
-        stats.overflow = u64::from(words[STAT_OVERFLOW as usize]);
-        stats.contacts = u64::from(words[STAT_CONTACTS as usize]);
-        stats.max_displacement = f32::from_bits(words[STAT_SPEED2 as usize]).sqrt() * p.dt;
-        let mut enc = self.encoder("hourglass.step.integrate");
-        {
-            let mut ps = pass(&mut enc, &Stage::Integrate.label());
-            if let (SolverKind::Colored, Some(s)) = (p.solver, &self.solvers) {
-                s.colored.dispatch_mirror(&mut ps, &s.mirror[c], n);
-            }
-            self.kernels.integrate.dispatch(&mut ps, &self.groups.integrate, n);
-        }
-        self.ctx.queue.submit([enc.finish()]);
-        // This step's lists become the warm-start source of the next one.
-        self.cur = 1 - self.cur;
-        self.warm_valid = true;
-        self.binned = true;
-        self.host_fresh = false;
-        self.steps += 1;
-        Ok(stats)
-    }
-
     pub fn set_walls(&mut self, walls: &Walls) {
-        self.bufs.set_walls(&self.ctx, walls);
-        self.params.n_segments = walls.segments.len() as u32;
-        self.params.n_corners = walls.corners.len() as u32;
-        self.write_params();
-        self.groups = Groups::new(&self.ctx, &self.kernels, &self.bufs, self.grid.cells() as u32);
+        self.core.set_walls(walls);
         // Old lists name old segments: forget them (as CpuStepper::reset_warm_start does).
-        let mut enc = self.encoder("hourglass.set_walls");
-        for count in &self.bufs.count {
+        let mut enc = self.core.encoder("hourglass.set_walls");
+        for count in &self.core.bufs.count {
             enc.clear_buffer(count, 0, None);
         }
-        self.ctx.queue.submit([enc.finish()]);
+        self.core.ctx.queue.submit([enc.finish()]);
         self.warm_valid = false;
         self.reorder_pending = true;
     }
 
     pub fn grains(&mut self) -> Result<&Grains> {
         if !self.host_fresh {
-            let b = &self.bufs.grains;
-            let bufs = super::buffers::GrainBuffers {
-                pos: &b[POS].buf,
-                vel: &b[VEL].buf,
-                radius: &b[RADIUS].buf,
-                inv_mass: &b[INV_MASS].buf,
-                id: &b[ID].buf,
-                ang_vel: None,
-            };
-            self.host = super::buffers::read_grains(&self.ctx, &bufs, self.n)?;
+            self.host = self.core.read_grains(None)?;
             self.host_fresh = true;
         }
         Ok(&self.host)
     }
 
     pub fn totals(&mut self, region: &Region) -> Result<Totals> {
-        self.params.set_region(region);
-        self.write_params();
-        let mut enc = self.encoder(&Stage::Reduce.label());
-        {
-            let mut ps = pass(&mut enc, &Stage::Reduce.label());
-            // The last completed step's lists (1 - cur).
-            self.kernels
-                .reduce
-                .dispatch(&mut ps, &self.groups.reduce[1 - self.cur], self.n as u32);
+        // The last completed step's lists (1 - cur).
+        self.core.totals(region, 1 - self.cur)
+    }
+}
+
+/// Bisection: the CPU's output of the stages before a [`GpuFrom`], put where
+/// the GPU stages after it read it ([`GpuBackend::step_from`]).
+impl GpuBackend {
+    fn write<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer, data: &[T]) {
+        if !data.is_empty() {
+            self.core.ctx.queue.write_buffer(buffer, 0, bytemuck::cast_slice(data));
         }
-        self.ctx.queue.submit([enc.finish()]);
-        let parts: Vec<ReducePartial> = super::buffers::read(&self.ctx, &self.bufs.partials, reduce::partials(self.n))?;
-        Ok(reduce::sum_partials(&parts))
+    }
+
+    /// Replace the device grains with `grains`, in the device's order (id
+    /// order until a reorder; an upload cancels the next reorder).
+    pub fn upload_grains(&mut self, grains: &Grains) {
+        let g = &self.core.bufs.grains;
+        self.write(&g[POS], &grains.pos);
+        self.write(&g[VEL], &grains.vel);
+        self.write(&g[RADIUS], &grains.radius);
+        self.write(&g[INV_MASS], &grains.inv_mass);
+        self.write(&g[ID], &grains.id);
+        self.binned = false;
+        self.host_fresh = false;
+    }
+
+    /// Stage `free_velocity`'s output.
+    pub fn upload_vel_free(&self, vel_free: &[[f32; 2]]) {
+        self.write(&self.bufs.vel_free, vel_free);
+    }
+
+    /// The binning's output read by `detect`: `cell_start` (cells + 1) and `sorted` (n).
+    pub fn upload_bins(&self, cell_start: &[u32], sorted: &[u32]) {
+        self.write(&self.core.bufs.cell_start, cell_start);
+        self.write(&self.core.bufs.sorted, sorted);
+    }
+
+    /// This step's contact lists (capacity K, impulses as the stage before
+    /// the GPU left them).
+    pub fn upload_lists(&self, lists: &ContactLists) {
+        self.write(&self.core.bufs.count[self.cur], &lists.count);
+        self.write(&self.core.bufs.slots[self.cur], &lists.slots);
+    }
+
+    /// The counters as detection leaves them (the step from `detect` on clears none).
+    pub fn upload_counters(&self, overflow: u64, contacts: u64) {
+        let mut words = [0u32; super::STAT_WORDS as usize];
+        words[STAT_OVERFLOW as usize] = overflow as u32;
+        words[STAT_CONTACTS as usize] = contacts as u32;
+        self.write(&self.core.bufs.stats, &words);
+    }
+
+    /// The last step's contact lists, with their final impulses (device order).
+    pub fn read_lists(&self) -> Result<ContactLists> {
+        let (b, last, n, k) = (&self.core.bufs, 1 - self.cur, self.core.n, self.core.capacity);
+        let count = super::buffers::read::<u32>(&self.core.ctx, &b.count[last], n)?;
+        let slots = super::buffers::read::<Contact>(&self.core.ctx, &b.slots[last], n * k)?;
+        Ok(ContactLists {
+            capacity: k,
+            count,
+            slots,
+        })
     }
 }

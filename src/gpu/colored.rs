@@ -223,8 +223,11 @@ pub struct SolverState {
 }
 
 impl SolverState {
-    pub fn new(ctx: &GpuContext, cfg: &ShaderConfig, b: &super::state::Buffers, slots: usize) -> Self {
-        use super::state::{INV_MASS, VEL};
+    /// `residual` is the NSCD stepper's per-grain residual.
+    pub fn new(core: &super::pipeline::Pipeline, residual: &wgpu::Buffer) -> Self {
+        use super::pipeline::{INV_MASS, VEL};
+        let (ctx, cfg, b) = (&core.ctx, &core.cfg, &core.bufs);
+        let slots = core.n * core.capacity;
         let coloring = super::coloring::Coloring::new(ctx, cfg);
         let colored = Colored::new(ctx, cfg);
         let uzawa = super::uzawa::Uzawa::new(ctx, cfg);
@@ -232,7 +235,7 @@ impl SolverState {
         let pass_colors = pass_colors(ctx);
         let buckets = Buckets::new(ctx, slots);
         let step_fraction = super::uzawa::step_fraction(ctx, crate::model::UZAWA_STEP);
-        let (vel, inv_mass) = (&b.grains[VEL].buf, &b.grains[INV_MASS].buf);
+        let (vel, inv_mass) = (&b.grains[VEL], &b.grains[INV_MASS]);
         let bindings = |p: usize| ColoredBindings {
             params: &b.params,
             count: &b.count[p],
@@ -240,33 +243,10 @@ impl SolverState {
             color: &colors.color[0],
             inv_mass,
             vel,
-            residual: &b.residual,
+            residual,
             buckets: &buckets,
         };
-        let init = [0, 1].map(|p| coloring.bind_init(ctx, &b.params, &b.count[p], &b.slots[p], &colors.color[0]));
-        let round = [0, 1].map(|p| {
-            [0, 1].map(|r| {
-                coloring.bind_round(
-                    ctx,
-                    &b.params,
-                    &b.count[p],
-                    &b.slots[p],
-                    inv_mass,
-                    &colors.color[r],
-                    &colors.color[1 - r],
-                )
-            })
-        });
-        let count = [0, 1].map(|p| {
-            coloring.bind_count(
-                ctx,
-                &b.params,
-                &b.count[p],
-                &b.slots[p],
-                &colors.color[0],
-                &colors.stats,
-            )
-        });
+        let (init, round, count) = coloring_groups(core, &coloring, &colors);
         let solve = [0, 1].map(|p| {
             pass_colors
                 .iter()
@@ -278,16 +258,8 @@ impl SolverState {
         let bucket_scatter = [0, 1].map(|p| colored.bind_bucket_scatter(ctx, &bindings(p)));
         let mirror = [0, 1].map(|p| colored.bind_mirror(ctx, &b.params, &b.count[p], &b.slots[p]));
         let uzawa_groups = [0, 1].map(|p| {
-            uzawa.bind(
-                ctx,
-                &b.params,
-                &b.count[p],
-                &b.slots[p],
-                vel,
-                inv_mass,
-                &b.residual,
-                &step_fraction,
-            )
+            let (count, slots) = (&b.count[p], &b.slots[p]);
+            uzawa.bind(ctx, &b.params, count, slots, vel, inv_mass, residual, &step_fraction)
         });
         SolverState {
             coloring,
@@ -357,4 +329,40 @@ impl SolverState {
             self.colored.dispatch_overflow(ps, &self.overflow[p]);
         }
     }
+}
+
+/// Bind groups of the colouring rounds: (init, round, count) as in [`SolverState`].
+#[allow(clippy::type_complexity)]
+fn coloring_groups(
+    core: &super::pipeline::Pipeline,
+    coloring: &super::coloring::Coloring,
+    colors: &super::coloring::ColorBuffers,
+) -> ([wgpu::BindGroup; 2], [[wgpu::BindGroup; 2]; 2], [wgpu::BindGroup; 2]) {
+    let (ctx, b) = (&core.ctx, &core.bufs);
+    let inv_mass = &b.grains[super::pipeline::INV_MASS];
+    let init = [0, 1].map(|p| coloring.bind_init(ctx, &b.params, &b.count[p], &b.slots[p], &colors.color[0]));
+    let round = [0, 1].map(|p| {
+        [0, 1].map(|r| {
+            coloring.bind_round(
+                ctx,
+                &b.params,
+                &b.count[p],
+                &b.slots[p],
+                inv_mass,
+                &colors.color[r],
+                &colors.color[1 - r],
+            )
+        })
+    });
+    let count = [0, 1].map(|p| {
+        coloring.bind_count(
+            ctx,
+            &b.params,
+            &b.count[p],
+            &b.slots[p],
+            &colors.color[0],
+            &colors.stats,
+        )
+    });
+    (init, round, count)
 }

@@ -1,0 +1,350 @@
+//! The shared core of the GPU steppers: the grain arrays, binning, contact
+//! detection, step counters and the diagnostics reduction, with their kernels
+//! and bind groups. NSCD ([`super::GpuBackend`]) and DEM
+//! ([`super::dem::GpuDemBackend`]) both own one [`Pipeline`] and add only
+//! their solve or force stages (and their own buffers) on top.
+//!
+//! ```text
+//!   grains:   pos vel radius inv_mass id                         (n each)
+//!   bins:     cell_of (n) sorted (n) cell_count cursor (cells) cell_start (cells + 1)
+//!   lists[p]: count (n) slots (n K Contact)   p < lists (NSCD 2: this step's and last; DEM 1)
+//!   stats:    [residual bits, |v|^2 bits, overflow, contacts]  (+ a MAP_READ staging copy)
+//!   partials: one ReducePartial per workgroup; walls: segments, corners
+//! ```
+//! Every buffer is labelled `<prefix>.<name>` (`hourglass.pos`, `hourglass.dem.pos`).
+
+use super::buffers::{GrainBuffers, read, read_grains, storage, storage_zeroed, uniform};
+use super::detect::{Detect, DetectBindings};
+use super::prefix_sum::{PrefixSum, ScanPlan};
+use super::reduce::{Reduce, ReduceBindings, partials, sum_partials};
+use super::step::StepStage;
+use super::{GpuContext, Params, ReducePartial, STAT_WORDS, ShaderConfig, Stage, bin_count, bin_scatter, pass};
+use crate::error::{Error, Result};
+use crate::model::{Contact, Grains, Grid, Region, Totals, Walls};
+
+/// Indices of [`CoreBuffers::grains`].
+pub const POS: usize = 0;
+pub const VEL: usize = 1;
+pub const RADIUS: usize = 2;
+pub const INV_MASS: usize = 3;
+pub const ID: usize = 4;
+/// Names of the grain arrays, in [`CoreBuffers::grains`] order.
+pub const GRAIN_ARRAYS: [&str; 5] = ["pos", "vel", "radius", "inv_mass", "id"];
+
+/// Kernels of the shared stages, built once.
+pub struct CoreKernels {
+    pub bin_count: bin_count::BinCount,
+    pub prefix_sum: PrefixSum,
+    pub bin_scatter: bin_scatter::BinScatter,
+    pub detect: Detect,
+    pub reduce: Reduce,
+}
+
+/// Buffers of the shared stages (see the module doc).
+pub struct CoreBuffers {
+    pub params: wgpu::Buffer,
+    /// pos, vel, radius, inv_mass, id ([`POS`] ..).
+    pub grains: [wgpu::Buffer; 5],
+    pub cell_of: wgpu::Buffer,
+    pub sorted: wgpu::Buffer,
+    pub cell_count: wgpu::Buffer,
+    pub cursor: wgpu::Buffer,
+    pub cell_start: wgpu::Buffer,
+    pub count: Vec<wgpu::Buffer>,
+    pub slots: Vec<wgpu::Buffer>,
+    pub stats: wgpu::Buffer,
+    pub stats_staging: wgpu::Buffer,
+    pub partials: wgpu::Buffer,
+    pub segments: wgpu::Buffer,
+    pub corners: wgpu::Buffer,
+}
+
+/// Bind groups of the shared stages; `[p]` entries work on lists p.
+pub struct CoreGroups {
+    pub bin_count: wgpu::BindGroup,
+    pub scan: ScanPlan,
+    pub bin_scatter: wgpu::BindGroup,
+    pub detect: Vec<wgpu::BindGroup>,
+    pub reduce: Vec<wgpu::BindGroup>,
+}
+
+/// The shared core of a GPU stepper (see the module doc).
+pub struct Pipeline {
+    pub ctx: GpuContext,
+    pub cfg: ShaderConfig,
+    pub kernels: CoreKernels,
+    pub bufs: CoreBuffers,
+    pub groups: CoreGroups,
+    /// Host copy of the `Params` uniform; [`Pipeline::write_params`] uploads it.
+    pub params: Params,
+    pub grid: Grid,
+    /// Grains, and contact slots per grain (K).
+    pub n: usize,
+    pub capacity: usize,
+    prefix: &'static str,
+}
+
+impl Pipeline {
+    /// Upload `grains` and `walls` with `lists` contact lists; fails with
+    /// [`Error::Gpu`] naming the adapter limit a buffer of this scene exceeds.
+    pub fn new(
+        ctx: GpuContext,
+        prefix: &'static str,
+        grains: &Grains,
+        walls: &Walls,
+        grid: Grid,
+        capacity: usize,
+        lists: usize,
+    ) -> Result<Pipeline> {
+        check_limits(&ctx, grains.len(), walls, &grid, capacity)?;
+        let cfg = ShaderConfig {
+            capacity: capacity as u32,
+        };
+        let kernels = CoreKernels {
+            bin_count: bin_count::BinCount::new(&ctx, &cfg),
+            prefix_sum: PrefixSum::new(&ctx, &cfg),
+            bin_scatter: bin_scatter::BinScatter::new(&ctx, &cfg),
+            detect: Detect::new(&ctx, &cfg),
+            reduce: Reduce::new(&ctx, &cfg),
+        };
+        let params = Params::new(&grid, grains.len(), walls.segments.len(), walls.corners.len());
+        let bufs = CoreBuffers::new(&ctx, prefix, &params, grains, walls, grid.cells(), capacity, lists);
+        let groups = CoreGroups::new(&ctx, &kernels, &bufs, grid.cells() as u32);
+        Ok(Pipeline {
+            ctx,
+            cfg,
+            kernels,
+            bufs,
+            groups,
+            params,
+            grid,
+            n: grains.len(),
+            capacity,
+            prefix,
+        })
+    }
+
+    /// `<prefix>.<name>`.
+    pub fn label(&self, name: &str) -> String {
+        format!("{}.{name}", self.prefix)
+    }
+
+    pub fn encoder(&self, label: &str) -> wgpu::CommandEncoder {
+        self.ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
+    }
+
+    pub fn write_params(&self) {
+        self.ctx
+            .queue
+            .write_buffer(&self.bufs.params, 0, bytemuck::bytes_of(&self.params));
+    }
+
+    /// Replace the wall buffers (the gate opens) and the bind groups that read them.
+    pub fn set_walls(&mut self, walls: &Walls) {
+        self.bufs.segments = storage(&self.ctx, &self.label("segments"), &walls.segments);
+        self.bufs.corners = storage(&self.ctx, &self.label("corners"), &walls.corners);
+        self.params.n_segments = walls.segments.len() as u32;
+        self.params.n_corners = walls.corners.len() as u32;
+        self.write_params();
+        self.groups = CoreGroups::new(&self.ctx, &self.kernels, &self.bufs, self.grid.cells() as u32);
+    }
+
+    /// Record a shared dispatch stage; `list` is the contact lists it writes.
+    pub fn dispatch(&self, stage: StepStage, list: usize, ps: &mut wgpu::ComputePass) {
+        let (k, g, n) = (&self.kernels, &self.groups, self.n as u32);
+        match stage {
+            StepStage::BinCount => k.bin_count.dispatch(ps, &g.bin_count, n),
+            StepStage::PrefixSum => k.prefix_sum.dispatch(ps, &g.scan),
+            StepStage::BinScatter => k.bin_scatter.dispatch(ps, &g.bin_scatter, n),
+            StepStage::Detect => k.detect.dispatch(ps, &g.detect[list], n),
+            other => unreachable!("{other:?} is not a shared dispatch stage"),
+        }
+    }
+
+    /// Record a shared host stage.
+    pub fn encode(&self, stage: StepStage, enc: &mut wgpu::CommandEncoder) {
+        match stage {
+            StepStage::ClearStats => enc.clear_buffer(&self.bufs.stats, 0, None),
+            StepStage::ClearCells => enc.clear_buffer(&self.bufs.cell_count, 0, None),
+            StepStage::CursorCopy => {
+                bin_scatter::record_cursor_copy(enc, &self.bufs.cell_start, &self.bufs.cursor, self.grid.cells() as u32)
+            }
+            other => unreachable!("{other:?} is not a shared host stage"),
+        }
+    }
+
+    /// Copy the counters into the staging buffer at the end of `enc`, submit,
+    /// wait and read them.
+    pub fn submit_and_read_stats(&self, mut enc: wgpu::CommandEncoder) -> Result<[u32; STAT_WORDS as usize]> {
+        let bytes = u64::from(STAT_WORDS) * 4;
+        enc.copy_buffer_to_buffer(&self.bufs.stats, 0, &self.bufs.stats_staging, 0, bytes);
+        self.ctx.queue.submit([enc.finish()]);
+        let slice = self.bufs.stats_staging.slice(..);
+        slice.map_async(wgpu::MapMode::Read, |_| {});
+        self.ctx.wait()?;
+        let mut out = [0u32; STAT_WORDS as usize];
+        {
+            let view = slice
+                .get_mapped_range()
+                .map_err(|e| Error::Gpu(format!("reading the step counters: {e}")))?;
+            out.copy_from_slice(bytemuck::cast_slice(&view));
+        }
+        self.bufs.stats_staging.unmap();
+        Ok(out)
+    }
+
+    /// The diagnostics row of the grains with contact lists `list`.
+    pub fn totals(&mut self, region: &Region, list: usize) -> Result<Totals> {
+        self.params.set_region(region);
+        self.write_params();
+        let mut enc = self.encoder(&Stage::Reduce.label());
+        {
+            let mut ps = pass(&mut enc, &Stage::Reduce.label());
+            self.kernels
+                .reduce
+                .dispatch(&mut ps, &self.groups.reduce[list], self.n as u32);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        let parts: Vec<ReducePartial> = read(&self.ctx, &self.bufs.partials, partials(self.n))?;
+        Ok(sum_partials(&parts))
+    }
+
+    /// The grains in id order (`ang_vel` where the model has rotation).
+    pub fn read_grains(&self, ang_vel: Option<&wgpu::Buffer>) -> Result<Grains> {
+        let g = &self.bufs.grains;
+        let bufs = GrainBuffers {
+            pos: &g[POS],
+            vel: &g[VEL],
+            radius: &g[RADIUS],
+            inv_mass: &g[INV_MASS],
+            id: &g[ID],
+            ang_vel,
+        };
+        read_grains(&self.ctx, &bufs, self.n)
+    }
+}
+
+/// The adapter limits and 32-bit indexing against the buffers of a scene.
+fn check_limits(ctx: &GpuContext, n: usize, walls: &Walls, grid: &Grid, capacity: usize) -> Result<()> {
+    let cells = grid.cells();
+    let slots = (n as u64) * (capacity as u64) * std::mem::size_of::<Contact>() as u64;
+    ctx.check(
+        &[
+            (&format!("the contact lists ({n} grains x {capacity} slots)"), slots),
+            (&format!("the positions of {n} grains"), n as u64 * 8),
+            (&format!("the grid ({cells} cells)"), (cells as u64 + 1) * 4),
+            (
+                "the wall corners",
+                std::mem::size_of_val(walls.corners.as_slice()) as u64,
+            ),
+        ],
+        Detect::STORAGE_BUFFERS,
+    )?;
+    if cells as u64 + 1 > u64::from(u32::MAX) || n as u64 * capacity as u64 > u64::from(u32::MAX) {
+        return Err(Error::Gpu(format!(
+            "{n} grains x {capacity} slots or {cells} cells exceed 32-bit indexing"
+        )));
+    }
+    Ok(())
+}
+
+impl CoreBuffers {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        ctx: &GpuContext,
+        prefix: &str,
+        params: &Params,
+        grains: &Grains,
+        walls: &Walls,
+        cells: usize,
+        k: usize,
+        lists: usize,
+    ) -> CoreBuffers {
+        let n = grains.len();
+        let l = |s: &str| format!("{prefix}.{s}");
+        let arrays: [&[u8]; 5] = [
+            bytemuck::cast_slice(&grains.pos),
+            bytemuck::cast_slice(&grains.vel),
+            bytemuck::cast_slice(&grains.radius),
+            bytemuck::cast_slice(&grains.inv_mass),
+            bytemuck::cast_slice(&grains.id),
+        ];
+        CoreBuffers {
+            params: uniform(ctx, &l("params"), params),
+            grains: std::array::from_fn(|i| storage(ctx, &l(GRAIN_ARRAYS[i]), arrays[i])),
+            cell_of: storage_zeroed::<u32>(ctx, &l("cell_of"), n),
+            sorted: storage_zeroed::<u32>(ctx, &l("sorted"), n),
+            cell_count: storage_zeroed::<u32>(ctx, &l("cell_count"), cells),
+            cursor: storage_zeroed::<u32>(ctx, &l("cursor"), cells),
+            cell_start: storage_zeroed::<u32>(ctx, &l("cell_start"), cells + 1),
+            count: (0..lists).map(|_| storage_zeroed::<u32>(ctx, &l("count"), n)).collect(),
+            slots: (0..lists)
+                .map(|_| storage_zeroed::<Contact>(ctx, &l("slots"), n * k))
+                .collect(),
+            stats: storage_zeroed::<u32>(ctx, &l("stats"), STAT_WORDS as usize),
+            stats_staging: ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(&l("stats.readback")),
+                size: u64::from(STAT_WORDS) * 4,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            partials: storage_zeroed::<ReducePartial>(ctx, &l("partials"), partials(n)),
+            segments: storage(ctx, &l("segments"), &walls.segments),
+            corners: storage(ctx, &l("corners"), &walls.corners),
+        }
+    }
+}
+
+impl CoreGroups {
+    fn new(ctx: &GpuContext, k: &CoreKernels, b: &CoreBuffers, cells: u32) -> CoreGroups {
+        let g = &b.grains;
+        let lists = 0..b.count.len();
+        CoreGroups {
+            bin_count: k.bin_count.bind(ctx, &b.params, &g[POS], &b.cell_of, &b.cell_count),
+            scan: k.prefix_sum.plan(ctx, &b.cell_count, &b.cell_start, cells),
+            bin_scatter: k.bin_scatter.bind(ctx, &b.params, &b.cell_of, &b.cursor, &b.sorted),
+            detect: lists
+                .clone()
+                .map(|p| {
+                    k.detect.bind(
+                        ctx,
+                        &DetectBindings {
+                            params: &b.params,
+                            cell_start: &b.cell_start,
+                            sorted: &b.sorted,
+                            pos: &g[POS],
+                            radius: &g[RADIUS],
+                            inv_mass: &g[INV_MASS],
+                            segments: &b.segments,
+                            corners: &b.corners,
+                            count: &b.count[p],
+                            slots: &b.slots[p],
+                            stats: &b.stats,
+                        },
+                    )
+                })
+                .collect(),
+            reduce: lists
+                .map(|p| {
+                    k.reduce.bind(
+                        ctx,
+                        &ReduceBindings {
+                            params: &b.params,
+                            pos: &g[POS],
+                            vel: &g[VEL],
+                            radius: &g[RADIUS],
+                            inv_mass: &g[INV_MASS],
+                            count: &b.count[p],
+                            slots: &b.slots[p],
+                            segments: &b.segments,
+                            corners: &b.corners,
+                            partials: &b.partials,
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+}

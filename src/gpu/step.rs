@@ -1,0 +1,194 @@
+//! A GPU step is data: each stepper builds the list of its step's stages up
+//! front (as Box2D v3 builds its stage array) and [`record`] runs the list
+//! through one loop; the stepper's [`Recorder`] says what each stage records.
+//!
+//! ```text
+//!   NSCD:  ClearStats [Reorder] ClearCells FreeVelocity BinCount PrefixSum CursorCopy
+//!          BinScatter Detect [WarmStart] Gather [Color] Solve [Mirror] Integrate
+//!   DEM:   [ClearCells BinCount PrefixSum CursorCopy BinScatter Detect DemForce ClearStats]
+//!          DemKickDrift ClearCells BinCount PrefixSum CursorCopy BinScatter Detect DemForce DemKick
+//! ```
+//! Consecutive dispatch stages share one compute pass (labelled after the
+//! first); a host stage (a clear, a copy, or [`StepStage::Color`] and
+//! [`StepStage::Solve`], which submit and read counters back) ends the pass.
+//! The binning, detection and counter stages belong to the shared
+//! [`super::pipeline::Pipeline`]; the others to the stepper.
+//!
+//! Bisection: [`GpuFrom`] names where the GPU takes over from the CPU twins
+//! ([`StepStage::phase`]); `crate::backend::bisect` runs the CPU stages before
+//! it and uploads their output.
+
+use super::{Stage, pass};
+use crate::error::Result;
+
+/// One stage of a GPU step, in data-flow order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StepStage {
+    /// Zero the step counters (`stats`).
+    ClearStats,
+    /// Permute the grain arrays into the cell order of the last binning.
+    Reorder,
+    FreeVelocity,
+    /// Zero `cell_count` (binning, 1/5).
+    ClearCells,
+    /// Each grain's cell and the cell counts (binning, 2/5).
+    BinCount,
+    /// `cell_start`, exclusive scan of the counts (binning, 3/5).
+    PrefixSum,
+    /// The scatter cursors start as `cell_start` (binning, 4/5).
+    CursorCopy,
+    /// Grain indices in cell order (binning, 5/5).
+    BinScatter,
+    Detect,
+    WarmStart,
+    /// Velocities from the free velocities and the (warm) impulses.
+    Gather,
+    /// Graph colouring and colour buckets (coloured solver; reads back sizes).
+    Color,
+    /// Solver iterations in batches of `check_every`, each followed by the
+    /// convergence check (one readback), until converged or `itmax`.
+    Solve,
+    /// Owners' impulses into the other copies (coloured solver).
+    Mirror,
+    Integrate,
+    DemKickDrift,
+    DemForce,
+    DemKick,
+}
+
+impl StepStage {
+    /// The binning stages, in order.
+    pub const BIN: [StepStage; 5] = [
+        StepStage::ClearCells,
+        StepStage::BinCount,
+        StepStage::PrefixSum,
+        StepStage::CursorCopy,
+        StepStage::BinScatter,
+    ];
+
+    /// The kernel stage whose label the stage's pass carries.
+    pub fn stage(self) -> Stage {
+        match self {
+            StepStage::ClearStats | StepStage::Solve => Stage::JacobiContact,
+            StepStage::Reorder => Stage::Reorder,
+            StepStage::FreeVelocity => Stage::FreeVelocity,
+            StepStage::ClearCells | StepStage::BinCount => Stage::BinCount,
+            StepStage::PrefixSum => Stage::PrefixSum,
+            StepStage::CursorCopy | StepStage::BinScatter => Stage::BinScatter,
+            StepStage::Detect => Stage::Detect,
+            StepStage::WarmStart => Stage::WarmStart,
+            StepStage::Gather => Stage::JacobiGather,
+            StepStage::Color => Stage::Coloring,
+            StepStage::Mirror => Stage::Colored,
+            StepStage::Integrate => Stage::Integrate,
+            StepStage::DemKickDrift | StepStage::DemKick => Stage::DemIntegrate,
+            StepStage::DemForce => Stage::DemForce,
+        }
+    }
+
+    /// Recorded inside a compute pass (a dispatch), rather than on the encoder.
+    pub fn is_dispatch(self) -> bool {
+        !matches!(
+            self,
+            StepStage::ClearStats
+                | StepStage::Reorder
+                | StepStage::ClearCells
+                | StepStage::CursorCopy
+                | StepStage::Color
+                | StepStage::Solve
+        )
+    }
+
+    /// The bisection phase of the stage: it runs on the GPU when the GPU
+    /// takes over at this phase or before.
+    pub fn phase(self) -> GpuFrom {
+        match self {
+            StepStage::Detect => GpuFrom::Detect,
+            StepStage::WarmStart | StepStage::Gather => GpuFrom::WarmStart,
+            StepStage::Color | StepStage::Solve | StepStage::Mirror => GpuFrom::Solve,
+            StepStage::Integrate => GpuFrom::Integrate,
+            _ => GpuFrom::FreeVelocity,
+        }
+    }
+}
+
+/// Where the GPU takes over an NSCD step from the CPU (vello's
+/// `force_gpu_from`): the CPU twins run every stage before it and their output
+/// is uploaded (see `crate::backend::bisect`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum GpuFrom {
+    /// The whole step on the GPU.
+    FreeVelocity,
+    /// Free velocity and binning on the CPU (`vel_free`, `cell_start`, `sorted` uploaded).
+    Detect,
+    /// ... and detection (contact lists and counters uploaded).
+    WarmStart,
+    /// ... and warm start and the first gather (impulses and velocities uploaded).
+    Solve,
+    /// ... and the solve: the GPU only integrates.
+    Integrate,
+}
+
+impl GpuFrom {
+    pub const ALL: [GpuFrom; 5] = [
+        GpuFrom::FreeVelocity,
+        GpuFrom::Detect,
+        GpuFrom::WarmStart,
+        GpuFrom::Solve,
+        GpuFrom::Integrate,
+    ];
+
+    /// The stage name (`"detect"`), as `HOURGLASS_GPU_FROM` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            GpuFrom::FreeVelocity => "free_velocity",
+            GpuFrom::Detect => "detect",
+            GpuFrom::WarmStart => "warm_start",
+            GpuFrom::Solve => "solve",
+            GpuFrom::Integrate => "integrate",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<GpuFrom> {
+        GpuFrom::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// `HOURGLASS_GPU_FROM` when set to a stage name.
+    pub fn from_env() -> Option<GpuFrom> {
+        std::env::var("HOURGLASS_GPU_FROM")
+            .ok()
+            .and_then(|v| GpuFrom::parse(&v))
+    }
+}
+
+/// What a stepper records for each of its stages.
+pub trait Recorder {
+    /// Record dispatch stage `stage` into `pass`.
+    fn dispatch(&self, stage: StepStage, pass: &mut wgpu::ComputePass);
+    /// Record host stage `stage` on `enc`; a stage that submits returns the
+    /// encoder the step goes on with.
+    fn encode(&mut self, stage: StepStage, enc: wgpu::CommandEncoder) -> Result<wgpu::CommandEncoder>;
+}
+
+/// Run `stages` in order: consecutive dispatches share a pass. Returns the
+/// encoder holding what is not submitted yet.
+pub fn record<R: Recorder>(
+    r: &mut R,
+    stages: &[StepStage],
+    mut enc: wgpu::CommandEncoder,
+) -> Result<wgpu::CommandEncoder> {
+    let mut i = 0;
+    while let Some(&first) = stages.get(i) {
+        if first.is_dispatch() {
+            let mut ps = pass(&mut enc, &first.stage().label());
+            while let Some(&s) = stages.get(i).filter(|s| s.is_dispatch()) {
+                r.dispatch(s, &mut ps);
+                i += 1;
+            }
+        } else {
+            enc = r.encode(first, enc)?;
+            i += 1;
+        }
+    }
+    Ok(enc)
+}
