@@ -8,10 +8,12 @@
 //! The implementations of the trait live here ([`cpu`], [`gpu`]), so neither
 //! `cpu/` nor `gpu/` knows the trait: each exposes plain steppers.
 
+pub mod bisect;
 pub mod cpu;
 pub mod gpu;
 mod start;
 
+pub use self::bisect::BisectBackend;
 pub use self::cpu::{CpuBackend, CpuDemBackend};
 pub use self::start::{Start, check_initial_state, grid_for};
 pub use crate::gpu::GrainView;
@@ -127,7 +129,8 @@ pub fn gpu_backend(setup: &Setup, grid: Grid, ctx: GpuContext) -> Result<Box<dyn
     gpu_backend_from(&Start::of(setup, grid), ctx)
 }
 
-/// The GPU backend of `start`'s solver on `ctx`.
+/// The GPU backend of `start`'s solver on `ctx`; an NSCD one is a
+/// [`BisectBackend`] when `HOURGLASS_GPU_FROM` names a stage (debugging).
 pub fn gpu_backend_from(start: &Start<'_>, ctx: GpuContext) -> Result<Box<dyn Backend>> {
     let (grains, walls) = (start.grains.clone(), start.walls.clone());
     if start.solver == SolverKind::Dem {
@@ -140,13 +143,11 @@ pub fn gpu_backend_from(start: &Start<'_>, ctx: GpuContext) -> Result<Box<dyn Ba
             start.dem,
         )?))
     } else {
-        Ok(Box::new(crate::gpu::GpuBackend::new(
-            ctx,
-            grains,
-            walls,
-            start.grid,
-            start.capacity,
-        )?))
+        let gpu = crate::gpu::GpuBackend::new(ctx, grains.clone(), walls.clone(), start.grid, start.capacity)?;
+        Ok(match crate::gpu::step::GpuFrom::from_env() {
+            Some(from) => Box::new(BisectBackend::new(grains, walls, start.grid, gpu, from)),
+            None => Box::new(gpu),
+        })
     }
 }
 
