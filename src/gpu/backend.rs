@@ -1,7 +1,7 @@
 //! [`GpuBackend`]: the NSCD step (Jacobi, coloured and Uzawa solvers) on the
 //! GPU, state resident between steps, on the shared [`Pipeline`].
 //!
-//! The step is a list of [`StepStage`]s built up front ([`GpuBackend::plan`])
+//! The step is a list of [`StepStage`]s built up front (`GpuBackend::plan`)
 //! and run by [`super::step::record`], into few submits:
 //! ```text
 //!   submit 1: ClearStats [Reorder] ClearCells FreeVelocity BinCount PrefixSum CursorCopy

@@ -11,6 +11,13 @@
 //! dimension; WGSL recovers the flat index as (wid.y * nwg.x + wid.x) * WG + lid.
 //! Bind group layouts are the pipelines' automatic ones (binding order = the
 //! order of the WGSL declarations = the argument order of the CPU twin).
+//!
+//! The steppers ([`GpuBackend`] for NSCD, [`dem::GpuDemBackend`]) share one
+//! [`pipeline::Pipeline`] (grains, binning, detection, counters, reduction)
+//! and add their solve or force stages; each builds its step as a list of
+//! [`step::StepStage`]s and runs it through [`step::record`]. A step can start
+//! at a [`step::GpuFrom`] boundary after the CPU's output of the stages before
+//! it is uploaded (bisection, `crate::backend::bisect`).
 
 pub mod backend;
 pub mod bin_count;
