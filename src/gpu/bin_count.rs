@@ -1,6 +1,6 @@
 //! Stage `bin_count` (shaders/bin_count.wgsl): cell_of[i] = cell(x_i) and
 //! cell_count[c] += 1 by atomicAdd. The caller clears cell_count first.
-//! CPU twin: [`crate::cpu::grid::bin_count`].
+//! CPU twin: `cpu::grid::bin_count`.
 
 use super::{GpuContext, Kernel, ShaderConfig, Stage};
 

@@ -1,7 +1,7 @@
 //! Stage `bin_scatter` (shaders/bin_scatter.wgsl): sorted[cursor[cell_of[i]]++] = i
 //! with an atomic cursor per cell, which the caller initialises as a copy of
 //! cell_start ([`record_cursor_copy`]). Order inside a cell is arbitrary.
-//! CPU twin: [`crate::cpu::grid::bin_scatter`].
+//! CPU twin: `cpu::grid::bin_scatter`.
 
 use super::{GpuContext, Kernel, ShaderConfig, Stage};
 

@@ -4,7 +4,7 @@
 //! per colour over that colour's contacts only (a uniform `pass_color` holds
 //! k, its start and its size), then the overflow colour in one invocation;
 //! at the end of the step `mirror` copies the owners' impulses into the other
-//! copies. CPU twin: [`crate::cpu::colored`] (`ColoredSweep::build` for the
+//! copies. CPU twin: `cpu::colored` (`ColoredSweep::build` for the
 //! buckets, `colored_solve`, `colored_overflow`, `colored_mirror`).
 //!
 //! Bucketing costs one host read per step (the sizes, to size the dispatches

@@ -1,6 +1,6 @@
 //! Stage `coloring` (shaders/coloring.wgsl): Jones-Plassmann rounds with
 //! first-fit colours, one invocation per grain over the contacts it owns.
-//! CPU twin: [`crate::cpu::coloring`] (entry points `coloring_init`,
+//! CPU twin: `cpu::coloring` (entry points `coloring_init`,
 //! `coloring_round`, `coloring_count` have the same names there).
 //!
 //! ```text

@@ -1,6 +1,6 @@
 //! Stage `detect` (shaders/detect.wgsl): potential contacts into per-grain
 //! lists of CAPACITY slots, the same layout and order as the CPU twin
-//! [`crate::cpu::detect::detect`]:
+//! `cpu::detect::detect`:
 //!
 //! ```text
 //!   count: [c_0 .. c_{n-1}]   contacts FOUND per grain (may exceed K: overflow)

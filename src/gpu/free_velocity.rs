@@ -1,5 +1,5 @@
 //! Stage `free_velocity` (shaders/free_velocity.wgsl): v_free = v + dt g for
-//! movable grains. CPU twin: [`crate::cpu::integrate::free_velocity`].
+//! movable grains. CPU twin: `cpu::integrate::free_velocity`.
 
 use super::{GpuContext, Kernel, ShaderConfig, Stage};
 

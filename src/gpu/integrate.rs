@@ -1,5 +1,5 @@
 //! Stage `integrate` (shaders/integrate.wgsl): x += dt v after the contact
-//! solve. CPU twin: [`crate::cpu::integrate::integrate`].
+//! solve. CPU twin: `cpu::integrate::integrate`.
 
 use super::{GpuContext, Kernel, ShaderConfig, Stage};
 

@@ -2,7 +2,7 @@
 //! contact from one velocity snapshot,
 //! P' = max(0, P - omega (u + (max(d,0) + beta min(d + slop,0))/dt) / W), and per grain
 //! the largest |P' - P| W / omega (reduced by [`super::residual_max`]).
-//! CPU twin: [`crate::cpu::jacobi::jacobi_contact`].
+//! CPU twin: `cpu::jacobi::jacobi_contact`.
 
 use super::{GpuContext, Kernel, ShaderConfig, Stage};
 

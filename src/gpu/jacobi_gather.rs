@@ -1,6 +1,6 @@
 //! Stage `jacobi_gather` (shaders/jacobi_gather.wgsl): v_i = v_free_i + im_i
 //! sum_c P_c n_c over grain i's own contact copies (no atomics).
-//! CPU twin: [`crate::cpu::jacobi::jacobi_gather`].
+//! CPU twin: `cpu::jacobi::jacobi_gather`.
 
 use super::{GpuContext, Kernel, ShaderConfig, Stage};
 

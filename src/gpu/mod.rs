@@ -1,5 +1,5 @@
 //! The GPU path: one WGSL compute stage per module, each held to its CPU twin
-//! in [`crate::cpu`] by a `<stage>_matches_cpu` test.
+//! in `cpu` by a `<stage>_matches_cpu` test.
 //!
 //! ```text
 //!   shaders/<stage>.wgsl  =  prelude (generated here: WORKGROUP_SIZE, CAPACITY, tags)

@@ -6,7 +6,7 @@
 //!   level 1:  scan(sums0 -> scanned1, tile totals -> sums1)  ... until one tile
 //!   add back, top down:  dst_j[i] += dst_{j+1}[i / WORKGROUP_SIZE]
 //! ```
-//! A 2^20-entry array takes three levels. CPU twin: [`crate::cpu::grid::prefix_sum`].
+//! A 2^20-entry array takes three levels. CPU twin: `cpu::grid::prefix_sum`.
 
 use bytemuck::{Pod, Zeroable};
 

@@ -1,7 +1,7 @@
 //! Stage `reduce` (shaders/reduce.wgsl): one f32 [`ReducePartial`] per
 //! workgroup of grains (a tree in workgroup memory); [`sum_partials`] adds
 //! them on the host in f64 into a [`Totals`] row. Relative error of the sums
-//! is about log2(WORKGROUP_SIZE) f32 roundings, ~1e-6. CPU twin: [`crate::cpu::reduce::reduce`].
+//! is about log2(WORKGROUP_SIZE) f32 roundings, ~1e-6. CPU twin: `cpu::reduce::reduce`.
 
 use super::{GpuContext, Kernel, ReducePartial, ShaderConfig, Stage, WORKGROUP_SIZE};
 use crate::model::Totals;

@@ -10,7 +10,7 @@
 //! access of the WGSL declaration (`var<uniform>`, `var<storage, read>`,
 //! `var<storage, read_write>`); the bindings are those the entry point uses,
 //! so a bind group of exactly these entries is valid for its pipeline.
-//! A twin names its CPU function (a path under `crate::cpu`) and the test that
+//! A twin names its CPU function (a path under `cpu/`) and the test that
 //! feeds both the same input (`<test>` in tests/*.rs); an entry point without
 //! one says why. tests/gpu_registry.rs parses every shader with naga and holds
 //! this table to the WGSL (entry points, binding numbers, kinds and names), to
@@ -42,7 +42,7 @@ pub struct Binding {
 /// The CPU twin of an entry point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Twin {
-    /// `cpu`: a function path under `crate::cpu` (`cpu::grid::bin_count`, or
+    /// `cpu`: a function path under `cpu/` (`cpu::grid::bin_count`, or
     /// `cpu::colored::ColoredSweep::build` for a method); `test`: the
     /// `<stage>_matches_cpu` test in tests/*.rs that compares the two.
     Present { cpu: &'static str, test: &'static str },

@@ -6,7 +6,7 @@
 //!   pos, vel (8 bytes: gather2)   radius, inv_mass, id (4 bytes: gather1)
 //! ```
 //! [`super::GpuBackend`] does it every [`super::backend::REORDER_EVERY`] steps
-//! and when the walls change. CPU twin: [`crate::cpu::reorder::reorder`].
+//! and when the walls change. CPU twin: `cpu::reorder::reorder`.
 
 use super::{GpuContext, Kernel, ShaderConfig, Stage};
 

@@ -2,7 +2,7 @@
 //! max_i |v_i|^2 into stats[STAT_RESIDUAL], stats[STAT_SPEED2] by atomicMax on
 //! the f32 bit patterns (order-preserving for non-negative floats), one atomic
 //! per workgroup. The caller zeroes those two words first ([`record_clear`]).
-//! CPU twin: [`crate::cpu::residual_max::residual_max`].
+//! CPU twin: `cpu::residual_max::residual_max`.
 
 use super::{GpuContext, Kernel, STAT_RESIDUAL, STAT_SPEED2, ShaderConfig, Stage};
 

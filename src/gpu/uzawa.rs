@@ -2,7 +2,7 @@
 //! Maury's velocity projection, P' = max(0, P - rho (u + d/dt)), with the
 //! Gershgorin-safe rho = s / (im_a N_a + im_b N_b), and per grain the largest
 //! |P' - P| / rho (reduced by [`super::residual_max`]); `jacobi_gather` then
-//! rebuilds the velocities. CPU twin: [`crate::cpu::uzawa::uzawa_contact`].
+//! rebuilds the velocities. CPU twin: `cpu::uzawa::uzawa_contact`.
 
 use super::buffers::uniform;
 use super::{GpuContext, Kernel, ShaderConfig, Stage};

@@ -1,6 +1,6 @@
 //! Stage `warm_start` (shaders/warm_start.wgsl): a listed contact found again
 //! in last step's list of the same grain (same other body) starts from its
-//! previous impulse, others from 0. CPU twin: [`crate::cpu::warm_start::warm_start`].
+//! previous impulse, others from 0. CPU twin: `cpu::warm_start::warm_start`.
 
 use super::{GpuContext, Kernel, ShaderConfig, Stage};
 

@@ -1,5 +1,5 @@
 //! Stage `dem_force` (shaders/dem_force.wgsl): force and torque of every grain
-//! gathered from its own contact list. CPU twin: [`crate::cpu::dem::force::dem_force`].
+//! gathered from its own contact list. CPU twin: `cpu::dem::force::dem_force`.
 
 use crate::gpu::{GpuContext, ShaderConfig};
 use crate::gpu::{Kernel, Stage};

@@ -1,6 +1,6 @@
 //! Stage `dem_integrate` (shaders/dem_integrate.wgsl): velocity Verlet's first
 //! half kick and drift (`kick_drift`), and second half kick (`kick`, which also
-//! folds max |v|^2 into stats[STAT_SPEED2]). CPU twin: [`crate::cpu::dem::integrate`].
+//! folds max |v|^2 into stats[STAT_SPEED2]). CPU twin: `cpu::dem::integrate`.
 
 use crate::gpu::{GpuContext, ShaderConfig};
 use crate::gpu::{Kernel, Stage};
