@@ -209,18 +209,37 @@ impl Run {
         }
     }
 
+    /// One diagnostics row and one frame at `step`.
     fn output(&mut self, backend: &mut dyn Backend, out: &mut ResultDir, step: u64, time: f64) -> Result<Totals> {
-        write_output(
-            backend,
-            out,
-            &self.region,
-            &mut self.tally,
+        let t = backend.totals(&self.region)?;
+        if !(t.kinetic_energy.is_finite() && t.potential_energy.is_finite()) {
+            return Err(Error::Diverged {
+                step,
+                problem: "non-finite energy: the state has blown up (lower dt)".to_string(),
+            });
+        }
+        let tally = &mut self.tally;
+        tally.max_overlap = tally.max_overlap.max(t.max_overlap);
+        let row = Row {
             step,
             time,
-            self.n,
-            &mut self.times,
-            &mut self.passed,
-        )
+            grains: self.n,
+            passed: t.passed,
+            kinetic_energy: t.kinetic_energy,
+            potential_energy: t.potential_energy,
+            momentum: t.momentum,
+            contacts: tally.last.contacts,
+            iterations: tally.since_row_iterations as f64 / tally.since_row_steps.max(1) as f64,
+            residual: f64::from(tally.last.residual),
+            max_overlap: t.max_overlap,
+        };
+        tally.since_row_iterations = 0;
+        tally.since_row_steps = 0;
+        out.row(&row)?;
+        out.frame(time, backend.grains()?)?;
+        self.times.push(time);
+        self.passed.push(t.passed);
+        Ok(t)
     }
 
     /// Take up to `max_steps` steps (fewer when the run ends first); returns the steps taken.
@@ -357,46 +376,4 @@ impl Run {
             completed: self.done(),
         })
     }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn write_output(
-    backend: &mut dyn Backend,
-    out: &mut ResultDir,
-    region: &Region,
-    tally: &mut Tally,
-    step: u64,
-    time: f64,
-    n: u64,
-    times: &mut Vec<f64>,
-    passed: &mut Vec<u64>,
-) -> Result<Totals> {
-    let t = backend.totals(region)?;
-    if !(t.kinetic_energy.is_finite() && t.potential_energy.is_finite()) {
-        return Err(Error::Diverged {
-            step,
-            problem: "non-finite energy: the state has blown up (lower dt)".to_string(),
-        });
-    }
-    tally.max_overlap = tally.max_overlap.max(t.max_overlap);
-    let row = Row {
-        step,
-        time,
-        grains: n,
-        passed: t.passed,
-        kinetic_energy: t.kinetic_energy,
-        potential_energy: t.potential_energy,
-        momentum: t.momentum,
-        contacts: tally.last.contacts,
-        iterations: tally.since_row_iterations as f64 / tally.since_row_steps.max(1) as f64,
-        residual: f64::from(tally.last.residual),
-        max_overlap: t.max_overlap,
-    };
-    tally.since_row_iterations = 0;
-    tally.since_row_steps = 0;
-    out.row(&row)?;
-    out.frame(time, backend.grains()?)?;
-    times.push(time);
-    passed.push(t.passed);
-    Ok(t)
 }
