@@ -144,7 +144,7 @@ pub fn gpu_backend_from(start: &Start<'_>, ctx: GpuContext) -> Result<Box<dyn Ba
         )?))
     } else {
         let gpu = crate::gpu::GpuBackend::new(ctx, grains.clone(), walls.clone(), start.grid, start.capacity)?;
-        Ok(match crate::gpu::step::GpuFrom::from_env() {
+        Ok(match crate::gpu::step::GpuFrom::from_env()? {
             Some(from) => Box::new(BisectBackend::new(grains, walls, start.grid, gpu, from)),
             None => Box::new(gpu),
         })

@@ -153,11 +153,24 @@ impl GpuFrom {
         GpuFrom::ALL.into_iter().find(|f| f.name() == name)
     }
 
-    /// `HOURGLASS_GPU_FROM` when set to a stage name.
-    pub fn from_env() -> Option<GpuFrom> {
-        std::env::var("HOURGLASS_GPU_FROM")
-            .ok()
-            .and_then(|v| GpuFrom::parse(&v))
+    /// `HOURGLASS_GPU_FROM`: None when unset or empty, an error naming the
+    /// variable and the stage names when it names no stage (a typo must not
+    /// silently run the plain GPU step).
+    pub fn from_env() -> Result<Option<GpuFrom>> {
+        let Ok(v) = std::env::var("HOURGLASS_GPU_FROM") else {
+            return Ok(None);
+        };
+        if v.is_empty() {
+            return Ok(None);
+        }
+        GpuFrom::parse(&v).map(Some).ok_or_else(|| {
+            let names: Vec<&str> = GpuFrom::ALL.iter().map(|f| f.name()).collect();
+            crate::error::Error::field(
+                "environment",
+                "HOURGLASS_GPU_FROM",
+                format!("`{v}` is not a stage; use one of {}", names.join(", ")),
+            )
+        })
     }
 }
 
