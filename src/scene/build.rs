@@ -72,6 +72,13 @@ pub fn build(scene: &Scene) -> Result<Setup> {
             format!("{count} grains is more than this build handles ({MAX_GRAINS})"),
         ));
     }
+    let field = if explicit.is_some() {
+        "grains.list"
+    } else {
+        "grains.count"
+    };
+    let available = super::limits::available_memory();
+    super::limits::check_memory(count as u64, scene.solver.contact_capacity, available, &origin, field)?;
     let radii: Vec<f64> = match explicit {
         Some(list) => list.iter().map(|row| row[4]).collect(),
         None => fill::sample_radii(g, count, &mut rng),
@@ -79,28 +86,29 @@ pub fn build(scene: &Scene) -> Result<Setup> {
 
     let w = &scene.walls;
     // Fixed walls (a mesh or a list): place the grains once, or fail.
-    let mut fixed = |walls: Vec<[[f64; 2]; 2]>, gate: Vec<[[f64; 2]; 2]>, source: &WallSource, hint: &str| -> Result<_> {
-        check_walls(&walls, g.radius_min, source)?;
-        let neck = gate_height(&gate).unwrap_or_else(|| bbox(&walls)[1]);
-        let pos = place(
-            &radii,
-            explicit,
-            &walls,
-            &gate,
-            w.neck_y.unwrap_or(neck),
-            g,
-            &mut place_rng,
-        );
-        if pos.len() < radii.len() {
-            return Err(Error::GrainsDoNotFit {
-                origin: origin.clone(),
-                requested: radii.len(),
-                placed: pos.len(),
-                hint: hint.to_string(),
-            });
-        }
-        Ok((walls, gate, neck, pos))
-    };
+    let mut fixed =
+        |walls: Vec<[[f64; 2]; 2]>, gate: Vec<[[f64; 2]; 2]>, source: &WallSource, hint: &str| -> Result<_> {
+            check_walls(&walls, g.radius_min, source)?;
+            let neck = gate_height(&gate).unwrap_or_else(|| bbox(&walls)[1]);
+            let pos = place(
+                &radii,
+                explicit,
+                &walls,
+                &gate,
+                w.neck_y.unwrap_or(neck),
+                g,
+                &mut place_rng,
+            );
+            if pos.len() < radii.len() {
+                return Err(Error::GrainsDoNotFit {
+                    origin: origin.clone(),
+                    requested: radii.len(),
+                    placed: pos.len(),
+                    hint: hint.to_string(),
+                });
+            }
+            Ok((walls, gate, neck, pos))
+        };
     let (walls, gate, neck_default, positions) = if let Some(mesh) = &w.mesh {
         let m = gmsh::read_msh(mesh)?;
         let (mut walls, mut gate) = (Vec::new(), Vec::new());
@@ -122,12 +130,18 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         let walls: Vec<_> = segments.iter().map(line).collect();
         let gate: Vec<_> = w.gate.iter().flatten().map(line).collect();
         let source = WallSource::Scene(&origin);
-        fixed(walls, gate, &source, "lower grains.count or give a larger grains.region")?
+        fixed(
+            walls,
+            gate,
+            &source,
+            "lower grains.count or give a larger grains.region",
+        )?
     } else {
         let mut spec = w.hourglass.clone().unwrap_or_default();
         let start = spec.clone();
         loop {
-            let lines = hourglass::outline(&spec, g.radius_mean).ok_or_else(|| neck_error(&spec, g.radius_mean, &origin))?;
+            let lines =
+                hourglass::outline(&spec, g.radius_mean).ok_or_else(|| neck_error(&spec, g.radius_mean, &origin))?;
             let gate = vec![lines.gate];
             let mut attempt = placement_rng(g.seed);
             let placed = place(

@@ -8,6 +8,7 @@ pub mod build;
 pub mod fill;
 pub mod gmsh;
 pub mod hourglass;
+pub mod limits;
 mod spec;
 mod strict;
 mod validate;
