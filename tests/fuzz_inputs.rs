@@ -108,7 +108,11 @@ fn check_scene(bytes: &[u8]) -> Result<(), TestCaseError> {
     let result = Scene::parse(&text, path).and_then(|scene| scene.validate());
     if let Err(e) = result {
         let message = e.to_string();
-        prop_assert!(message.contains("fuzz/scene.toml"), "error does not name the file: {}", message);
+        prop_assert!(
+            message.contains("fuzz/scene.toml"),
+            "error does not name the file: {}",
+            message
+        );
         prop_assert!(!message.contains('\n'), "error is not one line: {}", message);
     }
     Ok(())
@@ -119,7 +123,11 @@ fn check_mesh(bytes: &[u8]) -> Result<(), TestCaseError> {
     let path = Path::new("fuzz/mesh.msh");
     if let Err(e) = parse_msh(bytes, path) {
         let message = e.to_string();
-        prop_assert!(message.contains("fuzz/mesh.msh"), "error does not name the file: {}", message);
+        prop_assert!(
+            message.contains("fuzz/mesh.msh"),
+            "error does not name the file: {}",
+            message
+        );
         prop_assert!(!message.contains('\n'), "error is not one line: {}", message);
     }
     Ok(())

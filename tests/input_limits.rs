@@ -51,7 +51,9 @@ fn first_grain_overlap_finds_the_pair_or_none() {
     };
     assert_eq!(first_grain_overlap(&grains(vec![[0.0, 0.0]], 1.0)), None);
     // 300 x 300 touching grains (gap 0): none overlap, near-linear.
-    let lattice: Vec<[f32; 2]> = (0..90_000).map(|k| [(k % 300) as f32 * 2.0, (k / 300) as f32 * 2.0]).collect();
+    let lattice: Vec<[f32; 2]> = (0..90_000)
+        .map(|k| [(k % 300) as f32 * 2.0, (k / 300) as f32 * 2.0])
+        .collect();
     let start = Instant::now();
     assert_eq!(first_grain_overlap(&grains(lattice.clone(), 1.0)), None);
     assert!(start.elapsed() < Duration::from_secs(2), "took {:?}", start.elapsed());
@@ -85,7 +87,10 @@ fn scene_file_over_the_cap_is_refused_before_parsing() {
 fn endless_mesh_file_is_cut_at_the_cap() {
     let start = Instant::now();
     let message = read_msh(Path::new("/dev/zero")).unwrap_err().to_string();
-    assert_eq!(message, "/dev/zero: mesh file is larger than the limit of 64 MiB for mesh files");
+    assert_eq!(
+        message,
+        "/dev/zero: mesh file is larger than the limit of 64 MiB for mesh files"
+    );
     assert_eq!(MAX_MESH_BYTES, 64 << 20);
     assert!(start.elapsed() < Duration::from_secs(5), "took {:?}", start.elapsed());
 }
@@ -96,11 +101,10 @@ fn endless_mesh_file_is_cut_at_the_cap() {
 fn mesh_without_gate_is_a_notice() {
     let tmp = TempDir::new().unwrap();
     let mesh = tmp.path().join("no_gate.msh");
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("meshes/bad/elements_total_mismatch.msh"),
-    )
-    .unwrap()
-    .replace("\n1 3 1 4\n", "\n1 4 1 4\n");
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("meshes/bad/elements_total_mismatch.msh"))
+            .unwrap()
+            .replace("\n1 3 1 4\n", "\n1 4 1 4\n");
     std::fs::write(&mesh, text).unwrap();
     let mut scene = Scene::default();
     scene.walls.mesh = Some(mesh.clone());

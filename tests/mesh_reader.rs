@@ -302,7 +302,10 @@ fn every_bad_mesh_gives_its_stated_error() {
             "{name}: the error does not name the file: {message}"
         );
         for wanted in expected.lines().filter(|l| !l.trim().is_empty()) {
-            assert!(message.contains(wanted), "{name}: error\n  {message}\nlacks\n  {wanted}");
+            assert!(
+                message.contains(wanted),
+                "{name}: error\n  {message}\nlacks\n  {wanted}"
+            );
         }
     }
 }

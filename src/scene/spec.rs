@@ -52,7 +52,10 @@ pub struct WallsSpec {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hourglass: Option<HourglassSpec>,
     /// Explicit segments [x0, y0, x1, y1], m.
-    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "super::strict::segments")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::strict::segments"
+    )]
     pub segments: Option<Vec<[f64; 4]>>,
     /// Gate segments for an explicit list [x0, y0, x1, y1], m: walls while the grains settle.
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "super::strict::gate")]

@@ -89,7 +89,14 @@ pub(super) fn read_nodes(r: &mut Reader<'_>, mesh: &mut RawMesh) -> Result<(), M
 }
 
 /// The section header's total against the sum of its blocks.
-fn check_total(r: &Reader<'_>, header: Location, section: &str, what: &str, declared: u64, held: u64) -> Result<(), MeshError> {
+fn check_total(
+    r: &Reader<'_>,
+    header: Location,
+    section: &str,
+    what: &str,
+    declared: u64,
+    held: u64,
+) -> Result<(), MeshError> {
     if declared == held {
         return Ok(());
     }
