@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use hourglass::backend::{check_initial_state, first_grain_overlap, grid_for};
 use hourglass::model::Grains;
 use hourglass::scene::gmsh::{MAX_MESH_BYTES, read_msh};
-use hourglass::scene::{MAX_SCENE_BYTES, Scene, build};
+use hourglass::scene::{GrainsSpec, MAX_SCENE_BYTES, RunSpec, Scene, WallsSpec, build};
 use tempfile::TempDir;
 
 /// A 10 cm box of four wall segments, m.
@@ -24,11 +24,22 @@ const BOX: [[f64; 4]; 4] = [
 /// past 30 s (every grain in one cell, a contact list of every other grain).
 #[test]
 fn coincident_grains_are_refused_at_once() {
-    let mut scene = Scene::default();
-    scene.origin = "coincident.toml".to_string();
-    scene.walls.segments = Some(BOX.to_vec());
-    scene.grains.list = Some(vec![[0.05, 0.05, 0.0, 0.0, 0.001]; 200_000]);
-    scene.run.steps = Some(1);
+    let scene = Scene {
+        origin: "coincident.toml".to_string(),
+        walls: WallsSpec {
+            segments: Some(BOX.to_vec()),
+            ..WallsSpec::default()
+        },
+        grains: GrainsSpec {
+            list: Some(vec![[0.05, 0.05, 0.0, 0.0, 0.001]; 200_000]),
+            ..GrainsSpec::default()
+        },
+        run: RunSpec {
+            steps: Some(1),
+            ..RunSpec::default()
+        },
+        ..Scene::default()
+    };
     let start = Instant::now();
     let setup = build(&scene).unwrap();
     let grid = grid_for(&setup).unwrap();
