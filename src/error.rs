@@ -9,6 +9,9 @@ pub enum Error {
     /// A scene file could not be read.
     #[error("{path}: cannot read scene file: {source}")]
     SceneIo { path: PathBuf, source: std::io::Error },
+    /// A scene file longer than the cap (`scene::MAX_SCENE_BYTES`), refused before parsing.
+    #[error("{path}: scene file is larger than the limit of {} MiB for scene files", limit >> 20)]
+    SceneTooLarge { path: PathBuf, limit: u64 },
     /// The TOML is malformed or has an unknown key / a value of the wrong type.
     #[error("{path}: {message}")]
     SceneSyntax { path: PathBuf, message: String },
@@ -113,6 +116,12 @@ pub enum MeshError {
     },
     #[error("{}: no 2-node line elements (type 1)", path.display())]
     NoLines { path: PathBuf },
+    /// A mesh file longer than the cap (`gmsh::MAX_MESH_BYTES`), refused while reading.
+    #[error("{}: mesh file is larger than the limit of {} MiB for mesh files", path.display(), limit >> 20)]
+    TooLarge { path: PathBuf, limit: u64 },
+    /// The lines were read but cannot be walls (all gate, all of zero length, too wide).
+    #[error("{}: {problem}", path.display())]
+    Walls { path: PathBuf, problem: String },
     #[error(
         "{}, {at}: element {element} refers to node {node}, which $Nodes does not define",
         path.display()

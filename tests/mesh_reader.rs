@@ -276,3 +276,36 @@ fn missing_file_is_an_io_error() {
     assert!(matches!(err, MeshError::Io { .. }), "{err}");
     assert!(err.to_string().contains("no_such_mesh.msh"), "{err}");
 }
+
+/// The corpus `meshes/bad/`: each `NAME.msh` is refused with an error that
+/// names the file and contains every line of `NAME.expected`.
+#[test]
+fn every_bad_mesh_gives_its_stated_error() {
+    let dir = mesh_path("bad");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "msh"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 6, "the corpus has only {} files", files.len());
+    for file in &files {
+        let name = file.file_name().unwrap().to_str().unwrap();
+        let expected = std::fs::read_to_string(file.with_extension("expected"))
+            .unwrap_or_else(|e| panic!("{name} has no .expected sidecar: {e}"));
+        let message = match read_msh(file) {
+            Ok(_) => panic!("{name} was read without an error"),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            message.contains(file.to_str().unwrap()),
+            "{name}: the error does not name the file: {message}"
+        );
+        for wanted in expected.lines().filter(|l| !l.trim().is_empty()) {
+            assert!(
+                message.contains(wanted),
+                "{name}: error\n  {message}\nlacks\n  {wanted}"
+            );
+        }
+    }
+}

@@ -15,7 +15,7 @@ mod start;
 
 pub use self::bisect::BisectBackend;
 pub use self::cpu::{CpuBackend, CpuDemBackend};
-pub use self::start::{Start, check_initial_state, grid_for};
+pub use self::start::{Start, check_initial_state, first_grain_overlap, grid_for};
 pub use crate::gpu::GrainView;
 
 use crate::error::{Error, Result};

@@ -72,6 +72,13 @@ pub fn build(scene: &Scene) -> Result<Setup> {
             format!("{count} grains is more than this build handles ({MAX_GRAINS})"),
         ));
     }
+    let field = if explicit.is_some() {
+        "grains.list"
+    } else {
+        "grains.count"
+    };
+    let available = super::limits::available_memory();
+    super::limits::check_memory(count as u64, scene.solver.contact_capacity, available, &origin, field)?;
     let radii: Vec<f64> = match explicit {
         Some(list) => list.iter().map(|row| row[4]).collect(),
         None => fill::sample_radii(g, count, &mut rng),
@@ -79,53 +86,62 @@ pub fn build(scene: &Scene) -> Result<Setup> {
 
     let w = &scene.walls;
     // Fixed walls (a mesh or a list): place the grains once, or fail.
-    let mut fixed = |walls: Vec<[[f64; 2]; 2]>, gate: Vec<[[f64; 2]; 2]>, hint: &str| -> Result<_> {
-        check_extent(&walls, g.radius_min, &origin)?;
-        let neck = gate_height(&gate).unwrap_or_else(|| bbox(&walls)[1]);
-        let pos = place(
-            &radii,
-            explicit,
-            &walls,
-            &gate,
-            w.neck_y.unwrap_or(neck),
-            g,
-            &mut place_rng,
-        );
-        if pos.len() < radii.len() {
-            return Err(Error::GrainsDoNotFit {
-                origin: origin.clone(),
-                requested: radii.len(),
-                placed: pos.len(),
-                hint: hint.to_string(),
-            });
-        }
-        Ok((walls, gate, neck, pos))
-    };
+    let mut fixed =
+        |walls: Vec<[[f64; 2]; 2]>, gate: Vec<[[f64; 2]; 2]>, source: &WallSource, hint: &str| -> Result<_> {
+            check_walls(&walls, g.radius_min, source)?;
+            let neck = gate_height(&gate).unwrap_or_else(|| bbox(&walls)[1]);
+            let pos = place(
+                &radii,
+                explicit,
+                &walls,
+                &gate,
+                w.neck_y.unwrap_or(neck),
+                g,
+                &mut place_rng,
+            );
+            if pos.len() < radii.len() {
+                return Err(Error::GrainsDoNotFit {
+                    origin: origin.clone(),
+                    requested: radii.len(),
+                    placed: pos.len(),
+                    hint: hint.to_string(),
+                });
+            }
+            Ok((walls, gate, neck, pos))
+        };
     let (walls, gate, neck_default, positions) = if let Some(mesh) = &w.mesh {
         let m = gmsh::read_msh(mesh)?;
         let (mut walls, mut gate) = (Vec::new(), Vec::new());
         for (s, is_gate) in m.segments.iter().zip(&m.gate) {
             if *is_gate { gate.push(*s) } else { walls.push(*s) }
         }
+        if gate.is_empty() {
+            notices.push(format!(
+                "{}: no line is in the physical group `gate`, so there is no settle phase: the grains fall from where they are placed",
+                mesh.display()
+            ));
+        }
+        let source = WallSource::Mesh(mesh.clone());
         // Written out absolute: a relative path would resolve against the
         // result directory when the written scene.toml is loaded again.
         resolved.walls.mesh = Some(std::path::absolute(mesh).unwrap_or_else(|_| mesh.clone()));
-        fixed(walls, gate, "lower grains.count or use a larger mesh")?
+        fixed(walls, gate, &source, "lower grains.count or use a larger mesh")?
     } else if let Some(segments) = &w.segments {
         let walls: Vec<_> = segments.iter().map(line).collect();
         let gate: Vec<_> = w.gate.iter().flatten().map(line).collect();
-        fixed(walls, gate, "lower grains.count or give a larger grains.region")?
+        let source = WallSource::Scene(&origin);
+        fixed(
+            walls,
+            gate,
+            &source,
+            "lower grains.count or give a larger grains.region",
+        )?
     } else {
         let mut spec = w.hourglass.clone().unwrap_or_default();
         let start = spec.clone();
         loop {
-            let lines = hourglass::outline(&spec, g.radius_mean).ok_or_else(|| {
-                Error::field(
-                    &origin,
-                    "walls.hourglass.neck",
-                    format!("a neck of {} mean diameters is wider than the bulb", spec.neck),
-                )
-            })?;
+            let lines =
+                hourglass::outline(&spec, g.radius_mean).ok_or_else(|| neck_error(&spec, g.radius_mean, &origin))?;
             let gate = vec![lines.gate];
             let mut attempt = placement_rng(g.seed);
             let placed = place(
@@ -176,10 +192,14 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         resolved.run.duration = Some(DEFAULT_DURATION);
     }
     let s = &scene.solver;
-    let dt = s.dt.unwrap_or_else(|| match s.kind {
-        SolverKind::Dem => dem_dt(&grains, scene.dem.kn, scene.dem.cfl),
-        _ => default_dt(&walls, &gate, scene.gravity, s.alert),
-    });
+    let dt = match s.dt {
+        Some(dt) => dt,
+        None => match s.kind {
+            SolverKind::Dem => dem_dt(&grains, scene.dem.kn, scene.dem.cfl),
+            _ => default_dt(&walls, &gate, scene.gravity, s.alert),
+        },
+    };
+    check_dt(dt, scene, &walls, &gate, &origin)?;
     resolved.solver.dt = Some(dt);
     let params = StepParams {
         gravity: [scene.gravity[0] as f32, scene.gravity[1] as f32],
@@ -231,19 +251,104 @@ pub const MAX_GRAINS: u64 = 20_000_000;
 /// malformed mesh): the fill and the grid would not finish.
 pub const MAX_EXTENT_RADII: f64 = 1e6;
 
-fn check_extent(walls: &[[[f64; 2]; 2]], r_min: f64, origin: &str) -> Result<()> {
+/// Where fixed walls came from, to name it in their errors.
+enum WallSource<'a> {
+    /// A gmsh file: its errors name the file.
+    Mesh(std::path::PathBuf),
+    /// `walls.segments` of the scene `origin`.
+    Scene(&'a str),
+}
+
+impl WallSource<'_> {
+    fn error(&self, problem: String) -> Error {
+        match self {
+            WallSource::Mesh(path) => Error::Mesh(gmsh::MeshError::Walls {
+                path: path.clone(),
+                problem,
+            }),
+            WallSource::Scene(origin) => Error::field(*origin, "walls.segments", problem),
+        }
+    }
+}
+
+/// Fixed walls that can hold grains: some lines outside the gate, not all of
+/// zero length, no wider than [`MAX_EXTENT_RADII`] smallest radii.
+fn check_walls(walls: &[[[f64; 2]; 2]], r_min: f64, source: &WallSource) -> Result<()> {
+    if walls.is_empty() {
+        return Err(source.error(
+            "every line is in the physical group `gate`: no walls would be left once the gate opens".to_string(),
+        ));
+    }
+    if walls.iter().all(|l| l[0] == l[1]) {
+        return Err(source.error(format!(
+            "all {} wall lines have zero length (each starts where it ends)",
+            walls.len()
+        )));
+    }
     let b = bbox(walls);
     let extent = (b[2] - b[0]).max(b[3] - b[1]);
     if !(extent.is_finite() && extent <= MAX_EXTENT_RADII * r_min) {
-        return Err(Error::field(
-            origin,
-            "walls",
-            format!(
-                "the walls span {extent:e} m, more than {MAX_EXTENT_RADII:e} smallest grain radii ({r_min} m): check the units"
-            ),
-        ));
+        return Err(source.error(format!(
+            "the walls span {extent:e} m, more than {MAX_EXTENT_RADII:e} smallest grain radii ({r_min} m): check the units"
+        )));
     }
     Ok(())
+}
+
+/// Why the parametric hourglass has no outline: a neck wider than the bulb.
+/// When even the default neck would not fit, the grains are too large (a
+/// radius in mm written as m), and the error names the radius.
+fn neck_error(spec: &HourglassSpec, radius_mean: f64, origin: &str) -> Error {
+    let default_neck = HourglassSpec::default().neck;
+    if default_neck * radius_mean >= 0.5 * spec.width {
+        return Error::field(
+            origin,
+            "grains.radius_mean",
+            format!(
+                "grains of mean radius {radius_mean} m are too large for an hourglass {} m wide: even a neck of {default_neck} mean diameters would be wider than the bulb (check the units)",
+                spec.width
+            ),
+        );
+    }
+    Error::field(
+        origin,
+        "walls.hourglass.neck",
+        format!("a neck of {} mean diameters is wider than the bulb", spec.neck),
+    )
+}
+
+/// Smallest time step a scene may run with, s. Below it the default 4 s
+/// discharge takes over 4e7 steps (hours even for a few grains); a smaller
+/// automatic step means a unit mistake (gravity, `solver.alert`, `dem.kn`).
+pub const MIN_DT: f64 = 1e-7;
+
+/// Refuse a step below [`MIN_DT`], naming what made it so small.
+fn check_dt(dt: f64, scene: &Scene, walls: &[[[f64; 2]; 2]], gate: &[[[f64; 2]; 2]], origin: &str) -> Result<()> {
+    if dt >= MIN_DT {
+        return Ok(());
+    }
+    let s = &scene.solver;
+    let problem = if s.dt.is_some() {
+        format!("{dt:e} s is below the floor {MIN_DT:e} s")
+    } else {
+        let cause = match s.kind {
+            SolverKind::Dem => format!(
+                "dem.kn {:e} N/m^2.5 is too stiff for the lightest grain (dt = dem.cfl sqrt(m_min / dem.kn))",
+                scene.dem.kn
+            ),
+            _ => {
+                let g = scene.gravity[0].hypot(scene.gravity[1]);
+                let b = bbox(&[walls, gate].concat());
+                let height = (b[3] - b[1]).max(b[2] - b[0]);
+                format!(
+                    "gravity {g:e} m/s^2 is too large (a grain falling {height:.3} m would cross solver.alert = {} m in one step)",
+                    s.alert
+                )
+            }
+        };
+        format!("the automatic step {dt:.0e} s is below the floor {MIN_DT:.0e} s: {cause}")
+    };
+    Err(Error::field(origin, "solver.dt", problem))
 }
 
 /// Largest default time step, s.

@@ -47,12 +47,28 @@ pub struct MeshLines {
 
 pub use crate::error::{Location, MeshError};
 
-/// Reads the wall lines of the mesh at `path`.
+/// Largest mesh file read, bytes (64 MiB): ten times a million-line wall
+/// mesh in ASCII. The read stops there, so `/dev/zero` or a wrong path to a
+/// huge file is an error, not an exhausted memory.
+pub const MAX_MESH_BYTES: u64 = 64 << 20;
+
+/// Reads the wall lines of the mesh at `path` (at most [`MAX_MESH_BYTES`]).
 pub fn read_msh(path: &Path) -> Result<MeshLines, MeshError> {
-    let bytes = std::fs::read(path).map_err(|source| MeshError::Io {
+    use std::io::Read;
+    let io = |source| MeshError::Io {
         path: path.to_owned(),
         source,
-    })?;
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(MAX_MESH_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_MESH_BYTES {
+        return Err(MeshError::TooLarge {
+            path: path.to_owned(),
+            limit: MAX_MESH_BYTES,
+        });
+    }
     parse_msh(&bytes, path)
 }
 
@@ -203,6 +219,21 @@ struct RawMesh {
 }
 
 impl RawMesh {
+    /// Defines node `tag` at `xy`, read at `at`; a tag defined again with
+    /// other coordinates is an error (which of the two would be the wall?).
+    fn add_node(&mut self, r: &Reader<'_>, tag: u64, xy: [f64; 2], at: Location) -> Result<(), MeshError> {
+        match self.nodes.insert(tag, xy) {
+            Some(old) if old != xy => Err(r.error(
+                at,
+                format!(
+                    "node {tag} is defined twice with different coordinates: ({}, {}) and ({}, {})",
+                    old[0], old[1], xy[0], xy[1]
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     fn resolve(self, path: &Path) -> Result<MeshLines, MeshError> {
         if self.lines.is_empty() {
             return Err(MeshError::NoLines { path: path.to_owned() });

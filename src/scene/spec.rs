@@ -13,6 +13,7 @@ pub struct Scene {
     /// Scene-file format version; must be 1.
     pub version: u32,
     /// Gravity, m/s^2.
+    #[serde(deserialize_with = "super::strict::gravity")]
     pub gravity: [f64; 2],
     pub walls: WallsSpec,
     pub grains: GrainsSpec,
@@ -51,10 +52,13 @@ pub struct WallsSpec {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hourglass: Option<HourglassSpec>,
     /// Explicit segments [x0, y0, x1, y1], m.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::strict::segments"
+    )]
     pub segments: Option<Vec<[f64; 4]>>,
     /// Gate segments for an explicit list [x0, y0, x1, y1], m: walls while the grains settle.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "super::strict::gate")]
     pub gate: Option<Vec<[f64; 4]>>,
     /// Height of the neck, m; grains below it have "passed". Default: the gate's
     /// height, else 0 for the parametric hourglass, else the bottom of the walls.
@@ -110,10 +114,10 @@ pub struct GrainsSpec {
     pub seed: u64,
     /// Fill box [xmin, ymin, xmax, ymax], m. Default: the part of the wall
     /// loop above the neck (the upper bulb).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "super::strict::region")]
     pub region: Option<[f64; 4]>,
     /// Explicit grains [x, y, vx, vy, r] (m, m/s); replaces the fill.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "super::strict::grains")]
     pub list: Option<Vec<[f64; 5]>>,
 }
 

@@ -26,12 +26,20 @@ impl Check<'_> {
             Ok(())
         }
     }
+    /// Positive in f32 too: 1e-300 is 0 there, and a radius or an alert of 0
+    /// would reach the steps as a division by zero.
     fn positive(&self, field: &str, v: f64) -> Result<()> {
         self.finite(field, v)?;
-        if v > 0.0 {
-            Ok(())
-        } else {
+        if v <= 0.0 {
             Err(Error::field(self.origin, field, format!("must be > 0, got {v}")))
+        } else if (v as f32) < f32::MIN_POSITIVE {
+            Err(Error::field(
+                self.origin,
+                field,
+                format!("{v:e} is too small for single precision (min 1.2e-38)"),
+            ))
+        } else {
+            Ok(())
         }
     }
     fn non_negative(&self, field: &str, v: f64) -> Result<()> {
@@ -76,6 +84,13 @@ impl Scene {
                 &self.origin,
                 "walls",
                 "give only one of `mesh`, `hourglass`, `segments`",
+            ));
+        }
+        if w.mesh.as_ref().is_some_and(|m| m.as_os_str().is_empty()) {
+            return Err(Error::field(
+                &self.origin,
+                "walls.mesh",
+                "is empty: give the path of a .msh file",
             ));
         }
         if w.gate.is_some() && w.segments.is_none() {
@@ -142,6 +157,13 @@ impl Scene {
                 ),
             ));
         }
+        if g.list.is_none() && g.count == 0 {
+            return Err(Error::field(
+                &self.origin,
+                "grains.count",
+                "must be >= 1: a scene without grains has nothing to simulate",
+            ));
+        }
         if g.count > u64::from(crate::model::contact::BODY_INDEX_MASK) {
             return Err(Error::field(
                 &self.origin,
@@ -160,6 +182,13 @@ impl Scene {
             }
         }
         if let Some(list) = &g.list {
+            if list.is_empty() {
+                return Err(Error::field(
+                    &self.origin,
+                    "grains.list",
+                    "is empty: a scene without grains has nothing to simulate",
+                ));
+            }
             c.all_finite("grains.list", list)?;
             for (i, row) in list.iter().enumerate() {
                 if row[4] <= 0.0 {
@@ -167,6 +196,13 @@ impl Scene {
                         &self.origin,
                         &format!("grains.list[{i}]"),
                         format!("radius must be > 0, got {}", row[4]),
+                    ));
+                }
+                if (row[4] as f32) < f32::MIN_POSITIVE {
+                    return Err(Error::field(
+                        &self.origin,
+                        &format!("grains.list[{i}]"),
+                        format!("radius {:e} is too small for single precision (min 1.2e-38)", row[4]),
                     ));
                 }
             }

@@ -17,10 +17,11 @@ const LINE: i64 = 1;
 pub(super) fn read_nodes(r: &mut Reader<'_>, mesh: &mut RawMesh) -> Result<(), MeshError> {
     let count = r.ascii::<usize>("a node count")?;
     for _ in 0..count {
+        let at = r.here();
         let tag = r.ascii::<u64>("a node tag")?;
         let xy = [r.coordinate()?, r.coordinate()?];
         r.float("a z coordinate")?;
-        mesh.nodes.insert(tag, xy);
+        mesh.add_node(r, tag, xy, at)?;
     }
     Ok(())
 }

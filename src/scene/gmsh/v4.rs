@@ -14,7 +14,7 @@
 //! ```
 
 use super::reader::Reader;
-use super::{Group, MeshError, RawLine, RawMesh};
+use super::{Group, Location, MeshError, RawLine, RawMesh};
 
 /// The 2-node line element.
 const LINE: i32 = 1;
@@ -48,10 +48,13 @@ pub(super) fn read_entities(r: &mut Reader<'_>, mesh: &mut RawMesh) -> Result<()
 }
 
 pub(super) fn read_nodes(r: &mut Reader<'_>, mesh: &mut RawMesh) -> Result<(), MeshError> {
+    let header = r.here();
     let blocks = r.count("a node block count")?;
-    for what in ["a node count", "a minimum node tag", "a maximum node tag"] {
+    let declared = r.size("a node count")?;
+    for what in ["a minimum node tag", "a maximum node tag"] {
         r.size(what)?;
     }
+    let mut held = 0u64;
     let mut tags = Vec::new();
     for _ in 0..blocks {
         let at = r.here();
@@ -67,33 +70,55 @@ pub(super) fn read_nodes(r: &mut Reader<'_>, mesh: &mut RawMesh) -> Result<(), M
             }
         };
         let count = r.count("a node count")?;
+        held = held.saturating_add(count as u64);
         tags.clear();
         for _ in 0..count {
             tags.push(r.size("a node tag")?);
         }
         for &tag in &tags {
+            let at = r.here();
             let xy = [r.coordinate()?, r.coordinate()?];
             r.float("a z coordinate")?;
             for _ in 0..per_node {
                 r.float("a parametric coordinate")?;
             }
-            mesh.nodes.insert(tag, xy);
+            mesh.add_node(r, tag, xy, at)?;
         }
     }
-    Ok(())
+    check_total(r, header, "$Nodes", "nodes", declared, held)
+}
+
+/// The section header's total against the sum of its blocks.
+fn check_total(
+    r: &Reader<'_>,
+    header: Location,
+    section: &str,
+    what: &str,
+    declared: u64,
+    held: u64,
+) -> Result<(), MeshError> {
+    if declared == held {
+        return Ok(());
+    }
+    let message = format!("the {section} header declares {declared} {what} but its blocks hold {held}");
+    Err(r.error(header, message))
 }
 
 pub(super) fn read_elements(r: &mut Reader<'_>, mesh: &mut RawMesh) -> Result<(), MeshError> {
+    let header = r.here();
     let blocks = r.count("an element block count")?;
-    for what in ["an element count", "a minimum element tag", "a maximum element tag"] {
+    let declared = r.size("an element count")?;
+    for what in ["a minimum element tag", "a maximum element tag"] {
         r.size(what)?;
     }
+    let mut held = 0u64;
     for _ in 0..blocks {
         let dim = r.int("an entity dimension")?;
         let entity = r.int("an entity tag")?;
         let type_at = r.here();
         let element_type = r.int("an element type")?;
         let count = r.count("an element count")?;
+        held = held.saturating_add(count as u64);
         let group = if dim == 1 { Group::Curve(entity) } else { Group::None };
         match nodes_per_element(element_type) {
             Some(_) if element_type == LINE => {
@@ -128,7 +153,7 @@ pub(super) fn read_elements(r: &mut Reader<'_>, mesh: &mut RawMesh) -> Result<()
             }
         }
     }
-    Ok(())
+    check_total(r, header, "$Elements", "elements", declared, held)
 }
 
 /// Nodes per element of gmsh element type `element_type` (gmsh manual, "MSH file format").

@@ -1,0 +1,53 @@
+//! Fixed-length arrays read strictly: serde's `[f64; N]` stops after N values
+//! and drops the rest, so `gravity = [0, -9.81, 0]` would pass as 2D gravity.
+//! Each array is read whole and its length checked; the error names the key
+//! and, for a list of rows, the row (toml adds the line and column).
+
+use serde::de::{Deserialize, Deserializer, Error};
+
+/// `values` as `[f64; N]`, or an error naming `key` and what the values mean.
+fn exact<const N: usize>(key: &str, meaning: &str, values: Vec<f64>) -> Result<[f64; N], String> {
+    let found = values.len();
+    values.try_into().map_err(|_| {
+        let s = if found == 1 { "" } else { "s" };
+        format!("`{key}` has {found} value{s}, expected {N} ({meaning})")
+    })
+}
+
+fn row<'de, D: Deserializer<'de>, const N: usize>(d: D, key: &str, meaning: &str) -> Result<[f64; N], D::Error> {
+    exact(key, meaning, Vec::deserialize(d)?).map_err(D::Error::custom)
+}
+
+fn rows<'de, D: Deserializer<'de>, const N: usize>(
+    d: D,
+    key: &str,
+    meaning: &str,
+) -> Result<Option<Vec<[f64; N]>>, D::Error> {
+    let rows: Vec<Vec<f64>> = Vec::deserialize(d)?;
+    let checked = rows
+        .into_iter()
+        .enumerate()
+        .map(|(i, values)| exact(&format!("{key}[{i}]"), meaning, values))
+        .collect::<Result<Vec<_>, _>>();
+    checked.map(Some).map_err(D::Error::custom)
+}
+
+pub fn gravity<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
+    row(d, "gravity", "[gx, gy] in m/s^2")
+}
+
+pub fn region<'de, D: Deserializer<'de>>(d: D) -> Result<Option<[f64; 4]>, D::Error> {
+    row(d, "grains.region", "[xmin, ymin, xmax, ymax] in m").map(Some)
+}
+
+pub fn segments<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<[f64; 4]>>, D::Error> {
+    rows(d, "walls.segments", "[x0, y0, x1, y1] in m")
+}
+
+pub fn gate<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<[f64; 4]>>, D::Error> {
+    rows(d, "walls.gate", "[x0, y0, x1, y1] in m")
+}
+
+pub fn grains<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<[f64; 5]>>, D::Error> {
+    rows(d, "grains.list", "[x, y, vx, vy, r] in m and m/s")
+}

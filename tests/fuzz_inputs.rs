@@ -1,0 +1,179 @@
+//! Property tests: the scene parser and the gmsh reader, fed arbitrary bytes
+//! and damaged copies of the committed inputs (`scenes/*.toml`,
+//! `meshes/*.msh`: bytes flipped, cut, deleted or duplicated), never panic,
+//! and every error they return names the file it is about.
+//!
+//! Case counts are bounded ([`CASES`]) so the whole file runs in a few
+//! seconds in release; raise `PROPTEST_CASES` for a longer hunt.
+
+use std::path::{Path, PathBuf};
+
+use hourglass::scene::Scene;
+use hourglass::scene::gmsh::parse_msh;
+use proptest::prelude::*;
+
+/// Cases per property unless `PROPTEST_CASES` says otherwise (each case
+/// parses one input of at most a few KB: 4 x 4000 cases take about a second).
+const CASES: u32 = 4000;
+
+fn config() -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok());
+    ProptestConfig::with_cases(cases.unwrap_or(CASES))
+}
+
+fn crate_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The committed files of `dir` ending in `.ext`, as bytes, sorted by name.
+fn corpus(dir: &str, ext: &str) -> Vec<Vec<u8>> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(crate_root().join(dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    paths.sort();
+    assert!(!paths.is_empty(), "no *.{ext} in {dir}");
+    paths.iter().map(|p| std::fs::read(p).unwrap()).collect()
+}
+
+/// One damage to a file; positions are fractions of its length, so a
+/// strategy does not depend on which file it hits.
+#[derive(Debug, Clone)]
+enum Mutation {
+    /// Set the byte at `at` to `byte`.
+    Set { at: f64, byte: u8 },
+    /// Replace the byte at `at` with one that changes a number or a token.
+    Digit { at: f64, pick: usize },
+    /// Cut the file at `at`.
+    Truncate { at: f64 },
+    /// Remove `len` bytes from `at`.
+    Delete { at: f64, len: usize },
+    /// Copy `len` bytes from `from` and insert them at `at`.
+    Duplicate { from: f64, len: usize, at: f64 },
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    let frac = 0.0..1.0f64;
+    prop_oneof![
+        (frac.clone(), any::<u8>()).prop_map(|(at, byte)| Mutation::Set { at, byte }),
+        (frac.clone(), 0..16usize).prop_map(|(at, pick)| Mutation::Digit { at, pick }),
+        frac.clone().prop_map(|at| Mutation::Truncate { at }),
+        (frac.clone(), 1..64usize).prop_map(|(at, len)| Mutation::Delete { at, len }),
+        (frac.clone(), 1..256usize, frac).prop_map(|(from, len, at)| Mutation::Duplicate { from, len, at }),
+    ]
+}
+
+fn index(len: usize, at: f64) -> usize {
+    ((len as f64 * at) as usize).min(len)
+}
+
+fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
+    let len = bytes.len();
+    match *m {
+        Mutation::Set { at, byte } if len > 0 => bytes[index(len - 1, at)] = byte,
+        Mutation::Digit { at, pick } if len > 0 => {
+            const SWAPS: &[u8] = b"0123456789-.e+ \n";
+            bytes[index(len - 1, at)] = SWAPS[pick % SWAPS.len()];
+        }
+        Mutation::Truncate { at } => bytes.truncate(index(len, at)),
+        Mutation::Delete { at, len: n } => {
+            let start = index(len, at);
+            bytes.drain(start..(start + n).min(len));
+        }
+        Mutation::Duplicate { from, len: n, at } => {
+            let start = index(len, from);
+            let copy = bytes[start..(start + n).min(len)].to_vec();
+            let at = index(len, at);
+            bytes.splice(at..at, copy);
+        }
+        _ => {}
+    }
+}
+
+/// A committed file (picked by `pick`) with `mutations` applied in turn.
+fn damaged(files: &[Vec<u8>], pick: usize, mutations: &[Mutation]) -> Vec<u8> {
+    let mut bytes = files[pick % files.len()].clone();
+    for m in mutations {
+        apply(&mut bytes, m);
+    }
+    bytes
+}
+
+/// Parse scene bytes the way `Scene::load` does, then check every field;
+/// an error must name the file.
+fn check_scene(bytes: &[u8]) -> Result<(), TestCaseError> {
+    let path = Path::new("fuzz/scene.toml");
+    let text = String::from_utf8_lossy(bytes);
+    let result = Scene::parse(&text, path).and_then(|scene| scene.validate());
+    if let Err(e) = result {
+        let message = e.to_string();
+        prop_assert!(
+            message.contains("fuzz/scene.toml"),
+            "error does not name the file: {}",
+            message
+        );
+        prop_assert!(!message.contains('\n'), "error is not one line: {}", message);
+    }
+    Ok(())
+}
+
+/// Read mesh bytes; an error must name the file.
+fn check_mesh(bytes: &[u8]) -> Result<(), TestCaseError> {
+    let path = Path::new("fuzz/mesh.msh");
+    if let Err(e) = parse_msh(bytes, path) {
+        let message = e.to_string();
+        prop_assert!(
+            message.contains("fuzz/mesh.msh"),
+            "error does not name the file: {}",
+            message
+        );
+        prop_assert!(!message.contains('\n'), "error is not one line: {}", message);
+    }
+    Ok(())
+}
+
+/// Headers that get random bytes past `$MeshFormat`, into the section readers.
+const MESH_HEADERS: [&[u8]; 4] = [
+    b"",
+    b"$MeshFormat\n4.1 0 8\n$EndMeshFormat\n",
+    b"$MeshFormat\n4.1 1 8\n\x01\x00\x00\x00\n$EndMeshFormat\n",
+    b"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n",
+];
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn scene_parser_survives_arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..1024)) {
+        check_scene(&bytes)?;
+    }
+
+    #[test]
+    fn scene_parser_survives_damaged_scenes(
+        pick in 0..64usize,
+        mutations in proptest::collection::vec(mutation(), 1..5),
+    ) {
+        let files = corpus("scenes", "toml");
+        check_scene(&damaged(&files, pick, &mutations))?;
+    }
+
+    #[test]
+    fn mesh_reader_survives_arbitrary_bytes(
+        header in 0..MESH_HEADERS.len(),
+        bytes in proptest::collection::vec(any::<u8>(), 0..1024),
+    ) {
+        let mut input = MESH_HEADERS[header].to_vec();
+        input.extend_from_slice(&bytes);
+        check_mesh(&input)?;
+    }
+
+    #[test]
+    fn mesh_reader_survives_damaged_meshes(
+        pick in 0..64usize,
+        mutations in proptest::collection::vec(mutation(), 1..5),
+    ) {
+        let files = corpus("meshes", "msh");
+        check_mesh(&damaged(&files, pick, &mutations))?;
+    }
+}
