@@ -28,9 +28,14 @@ pub struct RunArgs {
     /// Discharge length in steps.
     #[arg(long, allow_hyphen_values = true)]
     pub steps: Option<u64>,
-    /// Result directory (default: result).
+    /// Result directory (default: result). A non-empty directory that no run
+    /// wrote is refused; a run removes only what an earlier run wrote there.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Write into a non-empty --out that no run wrote (nothing in it is
+    /// removed or overwritten).
+    #[arg(long)]
+    pub force: bool,
     /// Write a frame and a diagnostics row every K steps.
     #[arg(long, allow_hyphen_values = true)]
     pub every: Option<u64>,
@@ -117,6 +122,8 @@ pub fn run(args: RunArgs) -> Result<()> {
     let grid = hourglass::backend::grid_for(&setup)?;
     hourglass::backend::check_initial_state(&setup, &grid)?;
     let out_dir = setup.scene.run.out.clone();
+    // Claimed before any window opens: a directory that is not ours is refused here.
+    hourglass::output::Manifest::claim(&out_dir, args.force)?;
     let summary = if args.window {
         if !args.quiet {
             for n in &setup.notices {
