@@ -488,3 +488,32 @@ fn force_writes_into_a_folder_and_keeps_its_files() {
         }
     }
 }
+
+#[test]
+fn out_of_range_flags_are_blamed_on_the_flag() {
+    let tmp = TempDir::new().unwrap();
+    for (args, flag) in [
+        (&["run", "--duration", "1e300", "--backend", "cpu"][..], "`--duration`"),
+        (&["run", "--grains", "1e12", "--backend", "cpu"][..], "`--grains`"),
+        (
+            &["run", "--grains", "1000000000000", "--backend", "cpu"][..],
+            "`--grains`",
+        ),
+        (&["render", "somewhere", "--every", "0"][..], "`--every`"),
+        (&["bench", "--sizes", "100,0", "--backend", "cpu"][..], "`--sizes`"),
+        (&["bench", "--steps", "0", "--backend", "cpu"][..], "`--steps`"),
+    ] {
+        let o = hourglass(tmp.path(), args);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(flag), "{args:?}: {err}");
+        assert!(!err.contains("scene"), "{args:?} blames the scene: {err}");
+        assert!(o.stdout.is_empty(), "{args:?} printed a table");
+        assert_eq!(
+            std::fs::read_dir(tmp.path()).unwrap().count(),
+            0,
+            "{args:?} wrote something"
+        );
+    }
+}

@@ -53,6 +53,13 @@ pub fn render_dir(dir: &Path, opts: &MovieOptions) -> Result<Movie> {
             problem: format!("{}x{} px: each side must be 1..=8192", opts.width, opts.height),
         });
     }
+    if opts.every == 0 {
+        return Err(Error::InvalidField {
+            origin: "command line".into(),
+            field: "--every".into(),
+            problem: "must be >= 1".into(),
+        });
+    }
     if !(opts.fps.is_finite() && opts.fps > 0.0) {
         return Err(Error::InvalidField {
             origin: "command line".into(),
