@@ -517,3 +517,25 @@ fn out_of_range_flags_are_blamed_on_the_flag() {
         );
     }
 }
+
+#[test]
+fn plot_of_an_interrupted_run_says_it_is_incomplete() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("out");
+    assert_ok(&run_tiny(tmp.path(), "out", &[]));
+    let o = hourglass(tmp.path(), &["plot", "out"]);
+    assert_ok(&o);
+    assert!(!stderr(&o).contains("incomplete"), "{}", stderr(&o));
+
+    std::fs::remove_file(out.join("summary.json")).unwrap();
+    let o = hourglass(tmp.path(), &["plot", "out"]);
+    assert_ok(&o);
+    let err = stderr(&o);
+    let notices: Vec<_> = err.lines().filter(|l| l.contains("incomplete")).collect();
+    assert_eq!(notices.len(), 1, "{err}");
+    assert!(notices[0].contains("summary.json"), "{err}");
+    assert!(out.join("plot_passed.png").is_file());
+    // A later run removes the plots: they are listed as written by hourglass.
+    assert_ok(&run_tiny(tmp.path(), "out", &[]));
+    assert!(!out.join("plot_passed.png").exists());
+}
