@@ -34,7 +34,42 @@ enum Command {
     Study(cli::study::StudyArgs),
 }
 
+/// Point XDG_RUNTIME_DIR at a private folder when it is unset or unusable:
+/// the graphics stack otherwise prints `error: XDG_RUNTIME_DIR is invalid or
+/// not set in the environment.` on every GPU run and render, `--quiet` or not.
+/// The folder is `$TMPDIR/hourglass-runtime-<uid>` (mode 0700, ours only);
+/// when it cannot be made safe the environment is left as it is.
+fn private_runtime_dir() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    use std::path::Path;
+    let usable = std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| {
+        let d = Path::new(&d);
+        d.is_absolute() && d.is_dir()
+    });
+    if usable {
+        return;
+    }
+    let Ok(uid) = std::fs::metadata("/proc/self").map(|m| m.uid()) else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("hourglass-runtime-{uid}"));
+    let _ = std::fs::create_dir(&dir);
+    // A folder another user made (or a link planted there) is not used.
+    let Ok(meta) = std::fs::symlink_metadata(&dir) else {
+        return;
+    };
+    if !meta.file_type().is_dir() || meta.uid() != uid {
+        return;
+    }
+    if std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).is_err() {
+        return;
+    }
+    // SAFETY: called first thing in main, before any thread exists.
+    unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
+}
+
 fn main() -> ExitCode {
+    private_runtime_dir();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

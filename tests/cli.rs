@@ -395,3 +395,147 @@ fn study_rejects_bad_flags_with_one_line_and_writes_nothing() {
         );
     }
 }
+
+// The result directory is ours or refused: a run removes only what a run wrote.
+
+/// A folder a user made: a render/ folder, notes in frames/, their own
+/// diagnostics.csv and a .partial file, all names an older version removed.
+fn users_folder(dir: &Path) {
+    std::fs::create_dir_all(dir.join("render")).unwrap();
+    std::fs::write(dir.join("render/figure.png"), b"mine").unwrap();
+    std::fs::create_dir_all(dir.join("frames")).unwrap();
+    std::fs::write(dir.join("frames/notes.txt"), b"notes").unwrap();
+    std::fs::write(dir.join("diagnostics.csv"), b"a,b\n1,2\n").unwrap();
+    std::fs::write(dir.join("thesis.partial"), b"chapter 1").unwrap();
+}
+
+fn run_tiny(dir: &Path, out: &str, extra: &[&str]) -> Output {
+    std::fs::write(dir.join("tiny.toml"), TINY).unwrap();
+    let mut args = vec!["run", "tiny.toml", "--out", out, "--quiet", "--backend", "cpu"];
+    args.extend_from_slice(extra);
+    hourglass(dir, &args)
+}
+
+#[test]
+fn non_result_directory_is_refused_and_keeps_every_file() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("out");
+    users_folder(&out);
+    let before = snapshot(&out);
+    let o = run_tiny(tmp.path(), "out", &[]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("out") && err.contains("not a result directory") && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(snapshot(&out), before, "a refused run changed the folder");
+}
+
+#[test]
+fn second_run_removes_the_old_frames_and_keeps_a_users_file() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("out");
+    assert_ok(&run_tiny(tmp.path(), "out", &["--steps", "8"]));
+    assert!(out.join(".hourglass-result").is_file());
+    let first = std::fs::read_dir(out.join("frames")).unwrap().count();
+    std::fs::write(out.join("notes.txt"), b"mine").unwrap();
+    std::fs::write(out.join("frames/notes.txt"), b"mine too").unwrap();
+
+    assert_ok(&run_tiny(tmp.path(), "out", &["--steps", "2"]));
+    assert_eq!(std::fs::read(out.join("notes.txt")).unwrap(), b"mine");
+    assert_eq!(std::fs::read(out.join("frames/notes.txt")).unwrap(), b"mine too");
+    let frames = pvd_files(&std::fs::read_to_string(out.join("frames.pvd")).unwrap());
+    let mut on_disk: Vec<String> = std::fs::read_dir(out.join("frames"))
+        .unwrap()
+        .map(|e| format!("frames/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    on_disk.sort();
+    let mut expected = frames.clone();
+    expected.push("frames/notes.txt".into());
+    expected.sort();
+    assert!(frames.len() < first, "the second run should write fewer frames");
+    assert_eq!(on_disk, expected, "the first run's frames were not removed");
+    assert!(out.join("summary.json").is_file());
+}
+
+#[test]
+fn force_writes_into_a_folder_and_keeps_its_files() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("out");
+    users_folder(&out);
+    // Their diagnostics.csv is a name a run writes: it is never overwritten.
+    let o = run_tiny(tmp.path(), "out", &["--force"]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("diagnostics.csv"), "{err}");
+    assert_eq!(std::fs::read(out.join("diagnostics.csv")).unwrap(), b"a,b\n1,2\n");
+
+    std::fs::rename(out.join("diagnostics.csv"), tmp.path().join("kept.csv")).unwrap();
+    let before = snapshot(&out);
+    for _ in 0..2 {
+        // --force, then a plain run into what is now a result directory.
+        let o = run_tiny(tmp.path(), "out", &["--force"]);
+        assert_ok(&o);
+        assert!(out.join("summary.json").is_file());
+        let after = snapshot(&out);
+        for (path, bytes) in &before {
+            if path != Path::new(".hourglass-result") {
+                assert_eq!(after.get(path), Some(bytes), "{} changed", path.display());
+            }
+        }
+    }
+}
+
+#[test]
+fn out_of_range_flags_are_blamed_on_the_flag() {
+    let tmp = TempDir::new().unwrap();
+    for (args, flag) in [
+        (&["run", "--duration", "1e300", "--backend", "cpu"][..], "`--duration`"),
+        (&["run", "--grains", "1e12", "--backend", "cpu"][..], "`--grains`"),
+        (
+            &["run", "--grains", "1000000000000", "--backend", "cpu"][..],
+            "`--grains`",
+        ),
+        (&["render", "somewhere", "--every", "0"][..], "`--every`"),
+        (&["bench", "--sizes", "100,0", "--backend", "cpu"][..], "`--sizes`"),
+        (&["bench", "--steps", "0", "--backend", "cpu"][..], "`--steps`"),
+    ] {
+        let o = hourglass(tmp.path(), args);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(flag), "{args:?}: {err}");
+        assert!(!err.contains("scene"), "{args:?} blames the scene: {err}");
+        assert!(o.stdout.is_empty(), "{args:?} printed a table");
+        assert_eq!(
+            std::fs::read_dir(tmp.path()).unwrap().count(),
+            0,
+            "{args:?} wrote something"
+        );
+    }
+}
+
+#[test]
+fn plot_of_an_interrupted_run_says_it_is_incomplete() {
+    let tmp = TempDir::new().unwrap();
+    let out = tmp.path().join("out");
+    assert_ok(&run_tiny(tmp.path(), "out", &[]));
+    let o = hourglass(tmp.path(), &["plot", "out"]);
+    assert_ok(&o);
+    assert!(!stderr(&o).contains("incomplete"), "{}", stderr(&o));
+
+    std::fs::remove_file(out.join("summary.json")).unwrap();
+    let o = hourglass(tmp.path(), &["plot", "out"]);
+    assert_ok(&o);
+    let err = stderr(&o);
+    let notices: Vec<_> = err.lines().filter(|l| l.contains("incomplete")).collect();
+    assert_eq!(notices.len(), 1, "{err}");
+    assert!(notices[0].contains("summary.json"), "{err}");
+    assert!(out.join("plot_passed.png").is_file());
+    // A later run removes the plots: they are listed as written by hourglass.
+    assert_ok(&run_tiny(tmp.path(), "out", &[]));
+    assert!(!out.join("plot_passed.png").exists());
+}

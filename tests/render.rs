@@ -224,3 +224,79 @@ fn render_command_writes_pngs_and_a_gif_of_the_requested_size() {
     assert_eq!(gif_frames.len(), pngs.len());
     assert_eq!(gif_frames[0].buffer().dimensions(), (160, 120));
 }
+
+/// `render` twice, on an interrupted run, with no XDG_RUNTIME_DIR: the
+/// graphics stack prints nothing, --quiet prints nothing at all, a notice
+/// says the run is incomplete, and the second render replaces the first.
+#[test]
+fn render_is_quiet_without_a_runtime_dir_and_notes_an_interrupted_run() {
+    if gpu_common::context().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let bin = env!("CARGO_BIN_EXE_hourglass");
+    let run = |args: &[&str]| {
+        std::process::Command::new(bin)
+            .args(args)
+            .env_remove("XDG_RUNTIME_DIR")
+            .output()
+            .unwrap()
+    };
+    let path = out.to_str().unwrap();
+    let o = run(&[
+        "run",
+        "--grains",
+        "60",
+        "--steps",
+        "20",
+        "--every",
+        "5",
+        "--backend",
+        "cpu",
+        "-q",
+        "--out",
+        path,
+    ]);
+    assert!(o.status.success());
+    let o = run(&["render", "--width", "64", "--height", "64", "-q", path]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.stderr.is_empty(), "--quiet: {}", String::from_utf8_lossy(&o.stderr));
+    let first = std::fs::read_dir(out.join("render")).unwrap().count();
+
+    std::fs::remove_file(out.join("summary.json")).unwrap();
+    let o = run(&["render", "--width", "64", "--height", "64", "--every", "2", path]);
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("XDG_RUNTIME_DIR"), "{err}");
+    assert_eq!(err.lines().filter(|l| l.contains("incomplete")).count(), 1, "{err}");
+    let second = std::fs::read_dir(out.join("render")).unwrap().count();
+    assert_eq!(second, first.div_ceil(2), "the first render's PNGs were not removed");
+}
+
+/// A GPU run with no XDG_RUNTIME_DIR prints nothing under --quiet.
+#[test]
+fn gpu_run_is_quiet_without_a_runtime_dir() {
+    if gpu_common::context().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_hourglass"))
+        .args([
+            "run",
+            "--grains",
+            "60",
+            "--steps",
+            "2",
+            "--backend",
+            "gpu",
+            "-q",
+            "--out",
+        ])
+        .arg(dir.path().join("run"))
+        .env_remove("XDG_RUNTIME_DIR")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+}

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::gpu::{AdapterChoice, GpuContext};
-use crate::output::read;
+use crate::output::{Outputs, read};
 use crate::render::movie::MovieRenderer;
 use crate::render::{ColorMode, save_png, write_gif};
 
@@ -53,6 +53,13 @@ pub fn render_dir(dir: &Path, opts: &MovieOptions) -> Result<Movie> {
             problem: format!("{}x{} px: each side must be 1..=8192", opts.width, opts.height),
         });
     }
+    if opts.every == 0 {
+        return Err(Error::InvalidField {
+            origin: "command line".into(),
+            field: "--every".into(),
+            problem: "must be >= 1".into(),
+        });
+    }
     if !(opts.fps.is_finite() && opts.fps > 0.0) {
         return Err(Error::InvalidField {
             origin: "command line".into(),
@@ -68,27 +75,25 @@ pub fn render_dir(dir: &Path, opts: &MovieOptions) -> Result<Movie> {
     };
     let ctx = GpuContext::new(AdapterChoice::Any)?.ok_or_else(|| Error::Gpu("no GPU adapter found".to_string()))?;
     let mut movie = MovieRenderer::new(&ctx, &walls, &first, opts.width, opts.height, opts.mode);
-    let out = dir.join("render");
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| Error::Output { path, source }
-    };
-    if out.exists() {
-        std::fs::remove_dir_all(&out).map_err(io(&out))?;
-    }
-    std::fs::create_dir_all(&out).map_err(io(&out))?;
+    // The previous render, as far as the manifest lists it; nothing else.
+    let mut outputs = Outputs::open(dir)?;
+    outputs.remove(is_render)?;
+    outputs.folder("render")?;
     let mut images = Vec::new();
     let mut pngs = Vec::new();
     for (k, (_, path)) in frames.iter().enumerate().step_by(opts.every.max(1)) {
         let img = movie.draw(&read::grains(path)?)?;
-        let png = out.join(format!("frame_{k:06}.png"));
+        let png = outputs.file(&format!("render/frame_{k:06}.png"))?;
         save_png(&img, &png)?;
         pngs.push(png);
         images.push(img);
     }
-    let gif = dir.join("render.gif");
+    let gif = outputs.file("render.gif")?;
     write_gif(&gif, &images, opts.fps)?;
-    let mp4 = mp4(dir, &pngs, opts.fps);
+    let mp4 = match (outputs.file("render/frames.txt"), outputs.file("render.mp4")) {
+        (Ok(list), Ok(path)) => mp4(&list, &path, &pngs, opts.fps),
+        _ => None,
+    };
     Ok(Movie {
         pngs,
         gif,
@@ -97,23 +102,27 @@ pub fn render_dir(dir: &Path, opts: &MovieOptions) -> Result<Movie> {
     })
 }
 
-/// DIR/render.mp4 through ffmpeg (H.264, even-sized), when ffmpeg runs.
-fn mp4(dir: &Path, pngs: &[PathBuf], fps: f64) -> Option<PathBuf> {
+/// What `render` writes: removed before it renders again.
+fn is_render(entry: &str) -> bool {
+    entry == "render/" || entry.starts_with("render/") || entry.starts_with("render.")
+}
+
+/// DIR/render.mp4 (`path`) through ffmpeg (H.264, even-sized), when ffmpeg
+/// runs; `list` is its input list, removed after.
+fn mp4(list: &Path, path: &Path, pngs: &[PathBuf], fps: f64) -> Option<PathBuf> {
     use std::process::{Command, Stdio};
     if pngs.is_empty() {
         return None;
     }
-    let list = dir.join("render").join("frames.txt");
     let text: String = pngs
         .iter()
         .filter_map(|p| p.file_name())
         .map(|f| format!("file '{}'\nduration {}\n", f.to_string_lossy(), 1.0 / fps))
         .collect();
-    std::fs::write(&list, text).ok()?;
-    let path = dir.join("render.mp4");
+    std::fs::write(list, text).ok()?;
     let ok = Command::new("ffmpeg")
         .args(["-y", "-loglevel", "error", "-f", "concat", "-safe", "0", "-i"])
-        .arg(&list)
+        .arg(list)
         .args([
             "-vf",
             "pad=ceil(iw/2)*2:ceil(ih/2)*2",
@@ -122,12 +131,12 @@ fn mp4(dir: &Path, pngs: &[PathBuf], fps: f64) -> Option<PathBuf> {
             "-r",
             &format!("{fps}"),
         ])
-        .arg(&path)
+        .arg(path)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
-    let _ = std::fs::remove_file(&list);
-    ok.then_some(path)
+    let _ = std::fs::remove_file(list);
+    ok.then(|| path.to_path_buf())
 }

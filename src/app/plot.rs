@@ -312,9 +312,11 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
             ],
         ),
     ];
+    // Written through the manifest (when the directory has one), so a later run removes them.
+    let mut outputs = crate::output::Outputs::open(dir)?;
     let mut out = Vec::new();
     for (name, panels) in plots {
-        let path = dir.join(name);
+        let path = outputs.file(name)?;
         crate::render::save_png(&figure(&panels), &path)?;
         out.push(path);
     }

@@ -317,7 +317,7 @@ impl App {
             Content::Replay(r) => r.dir.clone(),
             Content::Pending(_) => PathBuf::from("."),
         };
-        let path = dir.join(format!("screenshot_{:03}.png", self.screenshots));
+        let path = crate::output::Outputs::open(&dir)?.file(&format!("screenshot_{:03}.png", self.screenshots))?;
         let g = self.gfx.as_mut().ok_or_else(|| gpu("no window"))?;
         let stale = g.shots.as_ref().is_none_or(|(_, o)| o.size() != (w, h));
         if stale {

@@ -30,6 +30,17 @@ pub struct BenchArgs {
 }
 
 pub fn run(args: BenchArgs) -> Result<()> {
+    let flag = |field: &str, problem: String| hourglass::Error::InvalidField {
+        origin: "command line".into(),
+        field: field.into(),
+        problem,
+    };
+    if args.sizes.contains(&0) {
+        return Err(flag("--sizes", "each grain count must be >= 1, got 0".to_string()));
+    }
+    if args.steps == 0 {
+        return Err(flag("--steps", "must be >= 1".to_string()));
+    }
     let backends = if args.backend.is_empty() {
         vec![BackendChoice::Cpu, BackendChoice::Gpu]
     } else {

@@ -20,5 +20,6 @@ pub fn run(args: PlotArgs) -> Result<()> {
             eprintln!("plot: {}", p.display());
         }
     }
+    super::render::incomplete_notice(&args.dir, args.quiet);
     Ok(())
 }

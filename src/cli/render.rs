@@ -68,6 +68,16 @@ impl MovieArgs {
     }
 }
 
+/// The one-line notice for a result directory without summary.json.
+pub fn incomplete_notice(dir: &std::path::Path, quiet: bool) {
+    if !quiet && !dir.join("summary.json").is_file() && dir.join("diagnostics.csv").is_file() {
+        eprintln!(
+            "notice: {} has no summary.json: the run is incomplete (interrupted or failed); showing what it wrote",
+            dir.display()
+        );
+    }
+}
+
 pub fn render(dir: &std::path::Path, opts: &MovieOptions, quiet: bool) -> Result<()> {
     let m = render_dir(dir, opts)?;
     if !quiet {
@@ -86,5 +96,7 @@ pub fn render(dir: &std::path::Path, opts: &MovieOptions, quiet: bool) -> Result
 }
 
 pub fn run(args: RenderArgs) -> Result<()> {
-    render(&args.dir, &args.movie.options(), args.quiet)
+    render(&args.dir, &args.movie.options(), args.quiet)?;
+    incomplete_notice(&args.dir, args.quiet);
+    Ok(())
 }

@@ -28,9 +28,14 @@ pub struct RunArgs {
     /// Discharge length in steps.
     #[arg(long, allow_hyphen_values = true)]
     pub steps: Option<u64>,
-    /// Result directory (default: result).
+    /// Result directory (default: result). A non-empty directory that no run
+    /// wrote is refused; a run removes only what an earlier run wrote there.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Write into a non-empty --out that no run wrote (nothing in it is
+    /// removed or overwritten).
+    #[arg(long)]
+    pub force: bool,
     /// Write a frame and a diagnostics row every K steps.
     #[arg(long, allow_hyphen_values = true)]
     pub every: Option<u64>,
@@ -61,16 +66,11 @@ pub fn run(args: RunArgs) -> Result<()> {
         };
     }
     if let Some(g) = &args.grains {
-        let count: u64 = g
-            .trim()
-            .parse()
-            .ok()
-            .filter(|&n: &u64| n > 0)
-            .ok_or_else(|| Error::InvalidField {
-                origin: "command line".into(),
-                field: "--grains".into(),
-                problem: format!("must be a positive whole number, got `{g}`"),
-            })?;
+        let count = grain_count(g).ok_or_else(|| Error::InvalidField {
+            origin: "command line".into(),
+            field: "--grains".into(),
+            problem: format!("must be a positive whole number, got `{g}`"),
+        })?;
         scene.grains.count = count;
         scene.grains.list = None;
     }
@@ -113,10 +113,29 @@ pub fn run(args: RunArgs) -> Result<()> {
             what: format!("solver `{}`", scene.solver.kind.name()),
         });
     }
-    let setup = hourglass::scene::build(&scene)?;
+    // A value out of range that a flag gave is the flag's fault, not the scene field's.
+    let given = [
+        ("grains.count", "--grains", args.grains.is_some()),
+        ("run.duration", "--duration", args.duration.is_some()),
+        ("run.steps", "--steps", args.steps.is_some()),
+        ("run.every", "--every", args.every.is_some()),
+    ];
+    let setup = hourglass::scene::build(&scene).map_err(|e| match e {
+        Error::InvalidField { field, problem, origin } => match given.iter().find(|(f, _, on)| *on && *f == field) {
+            Some((_, flag, _)) => Error::InvalidField {
+                origin: "command line".into(),
+                field: flag.to_string(),
+                problem,
+            },
+            None => Error::InvalidField { origin, field, problem },
+        },
+        e => e,
+    })?;
     let grid = hourglass::backend::grid_for(&setup)?;
     hourglass::backend::check_initial_state(&setup, &grid)?;
     let out_dir = setup.scene.run.out.clone();
+    // Claimed before any window opens: a directory that is not ours is refused here.
+    hourglass::output::Manifest::claim(&out_dir, args.force)?;
     let summary = if args.window {
         if !args.quiet {
             for n in &setup.notices {
@@ -136,6 +155,17 @@ pub fn run(args: RunArgs) -> Result<()> {
         super::render::render(&out_dir, &hourglass::app::movie::MovieOptions::default(), args.quiet)?;
     }
     Ok(())
+}
+
+/// `--grains`: a positive whole number, also written as `2e4`.
+fn grain_count(text: &str) -> Option<u64> {
+    let text = text.trim();
+    if let Ok(n) = text.parse::<u64>() {
+        return (n > 0).then_some(n);
+    }
+    let x: f64 = text.parse().ok()?;
+    // Whole and below 2^64 (u64::MAX as f64 rounds up to 2^64).
+    (x.is_finite() && x >= 1.0 && x.fract() == 0.0 && x < u64::MAX as f64).then_some(x as u64)
 }
 
 /// The run without a window: progress bar, result directory, summary.json.

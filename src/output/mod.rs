@@ -7,8 +7,11 @@
 //!   DIR/walls.vtp         the walls after the gate opened
 //!   DIR/summary.json      written last: a directory without it is an
 //!                         interrupted or failed run
+//!   DIR/.hourglass-result every file and folder hourglass wrote here, the
+//!                         only ones a later run removes (see [`Manifest`])
 //! ```
 
+mod manifest;
 pub mod read;
 pub mod vtk;
 mod xml;
@@ -21,6 +24,8 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::model::{Grains, Walls};
+
+pub use manifest::{MANIFEST, Manifest, Outputs};
 
 /// The header of diagnostics.csv (DESIGN §3), exactly.
 pub const DIAGNOSTICS_HEADER: &str = "step,time,grains,passed,kinetic_energy,potential_energy,momentum_x,momentum_y,contacts,iterations,residual,max_overlap";
@@ -50,6 +55,7 @@ pub struct ResultDir {
     pub dir: PathBuf,
     diagnostics: BufWriter<File>,
     frames: Vec<(f64, String)>,
+    manifest: Manifest,
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
@@ -60,42 +66,37 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
 }
 
 impl ResultDir {
-    /// Create (or reuse) `dir`, removing any previous summary and frames first
-    /// so the old run cannot pass for this one.
+    /// Create `dir`, or reuse a result directory: every file its manifest
+    /// lists (a previous run's summary and frames, renders, plots,
+    /// screenshots) is removed first so the old run cannot pass for this one;
+    /// nothing else is. A non-empty directory without a manifest is refused
+    /// (see [`Manifest::claim`] to claim one by force).
     pub fn create(dir: &Path, scene_toml: &str) -> Result<ResultDir> {
-        std::fs::create_dir_all(dir).map_err(io(dir))?;
-        // Everything a previous run (and `render`, `plot`, the window) may have left.
-        let stale = |name: &str| {
-            matches!(name, "summary.json" | "frames.pvd" | "walls.vtp" | "diagnostics.csv")
-                || name.starts_with("render.")
-                || (name.starts_with("plot_") && name.ends_with(".png"))
-                || (name.starts_with("screenshot") && name.ends_with(".png"))
-                || name.ends_with(".partial")
-        };
-        for entry in std::fs::read_dir(dir).map_err(io(dir))?.flatten() {
-            let path = entry.path();
-            if path.is_file() && stale(&entry.file_name().to_string_lossy()) {
-                std::fs::remove_file(&path).map_err(io(&path))?;
-            }
+        ResultDir::create_with(dir, scene_toml, false)
+    }
+
+    /// [`ResultDir::create`]; with `force`, a non-empty directory without a
+    /// manifest is written into (nothing in it is removed or overwritten).
+    pub fn create_with(dir: &Path, scene_toml: &str, force: bool) -> Result<ResultDir> {
+        let mut manifest = Manifest::claim(dir, force)?;
+        manifest.remove(|_| true)?;
+        // Every fixed name up front: a file that is in the way fails the run before it writes.
+        manifest.file("scene.toml")?;
+        manifest.file("diagnostics.csv")?;
+        for name in ["frames.pvd", "walls.vtp", "summary.json"] {
+            manifest.atomic_file(name)?;
         }
-        let render = dir.join("render");
-        if render.is_dir() {
-            std::fs::remove_dir_all(&render).map_err(io(&render))?;
-        }
-        let frames = dir.join("frames");
-        if frames.exists() {
-            std::fs::remove_dir_all(&frames).map_err(io(&frames))?;
-        }
-        std::fs::create_dir_all(&frames).map_err(io(&frames))?;
-        let scene = dir.join("scene.toml");
+        manifest.folder("frames")?;
+        let scene = manifest.file("scene.toml")?;
         std::fs::write(&scene, scene_toml).map_err(io(&scene))?;
-        let path = dir.join("diagnostics.csv");
+        let path = manifest.file("diagnostics.csv")?;
         let mut diagnostics = BufWriter::new(File::create(&path).map_err(io(&path))?);
         writeln!(diagnostics, "{DIAGNOSTICS_HEADER}").map_err(io(&path))?;
         Ok(ResultDir {
             dir: dir.to_path_buf(),
             diagnostics,
             frames: Vec::new(),
+            manifest,
         })
     }
 
@@ -125,7 +126,7 @@ impl ResultDir {
     /// Write one frame and extend the .pvd collection.
     pub fn frame(&mut self, time: f64, grains: &Grains) -> Result<()> {
         let name = format!("frames/frame_{:06}.vtp", self.frames.len());
-        let path = self.dir.join(&name);
+        let path = self.manifest.atomic_file(&name)?;
         vtk::write_atomic(&path, &vtk::grains_vtp(grains)).map_err(io(&path))?;
         self.frames.push((time, name));
         let pvd = self.dir.join("frames.pvd");
@@ -133,6 +134,7 @@ impl ResultDir {
     }
 
     pub fn walls(&self, walls: &Walls) -> Result<()> {
+        // Listed by `create_with`, as are frames.pvd and summary.json.
         let path = self.dir.join("walls.vtp");
         vtk::write_atomic(&path, &vtk::walls_vtp(walls)).map_err(io(&path))
     }
