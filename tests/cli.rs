@@ -472,6 +472,10 @@ fn force_writes_into_a_folder_and_keeps_its_files() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("diagnostics.csv"), "{err}");
     assert_eq!(std::fs::read(out.join("diagnostics.csv")).unwrap(), b"a,b\n1,2\n");
+    // The refused run claimed nothing: no list that names a file it never
+    // wrote (a later run would otherwise delete the user's file of that name).
+    assert!(!out.join(".hourglass-result").exists());
+    assert!(!out.join("scene.toml").exists());
 
     std::fs::rename(out.join("diagnostics.csv"), tmp.path().join("kept.csv")).unwrap();
     let before = snapshot(&out);

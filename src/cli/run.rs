@@ -135,7 +135,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     hourglass::backend::check_initial_state(&setup, &grid)?;
     let out_dir = setup.scene.run.out.clone();
     // Claimed before any window opens: a directory that is not ours is refused here.
-    hourglass::output::Manifest::claim(&out_dir, args.force)?;
+    hourglass::output::claim_for_run(&out_dir, args.force)?;
     let summary = if args.window {
         if !args.quiet {
             for n in &setup.notices {

@@ -65,6 +65,48 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     }
 }
 
+/// The names every run writes (with the temporary files of the atomic ones).
+const FIXED_NAMES: &[&str] = &[
+    "scene.toml",
+    "diagnostics.csv",
+    "frames.pvd",
+    "frames.partial",
+    "walls.vtp",
+    "walls.partial",
+    "summary.json",
+    "summary.partial",
+];
+
+/// Claim `dir` for a run ([`Manifest::claim`]), after checking that no
+/// name a run writes is taken by a file hourglass did not write: a run that
+/// would be refused claims nothing (and leaves no list naming a file it never
+/// wrote, which a later run would delete).
+pub fn claim_for_run(dir: &Path, force: bool) -> Result<Manifest> {
+    // Every fixed name up front, before anything is claimed or listed: a
+    // file that is in the way fails the run before it writes (and leaves
+    // no list naming a file hourglass never wrote).
+    // (Without a list and without `force`, `claim` refuses a non-empty
+    // directory with its own message, and an empty one has nothing in the way.)
+    let listed = Manifest::read(dir)?;
+    if listed.is_none() && !force {
+        return Manifest::claim(dir, force);
+    }
+    let listed = listed.unwrap_or_default();
+    for name in FIXED_NAMES {
+        let path = dir.join(name);
+        if !listed.contains(*name) && std::fs::symlink_metadata(&path).is_ok() {
+            return Err(Error::Output {
+                path,
+                source: std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    "exists and was not written by hourglass; move it away (a run never overwrites a file it did not write)",
+                ),
+            });
+        }
+    }
+    Manifest::claim(dir, force)
+}
+
 impl ResultDir {
     /// Create `dir`, or reuse a result directory: every file its manifest
     /// lists (a previous run's summary and frames, renders, plots,
@@ -78,9 +120,8 @@ impl ResultDir {
     /// [`ResultDir::create`]; with `force`, a non-empty directory without a
     /// manifest is written into (nothing in it is removed or overwritten).
     pub fn create_with(dir: &Path, scene_toml: &str, force: bool) -> Result<ResultDir> {
-        let mut manifest = Manifest::claim(dir, force)?;
+        let mut manifest = claim_for_run(dir, force)?;
         manifest.remove(|_| true)?;
-        // Every fixed name up front: a file that is in the way fails the run before it writes.
         manifest.file("scene.toml")?;
         manifest.file("diagnostics.csv")?;
         for name in ["frames.pvd", "walls.vtp", "summary.json"] {
