@@ -208,7 +208,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     let closed = if gate.is_empty() {
         open.clone()
     } else {
-        Walls::new(&[walls.as_slice(), gate.as_slice()].concat())
+        Walls::with_gate(&walls, &gate)
     };
     Ok(Setup {
         scene: resolved,
