@@ -1,7 +1,9 @@
 // Stage detect: potential contacts (gap < alert) of each grain into its list of
 // CAPACITY slots; count[i] = contacts FOUND (may exceed CAPACITY; only the first
 // CAPACITY are written). Order: grains of the 3x3 cells (row order, bin order),
-// then segments (only where the centre projects inside, 0 <= s_t <= 1), then
+// then segments (only where the centre projects inside, 0 <= s_t <= 1; a segment
+// with an inside measures the gap with a sign along its inward normal, see
+// one_sided in shared.wgsl), then
 // corners (only where the grain lies beyond every incident segment).
 // Per workgroup, the overflow sum(max(0, count - K)) and the distinct listed
 // contacts (a grain pair once) are added to stats. CPU twin: cpu::detect::detect.
@@ -83,9 +85,9 @@ fn detect_grain(i: u32) -> u32 {
             let len = sqrt(t.x * t.x + t.y * t.y);
             n = vec2<f32>(-t.y / len, t.x / len);
         }
-        let gap = nd.z - r;
-        if gap < params.alert {
-            push(i, found, Contact(BODY_SEGMENT | k, gap, im, 0.0, n));
+        if nd.z - r < params.alert {
+            let sd = one_sided(seg, x, p, n, nd.z);
+            push(i, found, Contact(BODY_SEGMENT | k, sd.z - r, im, 0.0, sd.xy));
             found++;
         }
     }

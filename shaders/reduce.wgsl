@@ -1,7 +1,8 @@
 // Stage reduce: one ReducePartial per workgroup of grains (the host sums the
 // partials in f64). Per grain, with m = 1/im (0 for a fixed grain):
 //   kinetic = 1/2 m |v|^2, potential = -m g . x, momentum = m v,
-//   passed = y < neck_y, lost = outside the walls' bounding box (or not finite),
+//   lost = more than r outside the walls' bounding box (or not finite),
+//   passed = y < neck_y and not lost,
 //   overlap = max over listed contacts of the overlap at the current positions,
 //   speed = |v|.
 // Sums and maxima over the workgroup by a tree in workgroup memory.
@@ -30,8 +31,9 @@ fn overlap_now(i: u32, other: u32) -> f32 {
         let t = s.b - s.a;
         let rel = x - s.a;
         let st = clamp((rel.x * t.x + rel.y * t.y) / (t.x * t.x + t.y * t.y), 0.0, 1.0);
-        let d = x - vec2<f32>(s.a.x + st * t.x, s.a.y + st * t.y);
-        return r - sqrt(d.x * d.x + d.y * d.y);
+        let p = vec2<f32>(s.a.x + st * t.x, s.a.y + st * t.y);
+        let d = x - p;
+        return r - one_sided(s, x, p, s.n, sqrt(d.x * d.x + d.y * d.y)).z;
     }
     if (other & BODY_CORNER) != 0u {
         let d = x - corners[index].pos;
@@ -47,8 +49,9 @@ fn grain_totals(i: u32) -> ReducePartial {
     let im = inv_mass[i];
     let m = select(0.0, 1.0 / im, im > 0.0);
     let v2 = v.x * v.x + v.y * v.y;
-    let inside = x.x >= params.bbox_lo.x && x.x <= params.bbox_hi.x && x.y >= params.bbox_lo.y
-        && x.y <= params.bbox_hi.y;
+    let r = radius[i];
+    let inside = x.x >= params.bbox_lo.x - r && x.x <= params.bbox_hi.x + r
+        && x.y >= params.bbox_lo.y - r && x.y <= params.bbox_hi.y + r;
     var overlap = 0.0;
     let n = min(count[i], CAPACITY);
     for (var k = 0u; k < n; k++) {
@@ -58,7 +61,7 @@ fn grain_totals(i: u32) -> ReducePartial {
         0.5 * m * v2,
         -m * (params.gravity.x * x.x + params.gravity.y * x.y),
         m * v,
-        select(0u, 1u, x.y < params.neck_y),
+        select(0u, 1u, inside && x.y < params.neck_y),
         select(1u, 0u, inside),
         overlap,
         sqrt(v2),

@@ -16,6 +16,7 @@ struct Contact {
 struct Segment {
     a: vec2<f32>,
     b: vec2<f32>,
+    n: vec2<f32>,   // inward unit normal (zero = two-sided), see model::walls
 }
 
 // Keep in sync with model::walls::Corner.
@@ -73,4 +74,16 @@ fn cell_coords(p: vec2<f32>, params: Params) -> vec2<u32> {
     let fx = min(select(0.0, f.x, f.x > 0.0), f32(params.nx - 1u));
     let fy = min(select(0.0, f.y, f.y > 0.0), f32(params.ny - 1u));
     return vec2<u32>(u32(fx), u32(fy));
+}
+
+// Normal and signed distance from a segment's closest point p to x: the inward
+// normal and -|x - p| where x has crossed a segment with an inside, else (n, dist)
+// unchanged (cpu::detect::one_sided).
+fn one_sided(s: Segment, x: vec2<f32>, p: vec2<f32>, n: vec2<f32>, dist: f32) -> vec3<f32> {
+    if s.n.x == 0.0 && s.n.y == 0.0 {
+        return vec3<f32>(n, dist);
+    }
+    let d = x - p;
+    let behind = d.x * s.n.x + d.y * s.n.y < 0.0;
+    return vec3<f32>(s.n, select(dist, -dist, behind));
 }

@@ -223,7 +223,7 @@ impl Run {
         let row = Row {
             step,
             time,
-            grains: self.n,
+            grains: self.n - t.lost,
             passed: t.passed,
             kinetic_energy: t.kinetic_energy,
             potential_energy: t.potential_energy,
@@ -239,6 +239,15 @@ impl Run {
         out.frame(time, backend.grains()?)?;
         self.times.push(time);
         self.passed.push(t.passed);
+        if t.lost > 0 {
+            return Err(Error::Diverged {
+                step,
+                problem: format!(
+                    "{} of {} grains lost through the walls (lower dt, or stiffen dem.kn)",
+                    t.lost, self.n
+                ),
+            });
+        }
         Ok(t)
     }
 

@@ -337,6 +337,33 @@ fn run_that_fails_after_writing_began_leaves_no_summary() {
     );
 }
 
+/// dt = 0.1 s: the grains jump through the walls. The run stops at the first
+/// diagnostics row with one line saying how many and at which step, exits
+/// non-zero (also with --quiet) and writes no summary.json.
+#[test]
+fn run_that_loses_grains_fails_with_one_line() {
+    let tmp = TempDir::new().unwrap();
+    let scene = "version = 1\n[walls.hourglass]\nfit = true\n[grains]\ncount = 200\n[solver]\ndt = 0.1\n";
+    let (out, o) = run_scene(tmp.path(), "coarse.toml", scene);
+    assert!(!o.status.success(), "a run that lost grains exited 0");
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let words: Vec<&str> = err.split_whitespace().collect();
+    let lost: u64 = words[3]
+        .parse()
+        .unwrap_or_else(|_| panic!("a count of lost grains: {err}"));
+    assert!(
+        err.starts_with("hourglass: step ") && err.contains(" of 200 grains lost through the walls") && lost > 0,
+        "{err}"
+    );
+    assert!(!out.join("summary.json").exists(), "a failed run wrote summary.json");
+    // The last row counts the grains inside the walls.
+    let csv = std::fs::read_to_string(out.join("diagnostics.csv")).unwrap();
+    let last: Vec<&str> = csv.lines().last().unwrap().split(',').collect();
+    assert_eq!(last[2].parse::<u64>().unwrap(), 200 - lost, "{csv}");
+}
+
 #[test]
 fn run_help_exits_zero() {
     let tmp = TempDir::new().unwrap();

@@ -284,6 +284,7 @@ fn dem_hourglass_discharges_on_both_backends() {
         [solver]
         kind = "dem"
         [dem]
+        preset = "course"
         relax_max_steps = 8000
         [walls.hourglass]
         width = 0.06

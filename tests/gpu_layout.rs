@@ -68,7 +68,11 @@ fn shared_structs_match_rust_in_every_stage() {
                 stage,
                 "Segment",
                 size_of::<Segment>(),
-                &[("a", offset_of!(Segment, a)), ("b", offset_of!(Segment, b))],
+                &[
+                    ("a", offset_of!(Segment, a)),
+                    ("b", offset_of!(Segment, b)),
+                    ("n", offset_of!(Segment, n)),
+                ],
             );
             check(
                 &m,

@@ -22,7 +22,7 @@ use hourglass::gpu::{
 };
 use hourglass::model::Grid;
 use hourglass::model::Region;
-use hourglass::model::{Contact, ContactLists, Grains, Walls};
+use hourglass::model::{Body, Contact, ContactLists, Grains, Totals, Walls};
 
 const ALERT: f32 = 0.003;
 
@@ -535,6 +535,123 @@ fn jacobi_gather_matches_cpu() {
     }
 }
 
+/// The `reduce` stage on the GPU, summed on the host.
+fn gpu_reduce(ctx: &GpuContext, c: &Case, grains: &Grains, lists: &ContactLists, p: &Params) -> Totals {
+    let n = grains.len();
+    let k = reduce::Reduce::new(ctx, &cfg(c));
+    let b = (
+        uni(ctx, p),
+        buf(ctx, &grains.pos),
+        buf(ctx, &grains.vel),
+        buf(ctx, &grains.radius),
+        buf(ctx, &grains.inv_mass),
+        buf(ctx, &lists.count),
+        buf(ctx, &lists.slots),
+        buf(ctx, &c.walls.segments),
+        buf(ctx, &c.walls.corners),
+    );
+    let partials = storage_zeroed::<ReducePartial>(ctx, "hourglass.test", reduce::partials(n));
+    let g = k.bind(
+        ctx,
+        &ReduceBindings {
+            params: &b.0,
+            pos: &b.1,
+            vel: &b.2,
+            radius: &b.3,
+            inv_mass: &b.4,
+            count: &b.5,
+            slots: &b.6,
+            segments: &b.7,
+            corners: &b.8,
+            partials: &partials,
+        },
+    );
+    run(ctx, |ps| k.dispatch(ps, &g, n as u32));
+    reduce::sum_partials(&get(ctx, &partials, reduce::partials(n)))
+}
+
+/// A square outline of side 0.1 m (no baffle: every segment has an inside)
+/// and the given grains of radius 3 mm.
+fn square_case(name: &'static str, pos: Vec<[f32; 2]>) -> Case {
+    let n = pos.len();
+    let grains = Grains::new(pos, vec![[0.0; 2]; n], vec![0.003; n], 2500.0);
+    let walls = Walls::new(&[
+        [[0.0, 0.0], [0.1, 0.0]],
+        [[0.1, 0.0], [0.1, 0.1]],
+        [[0.1, 0.1], [0.0, 0.1]],
+        [[0.0, 0.1], [0.0, 0.0]],
+    ]);
+    let grid = Grid::covering(walls.bounding_box(), 0.006 + ALERT).unwrap();
+    Case {
+        name,
+        grains,
+        walls,
+        grid,
+        k: 16,
+    }
+}
+
+/// A grain whose centre has crossed a wall (2 mm below the floor, 1 mm past
+/// the right wall) gets the wall's inward normal and a gap below -r, on the
+/// CPU and on the GPU alike: it is pushed back in, never out the far side.
+#[test]
+fn detect_pushes_crossed_grains_back_in() {
+    let c = square_case("crossed", vec![[0.05, -0.002], [0.101, 0.05], [0.05, 0.05]]);
+    let mut bins = Bins::default();
+    bins.build(&c.grid, &c.grains.pos);
+    let want = cpu_detect(&c, &bins);
+    let check = |lists: &ContactLists, who: &str| {
+        for (i, inward) in [(0, [0.0, 1.0]), (1, [-1.0, 0.0])] {
+            let wall: Vec<&Contact> = lists
+                .of(i)
+                .iter()
+                .filter(|k| matches!(k.body(), Body::Segment(_)))
+                .collect();
+            assert_eq!(wall.len(), 1, "{who}: grain {i} touches one segment: {wall:?}");
+            assert_eq!(wall[0].normal, inward, "{who}: grain {i} normal");
+            assert!(wall[0].gap < -0.003, "{who}: grain {i} gap {} < -r", wall[0].gap);
+        }
+        assert_eq!(lists.count[2], 0, "{who}: the middle grain touches nothing");
+    };
+    check(&want, "cpu");
+    let gap0 = want.of(0)[0].gap;
+    assert!((gap0 + 0.005).abs() < 1e-6, "cpu: gap = -(2 mm + r), got {gap0}");
+    let Some(ctx) = context() else { return };
+    let (count, slots, _) = gpu_detect(&ctx, &c, &bins.cell_start, &bins.sorted);
+    let got = ContactLists {
+        capacity: c.k,
+        count,
+        slots,
+    };
+    check(&got, "gpu");
+    for i in 0..c.grains.len() {
+        for (a, b) in got.of(i).iter().zip(want.of(i)) {
+            assert_contact_close(&format!("crossed: grain {i}"), a, b);
+        }
+    }
+}
+
+/// A grain lost below the walls is below the neck too, yet it has not passed
+/// (CPU and GPU alike); a grain whose centre is past a wall by less than its
+/// radius is not lost.
+#[test]
+fn lost_grains_are_not_passed() {
+    let c = square_case("lost", vec![[0.05, 0.08], [0.05, 0.02], [0.05, -0.5], [0.05, -0.002]]);
+    let lists = ContactLists::new(c.grains.len(), c.k);
+    let region = Region {
+        gravity: [0.0, -9.81],
+        neck_y: 0.05,
+        bbox: c.walls.bounding_box(),
+    };
+    let want = cpu::reduce::reduce(&c.grains, &lists, &c.walls, &region);
+    assert_eq!((want.passed, want.lost), (2, 1), "cpu: passed, lost");
+    let Some(ctx) = context() else { return };
+    let mut p = params(&c);
+    p.neck_y = region.neck_y;
+    let got = gpu_reduce(&ctx, &c, &c.grains, &lists, &p);
+    assert_eq!((got.passed, got.lost), (2, 1), "gpu: passed, lost");
+}
+
 #[test]
 fn reduce_matches_cpu() {
     let Some(ctx) = context() else { return };
@@ -554,36 +671,7 @@ fn reduce_matches_cpu() {
         let want = cpu::reduce::reduce(&grains, &lists, &c.walls, &region);
         let mut p = p;
         p.neck_y = region.neck_y;
-        let k = reduce::Reduce::new(&ctx, &cfg(&c));
-        let b = (
-            uni(&ctx, &p),
-            buf(&ctx, &grains.pos),
-            buf(&ctx, &grains.vel),
-            buf(&ctx, &grains.radius),
-            buf(&ctx, &grains.inv_mass),
-            buf(&ctx, &lists.count),
-            buf(&ctx, &lists.slots),
-            buf(&ctx, &c.walls.segments),
-            buf(&ctx, &c.walls.corners),
-        );
-        let partials = storage_zeroed::<ReducePartial>(&ctx, "hourglass.test", reduce::partials(n));
-        let g = k.bind(
-            &ctx,
-            &ReduceBindings {
-                params: &b.0,
-                pos: &b.1,
-                vel: &b.2,
-                radius: &b.3,
-                inv_mass: &b.4,
-                count: &b.5,
-                slots: &b.6,
-                segments: &b.7,
-                corners: &b.8,
-                partials: &partials,
-            },
-        );
-        run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
-        let got = reduce::sum_partials(&get(&ctx, &partials, reduce::partials(n)));
+        let got = gpu_reduce(&ctx, &c, &grains, &lists, &p);
         // Scales: the sums of magnitudes of each total's terms.
         let m = |i: usize| {
             if grains.inv_mass[i] > 0.0 {

@@ -87,3 +87,32 @@ fn mesh_hourglass_discharges_with_jacobi() {
     scene.run.every = 25;
     check("mesh/jacobi", &scene);
 }
+
+/// Every wall segment of the bundled hourglasses (parametric and mesh) has an
+/// inside, the gate stays two-sided, and each inward normal points to the
+/// side of the outline's centre line (x = 0) or up (the floor) / down (the lid).
+#[test]
+fn hourglass_walls_have_an_inside() {
+    let mesh = Scene::load(std::path::Path::new("scenes/hourglass_mesh.toml")).unwrap();
+    for (name, scene) in [("parametric", Scene::default()), ("mesh", mesh)] {
+        let setup = build(&scene).unwrap();
+        let open = setup.walls(false);
+        let closed = setup.walls(true);
+        assert!(closed.segments.len() > open.segments.len(), "{name}: a gate");
+        for (k, s) in closed.segments.iter().enumerate() {
+            let gate = k >= open.segments.len();
+            assert_eq!(s.n == [0.0; 2], gate, "{name}: segment {k} {s:?}");
+            if !gate {
+                assert_eq!(open.segments[k], *s, "{name}: segment {k} with and without the gate");
+                let mid = [0.5 * (s.a[0] + s.b[0]), 0.5 * (s.a[1] + s.b[1])];
+                // Towards x = 0 on the side walls; vertical on the floor and lid.
+                let inward = if s.n[0].abs() > 1e-3 {
+                    -mid[0] * s.n[0] > 0.0
+                } else {
+                    -mid[1] * s.n[1] > 0.0
+                };
+                assert!(inward, "{name}: segment {k} {s:?} points out");
+            }
+        }
+    }
+}

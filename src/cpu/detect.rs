@@ -5,7 +5,11 @@
 //! - grain j in the 3x3 neighbouring cells: d = |x - x_j| - (r + r_j),
 //!   n = (x - x_j)/|x - x_j|;
 //! - segment [a, b]: t = b - a, s_t = (x - a).t/|t|^2, only for 0 <= s_t <= 1;
-//!   p = a + s_t t, d = |x - p| - r, n = (x - p)/|x - p|;
+//!   p = a + s_t t, d = |x - p| - r, n = (x - p)/|x - p|; a segment with an
+//!   inside (inward normal n_s != 0, see model::walls) measures the distance
+//!   with a sign, d = sigma |x - p| - r with sigma = -1 where (x - p).n_s < 0,
+//!   and n = n_s: a grain whose centre crossed the line gets d < -r and is
+//!   pushed back in. Candidates are the same either way (|x - p| - r < alert);
 //! - corner c (radius 0): only when (x - c).e_k <= 0 for every incident
 //!   direction e_k (see model::walls); d = |x - c| - r.
 //!
@@ -16,7 +20,7 @@ use rayon::prelude::*;
 
 use super::grid::Bins;
 use crate::model::Grid;
-use crate::model::{Body, Contact, ContactLists, Grains, Walls, dot, sub};
+use crate::model::{Body, Contact, ContactLists, Grains, Segment, Walls, dot, sub};
 
 /// Inputs of the detection stage, in binding order.
 pub struct DetectInput<'a> {
@@ -44,6 +48,18 @@ fn normal_between(x: [f32; 2], from: [f32; 2], flip: bool) -> ([f32; 2], f32) {
     } else {
         ([1.0, 0.0], 0.0)
     }
+}
+
+/// Normal and signed distance from a segment's closest point `p` to `x`: the
+/// inward normal and -|x - p| where `x` has crossed a segment with an inside,
+/// else `n` and `dist` unchanged. Shared with the `reduce` stage.
+#[inline]
+pub fn one_sided(s: &Segment, x: [f32; 2], p: [f32; 2], n: [f32; 2], dist: f32) -> ([f32; 2], f32) {
+    if s.n == [0.0; 2] {
+        return (n, dist);
+    }
+    let behind = dot(sub(x, p), s.n) < 0.0;
+    (s.n, if behind { -dist } else { dist })
 }
 
 /// Contacts of grain i, written into `out` (capacity K); returns how many were found.
@@ -94,11 +110,11 @@ pub fn detect_grain(inp: &DetectInput, i: usize, out: &mut [Contact]) -> u32 {
             let len = dot(t, t).sqrt();
             n = [-t[1] / len, t[0] / len];
         }
-        let gap = dist - r;
-        if gap < inp.alert {
+        if dist - r < inp.alert {
+            let (n, dist) = one_sided(s, x, p, n, dist);
             push(Contact {
                 other: Body::Segment(k as u32).encode(),
-                gap,
+                gap: dist - r,
                 inv_mass_sum: im,
                 impulse: 0.0,
                 normal: n,

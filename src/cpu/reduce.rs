@@ -6,9 +6,11 @@
 //!   kinetic   = sum 1/2 m |v|^2                 J (per unit thickness)
 //!   potential = sum -m g . x                    J, zero at the origin
 //!   momentum  = sum m v                         N s
-//!   passed    = #{ i : y_i < neck_y }
-//!   lost      = #{ i : x_i outside the walls' bounding box, or not finite }
+//!   passed    = #{ i : y_i < neck_y, not lost }
+//!   lost      = #{ i : x_i more than r_i outside the walls' bounding box (no
+//!                 part of the grain inside it), or not finite }
 //!   overlap   = max over listed contacts of -(gap at the current positions), >= 0
+//!               (signed past a segment with an inside: a crossed centre counts r + depth)
 //! ```
 
 use rayon::prelude::*;
@@ -28,8 +30,9 @@ fn overlap_now(grains: &Grains, walls: &Walls, i: usize, other: Body) -> f32 {
             let s = walls.segments[k as usize];
             let t = sub(s.b, s.a);
             let st = (dot(sub(x, s.a), t) / dot(t, t)).clamp(0.0, 1.0);
-            let d = sub(x, [s.a[0] + st * t[0], s.a[1] + st * t[1]]);
-            r - dot(d, d).sqrt()
+            let p = [s.a[0] + st * t[0], s.a[1] + st * t[1]];
+            let d = sub(x, p);
+            r - super::detect::one_sided(&s, x, p, s.n, dot(d, d).sqrt()).1
         }
         Body::Corner(k) => {
             let d = sub(x, walls.corners[k as usize].pos);
@@ -50,7 +53,8 @@ pub fn reduce(grains: &Grains, lists: &ContactLists, walls: &Walls, region: &Reg
             let v = [f64::from(grains.vel[i][0]), f64::from(grains.vel[i][1])];
             let im = f64::from(grains.inv_mass[i]);
             let m = if im > 0.0 { 1.0 / im } else { 0.0 };
-            let inside = x[0] >= bb[0] && x[0] <= bb[2] && x[1] >= bb[1] && x[1] <= bb[3];
+            let r = grains.radius[i];
+            let inside = x[0] >= bb[0] - r && x[0] <= bb[2] + r && x[1] >= bb[1] - r && x[1] <= bb[3] + r;
             let mut overlap = 0.0f32;
             if i < lists.grains() {
                 for c in lists.of(i) {
@@ -61,7 +65,7 @@ pub fn reduce(grains: &Grains, lists: &ContactLists, walls: &Walls, region: &Reg
                 kinetic_energy: 0.5 * m * (v[0] * v[0] + v[1] * v[1]),
                 potential_energy: -m * (g[0] * f64::from(x[0]) + g[1] * f64::from(x[1])),
                 momentum: [m * v[0], m * v[1]],
-                passed: u64::from(x[1] < region.neck_y),
+                passed: u64::from(inside && x[1] < region.neck_y),
                 lost: u64::from(!inside),
                 max_overlap: f64::from(overlap),
                 max_speed: (v[0] * v[0] + v[1] * v[1]).sqrt(),

@@ -10,6 +10,16 @@
 //!
 //! Shared segment ends are merged once (coordinates equal to within
 //! [`MERGE_TOLERANCE`]).
+//!
+//! Walls have an inside. A segment of a closed outline stores its inward unit
+//! normal `n`, found once here by the even-odd rule: the points just beside the
+//! segment's midpoint are tested along [`INSIDE_RAYS`] rays, and the side that
+//! every ray finds inside the outline is the inside. Detection and reduction
+//! then measure a grain's gap along `n` with a sign: a grain whose centre has
+//! crossed the segment line gets a negative distance (gap < -r) and the
+//! inward normal, so it is pushed back to the side it came from, never out the
+//! far side. A segment where the rays disagree (a gate across the neck, an
+//! open line) keeps `n = 0` and stays two-sided, as before.
 
 use std::collections::HashMap;
 
@@ -21,12 +31,23 @@ pub const MERGE_TOLERANCE: f64 = 1e-9;
 /// meet keeps none and is always a candidate (a redundant contact, never a missed one).
 pub const CORNER_DIRS: usize = 4;
 
-/// A wall segment from `a` to `b`. Keep in sync with shaders/shared.wgsl.
+/// Ray directions of the inside test (generic angles, so that no ray runs
+/// along an axis-aligned wall or through a corner of a regular outline).
+pub const INSIDE_RAYS: [[f64; 2]; 4] = [
+    [0.958_457_5, 0.285_235_8],
+    [-0.374_606_6, 0.927_183_9],
+    [-0.882_947_6, -0.469_471_6],
+    [0.173_648_2, -0.984_807_8],
+];
+
+/// A wall segment from `a` to `b` with its inward unit normal `n` (zero =
+/// two-sided). Keep in sync with shaders/shared.wgsl.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Default, Pod, Zeroable)]
 pub struct Segment {
     pub a: [f32; 2],
     pub b: [f32; 2],
+    pub n: [f32; 2],
 }
 
 /// A corner point with the unit directions of its incident segments (zero = unused).
@@ -47,8 +68,18 @@ pub struct Walls {
 
 impl Walls {
     /// Build walls from segments given as [[x0, y0], [x1, y1]] in metres.
-    /// Zero-length segments become lone corner points.
+    /// Zero-length segments become lone corner points. The inside of every
+    /// segment is found from all the lines (see the module doc).
     pub fn new(lines: &[[[f64; 2]; 2]]) -> Walls {
+        Walls::with_gate(lines, &[])
+    }
+
+    /// Walls from an outline `lines` and `gate` lines across it: the inside of
+    /// the outline's segments is found from the outline alone, and the gate
+    /// segments stay two-sided.
+    pub fn with_gate(outline: &[[[f64; 2]; 2]], gate: &[[[f64; 2]; 2]]) -> Walls {
+        let lines = [outline, gate].concat();
+        let lines = lines.as_slice();
         let key = |p: [f64; 2]| {
             (
                 (p[0] / MERGE_TOLERANCE).round() as i64,
@@ -59,7 +90,7 @@ impl Walls {
         let mut points: Vec<[f64; 2]> = Vec::new();
         let mut dirs: Vec<Vec<[f64; 2]>> = Vec::new();
         let mut segments = Vec::with_capacity(lines.len());
-        for &[p, q] in lines {
+        for (line, &[p, q]) in lines.iter().enumerate() {
             let mut corner = |p: [f64; 2]| {
                 *index.entry(key(p)).or_insert_with(|| {
                     points.push(p);
@@ -75,9 +106,15 @@ impl Walls {
             let e = [(q[0] - p[0]) / len, (q[1] - p[1]) / len];
             dirs[ip].push(e);
             dirs[iq].push([-e[0], -e[1]]);
+            let n = if line >= outline.len() {
+                [0.0; 2]
+            } else {
+                inward_normal(p, q, outline)
+            };
             segments.push(Segment {
                 a: [p[0] as f32, p[1] as f32],
                 b: [q[0] as f32, q[1] as f32],
+                n: [n[0] as f32, n[1] as f32],
             });
         }
         let corners = points
@@ -112,6 +149,51 @@ impl Walls {
     }
 }
 
+/// Whether the ray from `x` along `d` crosses the segment [p, q] (the end q
+/// excluded, so a ray through a shared end counts once).
+fn ray_crosses(x: [f64; 2], d: [f64; 2], p: [f64; 2], q: [f64; 2]) -> bool {
+    let e = [q[0] - p[0], q[1] - p[1]];
+    let denom = d[0] * e[1] - d[1] * e[0];
+    if denom == 0.0 {
+        return false;
+    }
+    let w = [p[0] - x[0], p[1] - x[1]];
+    let t = (w[0] * e[1] - w[1] * e[0]) / denom;
+    let u = (w[0] * d[1] - w[1] * d[0]) / denom;
+    t > 0.0 && (0.0..1.0).contains(&u)
+}
+
+/// Even-odd inside test of `x` against `lines` along every ray of
+/// [`INSIDE_RAYS`]; None where the rays disagree (no closed outline there).
+fn inside(x: [f64; 2], lines: &[[[f64; 2]; 2]]) -> Option<bool> {
+    let mut verdict = None;
+    for d in INSIDE_RAYS {
+        let odd = lines.iter().filter(|&&[p, q]| ray_crosses(x, d, p, q)).count() % 2 == 1;
+        match verdict {
+            None => verdict = Some(odd),
+            Some(v) if v != odd => return None,
+            _ => {}
+        }
+    }
+    verdict
+}
+
+/// Inward unit normal of the segment [p, q] of `outline`, or zero where its
+/// two sides are not one inside and one outside along every ray.
+fn inward_normal(p: [f64; 2], q: [f64; 2], outline: &[[[f64; 2]; 2]]) -> [f64; 2] {
+    let e = [q[0] - p[0], q[1] - p[1]];
+    let len = (e[0] * e[0] + e[1] * e[1]).sqrt();
+    let left = [-e[1] / len, e[0] / len];
+    let mid = [0.5 * (p[0] + q[0]), 0.5 * (p[1] + q[1])];
+    let eps = 1e-4 * len;
+    let side = |s: f64| inside([mid[0] + s * eps * left[0], mid[1] + s * eps * left[1]], outline);
+    match (side(1.0), side(-1.0)) {
+        (Some(true), Some(false)) => left,
+        (Some(false), Some(true)) => [-left[0], -left[1]],
+        _ => [0.0; 2],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,5 +212,22 @@ mod tests {
             let used = c.dirs.iter().filter(|d| d[0] != 0.0 || d[1] != 0.0).count();
             assert_eq!(used, 2);
         }
+    }
+
+    #[test]
+    fn outline_segments_point_inwards_and_gates_stay_two_sided() {
+        // A square drawn with mixed segment directions, and a gate across it.
+        let outline = [
+            [[0.0, 0.0], [1.0, 0.0]],
+            [[1.0, 1.0], [1.0, 0.0]],
+            [[1.0, 1.0], [0.0, 1.0]],
+            [[0.0, 0.0], [0.0, 1.0]],
+        ];
+        let w = Walls::with_gate(&outline, &[[[0.0, 0.5], [1.0, 0.5]]]);
+        let n: Vec<[f32; 2]> = w.segments.iter().map(|s| s.n).collect();
+        assert_eq!(n, vec![[0.0, 1.0], [-1.0, 0.0], [0.0, -1.0], [1.0, 0.0], [0.0, 0.0]]);
+        // A lone floor has no inside.
+        let floor = Walls::new(&[[[-1.0, 0.0], [1.0, 0.0]]]);
+        assert_eq!(floor.segments[0].n, [0.0, 0.0]);
     }
 }

@@ -191,15 +191,17 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     if resolved.run.duration.is_none() && resolved.run.steps.is_none() {
         resolved.run.duration = Some(DEFAULT_DURATION);
     }
+    let kn = dem_kn(&scene.dem, &grains, g.density, scene.gravity);
+    resolved.dem.kn = Some(kn);
     let s = &scene.solver;
     let dt = match s.dt {
         Some(dt) => dt,
         None => match s.kind {
-            SolverKind::Dem => dem_dt(&grains, scene.dem.kn, scene.dem.cfl),
+            SolverKind::Dem => dem_dt(&grains, kn, scene.dem.cfl),
             _ => default_dt(&walls, &gate, scene.gravity, s.alert),
         },
     };
-    check_dt(dt, scene, &walls, &gate, &origin)?;
+    check_dt(dt, kn, scene, &walls, &gate, &origin)?;
     resolved.solver.dt = Some(dt);
     let params = StepParams {
         gravity: [scene.gravity[0] as f32, scene.gravity[1] as f32],
@@ -214,7 +216,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     };
     let d = &scene.dem;
     let dem = DemParams {
-        kn: d.kn as f32,
+        kn: kn as f32,
         kt: d.kt as f32,
         gamma_n: d.gamma_n as f32,
         gamma_relax: d.gamma_relax as f32,
@@ -228,7 +230,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     let closed = if gate.is_empty() {
         open.clone()
     } else {
-        Walls::new(&[walls.as_slice(), gate.as_slice()].concat())
+        Walls::with_gate(&walls, &gate)
     };
     Ok(Setup {
         scene: resolved,
@@ -323,7 +325,14 @@ fn neck_error(spec: &HourglassSpec, radius_mean: f64, origin: &str) -> Error {
 pub const MIN_DT: f64 = 1e-7;
 
 /// Refuse a step below [`MIN_DT`], naming what made it so small.
-fn check_dt(dt: f64, scene: &Scene, walls: &[[[f64; 2]; 2]], gate: &[[[f64; 2]; 2]], origin: &str) -> Result<()> {
+fn check_dt(
+    dt: f64,
+    kn: f64,
+    scene: &Scene,
+    walls: &[[[f64; 2]; 2]],
+    gate: &[[[f64; 2]; 2]],
+    origin: &str,
+) -> Result<()> {
     if dt >= MIN_DT {
         return Ok(());
     }
@@ -332,10 +341,9 @@ fn check_dt(dt: f64, scene: &Scene, walls: &[[[f64; 2]; 2]], gate: &[[[f64; 2]; 
         format!("{dt:e} s is below the floor {MIN_DT:e} s")
     } else {
         let cause = match s.kind {
-            SolverKind::Dem => format!(
-                "dem.kn {:e} N/m^2.5 is too stiff for the lightest grain (dt = dem.cfl sqrt(m_min / dem.kn))",
-                scene.dem.kn
-            ),
+            SolverKind::Dem => {
+                format!("dem.kn {kn:e} N/m^2.5 is too stiff for the lightest grain (dt = dem.cfl sqrt(m_min / dem.kn))")
+            }
             _ => {
                 let g = scene.gravity[0].hypot(scene.gravity[1]);
                 let b = bbox(&[walls, gate].concat());
@@ -370,6 +378,29 @@ fn default_dt(walls: &[[[f64; 2]; 2]], gate: &[[[f64; 2]; 2]], gravity: [f64; 2]
         return MAX_DEFAULT_DT;
     }
     MAX_DEFAULT_DT.min(0.8 * alert / v)
+}
+
+/// The DEM normal stiffness: `dem.kn` when given, else the preset's: the
+/// course's 1e5, or [`scene_kn`] for the grains' mean radius and the height
+/// of their fill (lowest bottom to highest top), the tallest column at rest;
+/// `rho` in kg/m^2.
+pub fn dem_kn(d: &super::spec::DemSpec, grains: &Grains, rho: f64, gravity: [f64; 2]) -> f64 {
+    use super::spec::{COURSE_KN, DemPreset, scene_kn};
+    if let Some(kn) = d.kn {
+        return kn;
+    }
+    let n = grains.len();
+    if d.preset == DemPreset::Course || n == 0 {
+        return COURSE_KN;
+    }
+    let r = grains.radius.iter().map(|&r| f64::from(r)).sum::<f64>() / n as f64;
+    let (lo, hi) = (0..n).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), i| {
+        let (y, r) = (f64::from(grains.pos[i][1]), f64::from(grains.radius[i]));
+        (lo.min(y - r), hi.max(y + r))
+    });
+    let g = gravity[0].hypot(gravity[1]);
+    let kn = scene_kn(hi - lo, r, rho, g);
+    if kn.is_finite() && kn > 0.0 { kn } else { COURSE_KN }
 }
 
 /// The DEM time step (DESIGN §1b): dt = cfl * min_i sqrt(m_i / k_n), s

@@ -185,13 +185,18 @@ impl Default for SolverSpec {
 
 /// `[dem]`: the soft-sphere contact law of DESIGN §1b (see `cpu::dem` for the
 /// formulas). Forces are per unit thickness (2D: N/m), like the masses (kg/m).
-/// Defaults are the course's reference parameters.
+/// Defaults are the course's reference parameters, except k_n under the
+/// default preset (see [`DemPreset`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DemSpec {
+    /// Where k_n comes from when `kn` is not given. Default `scene`.
+    pub preset: DemPreset,
     /// Hertz normal stiffness k_n in F_n = k_n delta^1.5, N/m^1.5 per unit
-    /// thickness (N/m^2.5). Default 1e5 (reference).
-    pub kn: f64,
+    /// thickness (N/m^2.5). Given, it wins over the preset; else the preset's
+    /// (scene: [`scene_kn`], course: 1e5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kn: Option<f64>,
     /// Tangential viscosity k_t in the trial force F_t = -k_t v_t, N s/m per
     /// unit thickness (N s/m^2). Default 2e4 (reference).
     pub kt: f64,
@@ -220,10 +225,40 @@ pub struct DemSpec {
     pub relax_max_steps: u64,
 }
 
+/// `[dem] preset`: the origin of the default normal stiffness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum DemPreset {
+    /// k_n follows the scene: the static overlap under the tallest column of
+    /// grains is at most 1% of the mean radius ([`scene_kn`]).
+    #[default]
+    Scene,
+    /// The course's reference values (DESIGN §1b), k_n = 1e5: soft, with
+    /// overlaps of a radius and more under a 1,000-grain column.
+    Course,
+}
+
+/// The course's normal stiffness, N/m^2.5.
+pub const COURSE_KN: f64 = 1e5;
+/// Largest static overlap the scene preset allows, as a fraction of the mean radius.
+pub const SCENE_OVERLAP: f64 = 0.01;
+
+/// k_n of the scene preset: a column of height `h` (m) of grains of mean
+/// radius `r` (m), density `rho` (kg/m^2 in 2D) under gravity `g` (m/s^2),
+/// stacked on one grain: h / (2 r) grains of mass rho pi r^2 weigh
+/// F = pi rho g r h / 2 per unit thickness, and the Hertz overlap
+/// delta = (F / k_n)^(2/3) is at most SCENE_OVERLAP r when
+/// k_n = F / (SCENE_OVERLAP r)^1.5.
+pub fn scene_kn(h: f64, r: f64, rho: f64, g: f64) -> f64 {
+    let f = std::f64::consts::PI * rho * g * r * h / 2.0;
+    f / (SCENE_OVERLAP * r).powf(1.5)
+}
+
 impl Default for DemSpec {
     fn default() -> Self {
         DemSpec {
-            kn: 1e5,
+            preset: DemPreset::Scene,
+            kn: None,
             kt: 2e4,
             gamma_n: 50.0,
             gamma_relax: 200.0,

@@ -242,7 +242,9 @@ impl Scene {
         }
 
         let d = &self.dem;
-        c.positive("dem.kn", d.kn)?;
+        if let Some(kn) = d.kn {
+            c.positive("dem.kn", kn)?;
+        }
         c.non_negative("dem.kt", d.kt)?;
         c.non_negative("dem.gamma_n", d.gamma_n)?;
         c.non_negative("dem.gamma_relax", d.gamma_relax)?;
