@@ -570,3 +570,18 @@ fn plot_of_an_interrupted_run_says_it_is_incomplete() {
     assert_ok(&run_tiny(tmp.path(), "out", &[]));
     assert!(!out.join("plot_passed.png").exists());
 }
+
+#[test]
+fn replay_render_and_plot_name_a_missing_result_directory() {
+    let tmp = TempDir::new().unwrap();
+    for cmd in ["plot", "render", "view"] {
+        let o = hourglass(tmp.path(), &[cmd, "no_such_run"]);
+        assert!(!o.status.success(), "{cmd} succeeded");
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{cmd}: {err}");
+        assert!(
+            err.contains("no_such_run: result directory does not exist"),
+            "{cmd}: {err}"
+        );
+    }
+}

@@ -170,8 +170,23 @@ fn points<T: FromStr>(path: &Path, piece: &Element, points: usize) -> Result<Vec
     values(path, array, "Points", 3, Some((points, "point")))
 }
 
+/// `dir` is a directory: a missing one is named as the result directory,
+/// not as the first file looked for in it.
+fn result_dir(dir: &Path) -> Result<()> {
+    let problem = match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => return Ok(()),
+        Ok(_) => "is not a directory (a result directory was expected)",
+        Err(_) => "result directory does not exist",
+    };
+    Err(Error::ResultFile {
+        path: dir.to_path_buf(),
+        message: problem.to_string(),
+    })
+}
+
 /// The frames of DIR/frames.pvd: (time in s, path of the .vtp), in order.
 pub fn frames(dir: &Path) -> Result<Vec<(f64, PathBuf)>> {
+    result_dir(dir)?;
     let path = dir.join("frames.pvd");
     let root = vtk_file(&path, "Collection")?;
     only(&path, &root, "Collection")?
@@ -209,6 +224,7 @@ pub fn grains(path: &Path) -> Result<Grains> {
 /// The walls of DIR/walls.vtp: one segment per pair of consecutive points of
 /// each line cell (our writer's cells are single segments), in file order.
 pub fn walls(dir: &Path) -> Result<Walls> {
+    result_dir(dir)?;
     let path = dir.join("walls.vtp");
     let root = vtk_file(&path, "PolyData")?;
     let piece = piece(&path, &root)?;
@@ -275,6 +291,7 @@ pub fn walls(dir: &Path) -> Result<Walls> {
 
 /// The rows of DIR/diagnostics.csv.
 pub fn diagnostics(dir: &Path) -> Result<Vec<Row>> {
+    result_dir(dir)?;
     let path = dir.join("diagnostics.csv");
     let text = read_text(&path)?;
     let mut lines = text.lines();
@@ -310,6 +327,7 @@ pub fn diagnostics(dir: &Path) -> Result<Vec<Row>> {
 
 /// DIR/summary.json (absent for an interrupted run).
 pub fn summary(dir: &Path) -> Result<Summary> {
+    result_dir(dir)?;
     let path = dir.join("summary.json");
     let text = read_text(&path)?;
     serde_json::from_str(&text).map_err(|e| bad(&path, e.to_string()))
