@@ -1,6 +1,6 @@
 // The DEM contact law's constants (DESIGN §1b), shared by the dem_* stages.
-// Keep in sync with cpu::dem::force::DemLaw (src/cpu/dem/force.rs);
-// tests/gpu_dem.rs checks sizes and offsets.
+// Keep in sync with model::law::DemLaw (src/model/law.rs), which the CPU twins
+// read by the CPU twins in src/cpu/dem; tests/gpu_dem.rs checks sizes and offsets.
 struct DemLaw {
     kn: f32,        // Hertz stiffness, N/m^2.5 (N/m^1.5 per unit thickness)
     kt: f32,        // tangential viscosity, N s/m^2

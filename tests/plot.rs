@@ -52,5 +52,8 @@ fn plot_of_a_missing_directory_fails_in_one_line() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.contains("diagnostics.csv"), "{err}");
+    assert!(
+        err.contains("/nonexistent/hourglass-run: result directory does not exist"),
+        "{err}"
+    );
 }

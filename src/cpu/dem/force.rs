@@ -1,7 +1,8 @@
 //! Stage `dem_force`: the soft-sphere contact force and torque on every grain,
 //! gathered from its own contact list (no atomics: a grain-grain contact sits
 //! in both grains' lists and both copies compute the same scalars). CPU twin
-//! of shaders/dem_force.wgsl; the contact law is documented in [`super`].
+//! of shaders/dem_force.wgsl; the contact law is documented in [`super`], its
+//! constants ([`crate::model::DemLaw`]) are `DemLaw` of shaders/dem_shared.wgsl.
 
 use rayon::prelude::*;
 
