@@ -6,7 +6,9 @@
 // one_sided in shared.wgsl), then
 // corners (only where the grain lies beyond every incident segment).
 // Per workgroup, the overflow sum(max(0, count - K)) and the distinct listed
-// contacts (a grain pair once) are added to stats. CPU twin: cpu::detect::detect.
+// contacts (a grain pair once) are added to stats, and the deepest listed
+// overlap max(0, -gap) is maxed into stats[STAT_OVERLAP] (f32 bits; twin
+// ContactLists::max_overlap). CPU twin: cpu::detect::detect.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> cell_start: array<u32>;
@@ -22,6 +24,7 @@
 
 var<workgroup> wg_overflow: atomic<u32>;
 var<workgroup> wg_distinct: atomic<u32>;
+var<workgroup> wg_overlap: atomic<u32>;
 
 // (n.x, n.y, |x - from|); a coincident pair gets a fixed axis normal whose sign
 // depends on flip, so the two copies stay opposite (cpu::detect::normal_between).
@@ -120,6 +123,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if lid == 0u {
         atomicStore(&wg_overflow, 0u);
         atomicStore(&wg_distinct, 0u);
+        atomicStore(&wg_overlap, 0u);
     }
     workgroupBarrier();
     let i = flat_index(wid, nwg, lid);
@@ -128,8 +132,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         count[i] = found;
         let listed = min(found, CAPACITY);
         var distinct = 0u;
+        var overlap = 0.0;
         for (var k = 0u; k < listed; k++) {
             let other = slots[i * CAPACITY + k].other;
+            overlap = max(overlap, -slots[i * CAPACITY + k].gap);
             let is_grain = (other & (BODY_SEGMENT | BODY_CORNER)) == 0u;
             if !(is_grain && other < i) {
                 distinct++;
@@ -137,10 +143,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
         atomicAdd(&wg_overflow, found - listed);
         atomicAdd(&wg_distinct, distinct);
+        atomicMax(&wg_overlap, bitcast<u32>(overlap));
     }
     workgroupBarrier();
     if lid == 0u {
         atomicAdd(&stats[STAT_OVERFLOW], atomicLoad(&wg_overflow));
         atomicAdd(&stats[STAT_CONTACTS], atomicLoad(&wg_distinct));
+        atomicMax(&stats[STAT_OVERLAP], atomicLoad(&wg_overlap));
     }
 }

@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use crate::analysis::fit_flow_rate;
-use crate::backend::Backend;
+use crate::backend::{Backend, OverlapHistogram, grid_for};
 use crate::error::{Error, Result};
 use crate::model::{Phase, SolverKind, StepParams, StepStats, Walls};
 use crate::model::{Region, Totals};
@@ -87,6 +87,9 @@ pub struct Run {
     settle_spin: f32,
     contact_capacity: u32,
     open_walls: Walls,
+    closed_walls: Walls,
+    /// Overlaps of the touching pairs at every row.
+    overlaps: OverlapHistogram,
     region: Region,
     n: u64,
     tally: Tally,
@@ -153,6 +156,9 @@ impl Run {
             });
         }
         let plan = Plan::of(setup);
+        let n = setup.grains.len();
+        let radius_mean = setup.grains.radius.iter().map(|&r| f64::from(r)).sum::<f64>() / n.max(1) as f64;
+        let capacity = setup.scene.solver.contact_capacity as usize;
         let region = Region {
             gravity: p.gravity,
             neck_y: setup.neck_y as f32,
@@ -167,6 +173,8 @@ impl Run {
             settle_spin: plan.settle_spin,
             contact_capacity: setup.scene.solver.contact_capacity,
             open_walls: setup.walls(false).clone(),
+            closed_walls: setup.walls(true).clone(),
+            overlaps: OverlapHistogram::new(grid_for(setup)?, radius_mean, capacity),
             region,
             n: setup.grains.len() as u64,
             tally: Tally::default(),
@@ -236,7 +244,10 @@ impl Run {
         tally.since_row_iterations = 0;
         tally.since_row_steps = 0;
         out.row(&row)?;
-        out.frame(time, backend.grains()?)?;
+        let grains = backend.grains()?;
+        let walls = if self.settling { &self.closed_walls } else { &self.open_walls };
+        self.overlaps.sample(grains, walls);
+        out.frame(time, grains)?;
         self.times.push(time);
         self.passed.push(t.passed);
         if t.lost > 0 {
@@ -317,6 +328,7 @@ impl Run {
         tally.since_row_steps += 1;
         tally.overflow += stats.overflow;
         tally.colors = tally.colors.max(stats.colors);
+        tally.max_overlap = tally.max_overlap.max(f64::from(stats.max_overlap));
         let steps = tally.steps;
         if !stats.converged {
             tally.itmax_steps += 1;
@@ -380,6 +392,9 @@ impl Run {
             flow_rate: fit.map(|f| f.rate),
             flow_fit_window: fit.map(|f| f.window),
             max_overlap: tally.max_overlap,
+            overlap_p50: self.overlaps.quantile(0.5),
+            overlap_p99: self.overlaps.quantile(0.99),
+            radius_mean: self.overlaps.radius_mean(),
             frames: out.frame_count() as u64,
             colors: tally.colors,
             completed: self.done(),

@@ -16,7 +16,7 @@ use hourglass::gpu::buffers::storage_zeroed;
 use hourglass::gpu::detect::DetectBindings;
 use hourglass::gpu::reduce::ReduceBindings;
 use hourglass::gpu::{
-    GpuContext, Params, ReducePartial, STAT_CONTACTS, STAT_OVERFLOW, STAT_RESIDUAL, STAT_SPEED2, STAT_WORDS,
+    GpuContext, Params, ReducePartial, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_RESIDUAL, STAT_SPEED2, STAT_WORDS,
     ShaderConfig, bin_count, bin_scatter, detect, free_velocity, integrate, jacobi_contact, jacobi_gather, prefix_sum,
     reduce, reorder, residual_max, warm_start,
 };
@@ -339,6 +339,13 @@ fn detect_matches_cpu() {
             u64::from(stats[STAT_CONTACTS as usize]),
             want.distinct(),
             "{}: contacts",
+            c.name
+        );
+        // The same f32 gaps, so the same deepest overlap bit for bit.
+        assert_eq!(
+            f32::from_bits(stats[STAT_OVERLAP as usize]),
+            want.max_overlap(),
+            "{}: deepest overlap",
             c.name
         );
         if c.name == "overflow K=4" {

@@ -13,6 +13,7 @@ use std::time::Instant;
 use crate::backend::{self, Backend, Device};
 use crate::error::Result;
 use crate::model::SolverKind;
+use crate::output::ResultDir;
 use crate::scene::{BackendChoice, Scene, build};
 
 /// What to measure.
@@ -104,5 +105,138 @@ pub fn format_row(r: &BenchRow) -> String {
         r.grain_steps_per_second,
         r.mean_iterations,
         r.contacts
+    )
+}
+
+/// `hourglass bench --discharge`: the figure users wait on. Each row runs a
+/// whole simulation, as `hourglass run` does (frames and rows every `every`
+/// steps into a scratch directory), of the scene with N grains, settle off
+/// (gate open from the start), for `duration` simulated seconds, and reports
+/// wall seconds per simulated second next to the accuracy reached.
+#[derive(Debug, Clone)]
+pub struct DischargeConfig {
+    /// The scene (default: the bundled hourglass); its grain count, settle
+    /// and duration are replaced per row.
+    pub scene: Scene,
+    pub solvers: Vec<SolverKind>,
+    /// Solver tolerances, m (empty: the scene's).
+    pub tols: Vec<f64>,
+    pub sizes: Vec<u64>,
+    /// Simulated seconds per row.
+    pub duration: f64,
+}
+
+/// One row of the discharge table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DischargeRow {
+    pub backend: String,
+    pub adapter: String,
+    pub solver: String,
+    pub tol: f64,
+    pub dt: f64,
+    pub grains: u64,
+    /// Wall seconds per simulated second.
+    pub seconds_per_second: f64,
+    pub mean_iterations: f64,
+    /// Largest overlap of the run, % of the mean radius.
+    pub max_overlap_pct: f64,
+    /// 99th percentile of the touching pairs' overlaps, % of the mean radius.
+    pub p99_overlap_pct: f64,
+    pub passed: u64,
+    /// Grains lost through the walls; a run that loses grains stops there
+    /// (`diverged` says where).
+    pub lost: u64,
+    pub itmax_steps: u64,
+    pub diverged: Option<String>,
+}
+
+/// Run one row of the discharge table.
+pub fn discharge(choice: BackendChoice, solver: SolverKind, tol: Option<f64>, n: u64, cfg: &DischargeConfig) -> Result<DischargeRow> {
+    let mut scene = cfg.scene.clone();
+    scene.grains.count = n;
+    scene.grains.list = None;
+    scene.solver.kind = solver;
+    if let Some(tol) = tol {
+        scene.solver.tol = tol;
+    }
+    scene.run.settle = 0.0;
+    scene.run.steps = None;
+    scene.run.duration = Some(cfg.duration);
+    let dir = scratch_dir()?;
+    scene.run.out = dir.clone();
+    let setup = build(&scene)?;
+    let grid = backend::grid_for(&setup)?;
+    let mut notices = Vec::new();
+    let mut backend: Box<dyn Backend> = backend::select(&setup, grid, choice, Device::Open, &mut notices)?;
+    let result = (|| {
+        let mut out = ResultDir::create(&dir, &setup.scene.to_toml())?;
+        crate::sim::run(&setup, backend.as_mut(), &mut out, &mut crate::sim::Silent)
+    })();
+    // The scratch directory was created here, for this row only.
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut row = DischargeRow {
+        backend: backend.kind().name().to_string(),
+        adapter: backend.adapter(),
+        solver: backend.solver(solver).name().to_string(),
+        tol: scene.solver.tol,
+        dt: f64::from(setup.params.dt),
+        grains: n,
+        seconds_per_second: 0.0,
+        mean_iterations: 0.0,
+        max_overlap_pct: 0.0,
+        p99_overlap_pct: 0.0,
+        passed: 0,
+        lost: 0,
+        itmax_steps: 0,
+        diverged: None,
+    };
+    match result {
+        Ok(s) => {
+            let pct = 100.0 / s.radius_mean.max(f64::MIN_POSITIVE);
+            row.seconds_per_second = s.wall_seconds / s.sim_time.max(1e-12);
+            row.mean_iterations = s.mean_iterations;
+            row.max_overlap_pct = s.max_overlap * pct;
+            row.p99_overlap_pct = s.overlap_p99 * pct;
+            row.passed = s.passed;
+            row.lost = s.lost_grains;
+            row.itmax_steps = s.itmax_steps;
+        }
+        Err(e @ crate::Error::Diverged { .. }) => row.diverged = Some(e.to_string()),
+        Err(e) => return Err(e),
+    }
+    Ok(row)
+}
+
+/// A fresh directory under the system's temporary directory.
+fn scratch_dir() -> Result<std::path::PathBuf> {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "hourglass-bench-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir(&dir).map_err(|source| crate::Error::ResultIo {
+        path: dir.clone(),
+        source,
+    })?;
+    Ok(dir)
+}
+
+/// The discharge table's header.
+pub const DISCHARGE_HEADER: &str = "| backend | adapter | solver | tol (m) | dt (s) | N | wall s / sim s | mean it. | max overlap % r | p99 overlap % r | passed | lost | itmax steps |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|";
+
+/// A discharge row for the table.
+pub fn format_discharge(r: &DischargeRow) -> String {
+    let figures = match &r.diverged {
+        Some(e) => format!("stopped: {e} | | | | | |"),
+        None => format!(
+            "{:.2} | {:.1} | {:.2} | {:.2} | {} | {} | {}",
+            r.seconds_per_second, r.mean_iterations, r.max_overlap_pct, r.p99_overlap_pct, r.passed, r.lost, r.itmax_steps
+        ),
+    };
+    format!(
+        "| {} | {} | {} | {:.0e} | {:.1e} | {} | {} |",
+        r.backend, r.adapter, r.solver, r.tol, r.dt, r.grains, figures
     )
 }

@@ -101,11 +101,11 @@ impl BisectBackend {
             let bins = &mut self.cpu.bins;
             bins.build(&self.cpu.grid, &g.pos);
             self.gpu.upload_bins(&bins.cell_start, &bins.sorted);
-            self.gpu.upload_counters(0, 0);
+            self.gpu.upload_counters(0, 0, 0.0);
             return;
         }
         let mut lists = self.cpu.detect(g, &self.walls, p.alert).clone();
-        self.gpu.upload_counters(lists.overflow(), lists.distinct());
+        self.gpu.upload_counters(lists.overflow(), lists.distinct(), lists.max_overlap());
         if self.from == GpuFrom::Solve {
             if p.warm_start {
                 warm_start(&self.prev, &mut lists);

@@ -11,9 +11,11 @@
 pub mod bisect;
 pub mod cpu;
 pub mod gpu;
+pub mod overlap;
 mod start;
 
 pub use self::bisect::BisectBackend;
+pub use self::overlap::OverlapHistogram;
 pub use self::cpu::{CpuBackend, CpuDemBackend};
 pub use self::start::{Start, check_initial_state, first_grain_overlap, grid_for};
 pub use crate::gpu::GrainView;

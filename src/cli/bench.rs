@@ -10,8 +10,9 @@ pub struct BenchArgs {
     /// Backends to measure (default: cpu and gpu, when an adapter exists).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub backend: Vec<BackendChoice>,
-    #[arg(long, value_enum, default_value = "jacobi")]
-    pub solver: SolverKind,
+    /// Solver (default jacobi; with --discharge a list, default auto).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub solver: Vec<SolverKind>,
     /// Grain counts (default 10000,100000,1000000 on the GPU; 10000,100000 on the CPU).
     #[arg(long, value_delimiter = ',')]
     pub sizes: Vec<u64>,
@@ -27,6 +28,21 @@ pub struct BenchArgs {
     /// Iterate to the scene's tolerance instead of a fixed count.
     #[arg(long)]
     pub converged: bool,
+    /// The discharge table instead: whole runs (settle off, gate open) of
+    /// the bundled hourglass (or --scene) for --duration simulated seconds,
+    /// wall seconds per simulated second with the overlap reached, per
+    /// solver, tolerance and N (default N: 2000,10000,50000; backend: cpu).
+    #[arg(long)]
+    pub discharge: bool,
+    /// With --discharge: the scene to run (default: the bundled hourglass).
+    #[arg(long, requires = "discharge")]
+    pub scene: Option<std::path::PathBuf>,
+    /// With --discharge: solver tolerances to run, m (default: the scene's).
+    #[arg(long, value_delimiter = ',', requires = "discharge")]
+    pub tol: Vec<f64>,
+    /// With --discharge: simulated seconds per row.
+    #[arg(long, default_value_t = 1.0, requires = "discharge")]
+    pub duration: f64,
 }
 
 pub fn run(args: BenchArgs) -> Result<()> {
@@ -41,6 +57,14 @@ pub fn run(args: BenchArgs) -> Result<()> {
     if args.steps == 0 {
         return Err(flag("--steps", "must be >= 1".to_string()));
     }
+    if args.discharge {
+        return discharge(args);
+    }
+    let solver = match args.solver[..] {
+        [] => SolverKind::Jacobi,
+        [one] => one,
+        _ => return Err(flag("--solver", "takes one solver without --discharge".to_string())),
+    };
     let backends = if args.backend.is_empty() {
         vec![BackendChoice::Cpu, BackendChoice::Gpu]
     } else {
@@ -58,7 +82,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         };
         let cfg = BenchConfig {
             backends: vec![choice],
-            solver: args.solver,
+            solver,
             sizes: sizes.clone(),
             steps: args.steps,
             warmup: args.warmup,
@@ -74,6 +98,52 @@ pub fn run(args: BenchArgs) -> Result<()> {
                     break;
                 }
                 Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `bench --discharge`: one row per (backend, solver, tol, N).
+fn discharge(args: BenchArgs) -> Result<()> {
+    let flag = |field: &str, problem: String| hourglass::Error::InvalidField {
+        origin: "command line".into(),
+        field: field.into(),
+        problem,
+    };
+    if !(args.duration.is_finite() && args.duration > 0.0) {
+        return Err(flag("--duration", format!("must be a positive number of seconds, got {}", args.duration)));
+    }
+    if let Some(t) = args.tol.iter().find(|t| !(t.is_finite() && **t > 0.0)) {
+        return Err(flag("--tol", format!("each tolerance must be a positive length in m, got {t}")));
+    }
+    let scene = match &args.scene {
+        Some(path) => hourglass::scene::Scene::load(path)?,
+        None => hourglass::scene::Scene::default(),
+    };
+    let cfg = bench::DischargeConfig {
+        scene,
+        solvers: if args.solver.is_empty() { vec![SolverKind::Auto] } else { args.solver },
+        tols: args.tol,
+        sizes: if args.sizes.is_empty() { vec![2_000, 10_000, 50_000] } else { args.sizes },
+        duration: args.duration,
+    };
+    let backends = if args.backend.is_empty() { vec![BackendChoice::Cpu] } else { args.backend };
+    let tols: Vec<Option<f64>> = if cfg.tols.is_empty() { vec![None] } else { cfg.tols.iter().map(|&t| Some(t)).collect() };
+    println!("{}", bench::DISCHARGE_HEADER);
+    for choice in backends {
+        for &n in &cfg.sizes {
+            for &solver in &cfg.solvers {
+                for &tol in &tols {
+                    match bench::discharge(choice, solver, tol, n, &cfg) {
+                        Ok(row) => println!("{}", bench::format_discharge(&row)),
+                        Err(e @ hourglass::Error::Gpu(_)) => {
+                            eprintln!("bench: N = {n}: {e}");
+                            return Ok(());
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
             }
         }
     }

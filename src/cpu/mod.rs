@@ -127,6 +127,7 @@ impl CpuStepper {
         let mut stats = StepStats {
             contacts: self.lists.distinct(),
             overflow: self.lists.overflow(),
+            max_overlap: self.lists.max_overlap(),
             ..StepStats::default()
         };
         let k = self.lists.capacity;

@@ -32,7 +32,7 @@ use super::pipeline::{ID, INV_MASS, POS, Pipeline, RADIUS, VEL};
 use super::state::{Buffers, Groups, Kernels, wide};
 use super::step::{GpuFrom, Recorder, StepStage, record};
 use super::view::DeviceGrains;
-use super::{GpuContext, STAT_CONTACTS, STAT_OVERFLOW, STAT_RESIDUAL, STAT_SPEED2, Stage, pass, residual_max};
+use super::{GpuContext, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_RESIDUAL, STAT_SPEED2, Stage, pass, residual_max};
 use crate::error::{Error, Result};
 use crate::model::MAX_COLORS;
 use crate::model::{Contact, ContactLists, Grains, Grid, Region, SolverKind, StepParams, StepStats, Totals, Walls};
@@ -365,6 +365,7 @@ impl GpuBackend {
         stats.overflow = u64::from(words[STAT_OVERFLOW as usize]);
         stats.contacts = u64::from(words[STAT_CONTACTS as usize]);
         stats.max_displacement = f32::from_bits(words[STAT_SPEED2 as usize]).sqrt() * p.dt;
+        stats.max_overlap = f32::from_bits(words[STAT_OVERLAP as usize]);
         Ok(self.core.encoder("hourglass.step.integrate"))
     }
 
@@ -503,8 +504,9 @@ impl GpuBackend {
     }
 
     /// The counters as detection leaves them (the step from `detect` on clears none).
-    pub fn upload_counters(&self, overflow: u64, contacts: u64) {
+    pub fn upload_counters(&self, overflow: u64, contacts: u64, overlap: f32) {
         let mut words = [0u32; super::STAT_WORDS as usize];
+        words[STAT_OVERLAP as usize] = overlap.to_bits();
         words[STAT_OVERFLOW as usize] = overflow as u32;
         words[STAT_CONTACTS as usize] = contacts as u32;
         self.write(&self.core.bufs.stats, &words);

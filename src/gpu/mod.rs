@@ -64,7 +64,9 @@ pub const STAT_RESIDUAL: u32 = 0;
 pub const STAT_SPEED2: u32 = 1;
 pub const STAT_OVERFLOW: u32 = 2;
 pub const STAT_CONTACTS: u32 = 3;
-pub const STAT_WORDS: u32 = 4;
+/// Deepest overlap of the detected contacts, f32 bits (max of non-negative floats).
+pub const STAT_OVERLAP: u32 = 4;
+pub const STAT_WORDS: u32 = 5;
 
 /// The stages of the GPU step, named like their shader files and CPU twins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -193,6 +195,7 @@ impl ShaderConfig {
              const STAT_SPEED2: u32 = {STAT_SPEED2}u;\n\
              const STAT_OVERFLOW: u32 = {STAT_OVERFLOW}u;\n\
              const STAT_CONTACTS: u32 = {STAT_CONTACTS}u;\n\
+             const STAT_OVERLAP: u32 = {STAT_OVERLAP}u;\n\
              const MAX_COLORS: u32 = {MAX_COLORS}u;\n\
              const OVERFLOW_COLOR: u32 = {OVERFLOW}u;\n\
              const UNCOLORED: u32 = {UNCOLORED:#x}u;\n",

@@ -125,6 +125,14 @@ impl ContactLists {
             .sum()
     }
 
+    /// Deepest overlap -gap over the listed contacts, m (0 when none
+    /// overlaps). Twin of the STAT_OVERLAP word of shaders/detect.wgsl.
+    pub fn max_overlap(&self) -> f32 {
+        (0..self.grains())
+            .flat_map(|i| self.of(i))
+            .fold(0.0f32, |m, c| m.max(-c.gap))
+    }
+
     /// Number of distinct contacts (a grain-grain pair counts once).
     pub fn distinct(&self) -> u64 {
         let mut n = 0u64;

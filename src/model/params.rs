@@ -178,6 +178,10 @@ pub struct StepStats {
     pub overflow: u64,
     /// Largest distance a grain moved this step, m.
     pub max_displacement: f32,
+    /// Deepest overlap among the contacts detected this step, at the
+    /// positions the step started from (the previous step's result), m; 0
+    /// when nothing overlaps. The run's largest overlap is the max over steps.
+    pub max_overlap: f32,
     /// Contact colours of a coloured NLGS step (`SolverKind::Colored`); 0 for every other solver.
     pub colors: u32,
     /// Wall time of the colouring of a coloured NLGS step, ms: on the CPU the

@@ -227,7 +227,19 @@ pub struct Summary {
     pub flow_rate: Option<f64>,
     /// The [start, end] times of the fit, s.
     pub flow_fit_window: Option<[f64; 2]>,
+    /// Largest overlap of any contact over the run (checked every step), m.
     pub max_overlap: f64,
+    /// Median and 99th percentile of the overlaps of all touching pairs,
+    /// sampled at every diagnostics row, m (upper edges of bins of 1e-4
+    /// mean radius). Absent in older files (read as 0).
+    #[serde(default)]
+    pub overlap_p50: f64,
+    #[serde(default)]
+    pub overlap_p99: f64,
+    /// Mean grain radius, m: the overlaps above as a fraction of it are the
+    /// figure the solvers are tuned for (docs/solvers.md).
+    #[serde(default)]
+    pub radius_mean: f64,
     pub frames: u64,
     /// The largest contact colour count of any step (coloured NLGS); 0 when
     /// the solver does not colour. Absent in older files (read as 0).

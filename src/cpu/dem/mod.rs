@@ -141,6 +141,7 @@ impl DemStepper {
             contacts: self.lists.distinct(),
             overflow: self.lists.overflow(),
             max_displacement: vmax * p.dt,
+            max_overlap: self.lists.max_overlap(),
             ..StepStats::default()
         }
     }

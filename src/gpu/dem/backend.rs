@@ -24,7 +24,7 @@ use crate::error::Result;
 use crate::gpu::buffers::{read, storage, storage_zeroed, uniform};
 use crate::gpu::pipeline::{INV_MASS, POS, Pipeline, RADIUS, VEL};
 use crate::gpu::step::{Recorder, StepStage, record};
-use crate::gpu::{GpuContext, STAT_CONTACTS, STAT_OVERFLOW, STAT_SPEED2, STAT_WORDS};
+use crate::gpu::{GpuContext, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_SPEED2, STAT_WORDS};
 use crate::model::{DemLaw, DemParams, Grains, Grid, Phase, Region, StepParams, StepStats, Totals, Walls, law};
 
 /// Steps between two reads of the step counters.
@@ -240,6 +240,8 @@ impl GpuDemBackend {
             stats.contacts = self.contacts;
             stats.overflow = u64::from(words[STAT_OVERFLOW as usize]);
             stats.max_displacement = f32::from_bits(words[STAT_SPEED2 as usize]).sqrt() * p.dt;
+            // The deepest overlap of the steps since the last read.
+            stats.max_overlap = f32::from_bits(words[STAT_OVERLAP as usize]);
             self.window = 0;
         }
         Ok(stats)
