@@ -412,6 +412,8 @@ fn uzawa_contact_matches_cpu() {
                 &p.grains.inv_mass,
                 &mut want_r,
                 q.inv_dt,
+                q.beta,
+                q.slop,
                 s,
             );
             let k = uzawa::Uzawa::new(&ctx, &cfg(&p));

@@ -10,6 +10,7 @@
 
 pub mod colored;
 pub mod coloring;
+pub mod correct;
 pub mod dem;
 pub mod detect;
 pub mod grid;
@@ -69,6 +70,7 @@ pub struct CpuStepper {
     prev: ContactLists,
     sweep: Sweep,
     vel_free: Vec<[f32; 2]>,
+    correction: correct::Correction,
     /// Contact colours of the last coloured step (0 for other solvers).
     pub colors: u32,
     /// When `Some`, every solver iteration of the following steps appends its
@@ -86,6 +88,7 @@ impl CpuStepper {
             prev: ContactLists::new(0, capacity),
             sweep: Sweep::default(),
             vel_free: Vec::new(),
+            correction: correct::Correction::default(),
             colors: 0,
             residual_history: None,
         }
@@ -110,8 +113,12 @@ impl CpuStepper {
 
     /// Advance the grains by one step.
     pub fn step(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> Result<StepStats> {
+        let split = p.overlap_iterations > 0;
+        let push_out = p.overlap_relax;
         let p = &StepParams {
             solver: p.solver.resolve(false),
+            // A split push-out moves the grains after the solve instead (cpu::correct).
+            overlap_relax: if split { 0.0 } else { p.overlap_relax },
             ..*p
         };
         let n = grains.len();
@@ -187,6 +194,22 @@ impl CpuStepper {
             stats.converged = true;
         }
         stats.max_displacement = grains.vel.iter().map(|v| dot(*v, *v)).fold(0.0f32, f32::max).sqrt() * p.dt;
+        if split {
+            let l = &self.lists;
+            self.correction.apply(
+                &l.count,
+                &l.slots,
+                l.capacity,
+                &grains.inv_mass,
+                &grains.vel,
+                &mut grains.pos,
+                p.dt,
+                push_out,
+                p.slop(),
+                p.omega,
+                p.overlap_iterations,
+            );
+        }
         integrate::integrate(&mut grains.pos, &grains.vel, p.dt);
         // This step's lists become the warm-start source of the next one.
         std::mem::swap(&mut self.prev, &mut self.lists);

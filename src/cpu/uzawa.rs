@@ -1,13 +1,16 @@
 //! Uzawa (Maury's velocity projection): CPU twin of shaders/uzawa.wgsl.
 //!
 //! The step's velocity is the projection of v_free onto the admissible set
-//! (DESIGN §1a, with the raw gap so that overlaps are pushed out):
+//! (DESIGN §1a):
 //! ```text
-//!   min 1/2 |v - v_free|_M^2   s.t.   d_c + dt u_c >= 0   for every contact c
+//!   min 1/2 |v - v_free|_M^2   s.t.   t_c(u_c) >= 0   for every contact c
 //! ```
-//! solved by projected gradient on the dual (the impulses):
+//! with the target t of every NSCD solver (`Contact::target`: u + max(d, 0)/dt,
+//! plus beta min(d + slop, 0)/dt when overlaps are pushed out through the
+//! velocity, `overlap_iterations = 0`), solved by projected gradient on the
+//! dual (the impulses):
 //! ```text
-//!   uzawa_contact:  P_c' = max(0, P_c - rho_c (u_c + d_c/dt))   (one velocity snapshot)
+//!   uzawa_contact:  P_c' = max(0, P_c - rho_c t_c)   (one velocity snapshot)
 //!   jacobi_gather:  v_a  = v_free_a + im_a sum_c P_c n_c
 //! ```
 //! Step size. The dual Hessian is the Delassus operator D = H^T M^-1 H, with
@@ -52,6 +55,8 @@ pub fn uzawa_contact(
     inv_mass: &[f32],
     residual: &mut [f32],
     inv_dt: f32,
+    beta: f32,
+    slop: f32,
     scale: f32,
 ) {
     if capacity == 0 {
@@ -67,12 +72,13 @@ pub fn uzawa_contact(
             let n = (count[i] as usize).min(capacity);
             *r = list[..n]
                 .iter_mut()
-                .map(|c| project(c, i, count, capacity, vel, inv_mass, inv_dt, scale))
+                .map(|c| project(c, i, count, capacity, vel, inv_mass, [inv_dt, beta, slop], scale))
                 .fold(0.0f32, f32::max);
         });
 }
 
-/// P' = max(0, P - rho (u + d/dt)) of one contact of grain `i`; returns |P' - P| / rho.
+/// P' = max(0, P - rho t) of one contact of grain `i`; returns |P' - P| / rho.
+/// `target` is (1/dt, beta, slop) of `Contact::target`.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn project(
@@ -82,7 +88,7 @@ fn project(
     capacity: usize,
     vel: &[[f32; 2]],
     inv_mass: &[f32],
-    inv_dt: f32,
+    [inv_dt, beta, slop]: [f32; 3],
     scale: f32,
 ) -> f32 {
     let rho = scale * step_of(c, i, count, capacity, inv_mass);
@@ -90,7 +96,7 @@ fn project(
         return 0.0;
     }
     let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal);
-    let t = u + c.gap * inv_dt;
+    let t = c.target(u, inv_dt, beta, slop);
     let p = (c.impulse - rho * t).max(0.0);
     let correction = (p - c.impulse).abs() / rho;
     c.impulse = p;
@@ -135,6 +141,8 @@ pub fn solve_with(
             inv_mass,
             &mut residual,
             inv_dt,
+            p.overlap_relax,
+            p.slop(),
             scale,
         );
         super::jacobi::jacobi_gather(&lists.count, &lists.slots, k, vel_free, inv_mass, vel);

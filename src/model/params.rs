@@ -146,8 +146,14 @@ pub struct StepParams {
     pub itmax: u32,
     /// Jacobi relaxation factor.
     pub omega: f32,
-    /// Fraction of an overlap pushed out per step (0 = DESIGN §1a exactly).
+    /// Fraction of an overlap (beyond the slop) pushed out per step (0 = DESIGN §1a exactly).
     pub overlap_relax: f32,
+    /// How overlaps are pushed out: > 0, by moving the grains after the
+    /// velocity solve with this many Jacobi iterations (cpu::correct; the
+    /// velocities keep no push-out speed, so piles come to rest); 0, through
+    /// the velocity solve's target (u >= -beta d/dt, which leaves the push-out
+    /// speed in the grains).
+    pub overlap_iterations: u32,
     pub solver: SolverKind,
     /// Start persisting contacts from last step's impulse.
     pub warm_start: bool,

@@ -211,6 +211,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         itmax: s.itmax,
         omega: s.omega as f32,
         overlap_relax: s.overlap_relax as f32,
+        overlap_iterations: s.overlap_iterations,
         solver: s.kind,
         warm_start: s.warm_start,
     };

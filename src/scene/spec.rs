@@ -161,6 +161,11 @@ pub struct SolverSpec {
     /// solver tolerance lets overlaps creep by up to `tol` every step; a small
     /// fraction keeps them bounded near tol (measured in BENCHMARKS.md).
     pub overlap_relax: f64,
+    /// Jacobi iterations per step of the position correction that pushes
+    /// overlaps out by moving grains rather than through their velocities
+    /// (docs/solvers.md: resting piles then stay at rest). 0 pushes them out
+    /// through the velocity solve instead.
+    pub overlap_iterations: u32,
     /// Start persisting contacts from the previous step's impulse.
     pub warm_start: bool,
     /// Contact slots per grain; an overflow is reported, never silent.
@@ -177,6 +182,7 @@ impl Default for SolverSpec {
             alert: 0.004,
             omega: 0.5,
             overlap_relax: 0.2,
+            overlap_iterations: 4,
             warm_start: true,
             contact_capacity: 32,
         }
