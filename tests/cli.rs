@@ -257,6 +257,7 @@ fn written_scene_is_complete_and_loads_again() {
     assert_ok(&o);
     let again_dir = tmp.path().join("again");
     assert_eq!(summary(&again_dir)["grains"], GRAINS);
+    assert_eq!(summary(&again_dir)["lost_grains"], 0);
     let first = |d: &Path| std::fs::read(d.join("frames/frame_000000.vtp")).unwrap();
     assert_eq!(first(&out), first(&again_dir));
 }
@@ -282,6 +283,7 @@ fn written_scene_with_relative_mesh_loads_again() {
     let o = hourglass(root, &["run", "out/scene.toml", "--out", "again", "--quiet"]);
     assert_ok(&o);
     assert_eq!(summary(&root.join("again"))["grains"], 20);
+    assert_eq!(summary(&root.join("again"))["lost_grains"], 0);
 }
 
 /// A tiny valid scene for the result-directory cases.
