@@ -159,19 +159,3 @@ fn default_steps_are_split_only_as_far_as_the_fall_needs() {
     let split = notices.iter().filter(|n| n.contains("split into")).count();
     assert_eq!(split, usize::from(s.subdivided_steps > 0), "{notices:?}");
 }
-
-/// A pile settling behind the closed gate (the bundled run's first phase) is
-/// never split: the substeps cost nothing where grains are slow.
-#[test]
-fn a_settling_pile_is_never_split() {
-    let mut scene = Scene::default();
-    scene.run.settle = 0.2;
-    scene.run.steps = Some(1);
-    scene.solver.tol = 1e-5;
-    scene.solver.itmax = 200;
-    let (s, notices) = discharge(&scene);
-    assert_eq!(s.lost_grains, 0);
-    assert!(s.settle_steps > 0 && s.completed);
-    assert_eq!((s.subdivided_steps, s.max_substeps), (0, 1));
-    assert!(!notices.iter().any(|n| n.contains("split into")), "{notices:?}");
-}
