@@ -49,6 +49,24 @@ pub enum Error {
     /// Numerical failure during the run (NaN velocities, grains lost, ...).
     #[error("step {step}: {problem}")]
     Diverged { step: u64, problem: String },
+    /// A grain is too fast for the step: even `max` substeps
+    /// (`backend::substep`) would let two grains close by more than the alert
+    /// distance, so contacts would be missed and grains lost.
+    #[error(
+        "dt = {dt:e} s is too long for grains at {speed:.2} m/s: two could close {closing:.3e} m in one step, more than {max} substeps of the alert distance {alert:e} m can catch (lower solver.dt or raise solver.alert)"
+    )]
+    StepTooLong {
+        /// The step, s.
+        dt: f32,
+        /// The fastest grain, m/s.
+        speed: f32,
+        /// How far two grains could close in one step (with the safety margin), m.
+        closing: f32,
+        /// solver.alert, m.
+        alert: f32,
+        /// The substep cap.
+        max: u32,
+    },
     /// No usable GPU adapter, or the scene exceeds the adapter's limits.
     #[error("gpu: {0}")]
     Gpu(String),

@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use crate::analysis::fit_flow_rate;
-use crate::backend::{Backend, OverlapHistogram, grid_for};
+use crate::backend::{Backend, OverlapHistogram, Substepped, grid_for, substep};
 use crate::error::{Error, Result};
 use crate::model::{Phase, SolverKind, StepParams, StepStats, Walls};
 use crate::model::{Region, Totals};
@@ -38,6 +38,9 @@ struct Tally {
     itmax_steps: u64,
     overflow: u64,
     alert_steps: u64,
+    /// Steps split into substeps, and the most substeps of one step.
+    subdivided_steps: u64,
+    max_substeps: u32,
     /// Largest colour count of a step (coloured NLGS), else 0.
     colors: u32,
     max_overlap: f64,
@@ -101,6 +104,8 @@ pub struct Run {
     discharge_start: f64,
     discharge_steps: u64,
     last_totals: Totals,
+    /// The fastest grain at the end of the last step, m/s (the substeps' v_max).
+    speed: f32,
 }
 
 /// How long each phase of a run lasts.
@@ -186,6 +191,7 @@ impl Run {
             discharge_start: 0.0,
             discharge_steps: 0,
             last_totals: Totals::default(),
+            speed: 0.0,
         };
         if !r.settling {
             backend.set_walls(&r.open_walls);
@@ -193,6 +199,7 @@ impl Run {
         backend.set_phase(if r.settling { Phase::Relax } else { Phase::Discharge });
         out.walls(&r.open_walls)?;
         r.last_totals = r.output(backend, out, 0, 0.0)?;
+        r.speed = r.last_totals.max_speed as f32;
         obs.progress(&r.progress());
         Ok(r)
     }
@@ -282,7 +289,8 @@ impl Run {
     /// One step: count it, warn, write a row and a frame every `every`
     /// steps, open the gate once the pile has settled.
     fn step(&mut self, backend: &mut dyn Backend, out: &mut ResultDir, obs: &mut dyn Observer) -> Result<()> {
-        let stats = backend.step(&self.p)?;
+        let stats = substep::step(backend, &self.p, self.speed)?;
+        self.speed = stats.next_speed(self.speed);
         self.count(&stats, obs);
         if self.settling {
             self.settle_steps += 1;
@@ -318,9 +326,10 @@ impl Run {
     }
 
     /// Tally one step's figures; the first step that hits itmax, overflows
-    /// the contact lists or moves past the alert distance is a warning.
-    fn count(&mut self, stats: &StepStats, obs: &mut dyn Observer) {
-        let p = &self.p;
+    /// the contact lists or moves past the alert distance is a warning, the
+    /// first one split into substeps a notice.
+    fn count(&mut self, outer: &Substepped, obs: &mut dyn Observer) {
+        let (p, stats) = (&self.p, &outer.stats);
         let tally = &mut self.tally;
         tally.steps += 1;
         tally.iterations += u64::from(stats.iterations);
@@ -330,6 +339,16 @@ impl Run {
         tally.colors = tally.colors.max(stats.colors);
         tally.max_overlap = tally.max_overlap.max(f64::from(stats.max_overlap));
         let steps = tally.steps;
+        tally.max_substeps = tally.max_substeps.max(outer.substeps);
+        if outer.substeps > 1 {
+            tally.subdivided_steps += 1;
+            if tally.subdivided_steps == 1 {
+                obs.notice(&format!(
+                    "step {steps}: grains fast enough to close more than the alert distance {:.3e} m in dt = {:.3e} s; the step is split into {} substeps (such steps are counted in summary.json)",
+                    p.alert, p.dt, outer.substeps
+                ));
+            }
+        }
         if !stats.converged {
             tally.itmax_steps += 1;
             if tally.itmax_steps == 1 {
@@ -398,6 +417,8 @@ impl Run {
             frames: out.frame_count() as u64,
             colors: tally.colors,
             completed: self.done(),
+            subdivided_steps: tally.subdivided_steps,
+            max_substeps: tally.max_substeps,
         })
     }
 }

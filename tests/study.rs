@@ -215,6 +215,7 @@ fn summary_colors(solver: &str) -> u64 {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = std::fs::read_to_string(out.join("summary.json")).expect("summary.json");
     let v: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(v["lost_grains"], 0, "{solver}: grains lost");
     v["colors"].as_u64().expect("a colors field")
 }
 

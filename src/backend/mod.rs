@@ -6,18 +6,22 @@
 //!                  └──> gpu   (GpuBackend, GpuDemBackend: wgpu, state on the device)
 //! ```
 //! The implementations of the trait live here ([`cpu`], [`gpu`]), so neither
-//! `cpu/` nor `gpu/` knows the trait: each exposes plain steppers.
+//! `cpu/` nor `gpu/` knows the trait: each exposes plain steppers. The run
+//! steps every backend through [`substep::step`], which splits a step whose
+//! fastest grain could outrun contact detection.
 
 pub mod bisect;
 pub mod cpu;
 pub mod gpu;
 pub mod overlap;
 mod start;
+pub mod substep;
 
 pub use self::bisect::BisectBackend;
 pub use self::overlap::OverlapHistogram;
 pub use self::cpu::{CpuBackend, CpuDemBackend};
 pub use self::start::{Start, check_initial_state, first_grain_overlap, grid_for};
+pub use self::substep::{MAX_SUBSTEPS, Substepped, substeps};
 pub use crate::gpu::GrainView;
 
 use crate::error::{Error, Result};

@@ -249,4 +249,13 @@ pub struct Summary {
     /// planned steps): the files are consistent but the discharge is partial.
     #[serde(default)]
     pub completed: bool,
+    /// Steps split into substeps because a grain could have closed a gap
+    /// wider than the alert distance in one step (`backend::substep`).
+    /// Absent in older files (read as 0).
+    #[serde(default)]
+    pub subdivided_steps: u64,
+    /// The most substeps of one step: 1 when no step was split, 0 when no
+    /// step was taken (and in older files).
+    #[serde(default)]
+    pub max_substeps: u32,
 }
