@@ -69,6 +69,8 @@ pub struct CpuStepper {
     /// The lists of the last completed step (with their final impulses).
     prev: ContactLists,
     sweep: Sweep,
+    /// Sweep indices of the contacts that act this step (`Sweep::solve`).
+    acting: Vec<u32>,
     vel_free: Vec<[f32; 2]>,
     correction: correct::Correction,
     /// Contact colours of the last coloured step (0 for other solvers).
@@ -87,6 +89,7 @@ impl CpuStepper {
             lists: ContactLists::new(0, capacity),
             prev: ContactLists::new(0, capacity),
             sweep: Sweep::default(),
+            acting: Vec::new(),
             vel_free: Vec::new(),
             correction: correct::Correction::default(),
             colors: 0,
@@ -169,10 +172,16 @@ impl CpuStepper {
                 self.sweep.build(&self.lists);
                 grains.vel.copy_from_slice(&self.vel_free);
                 self.sweep.apply(&self.lists.slots, &grains.inv_mass, &mut grains.vel);
+                let how = nlgs::Visit {
+                    inv_dt,
+                    beta: p.overlap_relax,
+                    slop: p.slop(),
+                    rule,
+                };
                 let (sweep, slots, im) = (&self.sweep, &mut self.lists.slots, &grains.inv_mass);
-                iterate(&mut stats, p.itmax, threshold, history, || {
-                    sweep.sweep(slots, im, &mut grains.vel, inv_dt, p.overlap_relax, p.slop(), rule)
-                });
+                let reach = nlgs::ACT_REACH * p.alert;
+                let acting = &mut self.acting;
+                sweep.solve(acting, slots, im, &mut grains.vel, &how, reach, threshold, &mut stats, p.itmax, history);
                 self.sweep.mirror(&mut self.lists.slots);
             }
             SolverKind::Colored => {

@@ -86,6 +86,7 @@ impl Sweep {
     /// One sweep in grain order; returns the largest velocity correction |dP| W, m/s.
     /// (Alternating forward and backward sweeps was measured on a settling
     /// 2,000-grain hourglass and needed more iterations, not fewer.)
+    #[allow(clippy::too_many_arguments)]
     pub fn sweep(
         &self,
         slots: &mut [Contact],
@@ -96,27 +97,111 @@ impl Sweep {
         slop: f32,
         rule: Rule,
     ) -> f32 {
-        let mut worst = 0.0f32;
-        let mut visit = |k: usize| {
-            let a = self.grain[k] as usize;
-            let c = &mut slots[self.slot[k] as usize];
+        let how = Visit { inv_dt, beta, slop, rule };
+        (0..self.len()).fold(0.0f32, |w, k| w.max(self.visit(k, slots, inv_mass, vel, &how)))
+    }
+
+    /// Update contact `k` (sweep index) at once; returns |dP| W, m/s.
+    #[inline]
+    fn visit(&self, k: usize, slots: &mut [Contact], inv_mass: &[f32], vel: &mut [[f32; 2]], how: &Visit) -> f32 {
+        let a = self.grain[k] as usize;
+        let c = &mut slots[self.slot[k] as usize];
+        let vb = match c.body() {
+            Body::Grain(j) => vel[j as usize],
+            _ => [0.0, 0.0],
+        };
+        let u = dot(sub(vel[a], vb), c.normal);
+        let target = c.target(u, how.inv_dt, how.beta, how.slop);
+        let dp = match how.rule {
+            Rule::Accumulated => (c.impulse - target / c.inv_mass_sum).max(0.0) - c.impulse,
+            Rule::Seed => (-target).max(0.0) / c.inv_mass_sum,
+        };
+        c.impulse += dp;
+        let c = *c;
+        kick(&c, a, dp, inv_mass, vel);
+        dp.abs() * c.inv_mass_sum
+    }
+
+    /// Iterate to `threshold` (m/s), sweeping the contacts that can act and
+    /// checking the others once at the end. A contact whose gap is open by
+    /// more than `reach` (m) beyond what the step's velocities close
+    /// (target * dt, at the warm-started velocities) starts outside the
+    /// sweeps; once the swept contacts are under the threshold, one pass over
+    /// the others checks them, and any that moved joins the sweeps and the
+    /// iteration goes on. Convergence is therefore the same test as sweeping
+    /// every contact (every contact's last visit was under the threshold),
+    /// and a contact left out never had an impulse to give. Each sweep of
+    /// the acting contacts, and the check, is one iteration in the stats.
+    #[allow(clippy::too_many_arguments)]
+    pub fn solve(
+        &self,
+        acting: &mut Vec<u32>,
+        slots: &mut [Contact],
+        inv_mass: &[f32],
+        vel: &mut [[f32; 2]],
+        how: &Visit,
+        reach: f32,
+        threshold: f32,
+        stats: &mut crate::model::StepStats,
+        itmax: u32,
+        mut history: Option<&mut Vec<f32>>,
+    ) {
+        let dt = 1.0 / how.inv_dt;
+        let mut idle = Vec::new();
+        acting.clear();
+        for k in 0..self.len() {
+            let c = &slots[self.slot[k] as usize];
             let vb = match c.body() {
                 Body::Grain(j) => vel[j as usize],
                 _ => [0.0, 0.0],
             };
-            let u = dot(sub(vel[a], vb), c.normal);
-            let target = c.target(u, inv_dt, beta, slop);
-            let dp = match rule {
-                Rule::Accumulated => (c.impulse - target / c.inv_mass_sum).max(0.0) - c.impulse,
-                Rule::Seed => (-target).max(0.0) / c.inv_mass_sum,
-            };
-            c.impulse += dp;
-            worst = worst.max(dp.abs() * c.inv_mass_sum);
-            let c = *c;
-            kick(&c, a, dp, inv_mass, vel);
+            let u = dot(sub(vel[self.grain[k] as usize], vb), c.normal);
+            if c.impulse > 0.0 || c.target(u, how.inv_dt, how.beta, how.slop) * dt < reach {
+                acting.push(k as u32);
+            } else {
+                idle.push(k as u32);
+            }
+        }
+        let mut record = |stats: &mut crate::model::StepStats, r: f32| {
+            stats.iterations += 1;
+            stats.residual = r;
+            if let Some(h) = history.as_deref_mut() {
+                h.push(r);
+            }
         };
-        (0..self.len()).for_each(&mut visit);
-        worst
+        while stats.iterations < itmax {
+            let r = acting.iter().fold(0.0f32, |w, &k| w.max(self.visit(k as usize, slots, inv_mass, vel, how)));
+            record(stats, r);
+            if r >= threshold {
+                continue;
+            }
+            if idle.is_empty() || stats.iterations >= itmax {
+                stats.converged = r < threshold;
+                return;
+            }
+            // Check the idle contacts once; those that moved act from now on.
+            let mut worst = 0.0f32;
+            let before = acting.len();
+            idle.retain(|&k| {
+                let r = self.visit(k as usize, slots, inv_mass, vel, how);
+                worst = worst.max(r);
+                if r > 0.0 {
+                    acting.push(k);
+                    false
+                } else {
+                    true
+                }
+            });
+            record(stats, worst);
+            if worst < threshold {
+                // Every contact's last visit is under the threshold.
+                stats.converged = true;
+                return;
+            }
+            if acting.len() > before {
+                acting.sort_unstable();
+            }
+        }
     }
 
     /// Copy each owned impulse into its mirror copy.
@@ -127,6 +212,22 @@ impl Sweep {
             }
         }
     }
+}
+
+/// Contacts predicted to stay open by more than this fraction of the alert
+/// distance start a step outside the sweeps ([`Sweep::solve`]). Measured on
+/// the 2,000-grain discharge (tol 1e-5, dt 1e-3, 0.3 s): 0.1 takes 0.67x the
+/// CPU time of sweeping every contact (177 against 161 iterations, the same
+/// overlap); 0 needs so many rounds of checks that steps reach itmax.
+pub const ACT_REACH: f32 = 0.1;
+
+/// How a visit updates a contact: the target's 1/dt, beta and slop, and the rule.
+#[derive(Debug, Clone, Copy)]
+pub struct Visit {
+    pub inv_dt: f32,
+    pub beta: f32,
+    pub slop: f32,
+    pub rule: Rule,
 }
 
 /// Apply impulse `dp` along the contact normal to grain `a` and, opposite, to its partner.
