@@ -205,9 +205,10 @@ fn pressed_pile(solver: SolverKind) -> (Grains, Walls, Grid, StepParams) {
 /// solver. Tolerances are those of `fifty_steps_match_cpu_across_reorders_and_wall_changes`
 /// (convergence checked every iteration: rounding only): positions within
 /// 5e-6 m; velocities within tol/dt = 1e-3 m/s, the accuracy of a converged
-/// velocity (measured far below both). The correction really moves the
-/// grains: the deepest overlap shrinks on both backends, and the positions
-/// differ from those of the same steps with the push-out through the velocity.
+/// velocity (measured far below both). Not vacuous: overlaps beyond the slop
+/// are there, and the positions differ from those of the same steps with the
+/// push-out through the velocity (`overlap_iterations` = 0) and from those
+/// with no push-out at all (the split step's solve without its correction).
 #[test]
 fn split_push_out_steps_match_cpu() {
     for solver in [SolverKind::Jacobi, SolverKind::Colored, SolverKind::Uzawa] {
@@ -225,13 +226,8 @@ fn split_push_out_steps_match_cpu() {
         let ((c0, g0), (sc, sg)) = (first.unwrap(), last);
         assert_eq!((sg.contacts, sg.overflow), (sc.contacts, sc.overflow), "{solver:?}");
         assert!((sg.max_overlap - sc.max_overlap).abs() < 1e-6, "{solver:?}: cpu {sc:?} gpu {sg:?}");
-        assert!(
-            c0.max_overlap > 1.5e-5 && sc.max_overlap < 0.9 * c0.max_overlap,
-            "{solver:?}: overlap {} -> {} on the cpu",
-            c0.max_overlap,
-            sc.max_overlap
-        );
-        assert!(g0.max_overlap > 1.5e-5 && sg.max_overlap < 0.9 * g0.max_overlap, "{solver:?}");
+        // Overlaps beyond the slop for the correction to work on.
+        assert!(c0.max_overlap > 1.5e-5 && g0.max_overlap > 1.5e-5, "{solver:?}: cpu {c0:?} gpu {g0:?}");
         let (a, b) = (cpu.grains().unwrap().clone(), gpu.grains().unwrap().clone());
         let d = max_distance(&a, &b);
         let dv = a
@@ -243,16 +239,21 @@ fn split_push_out_steps_match_cpu() {
         println!("{solver:?}: positions within {d:e} m, velocities within {dv:e} m/s; overlap {} -> {}", c0.max_overlap, sc.max_overlap);
         assert!(d < 5e-6, "{solver:?}: positions differ by {d:e} m after 5 steps");
         assert!(dv < p.tol / p.dt, "{solver:?}: velocities differ by {dv:e} m/s after 5 steps");
-        // Not vacuous: the same steps pushing out through the velocity end elsewhere.
-        let q = StepParams {
-            overlap_iterations: 0,
-            ..p
-        };
-        let mut old = CpuBackend::new(grains.clone(), walls.clone(), grid, K);
-        for _ in 0..5 {
-            old.step(&q).unwrap();
+        // Not vacuous: the same steps pushing out through the velocity, or
+        // not at all (the split step's solve alone), end elsewhere.
+        for (what, relax) in [("through the velocity", p.overlap_relax), ("no push-out", 0.0)] {
+            let q = StepParams {
+                overlap_iterations: 0,
+                overlap_relax: relax,
+                ..p
+            };
+            let mut other = CpuBackend::new(grains.clone(), walls.clone(), grid, K);
+            for _ in 0..5 {
+                other.step(&q).unwrap();
+            }
+            let e = max_distance(other.grains().unwrap(), &b);
+            println!("{solver:?}: {e:e} m from the steps with {what}");
+            assert!(e > 1e-6, "{solver:?}: the split push-out ends where {what} does ({e:e} m)");
         }
-        let e = max_distance(old.grains().unwrap(), &b);
-        assert!(e > 1e-6, "{solver:?}: the split push-out changed nothing ({e:e} m)");
     }
 }
