@@ -225,9 +225,15 @@ fn split_push_out_steps_match_cpu() {
         }
         let ((c0, g0), (sc, sg)) = (first.unwrap(), last);
         assert_eq!((sg.contacts, sg.overflow), (sc.contacts, sc.overflow), "{solver:?}");
-        assert!((sg.max_overlap - sc.max_overlap).abs() < 1e-6, "{solver:?}: cpu {sc:?} gpu {sg:?}");
+        assert!(
+            (sg.max_overlap - sc.max_overlap).abs() < 1e-6,
+            "{solver:?}: cpu {sc:?} gpu {sg:?}"
+        );
         // Overlaps beyond the slop for the correction to work on.
-        assert!(c0.max_overlap > 1.5e-5 && g0.max_overlap > 1.5e-5, "{solver:?}: cpu {c0:?} gpu {g0:?}");
+        assert!(
+            c0.max_overlap > 1.5e-5 && g0.max_overlap > 1.5e-5,
+            "{solver:?}: cpu {c0:?} gpu {g0:?}"
+        );
         let (a, b) = (cpu.grains().unwrap().clone(), gpu.grains().unwrap().clone());
         let d = max_distance(&a, &b);
         let dv = a
@@ -236,9 +242,15 @@ fn split_push_out_steps_match_cpu() {
             .zip(&b.vel)
             .map(|(x, y)| (x[0] - y[0]).abs().max((x[1] - y[1]).abs()))
             .fold(0.0f32, f32::max);
-        println!("{solver:?}: positions within {d:e} m, velocities within {dv:e} m/s; overlap {} -> {}", c0.max_overlap, sc.max_overlap);
+        println!(
+            "{solver:?}: positions within {d:e} m, velocities within {dv:e} m/s; overlap {} -> {}",
+            c0.max_overlap, sc.max_overlap
+        );
         assert!(d < 5e-6, "{solver:?}: positions differ by {d:e} m after 5 steps");
-        assert!(dv < p.tol / p.dt, "{solver:?}: velocities differ by {dv:e} m/s after 5 steps");
+        assert!(
+            dv < p.tol / p.dt,
+            "{solver:?}: velocities differ by {dv:e} m/s after 5 steps"
+        );
         // Not vacuous: the same steps pushing out through the velocity, or
         // not at all (the split step's solve alone), end elsewhere.
         for (what, relax) in [("through the velocity", p.overlap_relax), ("no push-out", 0.0)] {
@@ -253,7 +265,10 @@ fn split_push_out_steps_match_cpu() {
             }
             let e = max_distance(other.grains().unwrap(), &b);
             println!("{solver:?}: {e:e} m from the steps with {what}");
-            assert!(e > 1e-6, "{solver:?}: the split push-out ends where {what} does ({e:e} m)");
+            assert!(
+                e > 1e-6,
+                "{solver:?}: the split push-out ends where {what} does ({e:e} m)"
+            );
         }
     }
 }

@@ -479,7 +479,11 @@ fn predict_gap_matches_cpu() {
             for s in 0..p.lists.of(i).len() {
                 let (a, b) = (got[i * p.k + s], want[i * p.k + s]);
                 let what = format!("{}: predict_gap: grain {i} slot {s}: gpu {a:?} cpu {b:?}", p.name);
-                assert_eq!((a.other, a.inv_mass_sum, a.normal), (b.other, b.inv_mass_sum, b.normal), "{what}");
+                assert_eq!(
+                    (a.other, a.inv_mass_sum, a.normal),
+                    (b.other, b.inv_mass_sum, b.normal),
+                    "{what}"
+                );
                 assert_eq!((a.impulse, b.impulse), (0.0, 0.0), "{what}");
                 assert!(close(a.gap, b.gap, 0.0, 1e-9), "{what}");
                 moved |= b.gap != p.lists.slots[i * p.k + s].gap;
