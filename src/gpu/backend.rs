@@ -18,8 +18,7 @@
 //! and `Shift` moves pos += dt shift before `Integrate`. The CPU's early exit
 //! (an iteration with no correction) changes nothing, so the GPU always runs
 //! the full count.
-//! ```text
-//! ```
+//!
 //! Convergence stays per step: the residual (largest |dP| W / omega of one
 //! iteration, as on the CPU) is read back every `check_every` iterations
 //! ([`CHECK_EVERY`] = 10 by default: one host round trip per 10 iterations, a
