@@ -1,7 +1,8 @@
 // Stage uzawa: projected dual gradient of Maury's velocity projection, every
 // contact from one velocity snapshot (then jacobi_gather rebuilds v):
 //   rho = s / (im_i N_i + im_j N_j)   (Gershgorin-safe for s in (0, 2); N = listed contacts)
-//   P'  = max(0, P - rho (u + d/dt))   with the raw gap d
+//   t   = u + (max(d, 0) + beta min(d + slop, 0)) / dt   (Contact::target)
+//   P'  = max(0, P - rho t)
 // residual[i] = max over its contacts of |P' - P| / rho, m/s.
 // CPU twin: cpu::uzawa::uzawa_contact.
 
@@ -44,7 +45,8 @@ fn uzawa_contact(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
         }
         let dv = vec2<f32>(v.x - vo.x, v.y - vo.y);
         let u = dv.x * c.normal.x + dv.y * c.normal.y;
-        let t = u + c.gap * params.inv_dt;
+        // Contact::target (src/model/contact.rs)
+        let t = u + (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
         let p = max(c.impulse - rho * t, 0.0);
         worst = max(worst, abs(p - c.impulse) / rho);
         slots[s].impulse = p;

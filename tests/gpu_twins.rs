@@ -1,7 +1,8 @@
 //! The solver stages that had no `_matches_cpu` test of their own, each
 //! against its CPU twin on the same random input (src/gpu/registry.rs names
 //! these tests): `residual_max`, the three solver passes of `colored`
-//! (`colored_solve`, `colored_overflow`, `colored_mirror`) and `uzawa_contact`.
+//! (`colored_solve`, `colored_overflow`, `colored_mirror`), `uzawa_contact`
+//! and the split push-out's `predict_gap`.
 //!
 //! Inputs: random piles with sizes that are not multiples of the workgroup
 //! size (1,531 grains), no grain, one grain, every grain in one cell (K = 96:
@@ -436,6 +437,60 @@ fn uzawa_contact_matches_cpu() {
             if n > 10 {
                 assert!(want.slots != p.lists.slots, "{what}: nothing projected");
             }
+        }
+    }
+}
+
+/// `predict_gap`: the split push-out's copy of the lists, d' = d + dt u and P = 0,
+/// into a buffer that already holds other data (the GPU's scratch lists are
+/// last step's). Listed slots only: the others are not the stage's output.
+/// `other`, `inv_mass_sum`, `normal` and the zero impulse are copies (exact);
+/// the gap is one multiply-add, d + dt u, so a fused one may differ by one
+/// ulp of d' (|d'| < 1e-2 m here: 1e-9 m is ten times that). On lavapipe it
+/// is bit-identical.
+#[test]
+fn predict_gap_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    for p in piles() {
+        let n = p.grains.len();
+        let q = params(&p);
+        let mut want = Vec::new();
+        cpu::correct::predict_gap(&p.lists.count, &p.lists.slots, p.k, &p.grains.vel, q.dt, &mut want);
+        let k = hourglass::gpu::predict_gap::PredictGap::new(&ctx, &cfg(&p));
+        let (pb, count, slots) = (uni(&ctx, &q), buf(&ctx, &p.lists.count), buf(&ctx, &p.lists.slots));
+        let vel = buf(&ctx, &p.grains.vel);
+        // Stale scratch: every listed slot must be overwritten.
+        let stale: Vec<Contact> = p
+            .lists
+            .slots
+            .iter()
+            .map(|c| Contact {
+                gap: 7.0,
+                impulse: 3.0,
+                ..*c
+            })
+            .collect();
+        let out = buf(&ctx, &stale);
+        let g = k.bind(&ctx, &pb, &count, &slots, &vel, &out);
+        run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
+        let got: Vec<Contact> = get(&ctx, &out, n * p.k);
+        let mut moved = false;
+        for i in 0..n {
+            for s in 0..p.lists.of(i).len() {
+                let (a, b) = (got[i * p.k + s], want[i * p.k + s]);
+                let what = format!("{}: predict_gap: grain {i} slot {s}: gpu {a:?} cpu {b:?}", p.name);
+                assert_eq!(
+                    (a.other, a.inv_mass_sum, a.normal),
+                    (b.other, b.inv_mass_sum, b.normal),
+                    "{what}"
+                );
+                assert_eq!((a.impulse, b.impulse), (0.0, 0.0), "{what}");
+                assert!(close(a.gap, b.gap, 0.0, 1e-9), "{what}");
+                moved |= b.gap != p.lists.slots[i * p.k + s].gap;
+            }
+        }
+        if n > 10 {
+            assert!(moved, "{}: predict_gap changed no gap", p.name);
         }
     }
 }

@@ -8,7 +8,10 @@
 //!   detect         free_velocity, binning                + vel_free, cell_start, sorted
 //!   warm_start     ... detect                            + contact lists, counters
 //!   solve          ... warm_start, first gather          + impulses, velocities
-//!   integrate      ... the whole solve (CpuStepper::step) grains with the solved velocities
+//!   integrate      ... the whole solve (CpuStepper::step) grains with the solved velocities,
+//!                                                        the lists with their final impulses
+//!                                                        (the split push-out's correction runs
+//!                                                        on the GPU, with integrate)
 //! ```
 //! Every step starts from the host grains (the GPU's result of the last step,
 //! read back), so the GPU never reorders and indices are ids. Warm start
@@ -77,6 +80,8 @@ impl BisectBackend {
                 let mut solved = self.grains.clone();
                 cpu_stats = Some(self.cpu.step(&mut solved, &self.walls, p)?);
                 self.grains.vel = solved.vel;
+                // The correction (overlap_iterations > 0) reads this step's lists.
+                self.gpu.upload_lists(self.cpu.contacts());
             }
             _ => self.cpu_stages(p),
         }

@@ -8,8 +8,17 @@
 //!             BinScatter Detect [WarmStart] Gather [Color: submits per batch of rounds]
 //!             Solve: CHECK iterations, residual_max, copy stats -> staging  (wait, read 16 bytes)
 //!   submit 2..: CHECK more iterations + residual_max, while residual >= tol/dt and < itmax
-//!   last:     [Mirror] Integrate                                    (no wait)
+//!   last:     [Mirror] [PredictGap Correct Shift] Integrate        (no wait)
 //! ```
+//! Split push-out (`overlap_iterations` > 0, as `cpu::CpuStepper::step`): the
+//! solve runs with beta = 0 (main `Params`), then `PredictGap` copies this
+//! step's lists with the predicted gap into the other lists (dead after warm
+//! start), `Correct` runs `overlap_iterations` Jacobi iterations on the
+//! pseudo-velocity `shift` with a second `Params` whose beta = overlap_relax,
+//! and `Shift` moves pos += dt shift before `Integrate`. The CPU's early exit
+//! (an iteration with no correction) changes nothing, so the GPU always runs
+//! the full count.
+//!
 //! Convergence stays per step: the residual (largest |dP| W / omega of one
 //! iteration, as on the CPU) is read back every `check_every` iterations
 //! ([`CHECK_EVERY`] = 10 by default: one host round trip per 10 iterations, a
@@ -32,7 +41,7 @@ use super::pipeline::{ID, INV_MASS, POS, Pipeline, RADIUS, VEL};
 use super::state::{Buffers, Groups, Kernels, wide};
 use super::step::{GpuFrom, Recorder, StepStage, record};
 use super::view::DeviceGrains;
-use super::{GpuContext, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_RESIDUAL, STAT_SPEED2, Stage, pass, residual_max};
+use super::{GpuContext, Params, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_RESIDUAL, STAT_SPEED2, Stage, pass, residual_max};
 use crate::error::{Error, Result};
 use crate::model::MAX_COLORS;
 use crate::model::{Contact, ContactLists, Grains, Grid, Region, SolverKind, StepParams, StepStats, Totals, Walls};
@@ -77,6 +86,13 @@ pub struct GpuBackend {
     pub residual_history: Option<Vec<f32>>,
     /// `check_every` before [`record_residuals`](GpuBackend::record_residuals) set it to 1.
     recorded_check_every: u32,
+}
+
+/// The step pushes overlaps out by moving the grains after the solve (the
+/// split push-out of `cpu::correct`), not through the velocity solve's target.
+/// As `cpu::correct::Correction::apply`, nothing to do when beta = 0.
+fn split(p: &StepParams) -> bool {
+    p.overlap_iterations > 0 && p.overlap_relax != 0.0
 }
 
 /// The step in progress: what its host stages read and write (one context
@@ -212,9 +228,19 @@ impl GpuBackend {
         q.inv_dt = 1.0 / p.dt;
         q.alert = p.alert;
         q.omega = p.omega;
-        q.beta = p.overlap_relax;
+        q.beta = if p.overlap_iterations > 0 { 0.0 } else { p.overlap_relax };
         q.slop = p.slop();
         self.core.write_params();
+        if split(&p) {
+            let c = Params {
+                beta: p.overlap_relax,
+                ..self.core.params
+            };
+            self.core
+                .ctx
+                .queue
+                .write_buffer(&self.bufs.correct_params, 0, bytemuck::bytes_of(&c));
+        }
         if p.solver != SolverKind::Jacobi && self.solvers.is_none() {
             self.solvers = Some(SolverState::new(&self.core, &self.bufs.residual));
         }
@@ -252,6 +278,9 @@ impl GpuBackend {
         stages.push(Solve);
         if colored {
             stages.push(Mirror);
+        }
+        if split(p) && self.core.n > 0 {
+            stages.extend([PredictGap, Correct, Shift]);
         }
         stages.push(Integrate);
         stages.retain(|s| s.phase() >= from);
@@ -419,6 +448,16 @@ impl Recorder for StepRun<'_> {
                     s.colored.dispatch_mirror(ps, &s.mirror[c], n);
                 }
             }
+            StepStage::PredictGap => k.predict_gap.dispatch(ps, &g.predict_gap[c], n),
+            StepStage::Correct => {
+                // Zero impulses: shift = 0 + im sum 0 n = 0 exactly (the CPU starts from 0).
+                k.jacobi_gather.dispatch(ps, &g.correct_gather[c], n);
+                for _ in 0..self.p.overlap_iterations {
+                    k.jacobi_contact.dispatch(ps, &g.correct_contact[c], n);
+                    k.jacobi_gather.dispatch(ps, &g.correct_gather[c], n);
+                }
+            }
+            StepStage::Shift => k.integrate.dispatch(ps, &g.shift, n),
             StepStage::Integrate => k.integrate.dispatch(ps, &g.integrate, n),
             shared => be.core.dispatch(shared, c, ps),
         }

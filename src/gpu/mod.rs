@@ -33,6 +33,7 @@ pub mod integrate;
 pub mod jacobi_contact;
 pub mod jacobi_gather;
 pub mod pipeline;
+pub mod predict_gap;
 pub mod prefix_sum;
 pub mod reduce;
 pub mod registry;
@@ -82,6 +83,7 @@ pub enum Stage {
     JacobiGather,
     ResidualMax,
     Integrate,
+    PredictGap,
     Reduce,
     Coloring,
     Colored,
@@ -91,7 +93,7 @@ pub enum Stage {
 }
 
 impl Stage {
-    pub const ALL: [Stage; 17] = [
+    pub const ALL: [Stage; 18] = [
         Stage::FreeVelocity,
         Stage::BinCount,
         Stage::PrefixSum,
@@ -103,6 +105,7 @@ impl Stage {
         Stage::JacobiGather,
         Stage::ResidualMax,
         Stage::Integrate,
+        Stage::PredictGap,
         Stage::Reduce,
         Stage::Coloring,
         Stage::Colored,
@@ -124,6 +127,7 @@ impl Stage {
             Stage::JacobiGather => "jacobi_gather",
             Stage::ResidualMax => "residual_max",
             Stage::Integrate => "integrate",
+            Stage::PredictGap => "predict_gap",
             Stage::Reduce => "reduce",
             Stage::Coloring => "coloring",
             Stage::Colored => "colored",
@@ -152,6 +156,7 @@ impl Stage {
             Stage::JacobiGather => include_str!("../../shaders/jacobi_gather.wgsl"),
             Stage::ResidualMax => include_str!("../../shaders/residual_max.wgsl"),
             Stage::Integrate => include_str!("../../shaders/integrate.wgsl"),
+            Stage::PredictGap => include_str!("../../shaders/predict_gap.wgsl"),
             Stage::Reduce => include_str!("../../shaders/reduce.wgsl"),
             Stage::Coloring => include_str!("../../shaders/coloring.wgsl"),
             Stage::Colored => include_str!("../../shaders/colored.wgsl"),

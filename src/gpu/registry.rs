@@ -103,6 +103,8 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     entry!(JacobiGather :: "main", [0: Uniform params, 1: ReadOnly count, 2: ReadOnly slots, 3: ReadOnly vel_free, 4: ReadOnly inv_mass, 5: ReadWrite vel], cpu("cpu::jacobi::jacobi_gather", "jacobi_gather_matches_cpu")),
     entry!(ResidualMax :: "main", [0: Uniform params, 1: ReadOnly residual, 2: ReadOnly vel, 3: ReadWrite stats], cpu("cpu::residual_max::residual_max", "residual_max_matches_cpu")),
     entry!(Integrate :: "main", [0: Uniform params, 1: ReadWrite pos, 2: ReadOnly vel], cpu("cpu::integrate::integrate", "integrate_matches_cpu")),
+    // The split push-out's copy of the lists (then jacobi_contact / jacobi_gather on it, and integrate of the shift).
+    entry!(PredictGap :: "main", [0: Uniform params, 1: ReadOnly count, 2: ReadOnly slots, 3: ReadOnly vel, 4: ReadWrite out], cpu("cpu::correct::predict_gap", "predict_gap_matches_cpu")),
     entry!(Reduce :: "main", [0: Uniform params, 1: ReadOnly pos, 2: ReadOnly vel, 3: ReadOnly radius, 4: ReadOnly inv_mass, 5: ReadOnly count, 6: ReadOnly slots, 7: ReadOnly segments, 8: ReadOnly corners, 9: ReadWrite partials], cpu("cpu::reduce::reduce", "reduce_matches_cpu")),
     // Colouring: three entry points compared together (the rounds run until none is left uncoloured).
     entry!(Coloring :: "coloring_init", [0: Uniform params, 1: ReadOnly count, 2: ReadOnly slots, 5: ReadWrite color_out], cpu("cpu::coloring::coloring_init", "coloring_matches_cpu")),

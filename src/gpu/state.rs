@@ -4,14 +4,20 @@
 //!
 //! ```text
 //!   vel_free (n)  residual (n)  tmp[a] (n, like grain array a: reorder scratch)
+//!   shift (n), zero (n), correct_params: the split push-out's pseudo-velocity,
+//!     its zero free velocity and its Params (beta = overlap_relax)
 //!   lists p = 0, 1 of the pipeline: this step's and the previous one's, swapped by parity
 //! ```
+//! The split push-out (`StepParams::overlap_iterations` > 0, twin
+//! `cpu::correct::Correction::apply`) works on a copy of this step's lists
+//! written into the other lists, 1 - p: they are dead once warm start has
+//! read them (the next step's detection overwrites them).
 
-use super::buffers::storage_zeroed;
+use super::buffers::{storage_zeroed, uniform};
 use super::pipeline::{GRAIN_ARRAYS, INV_MASS, POS, Pipeline, VEL};
 use super::{
-    GpuContext, ShaderConfig, free_velocity, integrate, jacobi_contact, jacobi_gather, reorder, residual_max,
-    warm_start,
+    GpuContext, Params, ShaderConfig, free_velocity, integrate, jacobi_contact, jacobi_gather, predict_gap, reorder,
+    residual_max, warm_start,
 };
 
 /// Pipelines of the NSCD stages, built once.
@@ -23,6 +29,7 @@ pub struct Kernels {
     pub jacobi_gather: jacobi_gather::JacobiGather,
     pub residual_max: residual_max::ResidualMax,
     pub integrate: integrate::Integrate,
+    pub predict_gap: predict_gap::PredictGap,
 }
 
 impl Kernels {
@@ -35,6 +42,7 @@ impl Kernels {
             jacobi_gather: jacobi_gather::JacobiGather::new(ctx, cfg),
             residual_max: residual_max::ResidualMax::new(ctx, cfg),
             integrate: integrate::Integrate::new(ctx, cfg),
+            predict_gap: predict_gap::PredictGap::new(ctx, cfg),
         }
     }
 }
@@ -50,6 +58,12 @@ pub struct Buffers {
     pub residual: wgpu::Buffer,
     /// Reorder scratch of each grain array.
     pub tmp: [wgpu::Buffer; 5],
+    /// Pseudo-velocity of the overlap correction, m/s (n).
+    pub shift: wgpu::Buffer,
+    /// Zeros: the correction's free velocity (n).
+    pub zero: wgpu::Buffer,
+    /// The correction's `Params`: the step's, with beta = overlap_relax.
+    pub correct_params: wgpu::Buffer,
 }
 
 impl Buffers {
@@ -62,6 +76,9 @@ impl Buffers {
                 let bytes = n * if wide(a) { 8 } else { 4 };
                 storage_zeroed::<u8>(ctx, &l(&format!("{}.reorder", GRAIN_ARRAYS[a])), bytes)
             }),
+            shift: storage_zeroed::<[f32; 2]>(ctx, &l("shift"), n),
+            zero: storage_zeroed::<[f32; 2]>(ctx, &l("zero"), n),
+            correct_params: uniform(ctx, &l("correct.params"), &Params::default()),
         }
     }
 }
@@ -76,6 +93,14 @@ pub struct Groups {
     pub jacobi_gather: [wgpu::BindGroup; 2],
     pub residual_max: wgpu::BindGroup,
     pub integrate: wgpu::BindGroup,
+    /// Lists p into the scratch lists 1 - p.
+    pub predict_gap: [wgpu::BindGroup; 2],
+    /// `jacobi_contact` of the correction: scratch lists 1 - p, on `shift`.
+    pub correct_contact: [wgpu::BindGroup; 2],
+    /// `jacobi_gather` of the correction: shift = 0 + im sum P n over the scratch lists.
+    pub correct_gather: [wgpu::BindGroup; 2],
+    /// `integrate` of the correction: pos += dt shift.
+    pub shift: wgpu::BindGroup,
 }
 
 impl Groups {
@@ -116,6 +141,27 @@ impl Groups {
             }),
             residual_max: k.residual_max.bind(ctx, &b.params, &own.residual, &g[VEL], &b.stats),
             integrate: k.integrate.bind(ctx, &b.params, &g[POS], &g[VEL]),
+            predict_gap: [0, 1].map(|p| {
+                k.predict_gap
+                    .bind(ctx, &b.params, &b.count[p], &b.slots[p], &g[VEL], &b.slots[1 - p])
+            }),
+            correct_contact: [0, 1].map(|p| {
+                let q = &own.correct_params;
+                k.jacobi_contact
+                    .bind(ctx, q, &b.count[p], &b.slots[1 - p], &own.shift, &own.residual)
+            }),
+            correct_gather: [0, 1].map(|p| {
+                k.jacobi_gather.bind(
+                    ctx,
+                    &own.correct_params,
+                    &b.count[p],
+                    &b.slots[1 - p],
+                    &own.zero,
+                    &g[INV_MASS],
+                    &own.shift,
+                )
+            }),
+            shift: k.integrate.bind(ctx, &b.params, &g[POS], &own.shift),
         }
     }
 }

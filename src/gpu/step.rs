@@ -4,7 +4,8 @@
 //!
 //! ```text
 //!   NSCD:  ClearStats [Reorder] ClearCells FreeVelocity BinCount PrefixSum CursorCopy
-//!          BinScatter Detect [WarmStart] Gather [Color] Solve [Mirror] Integrate
+//!          BinScatter Detect [WarmStart] Gather [Color] Solve [Mirror] [PredictGap Correct Shift]
+//!          Integrate
 //!   DEM:   [ClearCells BinCount PrefixSum CursorCopy BinScatter Detect DemForce ClearStats]
 //!          DemKickDrift ClearCells BinCount PrefixSum CursorCopy BinScatter Detect DemForce DemKick
 //! ```
@@ -50,6 +51,14 @@ pub enum StepStage {
     Solve,
     /// Owners' impulses into the other copies (coloured solver).
     Mirror,
+    /// Split push-out (`overlap_iterations` > 0), 1/3: a copy of the lists
+    /// with the gap the step will leave, zero impulses (into the other lists).
+    PredictGap,
+    /// Split push-out, 2/3: the shift starts at 0, then `overlap_iterations`
+    /// Jacobi iterations (`jacobi_contact`, `jacobi_gather`) on it.
+    Correct,
+    /// Split push-out, 3/3: pos += dt shift (`integrate` on the shift).
+    Shift,
     Integrate,
     DemKickDrift,
     DemForce,
@@ -80,7 +89,9 @@ impl StepStage {
             StepStage::Gather => Stage::JacobiGather,
             StepStage::Color => Stage::Coloring,
             StepStage::Mirror => Stage::Colored,
-            StepStage::Integrate => Stage::Integrate,
+            StepStage::PredictGap => Stage::PredictGap,
+            StepStage::Correct => Stage::JacobiContact,
+            StepStage::Shift | StepStage::Integrate => Stage::Integrate,
             StepStage::DemKickDrift | StepStage::DemKick => Stage::DemIntegrate,
             StepStage::DemForce => Stage::DemForce,
         }
@@ -106,7 +117,8 @@ impl StepStage {
             StepStage::Detect => GpuFrom::Detect,
             StepStage::WarmStart | StepStage::Gather => GpuFrom::WarmStart,
             StepStage::Color | StepStage::Solve | StepStage::Mirror => GpuFrom::Solve,
-            StepStage::Integrate => GpuFrom::Integrate,
+            // The correction moves the grains: it belongs with integrate.
+            StepStage::PredictGap | StepStage::Correct | StepStage::Shift | StepStage::Integrate => GpuFrom::Integrate,
             _ => GpuFrom::FreeVelocity,
         }
     }
@@ -125,7 +137,9 @@ pub enum GpuFrom {
     WarmStart,
     /// ... and warm start and the first gather (impulses and velocities uploaded).
     Solve,
-    /// ... and the solve: the GPU only integrates.
+    /// ... and the solve (the lists with their final impulses and the
+    /// velocities uploaded): the GPU only moves the grains (the split
+    /// push-out's correction, then integrate).
     Integrate,
 }
 

@@ -1,5 +1,6 @@
 //! Stage `uzawa` (shaders/uzawa.wgsl): one projected dual-gradient step of
-//! Maury's velocity projection, P' = max(0, P - rho (u + d/dt)), with the
+//! Maury's velocity projection, P' = max(0, P - rho t) with the common target
+//! t = u + (max(d,0) + beta min(d + slop,0))/dt (`Contact::target`), with the
 //! Gershgorin-safe rho = s / (im_a N_a + im_b N_b), and per grain the largest
 //! |P' - P| / rho (reduced by [`super::residual_max`]); `jacobi_gather` then
 //! rebuilds the velocities. CPU twin: `cpu::uzawa::uzawa_contact`.

@@ -1,0 +1,35 @@
+// Stage predict_gap: for every listed contact of grain i, a copy with the gap
+// the solved velocities will leave after the step and a zero impulse (the
+// overlap correction's own accumulator, written to the scratch lists `out`):
+//   d' = d + dt (v_i - v_other) . n,   P = 0
+// CPU twin: cpu::correct::predict_gap.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> count: array<u32>;
+@group(0) @binding(2) var<storage, read> slots: array<Contact>;
+@group(0) @binding(3) var<storage, read> vel: array<vec2<f32>>;
+@group(0) @binding(4) var<storage, read_write> out: array<Contact>;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= params.n_grains {
+        return;
+    }
+    let n = min(count[i], CAPACITY);
+    let v = vel[i];
+    for (var k = 0u; k < n; k++) {
+        let s = i * CAPACITY + k;
+        var c = slots[s];
+        var vo = vec2<f32>(0.0, 0.0);
+        if (c.other & (BODY_SEGMENT | BODY_CORNER)) == 0u {
+            vo = vel[c.other];
+        }
+        let dv = vec2<f32>(v.x - vo.x, v.y - vo.y);
+        let u = dv.x * c.normal.x + dv.y * c.normal.y;
+        c.gap = c.gap + params.dt * u;
+        c.impulse = 0.0;
+        out[s] = c;
+    }
+}
