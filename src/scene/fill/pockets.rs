@@ -252,7 +252,7 @@ impl<'a> Deposit<'a> {
                 let overlap = self.rest(&e.pocket, r).map(|x| (x, self.overlap(x, r, &e.pocket)));
                 match overlap {
                     Some((x, d)) if d <= 0.0 => break Some(x),
-                    // Taken for this radius and too deep for the smallest.
+                    // Taken for this radius, too deep even for the smallest of its class.
                     Some((_, d)) if r - d < class_min => {}
                     // No resting position for this radius, or taken for it
                     // but perhaps not for a smaller grain: kept a while.
