@@ -6,17 +6,51 @@
 //! Draws outside [radius_min, radius_max] are redrawn (a truncated
 //! distribution, not spikes at the bounds).
 //!
-//! Placement packs rows from the bottom of the fill region upwards (shelf
-//! packing): each grain sits on its row's base line, to the right of the
-//! previous one with a small random gap, at the first position where its disk
-//! lies inside the region and clear of every wall. Grain ids therefore grow
-//! with height, which the renderer uses for coloured layers. O(N S) for S
-//! wall segments, so a million grains place in seconds.
+//! Placement is sequential deposition into the lowest pocket, as granular
+//! codes insert grains: each grain, in the order drawn, goes to the lowest
+//! position in the fill region where it rests (against gravity, -y) on two
+//! placed grains, on a grain and a wall, or on two walls (a wall line, a
+//! line's end point, or an edge of the fill box), with its centre at least
+//! r_i + r_j + c from every placed grain and r + c from every wall line
+//! ([`clearance`] c: 1e-9 m, or 8 f32 epsilons of the region's extent). Grain
+//! ids therefore grow with height, which the renderer uses for coloured
+//! layers.
+//!
+//! ```text
+//!   pockets: candidate (supports, branch), keyed by the height y of the
+//!            centre of a grain of radius R resting in them
+//!   queue k: the pockets of radius class k, lowest y first, R = its largest radius
+//!   for each grain (radius r, class k):
+//!       pop the lowest pocket of queue k; rest a grain of radius r in it;
+//!       clear of everything -> place it there, and queue its pockets with
+//!       the grains (5x5 grid cells) and wall lines near it
+//!       taken for r but maybe not for a smaller grain of the class, or no
+//!       resting position for r -> back in the queue (at most 8 times)
+//!       otherwise -> dropped from this class
+//! ```
+//! The grains are split into 4 classes at quantiles of their radii, so a
+//! pocket too narrow for small grains still serves large ones and one taken
+//! for large grains still serves small ones; within a class the order is
+//! that of the class's largest grain, so "lowest" holds up to the spread of
+//! radii in a class. A uniform grid of cells one largest diameter wide
+//! holds the placed grains and, per cell, the wall lines within reach.
+//!
+//! Measured (bundled hourglass, default radii, seed 1; area fraction =
+//! sum(pi r^2) over the area inside the walls from the neck to the top of
+//! the highest grain, as in tests/fill.rs): 0.81 at 2,000 grains, 0.82 at
+//! 10,000, 0.83 at 50,000, against 0.44, 0.44 and 0.43 for the shelf
+//! packing it replaces; the 2,000 default grains now fit the default 0.30 m
+//! x 0.40 m bulb (the shelf packing grew it to 0.363 m x 0.484 m). Cost
+//! O(N log N): on 2 busy cores 50,000 grains place in 1.2 s and 1,000,000 in
+//! 15 s (`cargo test --release --test fill -- --ignored`); the hourglass's
+//! fit search places the grains once per size tried (3.6 s for 50,000).
 
-use rand::{RngExt, SeedableRng, rngs::StdRng};
+use rand::{SeedableRng, rngs::StdRng};
 use rand_distr::{Distribution, LogNormal};
 
 use super::spec::GrainsSpec;
+
+mod pockets;
 
 /// Log-space (mu, sigma) of a log-normal with linear-space mean and std.
 pub fn lognormal_params(mean: f64, std: f64) -> (f64, f64) {
@@ -81,52 +115,22 @@ pub fn segment_distance(p: [f64; 2], [a, b]: [[f64; 2]; 2]) -> f64 {
     (d[0] * d[0] + d[1] * d[1]).sqrt()
 }
 
-impl FillRegion<'_> {
-    fn fits(&self, p: [f64; 2], r: f64, clearance: f64) -> bool {
-        let b = self.bbox;
-        if p[0] - r < b[0] || p[0] + r > b[2] || p[1] - r < b[1] || p[1] + r > b[3] {
-            return false;
-        }
-        if let Some(poly) = self.polygon
-            && !point_in_polygon(p, poly)
-        {
-            return false;
-        }
-        self.obstacles.iter().all(|&l| segment_distance(p, l) >= r + clearance)
+/// Place grains of the given radii, in order, each in the lowest pocket of
+/// the region (module doc); returns the centres of those that fit (a prefix
+/// of `radii`). `rng` only breaks ties between pockets of equal height.
+pub fn place(radii: &[f64], region: &FillRegion, rng: &mut StdRng) -> Vec<[f64; 2]> {
+    if radii.is_empty() {
+        return Vec::new();
     }
+    pockets::Deposit::new(radii, region, clearance(region.bbox)).run(rng)
 }
 
-/// Place grains of the given radii, in order; returns the centres of those
-/// that fit (a prefix of `radii`).
-pub fn place(radii: &[f64], region: &FillRegion, rng: &mut StdRng) -> Vec<[f64; 2]> {
-    let mut out = Vec::with_capacity(radii.len());
-    let Some(r_min) = radii.iter().copied().reduce(f64::min) else {
-        return out;
-    };
-    let r_mean = radii.iter().sum::<f64>() / radii.len() as f64;
-    let clearance = 0.02 * r_min;
-    let step = 0.5 * r_min;
-    let [xmin, mut y, xmax, ymax] = region.bbox;
-    while out.len() < radii.len() && y < ymax {
-        let mut x = xmin;
-        let mut row_height = 0.0f64;
-        while let Some(&r) = radii.get(out.len()) {
-            // First position at or right of the cursor where this disk fits.
-            let mut cx = x + r;
-            let cy = y + r + clearance;
-            while cx + r <= xmax && !region.fits([cx, cy], r, clearance) {
-                cx += step;
-            }
-            if cx + r > xmax {
-                break;
-            }
-            out.push([cx, cy]);
-            row_height = row_height.max(2.0 * r);
-            x = cx + r + clearance + 0.1 * r_mean * rng.random::<f64>();
-        }
-        y += if row_height > 0.0 { row_height + clearance } else { step };
-    }
-    out
+/// Gap between a placed grain and its supports, m: 1e-9 m, or 8 f32 epsilons
+/// of the region's largest coordinate where that is more, so the grains stay
+/// overlap-free once their centres and radii are rounded to f32 (`Grains`).
+pub fn clearance(bbox: [f64; 4]) -> f64 {
+    let scale = bbox.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    (8.0 * f64::from(f32::EPSILON) * scale).max(1e-9)
 }
 
 /// A seeded generator for the fill.
