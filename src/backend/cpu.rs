@@ -17,7 +17,14 @@ pub struct CpuBackend {
     pub grains: Grains,
     pub walls: Walls,
     pub stepper: CpuStepper,
+    /// Steps between two reorders of the grains into cell order (0: never).
+    pub reorder_every: u64,
+    steps: u64,
 }
+
+/// Steps between two reorders of the CPU backend's grains into cell order
+/// (as the GPU backend does). Warm starts survive a reorder on the CPU.
+pub const REORDER_EVERY: u64 = 100;
 
 impl CpuBackend {
     pub fn new(grains: Grains, walls: Walls, grid: Grid, capacity: usize) -> Self {
@@ -25,6 +32,8 @@ impl CpuBackend {
             grains,
             walls,
             stepper: CpuStepper::new(grid, capacity),
+            reorder_every: REORDER_EVERY,
+            steps: 0,
         }
     }
 }
@@ -37,6 +46,10 @@ impl Backend for CpuBackend {
         threads()
     }
     fn step(&mut self, p: &StepParams) -> Result<StepStats> {
+        if self.reorder_every > 0 && self.steps > 0 && self.steps.is_multiple_of(self.reorder_every) {
+            self.stepper.reorder(&mut self.grains);
+        }
+        self.steps += 1;
         self.stepper.step(&mut self.grains, &self.walls, p)
     }
     fn set_walls(&mut self, walls: &Walls) {

@@ -71,6 +71,9 @@ pub struct CpuStepper {
     sweep: Sweep,
     /// Sweep indices of the contacts that act this step (`Sweep::solve`).
     acting: Vec<u32>,
+    /// Acting contacts from which an NLGS sweep runs on two threads
+    /// (`nlgs::PAR_SWEEP_MIN`; `usize::MAX`: always one).
+    pub sweep_par_min: usize,
     vel_free: Vec<[f32; 2]>,
     correction: correct::Correction,
     /// Contact colours of the last coloured step (0 for other solvers).
@@ -90,11 +93,45 @@ impl CpuStepper {
             prev: ContactLists::new(0, capacity),
             sweep: Sweep::default(),
             acting: Vec::new(),
+            sweep_par_min: nlgs::PAR_SWEEP_MIN,
             vel_free: Vec::new(),
             correction: correct::Correction::default(),
             colors: 0,
             residual_history: None,
         }
+    }
+
+    /// Permute the grains into the cell order of the last binning (memory
+    /// locality, and the lower and upper halves of the pile become the two
+    /// halves of the arrays for the two-thread NLGS sweep), keeping last
+    /// step's impulses: the warm-start lists move with their grains and
+    /// their other-grain indices are renumbered. Nothing happens before the
+    /// first step or when the grain count changed.
+    pub fn reorder(&mut self, grains: &mut Grains) {
+        let n = grains.len();
+        if self.bins.sorted.len() != n || self.prev.grains() != n || n == 0 {
+            return;
+        }
+        let sorted = &self.bins.sorted;
+        *grains = reorder::reorder(sorted, grains);
+        let mut new_index = vec![0u32; n];
+        for (new, &old) in sorted.iter().enumerate() {
+            new_index[old as usize] = new as u32;
+        }
+        let k = self.prev.capacity;
+        let mut lists = ContactLists::new(n, k);
+        for (new, &old) in sorted.iter().enumerate() {
+            let old = old as usize;
+            lists.count[new] = self.prev.count[old];
+            for (s, c) in self.prev.of(old).iter().enumerate() {
+                let mut c = *c;
+                if let crate::model::Body::Grain(j) = c.body() {
+                    c.other = crate::model::Body::Grain(new_index[j as usize]).encode();
+                }
+                lists.slots[new * k + s] = c;
+            }
+        }
+        self.prev = lists;
     }
 
     /// Forget last step's impulses (the walls changed, or grains were reordered).
@@ -181,7 +218,8 @@ impl CpuStepper {
                 let (sweep, slots, im) = (&self.sweep, &mut self.lists.slots, &grains.inv_mass);
                 let reach = nlgs::ACT_REACH * p.alert;
                 let acting = &mut self.acting;
-                sweep.solve(acting, slots, im, &mut grains.vel, &how, reach, threshold, &mut stats, p.itmax, history);
+                let par_min = self.sweep_par_min;
+                sweep.solve(acting, slots, im, &mut grains.vel, &how, reach, threshold, &mut stats, p.itmax, par_min, history);
                 self.sweep.mirror(&mut self.lists.slots);
             }
             SolverKind::Colored => {

@@ -31,6 +31,8 @@ pub struct Sweep {
     pub grain: Vec<u32>,
     pub slot: Vec<u32>,
     pub mirror: Vec<u32>,
+    /// The other grain of a grain-grain contact, else `NO_MIRROR`.
+    pub other: Vec<u32>,
 }
 
 impl Sweep {
@@ -40,6 +42,7 @@ impl Sweep {
         self.grain.clear();
         self.slot.clear();
         self.mirror.clear();
+        self.other.clear();
         let k = lists.capacity;
         for i in 0..lists.grains() {
             for (s, c) in lists.of(i).iter().enumerate() {
@@ -62,6 +65,10 @@ impl Sweep {
                 self.grain.push(i as u32);
                 self.slot.push((i * k + s) as u32);
                 self.mirror.push(mirror);
+                self.other.push(match c.body() {
+                    Body::Grain(j) => j,
+                    _ => Self::NO_MIRROR,
+                });
             }
         }
     }
@@ -104,12 +111,29 @@ impl Sweep {
     /// Update contact `k` (sweep index) at once; returns |dP| W, m/s.
     #[inline]
     fn visit(&self, k: usize, slots: &mut [Contact], inv_mass: &[f32], vel: &mut [[f32; 2]], how: &Visit) -> f32 {
-        let a = self.grain[k] as usize;
-        let c = &mut slots[self.slot[k] as usize];
-        let vb = match c.body() {
-            Body::Grain(j) => vel[j as usize],
-            _ => [0.0, 0.0],
+        self.visit_in(k, Part::WHOLE, slots, inv_mass, vel, how)
+    }
+
+    /// [`Sweep::visit`] on a part of the arrays: `slots` starts at slot
+    /// `part.slot0`, `vel` and `inv_mass` at grain `part.grain0`, and both
+    /// grains of contact `k` lie in the part.
+    #[inline]
+    fn visit_in(
+        &self,
+        k: usize,
+        part: Part,
+        slots: &mut [Contact],
+        inv_mass: &[f32],
+        vel: &mut [[f32; 2]],
+        how: &Visit,
+    ) -> f32 {
+        let a = self.grain[k] as usize - part.grain0;
+        let c = &mut slots[self.slot[k] as usize - part.slot0];
+        let b = match c.body() {
+            Body::Grain(j) => Some(j as usize - part.grain0),
+            _ => None,
         };
+        let vb = b.map_or([0.0, 0.0], |b| vel[b]);
         let u = dot(sub(vel[a], vb), c.normal);
         let target = c.target(u, how.inv_dt, how.beta, how.slop);
         let dp = match how.rule {
@@ -117,9 +141,49 @@ impl Sweep {
             Rule::Seed => (-target).max(0.0) / c.inv_mass_sum,
         };
         c.impulse += dp;
-        let c = *c;
-        kick(&c, a, dp, inv_mass, vel);
-        dp.abs() * c.inv_mass_sum
+        let (n, w) = (c.normal, c.inv_mass_sum);
+        let ia = inv_mass[a] * dp;
+        vel[a][0] += ia * n[0];
+        vel[a][1] += ia * n[1];
+        if let Some(b) = b {
+            let ib = inv_mass[b] * dp;
+            vel[b][0] -= ib * n[0];
+            vel[b][1] -= ib * n[1];
+        }
+        dp.abs() * w
+    }
+
+    /// One sweep of the acting contacts: on one thread in sweep order, or,
+    /// split at grain `split.mid`, the contacts within each half on two
+    /// threads at once (they touch disjoint grains and slots; from
+    /// `par_min` acting contacts, [`PAR_SWEEP_MIN`] by default), then the
+    /// contacts across the halves. Returns the largest |dP| W.
+    fn sweep_acting(
+        &self,
+        split: &Split,
+        acting: &[u32],
+        slots: &mut [Contact],
+        inv_mass: &[f32],
+        vel: &mut [[f32; 2]],
+        how: &Visit,
+    ) -> f32 {
+        let whole = |list: &[u32], slots: &mut [Contact], vel: &mut [[f32; 2]], part: Part| {
+            let im = &inv_mass[part.grain0..];
+            list.iter()
+                .fold(0.0f32, |w, &k| w.max(self.visit_in(k as usize, part, slots, im, vel, how)))
+        };
+        if split.mid == 0 {
+            return whole(acting, slots, vel, Part::WHOLE);
+        }
+        let (mid, cap) = (split.mid, split.capacity);
+        let ((s0, s1), (v0, v1)) = (slots.split_at_mut(mid * cap), vel.split_at_mut(mid));
+        let lower = Part::WHOLE;
+        let upper = Part {
+            grain0: mid,
+            slot0: mid * cap,
+        };
+        let (r0, r1) = rayon::join(|| whole(&split.lower, s0, v0, lower), || whole(&split.upper, s1, v1, upper));
+        r0.max(r1).max(whole(&split.across, slots, vel, Part::WHOLE))
     }
 
     /// Iterate to `threshold` (m/s), sweeping the contacts that can act and
@@ -144,6 +208,7 @@ impl Sweep {
         threshold: f32,
         stats: &mut crate::model::StepStats,
         itmax: u32,
+        par_min: usize,
         mut history: Option<&mut Vec<f32>>,
     ) {
         let dt = 1.0 / how.inv_dt;
@@ -169,8 +234,10 @@ impl Sweep {
                 h.push(r);
             }
         };
+        let mut split = Split::default();
+        split.build(self, acting, vel.len(), slots.len(), par_min);
         while stats.iterations < itmax {
-            let r = acting.iter().fold(0.0f32, |w, &k| w.max(self.visit(k as usize, slots, inv_mass, vel, how)));
+            let r = self.sweep_acting(&split, acting, slots, inv_mass, vel, how);
             record(stats, r);
             // The idle contacts are checked once the acting ones converged,
             // every IDLE_CHECK_EVERY sweeps (a slow step must not leave one
@@ -210,6 +277,7 @@ impl Sweep {
             }
             if acting.len() > before {
                 acting.sort_unstable();
+                split.build(self, acting, vel.len(), slots.len(), par_min);
             }
         }
     }
@@ -234,6 +302,64 @@ pub const ACT_REACH: f32 = 0.1;
 /// The idle contacts are also checked every this many sweeps of a step
 /// that has not converged yet.
 pub const IDLE_CHECK_EVERY: u32 = 10;
+
+/// Acting contacts from which a sweep runs on two threads ([`Split`]).
+/// Measured (2 cores): on 10,000 grains (about 30,000 acting contacts) the
+/// two-thread sweep takes 0.62x the wall time per simulated second; on
+/// 2,000 grains (about 5,000) the hand-off per sweep made it 1.4x slower.
+pub const PAR_SWEEP_MIN: usize = 16_384;
+
+/// Where a part of the arrays starts ([`Sweep::visit_in`]).
+#[derive(Debug, Clone, Copy)]
+struct Part {
+    grain0: usize,
+    slot0: usize,
+}
+
+impl Part {
+    const WHOLE: Part = Part { grain0: 0, slot0: 0 };
+}
+
+/// The acting contacts split for two threads: grains below index `mid` and
+/// from `mid` on (the CPU backend keeps grains in cell order, so the halves
+/// are the lower and upper part of the pile), the contacts within each half
+/// and those across. `mid` = 0: one pass in sweep order (few contacts). The
+/// order (both halves, then across) does not depend on the thread count, so
+/// results are the same on one core.
+#[derive(Debug, Default)]
+struct Split {
+    mid: usize,
+    capacity: usize,
+    lower: Vec<u32>,
+    upper: Vec<u32>,
+    across: Vec<u32>,
+}
+
+impl Split {
+    fn build(&mut self, sweep: &Sweep, acting: &[u32], grains: usize, slots: usize, par_min: usize) {
+        self.mid = 0;
+        if acting.len() < par_min || grains < 2 {
+            return;
+        }
+        self.capacity = slots / grains;
+        let mid = grains / 2;
+        self.lower.clear();
+        self.upper.clear();
+        self.across.clear();
+        for &k in acting {
+            let a = sweep.grain[k as usize] as usize;
+            let b = sweep.other[k as usize];
+            let b = if b == Sweep::NO_MIRROR { a } else { b as usize };
+            // The owner's slots hold the contact: it lies in the owner's half.
+            match (a < mid, b < mid) {
+                (true, true) => self.lower.push(k),
+                (false, false) => self.upper.push(k),
+                _ => self.across.push(k),
+            }
+        }
+        self.mid = mid;
+    }
+}
 
 /// How a visit updates a contact: the target's 1/dt, beta and slop, and the rule.
 #[derive(Debug, Clone, Copy)]
