@@ -210,6 +210,7 @@ impl CpuStepper {
                 grains.vel.copy_from_slice(&self.vel_free);
                 self.sweep.apply(&self.lists.slots, &grains.inv_mass, &mut grains.vel);
                 let how = nlgs::Visit {
+                    sor: if rule == Rule::Accumulated { nlgs::SOR } else { 1.0 },
                     inv_dt,
                     beta: p.overlap_relax,
                     slop: p.slop(),
@@ -219,7 +220,8 @@ impl CpuStepper {
                 let reach = nlgs::ACT_REACH * p.alert;
                 let acting = &mut self.acting;
                 let par_min = self.sweep_par_min;
-                sweep.solve(acting, slots, im, &mut grains.vel, &how, reach, threshold, &mut stats, p.itmax, par_min, history);
+                let floor = p.gravity[0].hypot(p.gravity[1]) * p.dt;
+                sweep.solve(acting, slots, im, &mut grains.vel, &how, reach, threshold, &mut stats, p.itmax, par_min, floor, history);
                 self.sweep.mirror(&mut self.lists.slots);
             }
             SolverKind::Colored => {

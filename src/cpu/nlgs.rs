@@ -104,7 +104,7 @@ impl Sweep {
         slop: f32,
         rule: Rule,
     ) -> f32 {
-        let how = Visit { inv_dt, beta, slop, rule };
+        let how = Visit { sor: 1.0, inv_dt, beta, slop, rule };
         (0..self.len()).fold(0.0f32, |w, k| w.max(self.visit(k, slots, inv_mass, vel, &how)))
     }
 
@@ -137,7 +137,7 @@ impl Sweep {
         let u = dot(sub(vel[a], vb), c.normal);
         let target = c.target(u, how.inv_dt, how.beta, how.slop);
         let dp = match how.rule {
-            Rule::Accumulated => (c.impulse - target / c.inv_mass_sum).max(0.0) - c.impulse,
+            Rule::Accumulated => (c.impulse - how.sor * target / c.inv_mass_sum).max(0.0) - c.impulse,
             Rule::Seed => (-target).max(0.0) / c.inv_mass_sum,
         };
         c.impulse += dp;
@@ -209,6 +209,7 @@ impl Sweep {
         stats: &mut crate::model::StepStats,
         itmax: u32,
         par_min: usize,
+        sor_floor: f32,
         mut history: Option<&mut Vec<f32>>,
     ) {
         let dt = 1.0 / how.inv_dt;
@@ -236,8 +237,17 @@ impl Sweep {
         };
         let mut split = Split::default();
         split.build(self, acting, vel.len(), slots.len(), par_min);
+        // Over-relaxed while far from the threshold, plain Gauss-Seidel near
+        // it and on a step's first sweep (a resting pile, which starts near
+        // it, is then solved exactly: see SOR).
+        let relaxed = *how;
+        let plain = Visit { sor: 1.0, ..*how };
+        let above = (SOR_ABOVE * threshold).max(sor_floor);
+        let mut last = 0.0f32;
         while stats.iterations < itmax {
+            let how = if last > above { &relaxed } else { &plain };
             let r = self.sweep_acting(&split, acting, slots, inv_mass, vel, how);
+            last = r;
             record(stats, r);
             // The idle contacts are checked once the acting ones converged,
             // every IDLE_CHECK_EVERY sweeps (a slow step must not leave one
@@ -303,6 +313,20 @@ pub const ACT_REACH: f32 = 0.1;
 /// that has not converged yet.
 pub const IDLE_CHECK_EVERY: u32 = 10;
 
+/// Over-relaxation of the NLGS sweeps far from convergence: a sweep after
+/// one whose largest correction exceeded both SOR_ABOVE times the threshold
+/// and the speed gravity adds in one step (|g| dt, passed as `sor_floor`)
+/// updates P' = max(0, P - SOR t / W); other sweeps are plain Gauss-Seidel.
+/// Measured on the 2,000-grain discharge (0.3 s, dt 1e-3): at tol 1e-5, 65
+/// iterations per step and 1.57 % largest overlap, against 184 and 2.23 %
+/// plain; at tol 1e-6, 224 against 620 (0.15 % against 0.29 %, no step at
+/// itmax against 101). Relaxed all the way (no switch), a resting pile kept
+/// moving at 0.2-0.6 mm/s and took 135-195 iterations at tol 1e-5; with the
+/// switch but no |g| dt floor, a pile jittered at 3 mm/s (tests/rest.rs).
+pub const SOR: f32 = 1.8;
+/// See [`SOR`].
+pub const SOR_ABOVE: f32 = 3.0;
+
 /// Acting contacts from which a sweep runs on two threads ([`Split`]).
 /// Measured (2 cores): on 10,000 grains (about 30,000 acting contacts) the
 /// two-thread sweep takes 0.62x the wall time per simulated second; on
@@ -364,6 +388,8 @@ impl Split {
 /// How a visit updates a contact: the target's 1/dt, beta and slop, and the rule.
 #[derive(Debug, Clone, Copy)]
 pub struct Visit {
+    /// Over-relaxation of the accumulated rule (1: Gauss-Seidel).
+    pub sor: f32,
     pub inv_dt: f32,
     pub beta: f32,
     pub slop: f32,
