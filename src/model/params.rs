@@ -19,6 +19,9 @@ pub enum SolverKind {
     Seed,
     /// NSCD, Uzawa velocity projection with a Gershgorin-safe step (cpu::uzawa).
     Uzawa,
+    /// NSCD, accelerated projected Jacobi: Nesterov momentum on the impulses
+    /// with adaptive restart (cpu::apgd).
+    Apgd,
     /// Soft-sphere DEM: Hertz contacts with friction and rolling resistance (DESIGN §1b).
     Dem,
     /// Impulse model with restitution (not implemented yet).
@@ -36,6 +39,7 @@ impl SolverKind {
             SolverKind::Colored => "colored",
             SolverKind::Seed => "seed",
             SolverKind::Uzawa => "uzawa",
+            SolverKind::Apgd => "apgd",
             SolverKind::Dem => "dem",
             SolverKind::Impulse => "impulse",
             SolverKind::Spring => "spring",
@@ -64,6 +68,7 @@ impl SolverKind {
                 | SolverKind::Dem
                 | SolverKind::Colored
                 | SolverKind::Uzawa
+                | SolverKind::Apgd
         )
     }
 }
@@ -200,3 +205,8 @@ pub struct StepStats {
 /// Uzawa (cpu::uzawa, shaders/uzawa.wgsl): fraction s of the Gershgorin-safe step: rho_c = s / (im_a N_a + im_b N_b),
 /// convergent for s in (0, 2); 1 leaves a factor 2 of margin.
 pub const UZAWA_STEP: f32 = 1.0;
+
+/// APGD (cpu::apgd, shaders/apgd.wgsl): the momentum state at the start of a
+/// step, (theta, k, last largest residual, unused): no momentum, and a "last
+/// residual" no residual exceeds (so the first iteration does not restart).
+pub const APGD_START: [f32; 4] = [0.0, 0.0, f32::MAX, 0.0];
