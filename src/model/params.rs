@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum SolverKind {
-    /// NSCD with each backend's best solver: NLGS on the CPU, Jacobi on the
+    /// NSCD with each backend's best solver: NLGS on the CPU, APGD on the
     /// GPU (measured in docs/solvers.md). The default.
     Auto,
     /// NSCD, projected Jacobi with relaxation `omega` (parallel).
@@ -49,11 +49,12 @@ impl SolverKind {
     /// Solvers that run today on the CPU path.
     /// The solver that actually runs on the CPU (`gpu` false) or GPU backend:
     /// `Auto` becomes NLGS on the CPU (sequential, fewest iterations) and
-    /// Jacobi on the GPU (one thread per grain, no races); others stay.
+    /// APGD on the GPU (one thread per grain, no races, 4x fewer iterations
+    /// than Jacobi: docs/solvers.md "Defaults"); others stay.
     pub fn resolve(self, gpu: bool) -> SolverKind {
         match (self, gpu) {
             (SolverKind::Auto, false) => SolverKind::Nlgs,
-            (SolverKind::Auto, true) => SolverKind::Jacobi,
+            (SolverKind::Auto, true) => SolverKind::Apgd,
             (kind, _) => kind,
         }
     }
