@@ -10,6 +10,10 @@
 //!   submit 2..: CHECK more iterations + residual_max, while residual >= tol/dt and < itmax
 //!   last:     [Mirror] [PredictGap Correct Shift] Integrate        (no wait)
 //! ```
+//! APGD (`shaders/apgd.wgsl`) iterates apgd_gather, apgd_contact and
+//! apgd_momentum (the restart decided on the device, no host read), and its
+//! Solve ends with one `jacobi_gather`: the iterations leave the velocities of
+//! the extrapolated impulses, the step needs those of the final ones.
 //! Split push-out (`overlap_iterations` > 0, as `cpu::CpuStepper::step`): the
 //! solve runs with beta = 0 (main `Params`), then `PredictGap` copies this
 //! step's lists with the predicted gap into the other lists (dead after warm
