@@ -281,8 +281,8 @@ fn study_measures_the_gpu_solvers_with_a_residual_per_iteration() {
         .filter(|r| r.gpu.is_some())
         .map(|r| r.variant.label())
         .collect();
-    assert_eq!(on_gpu, ["jacobi 0.5", "colored", "uzawa"]);
-    assert_eq!(res.gpu_histories.len(), 3);
+    assert_eq!(on_gpu, ["jacobi 0.5", "colored", "uzawa", "apgd"]);
+    assert_eq!(res.gpu_histories.len(), 4);
     for r in res.rows.iter().filter(|r| r.gpu.is_some()) {
         let label = r.variant.label();
         let (g, c) = (r.gpu.unwrap(), r.cpu.unwrap());

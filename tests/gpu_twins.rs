@@ -1,8 +1,9 @@
 //! The solver stages that had no `_matches_cpu` test of their own, each
 //! against its CPU twin on the same random input (src/gpu/registry.rs names
 //! these tests): `residual_max`, the three solver passes of `colored`
-//! (`colored_solve`, `colored_overflow`, `colored_mirror`), `uzawa_contact`
-//! and the split push-out's `predict_gap`.
+//! (`colored_solve`, `colored_overflow`, `colored_mirror`), `uzawa_contact`,
+//! the three APGD passes (`apgd_gather`, `apgd_contact`, `apgd_momentum`) and
+//! the split push-out's `predict_gap`.
 //!
 //! Inputs: random piles with sizes that are not multiples of the workgroup
 //! size (1,531 grains), no grain, one grain, every grain in one cell (K = 96:
@@ -31,7 +32,7 @@ use hourglass::cpu;
 use hourglass::cpu::colored::ColoredSweep;
 use hourglass::gpu::buffers::storage_zeroed;
 use hourglass::gpu::colored::{Buckets, Colored, ColoredBindings, bucket_starts};
-use hourglass::gpu::{GpuContext, Params, STAT_RESIDUAL, STAT_SPEED2, STAT_WORDS, ShaderConfig, residual_max, uzawa};
+use hourglass::gpu::{GpuContext, Params, STAT_RESIDUAL, STAT_SPEED2, STAT_WORDS, ShaderConfig, apgd, residual_max, uzawa};
 use hourglass::model::{Contact, ContactLists, Grains, Grid, OVERFLOW, UZAWA_STEP, Walls};
 
 const ALERT: f32 = 0.003;
@@ -491,6 +492,187 @@ fn predict_gap_matches_cpu() {
         }
         if n > 10 {
             assert!(moved, "{}: predict_gap changed no gap", p.name);
+        }
+    }
+}
+
+/// Random previous impulses Q of a pile's slots (one per slot, listed or not).
+fn apgd_prev(p: &Pile, seed: u64) -> Vec<f32> {
+    let mut rng = Rng::new(seed);
+    (0..p.lists.slots.len()).map(|_| rng.f32(0.0, 1e-4)).collect()
+}
+
+/// The momentum states the APGD stages are fed: none (the first iteration),
+/// and a large theta (k = 7: 0.7), so that y = P + theta (P - Q) matters.
+const APGD_STATES: [[f32; 4]; 2] = [hourglass::model::APGD_START, [0.7, 7.0, 0.25, 0.0]];
+
+fn apgd_buffers(ctx: &GpuContext, prev: &[f32], state: &[f32; 4]) -> apgd::ApgdBuffers {
+    apgd::ApgdBuffers {
+        prev: buf(ctx, prev),
+        state: buf(ctx, state),
+    }
+}
+
+/// `apgd_gather`: the velocities of y = P + theta (P - Q) (within the
+/// velocity floor of `jacobi_gather`; on lavapipe bit-identical).
+#[test]
+fn apgd_gather_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    for p in piles() {
+        let n = p.grains.len();
+        let q = params(&p);
+        let prev = apgd_prev(&p, 11);
+        let mut rng = Rng::new(12);
+        let vel_free: Vec<[f32; 2]> = (0..n).map(|_| [rng.f32(-1.0, 1.0), rng.f32(-1.0, 1.0)]).collect();
+        for state in APGD_STATES {
+            let mut want = vec![[0.0f32; 2]; n];
+            cpu::apgd::apgd_gather(
+                &p.lists.count,
+                &p.lists.slots,
+                p.k,
+                &prev,
+                &vel_free,
+                &p.grains.inv_mass,
+                &mut want,
+                &state,
+            );
+            let k = apgd::Apgd::new(&ctx, &cfg(&p));
+            let bufs = apgd_buffers(&ctx, &prev, &state);
+            let (pb, count, slots) = (uni(&ctx, &q), buf(&ctx, &p.lists.count), buf(&ctx, &p.lists.slots));
+            let (vf, im) = (buf(&ctx, &vel_free), buf(&ctx, &p.grains.inv_mass));
+            let vel = buf(&ctx, &vec![[7.0f32; 2]; n]); // every word must be written
+            let residual = buf(&ctx, &vec![0.0f32; n]);
+            let b = apgd::ApgdBindings {
+                params: &pb,
+                count: &count,
+                slots: &slots,
+                vel_free: &vf,
+                inv_mass: &im,
+                vel: &vel,
+                residual: &residual,
+                bufs: &bufs,
+            };
+            let g = k.bind(&ctx, &b);
+            run(&ctx, |ps| k.dispatch_gather(ps, &g, n as u32));
+            let what = format!("{}: apgd_gather (theta = {})", p.name, state[0]);
+            assert_vel(&what, &get(&ctx, &vel, n), &want);
+        }
+    }
+}
+
+/// `apgd_contact`: P' = max(0, y - omega t / W) at the given velocities, Q' =
+/// P (exact copies), and each grain's largest |P' - y| W / omega.
+#[test]
+fn apgd_contact_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    for p in piles() {
+        let n = p.grains.len();
+        let mut q = params(&p);
+        q.omega = 0.5; // the scene's default (Params::new leaves 0)
+        let prev0 = apgd_prev(&p, 13);
+        for state in APGD_STATES {
+            let mut want = p.lists.clone();
+            let mut want_prev = prev0.clone();
+            let mut want_r = vec![-1.0f32; n];
+            cpu::apgd::apgd_contact(
+                &want.count,
+                &mut want.slots,
+                p.k,
+                &mut want_prev,
+                &p.grains.vel,
+                &mut want_r,
+                &state,
+                q.inv_dt,
+                q.beta,
+                q.slop,
+                q.omega,
+            );
+            let k = apgd::Apgd::new(&ctx, &cfg(&p));
+            let bufs = apgd_buffers(&ctx, &prev0, &state);
+            let (pb, count, slots) = (uni(&ctx, &q), buf(&ctx, &p.lists.count), buf(&ctx, &p.lists.slots));
+            let (vf, im, vel) = (
+                buf(&ctx, &p.grains.vel),
+                buf(&ctx, &p.grains.inv_mass),
+                buf(&ctx, &p.grains.vel),
+            );
+            let residual = buf(&ctx, &vec![-1.0f32; n]); // every word must be written
+            let b = apgd::ApgdBindings {
+                params: &pb,
+                count: &count,
+                slots: &slots,
+                vel_free: &vf,
+                inv_mass: &im,
+                vel: &vel,
+                residual: &residual,
+                bufs: &bufs,
+            };
+            let g = k.bind(&ctx, &b);
+            run(&ctx, |ps| k.dispatch_contact(ps, &g, n as u32));
+            let what = format!("{}: apgd_contact (theta = {})", p.name, state[0]);
+            assert_impulses(&what, &get(&ctx, &slots, n * p.k), &want);
+            let got_prev: Vec<f32> = get(&ctx, &bufs.prev, n * p.k);
+            for i in 0..n {
+                for s in 0..p.lists.of(i).len() {
+                    let at = i * p.k + s;
+                    assert_eq!(got_prev[at], want_prev[at], "{what}: previous impulse of grain {i} slot {s}");
+                    assert_eq!(want_prev[at], p.lists.slots[at].impulse, "{what}: Q' = P");
+                }
+            }
+            let got_r: Vec<f32> = get(&ctx, &residual, n);
+            for (i, (&a, &b)) in got_r.iter().zip(&want_r).enumerate() {
+                assert!(close(a, b, REL, VEL_ABS), "{what}: residual of grain {i}: gpu {a} cpu {b}");
+                assert!(b >= 0.0, "{what}: residual of grain {i} not written");
+            }
+            if n > 10 {
+                assert!(want.slots != p.lists.slots, "{what}: nothing projected");
+            }
+        }
+    }
+}
+
+/// `apgd_momentum`: the largest residual (exact: one of its inputs), the
+/// restart (k = 0, theta = 0) when it grew and k + 1, theta = k / (k + 3)
+/// otherwise (one division: within 1e-6 relative; on lavapipe bit-identical).
+#[test]
+fn apgd_momentum_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    let mut rng = Rng::new(17);
+    for n in [0usize, 1, 255, 256, 257, 1531, 70_001] {
+        let mut residual: Vec<f32> = (0..n).map(|_| rng.f32(0.0, 3.0)).collect();
+        if n > 2 {
+            residual[n - 1] = 5.0; // the largest in the last, partial workgroup
+        }
+        // Grew (restart), shrank (k + 1), the start of a step (no restart).
+        for state in [[0.5, 3.0, 1.0, 0.0], [0.5, 3.0, 6.0, 0.0], hourglass::model::APGD_START] {
+            let mut want = state;
+            let r = cpu::apgd::apgd_momentum(&residual, &mut want);
+            let k = apgd::Apgd::new(&ctx, &ShaderConfig { capacity: 16 });
+            let mut q = Params::new(&Grid::covering([0.0, 0.0, 1.0, 1.0], 0.1).unwrap(), n, 5, 6);
+            q.omega = 0.5;
+            let pb = uni(&ctx, &q);
+            let bufs = apgd_buffers(&ctx, &[0.0f32], &state);
+            let res = buf(&ctx, &residual);
+            let dummy = buf(&ctx, &[0u32; 4]);
+            let b = apgd::ApgdBindings {
+                params: &pb,
+                count: &dummy,
+                slots: &dummy,
+                vel_free: &dummy,
+                inv_mass: &dummy,
+                vel: &dummy,
+                residual: &res,
+                bufs: &bufs,
+            };
+            let g = k.bind(&ctx, &b);
+            run(&ctx, |ps| k.dispatch_momentum(ps, &g));
+            let got: Vec<f32> = get(&ctx, &bufs.state, 4);
+            let what = format!("apgd_momentum: {n} grains from {state:?}");
+            assert_eq!(got[2], r, "{what}: largest residual");
+            assert_eq!(got[1], want[1], "{what}: k");
+            assert!(close(got[0], want[0], 1e-6, 0.0), "{what}: theta gpu {} cpu {}", got[0], want[0]);
+            if n > 2 {
+                assert_eq!(r, 5.0, "{what}");
+            }
         }
     }
 }

@@ -13,7 +13,7 @@ use hourglass::scene::SolverSpec;
 // tol/dt = 1e-3 m/s) adds up along a column and the top grain keeps moving at
 // about 8e-3 m/s (measured; issue 12 part 5 is open for it). Its figures are
 // printed by `uzawa_rest_is_measured`.
-const SOLVERS: [SolverKind; 3] = [SolverKind::Nlgs, SolverKind::Jacobi, SolverKind::Colored];
+const SOLVERS: [SolverKind; 4] = [SolverKind::Nlgs, SolverKind::Jacobi, SolverKind::Colored, SolverKind::Apgd];
 
 /// The scene's default solver settings at dt = 1e-3 s.
 fn defaults(solver: SolverKind) -> StepParams {
@@ -40,7 +40,7 @@ fn column(r: f32) -> (Grains, Walls) {
 }
 
 #[test]
-fn columns_and_piles_stay_at_rest_under_nlgs_jacobi_and_colored() {
+fn columns_and_piles_stay_at_rest_under_nlgs_jacobi_colored_and_apgd() {
     let failures = watch(&SOLVERS);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -140,7 +140,7 @@ fn study_of_a_tiny_pile_has_one_finite_row_per_solver_and_a_plot() {
     };
     let res = study::study_state(&packed, &cfg, None, &mut |_| {}).expect("study runs");
     let want = study::variants(&cfg.omegas);
-    assert_eq!(want.len(), 1 + cfg.omegas.len() + 3);
+    assert_eq!(want.len(), 1 + cfg.omegas.len() + 4);
     let got: Vec<_> = res.rows.iter().map(|r| r.variant).collect();
     assert_eq!(got, want, "one row per (solver, omega), in table order");
     for r in &res.rows {

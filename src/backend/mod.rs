@@ -101,7 +101,7 @@ pub trait Backend {
 pub fn runs_on_gpu(solver: SolverKind) -> bool {
     matches!(
         solver.resolve(true),
-        SolverKind::Jacobi | SolverKind::Dem | SolverKind::Colored | SolverKind::Uzawa
+        SolverKind::Jacobi | SolverKind::Dem | SolverKind::Colored | SolverKind::Uzawa | SolverKind::Apgd
     )
 }
 

@@ -17,7 +17,7 @@ pub enum StudyBackend {
 
 #[derive(clap::Args)]
 pub struct StudyArgs {
-    /// Backends to measure; the GPU runs jacobi, colored and uzawa only.
+    /// Backends to measure; the GPU runs jacobi, colored, uzawa and apgd only.
     #[arg(long, value_enum, default_value = "both")]
     pub backend: StudyBackend,
     /// Packed states, each settled first (hourglass50k takes long on a few cores).
@@ -38,12 +38,12 @@ pub struct StudyArgs {
     /// Jacobi relaxation factors.
     #[arg(long, value_delimiter = ',', default_value = "0.3,0.4,0.5,0.6")]
     pub omegas: Vec<f32>,
-    /// Solvers to measure (nlgs, jacobi, colored, seed, uzawa).
+    /// Solvers to measure (nlgs, jacobi, colored, seed, uzawa, apgd).
     #[arg(
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "nlgs,jacobi,colored,seed,uzawa"
+        default_value = "nlgs,jacobi,colored,seed,uzawa,apgd"
     )]
     pub solvers: Vec<SolverKind>,
     /// Largest number of settle steps per state.
@@ -71,7 +71,7 @@ pub fn run(args: StudyArgs) -> Result<()> {
         return Err(flag(
             "--solvers",
             format!(
-                "`{}` is not an NSCD solver (nlgs, jacobi, colored, seed, uzawa)",
+                "`{}` is not an NSCD solver (nlgs, jacobi, colored, seed, uzawa, apgd)",
                 bad.name()
             ),
         ));

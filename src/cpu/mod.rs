@@ -4,10 +4,11 @@
 //! One NSCD step (DESIGN §1a):
 //! ```text
 //!   free_velocity -> bin_count -> prefix_sum -> bin_scatter -> detect
-//!     -> warm_start -> solve (jacobi_contact + jacobi_gather | NLGS sweep | seed sweep)
+//!     -> warm_start -> solve (jacobi_contact + jacobi_gather | NLGS sweep | seed sweep | apgd)
 //!     -> integrate
 //! ```
 
+pub mod apgd;
 pub mod colored;
 pub mod coloring;
 pub mod correct;
@@ -75,6 +76,8 @@ pub struct CpuStepper {
     /// (`nlgs::PAR_SWEEP_MIN`; `usize::MAX`: always one).
     pub sweep_par_min: usize,
     vel_free: Vec<[f32; 2]>,
+    /// APGD's previous impulses, one per slot (cpu::apgd).
+    apgd_prev: Vec<f32>,
     correction: correct::Correction,
     /// Contact colours of the last coloured step (0 for other solvers).
     pub colors: u32,
@@ -95,6 +98,7 @@ impl CpuStepper {
             acting: Vec::new(),
             sweep_par_min: nlgs::PAR_SWEEP_MIN,
             vel_free: Vec::new(),
+            apgd_prev: Vec::new(),
             correction: correct::Correction::default(),
             colors: 0,
             residual_history: None,
@@ -232,6 +236,10 @@ impl CpuStepper {
             SolverKind::Uzawa => {
                 let (lists, vf, im) = (&mut self.lists, &self.vel_free, &grains.inv_mass);
                 uzawa::solve(lists, vf, im, &mut grains.vel, p, &mut stats, history);
+            }
+            SolverKind::Apgd => {
+                let (lists, vf, im) = (&mut self.lists, &self.vel_free, &grains.inv_mass);
+                apgd::solve(lists, &mut self.apgd_prev, vf, im, &mut grains.vel, p, &mut stats, history);
             }
             other => {
                 return Err(Error::NotImplemented {

@@ -1,4 +1,4 @@
-//! [`GpuBackend`]: the NSCD step (Jacobi, coloured and Uzawa solvers) on the
+//! [`GpuBackend`]: the NSCD step (Jacobi, coloured, Uzawa and APGD solvers) on the
 //! GPU, state resident between steps, on the shared [`Pipeline`].
 //!
 //! The step is a list of [`StepStage`]s built up front (`GpuBackend::plan`)
@@ -10,6 +10,10 @@
 //!   submit 2..: CHECK more iterations + residual_max, while residual >= tol/dt and < itmax
 //!   last:     [Mirror] [PredictGap Correct Shift] Integrate        (no wait)
 //! ```
+//! APGD (`shaders/apgd.wgsl`) iterates apgd_gather, apgd_contact and
+//! apgd_momentum (the restart decided on the device, no host read), and its
+//! Solve ends with one `jacobi_gather`: the iterations leave the velocities of
+//! the extrapolated impulses, the step needs those of the final ones.
 //! Split push-out (`overlap_iterations` > 0, as `cpu::CpuStepper::step`): the
 //! solve runs with beta = 0 (main `Params`), then `PredictGap` copies this
 //! step's lists with the predicted gap into the other lists (dead after warm
@@ -214,10 +218,13 @@ impl GpuBackend {
             solver: p.solver.resolve(true),
             ..*p
         };
-        if !matches!(p.solver, SolverKind::Jacobi | SolverKind::Colored | SolverKind::Uzawa) {
+        if !matches!(
+            p.solver,
+            SolverKind::Jacobi | SolverKind::Colored | SolverKind::Uzawa | SolverKind::Apgd
+        ) {
             return Err(Error::NotImplemented {
                 what: format!(
-                    "solver `{}` on the GPU backend (jacobi, colored and uzawa run there)",
+                    "solver `{}` on the GPU backend (jacobi, colored, uzawa and apgd run there)",
                     p.solver.name()
                 ),
             });
@@ -242,7 +249,13 @@ impl GpuBackend {
                 .write_buffer(&self.bufs.correct_params, 0, bytemuck::bytes_of(&c));
         }
         if p.solver != SolverKind::Jacobi && self.solvers.is_none() {
-            self.solvers = Some(SolverState::new(&self.core, &self.bufs.residual));
+            self.solvers = Some(SolverState::new(&self.core, &self.bufs.residual, &self.bufs.vel_free));
+        }
+        if p.solver == SolverKind::Apgd
+            && let Some(s) = &self.solvers
+        {
+            // No momentum at the start of a step (queued before the step's submits).
+            s.apgd_bufs.reset(&self.core.ctx);
         }
         Ok(p)
     }
@@ -391,11 +404,19 @@ impl GpuBackend {
         if self.core.n * self.core.capacity == 0 {
             stats.converged = true;
         }
+        let mut enc = self.core.encoder("hourglass.step.integrate");
+        if p.solver == SolverKind::Apgd {
+            // The iterations leave the velocities of the extrapolated impulses:
+            // those of the final impulses, as cpu::apgd::solve.
+            let mut ps = pass(&mut enc, &Stage::JacobiGather.label());
+            let n = self.core.n as u32;
+            self.kernels.jacobi_gather.dispatch(&mut ps, &self.groups.jacobi_gather[self.cur], n);
+        }
         stats.overflow = u64::from(words[STAT_OVERFLOW as usize]);
         stats.contacts = u64::from(words[STAT_CONTACTS as usize]);
         stats.max_displacement = f32::from_bits(words[STAT_SPEED2 as usize]).sqrt() * p.dt;
         stats.max_overlap = f32::from_bits(words[STAT_OVERLAP as usize]);
-        Ok(self.core.encoder("hourglass.step.integrate"))
+        Ok(enc)
     }
 
     /// Record `iterations` iterations of `solver` (`overflow`: a coloured
@@ -404,6 +425,7 @@ impl GpuBackend {
         let (n, c) = (self.core.n as u32, self.cur);
         let one = |p: &mut wgpu::ComputePass| match (solver, &self.solvers) {
             (SolverKind::Colored, Some(s)) => s.record_colored(p, c, &self.color_sizes, overflow),
+            (SolverKind::Apgd, Some(s)) => s.apgd.dispatch_iteration(p, &s.apgd_groups[c], n),
             (SolverKind::Uzawa, Some(s)) => {
                 s.uzawa.dispatch(p, &s.uzawa_groups[c], n);
                 self.kernels.jacobi_gather.dispatch(p, &self.groups.jacobi_gather[c], n);

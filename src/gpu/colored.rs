@@ -198,7 +198,7 @@ pub fn write_pass_colors(ctx: &GpuContext, pass_colors: &[wgpu::Buffer], buckets
 /// Keep the overflow colour outside the per-pass range.
 const _: () = assert!(OVERFLOW >= MAX_COLORS);
 
-/// Kernels, buffers and bind groups of the coloured and Uzawa solvers of a
+/// Kernels, buffers and bind groups of the coloured, Uzawa and APGD solvers of a
 /// [`super::GpuBackend`], built on the first step that needs them. `[p]`
 /// entries work on contact lists p, like [`super::state::Groups`].
 pub struct SolverState {
@@ -220,11 +220,14 @@ pub struct SolverState {
     pub overflow: [wgpu::BindGroup; 2],
     pub mirror: [wgpu::BindGroup; 2],
     pub uzawa_groups: [wgpu::BindGroup; 2],
+    pub apgd: super::apgd::Apgd,
+    pub apgd_bufs: super::apgd::ApgdBuffers,
+    pub apgd_groups: [super::apgd::ApgdGroups; 2],
 }
 
 impl SolverState {
-    /// `residual` is the NSCD stepper's per-grain residual.
-    pub fn new(core: &super::pipeline::Pipeline, residual: &wgpu::Buffer) -> Self {
+    /// `residual` and `vel_free` are the NSCD stepper's per-grain residual and free velocities.
+    pub fn new(core: &super::pipeline::Pipeline, residual: &wgpu::Buffer, vel_free: &wgpu::Buffer) -> Self {
         use super::pipeline::{INV_MASS, VEL};
         let (ctx, cfg, b) = (&core.ctx, &core.cfg, &core.bufs);
         let slots = core.n * core.capacity;
@@ -261,6 +264,21 @@ impl SolverState {
             let (count, slots) = (&b.count[p], &b.slots[p]);
             uzawa.bind(ctx, &b.params, count, slots, vel, inv_mass, residual, &step_fraction)
         });
+        let apgd = super::apgd::Apgd::new(ctx, cfg);
+        let apgd_bufs = super::apgd::ApgdBuffers::new(ctx, slots);
+        let apgd_groups = [0, 1].map(|p| {
+            let bindings = super::apgd::ApgdBindings {
+                params: &b.params,
+                count: &b.count[p],
+                slots: &b.slots[p],
+                vel_free,
+                inv_mass,
+                vel,
+                residual,
+                bufs: &apgd_bufs,
+            };
+            apgd.bind(ctx, &bindings)
+        });
         SolverState {
             coloring,
             colored,
@@ -278,6 +296,9 @@ impl SolverState {
             overflow,
             mirror,
             uzawa_groups,
+            apgd,
+            apgd_bufs,
+            apgd_groups,
         }
     }
 

@@ -19,6 +19,7 @@
 //! at a [`step::GpuFrom`] boundary after the CPU's output of the stages before
 //! it is uploaded (bisection, `crate::backend::bisect`).
 
+pub mod apgd;
 pub mod backend;
 pub mod bin_count;
 pub mod bin_scatter;
@@ -88,12 +89,13 @@ pub enum Stage {
     Coloring,
     Colored,
     Uzawa,
+    Apgd,
     DemForce,
     DemIntegrate,
 }
 
 impl Stage {
-    pub const ALL: [Stage; 18] = [
+    pub const ALL: [Stage; 19] = [
         Stage::FreeVelocity,
         Stage::BinCount,
         Stage::PrefixSum,
@@ -110,6 +112,7 @@ impl Stage {
         Stage::Coloring,
         Stage::Colored,
         Stage::Uzawa,
+        Stage::Apgd,
         Stage::DemForce,
         Stage::DemIntegrate,
     ];
@@ -132,6 +135,7 @@ impl Stage {
             Stage::Coloring => "coloring",
             Stage::Colored => "colored",
             Stage::Uzawa => "uzawa",
+            Stage::Apgd => "apgd",
             Stage::DemForce => "dem_force",
             Stage::DemIntegrate => "dem_integrate",
         }
@@ -161,6 +165,7 @@ impl Stage {
             Stage::Coloring => include_str!("../../shaders/coloring.wgsl"),
             Stage::Colored => include_str!("../../shaders/colored.wgsl"),
             Stage::Uzawa => include_str!("../../shaders/uzawa.wgsl"),
+            Stage::Apgd => include_str!("../../shaders/apgd.wgsl"),
             Stage::DemForce => include_str!("../../shaders/dem_force.wgsl"),
             Stage::DemIntegrate => include_str!("../../shaders/dem_integrate.wgsl"),
         }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum SolverKind {
-    /// NSCD with each backend's best solver: NLGS on the CPU, Jacobi on the
+    /// NSCD with each backend's best solver: NLGS on the CPU, APGD on the
     /// GPU (measured in docs/solvers.md). The default.
     Auto,
     /// NSCD, projected Jacobi with relaxation `omega` (parallel).
@@ -19,6 +19,9 @@ pub enum SolverKind {
     Seed,
     /// NSCD, Uzawa velocity projection with a Gershgorin-safe step (cpu::uzawa).
     Uzawa,
+    /// NSCD, accelerated projected Jacobi: Nesterov momentum on the impulses
+    /// with adaptive restart (cpu::apgd).
+    Apgd,
     /// Soft-sphere DEM: Hertz contacts with friction and rolling resistance (DESIGN §1b).
     Dem,
     /// Impulse model with restitution (not implemented yet).
@@ -36,6 +39,7 @@ impl SolverKind {
             SolverKind::Colored => "colored",
             SolverKind::Seed => "seed",
             SolverKind::Uzawa => "uzawa",
+            SolverKind::Apgd => "apgd",
             SolverKind::Dem => "dem",
             SolverKind::Impulse => "impulse",
             SolverKind::Spring => "spring",
@@ -45,11 +49,12 @@ impl SolverKind {
     /// Solvers that run today on the CPU path.
     /// The solver that actually runs on the CPU (`gpu` false) or GPU backend:
     /// `Auto` becomes NLGS on the CPU (sequential, fewest iterations) and
-    /// Jacobi on the GPU (one thread per grain, no races); others stay.
+    /// APGD on the GPU (one thread per grain, no races, 4x fewer iterations
+    /// than Jacobi: docs/solvers.md "Defaults"); others stay.
     pub fn resolve(self, gpu: bool) -> SolverKind {
         match (self, gpu) {
             (SolverKind::Auto, false) => SolverKind::Nlgs,
-            (SolverKind::Auto, true) => SolverKind::Jacobi,
+            (SolverKind::Auto, true) => SolverKind::Apgd,
             (kind, _) => kind,
         }
     }
@@ -64,6 +69,7 @@ impl SolverKind {
                 | SolverKind::Dem
                 | SolverKind::Colored
                 | SolverKind::Uzawa
+                | SolverKind::Apgd
         )
     }
 }
@@ -200,3 +206,8 @@ pub struct StepStats {
 /// Uzawa (cpu::uzawa, shaders/uzawa.wgsl): fraction s of the Gershgorin-safe step: rho_c = s / (im_a N_a + im_b N_b),
 /// convergent for s in (0, 2); 1 leaves a factor 2 of margin.
 pub const UZAWA_STEP: f32 = 1.0;
+
+/// APGD (cpu::apgd, shaders/apgd.wgsl): the momentum state at the start of a
+/// step, (theta, k, last largest residual, unused): no momentum, and a "last
+/// residual" no residual exceeds (so the first iteration does not restart).
+pub const APGD_START: [f32; 4] = [0.0, 0.0, f32::MAX, 0.0];

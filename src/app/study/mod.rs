@@ -339,22 +339,23 @@ impl Variant {
             None => self.solver.name().to_string(),
         }
     }
-    /// The GPU backend runs jacobi, colored and uzawa (of the study's solvers).
+    /// The GPU backend runs jacobi, colored, uzawa and apgd (of the study's solvers).
     pub fn on_gpu(&self) -> bool {
         backend::runs_on_gpu(self.solver)
     }
 }
 
 /// Every NSCD solver, in table order.
-pub const STUDY_SOLVERS: [SolverKind; 5] = [
+pub const STUDY_SOLVERS: [SolverKind; 6] = [
     SolverKind::Nlgs,
     SolverKind::Jacobi,
     SolverKind::Colored,
     SolverKind::Seed,
     SolverKind::Uzawa,
+    SolverKind::Apgd,
 ];
 
-/// The study's solvers in table order: NLGS, Jacobi at each `omegas`, coloured NLGS, seed, Uzawa.
+/// The study's solvers in table order: NLGS, Jacobi at each `omegas`, coloured NLGS, seed, Uzawa, APGD.
 pub fn variants(omegas: &[f32]) -> Vec<Variant> {
     let plain = |solver| Variant { solver, omega: None };
     let mut v = vec![plain(SolverKind::Nlgs)];
@@ -362,7 +363,7 @@ pub fn variants(omegas: &[f32]) -> Vec<Variant> {
         solver: SolverKind::Jacobi,
         omega: Some(w),
     }));
-    v.extend([SolverKind::Colored, SolverKind::Seed, SolverKind::Uzawa].map(plain));
+    v.extend([SolverKind::Colored, SolverKind::Seed, SolverKind::Uzawa, SolverKind::Apgd].map(plain));
     v
 }
 

@@ -29,6 +29,7 @@ fn line_color(v: &Variant, jacobi_rank: usize) -> [u8; 4] {
         SolverKind::Colored => GREEN,
         SolverKind::Seed => [23, 190, 207, 255],
         SolverKind::Uzawa => RED,
+        SolverKind::Apgd => [140, 86, 75, 255],
         _ => JACOBI_PALETTE[jacobi_rank % JACOBI_PALETTE.len()],
     }
 }

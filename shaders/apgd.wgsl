@@ -1,0 +1,103 @@
+// Stage apgd: accelerated projected Jacobi (Nesterov momentum with adaptive
+// restart) on the impulses, per-grain lists and no atomics, as jacobi_contact /
+// jacobi_gather. One iteration is apgd_gather, apgd_contact, apgd_momentum:
+//   apgd_gather:   y = P + theta (P - Q)   (Q: previous iterate, one f32 per slot)
+//                  v_i = v_free_i + im_i sum_c y_c n_c
+//   apgd_contact:  t  = u(v) + (max(d, 0) + beta min(d + slop, 0)) / dt   (Contact::target)
+//                  P' = max(0, y - omega t / W),  Q' = P,
+//                  residual[i] = max over grain i's contacts of |P' - y| W / omega (m/s)
+//   apgd_momentum: one workgroup: r = max_i residual[i]; k = 0 if r > r_prev (restart)
+//                  else k + 1; theta = k / (k + 3); r_prev = r
+// state = (theta, k, r_prev, unused), reset to (0, 0, f32::MAX, 0) by the host at each step.
+// theta is one number for the pile, so both copies of a grain-grain contact stay
+// bit-identical (src/model/contact.rs). CPU twins: cpu::apgd::{apgd_gather,
+// apgd_contact, apgd_momentum}.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> count: array<u32>;
+@group(0) @binding(2) var<storage, read_write> slots: array<Contact>;
+@group(0) @binding(3) var<storage, read_write> prev: array<f32>;
+@group(0) @binding(4) var<storage, read> vel_free: array<vec2<f32>>;
+@group(0) @binding(5) var<storage, read> inv_mass: array<f32>;
+@group(0) @binding(6) var<storage, read_write> vel: array<vec2<f32>>;
+@group(0) @binding(7) var<storage, read_write> residual: array<f32>;
+@group(0) @binding(8) var<storage, read_write> state: vec4<f32>;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn apgd_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= params.n_grains {
+        return;
+    }
+    let theta = state.x;
+    let n = min(count[i], CAPACITY);
+    var acc = vec2<f32>(0.0, 0.0);
+    for (var k = 0u; k < n; k++) {
+        let s = i * CAPACITY + k;
+        let c = slots[s];
+        let y = c.impulse + theta * (c.impulse - prev[s]);
+        acc = vec2<f32>(acc.x + y * c.normal.x, acc.y + y * c.normal.y);
+    }
+    let im = inv_mass[i];
+    let vf = vel_free[i];
+    vel[i] = vec2<f32>(vf.x + im * acc.x, vf.y + im * acc.y);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn apgd_contact(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= params.n_grains {
+        return;
+    }
+    let theta = state.x;
+    let n = min(count[i], CAPACITY);
+    let v = vel[i];
+    var worst = 0.0;
+    for (var k = 0u; k < n; k++) {
+        let s = i * CAPACITY + k;
+        let c = slots[s];
+        let y = c.impulse + theta * (c.impulse - prev[s]);
+        var vo = vec2<f32>(0.0, 0.0);
+        if (c.other & (BODY_SEGMENT | BODY_CORNER)) == 0u {
+            vo = vel[c.other];
+        }
+        let dv = vec2<f32>(v.x - vo.x, v.y - vo.y);
+        let u = dv.x * c.normal.x + dv.y * c.normal.y;
+        // Contact::target (src/model/contact.rs)
+        let goal = u + (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
+        let p = max(y - params.omega * goal / c.inv_mass_sum, 0.0);
+        worst = max(worst, abs(p - y) * c.inv_mass_sum / params.omega);
+        prev[s] = c.impulse;
+        slots[s].impulse = p;
+    }
+    residual[i] = worst;
+}
+
+var<workgroup> wg_max: array<f32, WORKGROUP_SIZE>;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn apgd_momentum(@builtin(local_invocation_index) lid: u32) {
+    var r = 0.0;
+    for (var i = lid; i < params.n_grains; i += WORKGROUP_SIZE) {
+        r = max(r, residual[i]);
+    }
+    wg_max[lid] = r;
+    workgroupBarrier();
+    for (var half = WORKGROUP_SIZE / 2u; half > 0u; half = half / 2u) {
+        if lid < half {
+            wg_max[lid] = max(wg_max[lid], wg_max[lid + half]);
+        }
+        workgroupBarrier();
+    }
+    if lid == 0u {
+        let m = wg_max[0];
+        let s = state;
+        var k = s.y + 1.0;
+        if m > s.z {
+            k = 0.0;
+        }
+        state = vec4<f32>(k / (k + 3.0), k, m, 0.0);
+    }
+}

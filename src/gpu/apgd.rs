@@ -1,0 +1,127 @@
+//! Stage `apgd` (shaders/apgd.wgsl): accelerated projected Jacobi, one
+//! iteration = `apgd_gather` (velocities of the extrapolated impulses y = P +
+//! theta (P - Q)), `apgd_contact` (P' = max(0, y - omega t / W), Q' = P, per
+//! grain the largest |P' - y| W / omega) and `apgd_momentum` (one workgroup:
+//! restart test and the next theta into `state`). CPU twins: `cpu::apgd`.
+
+use super::buffers::storage_zeroed;
+use super::{GpuContext, Kernel, ShaderConfig, Stage};
+use crate::model::APGD_START as MOMENTUM_START;
+
+/// (theta, k, last largest residual, unused), as `cpu::apgd::Momentum`.
+pub type Momentum = [f32; 4];
+
+pub struct Apgd {
+    gather: Kernel,
+    contact: Kernel,
+    momentum: Kernel,
+}
+
+/// The buffers APGD adds to an NSCD stepper's: the previous impulses (one
+/// f32 per slot) and the momentum state (vec4: theta, k, last residual).
+pub struct ApgdBuffers {
+    pub prev: wgpu::Buffer,
+    pub state: wgpu::Buffer,
+}
+
+impl ApgdBuffers {
+    pub fn new(ctx: &GpuContext, slots: usize) -> Self {
+        let state = super::buffers::storage(ctx, "hourglass.apgd.state", &MOMENTUM_START);
+        ApgdBuffers {
+            prev: storage_zeroed::<f32>(ctx, "hourglass.apgd.prev", slots),
+            state,
+        }
+    }
+
+    /// Reset the momentum (queued: before the next submit).
+    pub fn reset(&self, ctx: &GpuContext) {
+        self.write_state(ctx, &MOMENTUM_START);
+    }
+
+    pub fn write_state(&self, ctx: &GpuContext, state: &Momentum) {
+        ctx.queue.write_buffer(&self.state, 0, bytemuck::cast_slice(state));
+    }
+}
+
+/// The three bind groups of one set of contact lists.
+pub struct ApgdGroups {
+    pub gather: wgpu::BindGroup,
+    pub contact: wgpu::BindGroup,
+    pub momentum: wgpu::BindGroup,
+}
+
+/// The buffers the stage reads and writes, by binding name.
+pub struct ApgdBindings<'a> {
+    pub params: &'a wgpu::Buffer,
+    pub count: &'a wgpu::Buffer,
+    pub slots: &'a wgpu::Buffer,
+    pub vel_free: &'a wgpu::Buffer,
+    pub inv_mass: &'a wgpu::Buffer,
+    pub vel: &'a wgpu::Buffer,
+    pub residual: &'a wgpu::Buffer,
+    pub bufs: &'a ApgdBuffers,
+}
+
+impl Apgd {
+    pub fn new(ctx: &GpuContext, cfg: &ShaderConfig) -> Self {
+        Apgd {
+            gather: Kernel::new(ctx, cfg, Stage::Apgd, "apgd_gather"),
+            contact: Kernel::new(ctx, cfg, Stage::Apgd, "apgd_contact"),
+            momentum: Kernel::new(ctx, cfg, Stage::Apgd, "apgd_momentum"),
+        }
+    }
+
+    pub fn bind(&self, ctx: &GpuContext, b: &ApgdBindings) -> ApgdGroups {
+        let (prev, state) = (&b.bufs.prev, &b.bufs.state);
+        ApgdGroups {
+            gather: self.gather.bind_at(
+                ctx,
+                &[
+                    (0, b.params),
+                    (1, b.count),
+                    (2, b.slots),
+                    (3, prev),
+                    (4, b.vel_free),
+                    (5, b.inv_mass),
+                    (6, b.vel),
+                    (8, state),
+                ],
+            ),
+            contact: self.contact.bind_at(
+                ctx,
+                &[
+                    (0, b.params),
+                    (1, b.count),
+                    (2, b.slots),
+                    (3, prev),
+                    (6, b.vel),
+                    (7, b.residual),
+                    (8, state),
+                ],
+            ),
+            momentum: self
+                .momentum
+                .bind_at(ctx, &[(0, b.params), (7, b.residual), (8, state)]),
+        }
+    }
+
+    pub fn dispatch_gather(&self, pass: &mut wgpu::ComputePass, g: &ApgdGroups, n_grains: u32) {
+        self.gather.dispatch(pass, &g.gather, n_grains);
+    }
+
+    pub fn dispatch_contact(&self, pass: &mut wgpu::ComputePass, g: &ApgdGroups, n_grains: u32) {
+        self.contact.dispatch(pass, &g.contact, n_grains);
+    }
+
+    /// One workgroup, whatever the pile's size.
+    pub fn dispatch_momentum(&self, pass: &mut wgpu::ComputePass, g: &ApgdGroups) {
+        self.momentum.dispatch(pass, &g.momentum, 1);
+    }
+
+    /// One whole iteration.
+    pub fn dispatch_iteration(&self, pass: &mut wgpu::ComputePass, g: &ApgdGroups, n_grains: u32) {
+        self.dispatch_gather(pass, g, n_grains);
+        self.dispatch_contact(pass, g, n_grains);
+        self.dispatch_momentum(pass, g);
+    }
+}
