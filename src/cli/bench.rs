@@ -38,10 +38,10 @@ pub struct BenchArgs {
     #[arg(long, requires = "discharge")]
     pub scene: Option<std::path::PathBuf>,
     /// With --discharge: solver tolerances to run, m (default: the scene's).
-    #[arg(long, value_delimiter = ',', requires = "discharge")]
+    #[arg(long, value_delimiter = ',', requires = "discharge", allow_hyphen_values = true)]
     pub tol: Vec<f64>,
     /// With --discharge: simulated seconds per row.
-    #[arg(long, default_value_t = 1.0, requires = "discharge")]
+    #[arg(long, default_value_t = 1.0, requires = "discharge", allow_hyphen_values = true)]
     pub duration: f64,
 }
 
@@ -131,15 +131,16 @@ fn discharge(args: BenchArgs) -> Result<()> {
     let backends = if args.backend.is_empty() { vec![BackendChoice::Cpu] } else { args.backend };
     let tols: Vec<Option<f64>> = if cfg.tols.is_empty() { vec![None] } else { cfg.tols.iter().map(|&t| Some(t)).collect() };
     println!("{}", bench::DISCHARGE_HEADER);
-    for choice in backends {
+    'backend: for choice in backends {
         for &n in &cfg.sizes {
             for &solver in &cfg.solvers {
                 for &tol in &tols {
                     match bench::discharge(choice, solver, tol, n, &cfg) {
                         Ok(row) => println!("{}", bench::format_discharge(&row)),
+                        // No adapter, or a size beyond its limits, ends this backend's rows.
                         Err(e @ hourglass::Error::Gpu(_)) => {
                             eprintln!("bench: N = {n}: {e}");
-                            return Ok(());
+                            continue 'backend;
                         }
                         Err(e) => return Err(e),
                     }

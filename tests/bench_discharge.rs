@@ -1,0 +1,103 @@
+//! `hourglass bench --discharge`: the table's contract (one row per
+//! backend, N, solver and tolerance, the figures in their columns, nothing
+//! left behind) and the overlap figures of summary.json.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use tempfile::TempDir;
+
+fn hourglass(tmp: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hourglass"))
+        .current_dir(tmp)
+        // The scratch result directories go under TMPDIR.
+        .env("TMPDIR", tmp)
+        .args(args)
+        .output()
+        .expect("the binary starts")
+}
+
+fn cells(line: &str) -> Vec<String> {
+    line.trim().trim_matches('|').split('|').map(|c| c.trim().to_string()).collect()
+}
+
+#[test]
+fn discharge_table_has_one_row_per_setting_and_leaves_nothing() {
+    let tmp = TempDir::new().unwrap();
+    let o = hourglass(
+        tmp.path(),
+        &[
+            "bench", "--discharge", "--backend", "cpu", "--sizes", "300", "--solver", "nlgs,jacobi", "--tol",
+            "1e-5", "--duration", "0.05",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}\n{stdout}", String::from_utf8_lossy(&o.stderr));
+    let lines: Vec<_> = stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "header, rule and two rows: {stdout}");
+    let header = cells(lines[0]);
+    assert_eq!(header.len(), 13, "{header:?}");
+    for (line, solver) in lines[2..].iter().zip(["nlgs", "jacobi"]) {
+        let row = cells(line);
+        assert_eq!(row.len(), header.len(), "{line}");
+        let col = |name: &str| &row[header.iter().position(|h| h.starts_with(name)).unwrap()];
+        let num = |name: &str| col(name).parse::<f64>().unwrap_or_else(|e| panic!("{name}: {e} in {line}"));
+        assert_eq!(col("backend"), "cpu");
+        assert_eq!(col("solver"), solver);
+        assert_eq!(num("tol"), 1e-5);
+        assert_eq!(num("N"), 300.0);
+        assert!(num("wall s") > 0.0, "{line}");
+        assert!(num("mean it.") >= 1.0, "{line}");
+        let (max, p99) = (num("max overlap"), num("p99 overlap"));
+        // p99 is a quantile of the row samples rounded up to 0.01 % bins; the
+        // largest overlap is every step's.
+        assert!(p99 <= max + 0.01 && max < 100.0, "{line}");
+        assert_eq!(num("lost"), 0.0, "{line}");
+    }
+    // The scratch result directories were removed (the binary's private
+    // runtime directory, hourglass-runtime-<uid>, is not one of them).
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("hourglass-bench"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[test]
+fn bad_discharge_flags_are_one_line_errors() {
+    let tmp = TempDir::new().unwrap();
+    for (args, flag) in [
+        (&["bench", "--discharge", "--tol", "0"][..], "`--tol`"),
+        (&["bench", "--discharge", "--duration", "-1"][..], "`--duration`"),
+        (&["bench", "--discharge", "--sizes", "0"][..], "`--sizes`"),
+    ] {
+        let o = hourglass(tmp.path(), args);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(flag), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?} printed a table");
+    }
+}
+
+#[test]
+fn summary_gives_the_overlap_percentiles_in_the_mean_radius() {
+    let tmp = TempDir::new().unwrap();
+    let o = hourglass(
+        tmp.path(),
+        &["run", "--grains", "300", "--backend", "cpu", "--duration", "0.2", "--out", "out", "--quiet"],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(tmp.path().join("out/summary.json")).unwrap();
+    let s: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let f = |k: &str| s[k].as_f64().unwrap_or_else(|| panic!("{k} missing: {text}"));
+    // The bundled fill: radii between 1.5 and 6 mm around a 3 mm mean.
+    let r = f("radius_mean");
+    assert!((0.0015..=0.006).contains(&r), "{r}");
+    let (p50, p99, max) = (f("overlap_p50"), f("overlap_p99"), f("max_overlap"));
+    // A settled pile touches: its overlaps are counted.
+    assert!(p50 > 0.0, "{text}");
+    assert!(p50 <= p99, "{text}");
+    assert!(p99 <= max + 1e-4 * r, "{text}");
+}
