@@ -187,15 +187,17 @@ impl Sweep {
     }
 
     /// Iterate to `threshold` (m/s), sweeping the contacts that can act and
-    /// checking the others once at the end. A contact whose gap is open by
-    /// more than `reach` (m) beyond what the step's velocities close
-    /// (target * dt, at the warm-started velocities) starts outside the
-    /// sweeps; once the swept contacts are under the threshold, one pass over
-    /// the others checks them, and any that moved joins the sweeps and the
-    /// iteration goes on. Convergence is therefore the same test as sweeping
-    /// every contact (every contact's last visit was under the threshold),
-    /// and a contact left out never had an impulse to give. Each sweep of
-    /// the acting contacts, and the check, is one iteration in the stats.
+    /// checking the others now and then. A contact whose gap is open by more
+    /// than `reach` (m) beyond what the step's velocities close (target * dt,
+    /// at the warm-started velocities) starts outside the sweeps; once the
+    /// swept contacts are under the threshold (and every [`IDLE_CHECK_EVERY`]
+    /// sweeps, and on the last iteration), one pass over the others checks
+    /// them, and any that moved joins the sweeps. Convergence is therefore
+    /// the same test as sweeping every contact (every contact's last visit
+    /// was under the threshold), and a contact left out never had an impulse
+    /// to give. Sweeps are over-relaxed far from convergence ([`SOR`]) and run
+    /// on two threads from `par_min` acting contacts ([`Split`]). Each sweep
+    /// of the acting contacts, and each check, is one iteration in the stats.
     #[allow(clippy::too_many_arguments)]
     pub fn solve(
         &self,
