@@ -252,7 +252,11 @@ impl Run {
         tally.since_row_steps = 0;
         out.row(&row)?;
         let grains = backend.grains()?;
-        let walls = if self.settling { &self.closed_walls } else { &self.open_walls };
+        let walls = if self.settling {
+            &self.closed_walls
+        } else {
+            &self.open_walls
+        };
         self.overlaps.sample(grains, walls);
         out.frame(time, grains)?;
         self.times.push(time);

@@ -18,7 +18,11 @@ fn hourglass(tmp: &Path, args: &[&str]) -> Output {
 }
 
 fn cells(line: &str) -> Vec<String> {
-    line.trim().trim_matches('|').split('|').map(|c| c.trim().to_string()).collect()
+    line.trim()
+        .trim_matches('|')
+        .split('|')
+        .map(|c| c.trim().to_string())
+        .collect()
 }
 
 #[test]
@@ -27,8 +31,18 @@ fn discharge_table_has_one_row_per_setting_and_leaves_nothing() {
     let o = hourglass(
         tmp.path(),
         &[
-            "bench", "--discharge", "--backend", "cpu", "--sizes", "300", "--solver", "nlgs,jacobi", "--tol",
-            "1e-5", "--duration", "0.05",
+            "bench",
+            "--discharge",
+            "--backend",
+            "cpu",
+            "--sizes",
+            "300",
+            "--solver",
+            "nlgs,jacobi",
+            "--tol",
+            "1e-5",
+            "--duration",
+            "0.05",
         ],
     );
     let stdout = String::from_utf8_lossy(&o.stdout);
@@ -41,7 +55,11 @@ fn discharge_table_has_one_row_per_setting_and_leaves_nothing() {
         let row = cells(line);
         assert_eq!(row.len(), header.len(), "{line}");
         let col = |name: &str| &row[header.iter().position(|h| h.starts_with(name)).unwrap()];
-        let num = |name: &str| col(name).parse::<f64>().unwrap_or_else(|e| panic!("{name}: {e} in {line}"));
+        let num = |name: &str| {
+            col(name)
+                .parse::<f64>()
+                .unwrap_or_else(|e| panic!("{name}: {e} in {line}"))
+        };
         assert_eq!(col("backend"), "cpu");
         assert_eq!(col("solver"), solver);
         assert_eq!(num("tol"), 1e-5);
@@ -86,7 +104,18 @@ fn summary_gives_the_overlap_percentiles_in_the_mean_radius() {
     let tmp = TempDir::new().unwrap();
     let o = hourglass(
         tmp.path(),
-        &["run", "--grains", "300", "--backend", "cpu", "--duration", "0.2", "--out", "out", "--quiet"],
+        &[
+            "run",
+            "--grains",
+            "300",
+            "--backend",
+            "cpu",
+            "--duration",
+            "0.2",
+            "--out",
+            "out",
+            "--quiet",
+        ],
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = std::fs::read_to_string(tmp.path().join("out/summary.json")).unwrap();

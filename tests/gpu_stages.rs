@@ -16,9 +16,9 @@ use hourglass::gpu::buffers::storage_zeroed;
 use hourglass::gpu::detect::DetectBindings;
 use hourglass::gpu::reduce::ReduceBindings;
 use hourglass::gpu::{
-    GpuContext, Params, ReducePartial, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_RESIDUAL, STAT_SPEED2, STAT_WORDS,
-    ShaderConfig, bin_count, bin_scatter, detect, free_velocity, integrate, jacobi_contact, jacobi_gather, prefix_sum,
-    reduce, reorder, residual_max, warm_start,
+    GpuContext, Params, ReducePartial, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_RESIDUAL, STAT_SPEED2,
+    STAT_WORDS, ShaderConfig, bin_count, bin_scatter, detect, free_velocity, integrate, jacobi_contact, jacobi_gather,
+    prefix_sum, reduce, reorder, residual_max, warm_start,
 };
 use hourglass::model::Grid;
 use hourglass::model::Region;

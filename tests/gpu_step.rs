@@ -211,7 +211,12 @@ fn pressed_pile(solver: SolverKind) -> (Grains, Walls, Grid, StepParams) {
 /// with no push-out at all (the split step's solve without its correction).
 #[test]
 fn split_push_out_steps_match_cpu() {
-    for solver in [SolverKind::Jacobi, SolverKind::Colored, SolverKind::Uzawa, SolverKind::Apgd] {
+    for solver in [
+        SolverKind::Jacobi,
+        SolverKind::Colored,
+        SolverKind::Uzawa,
+        SolverKind::Apgd,
+    ] {
         let Some(ctx) = context() else { return };
         let (grains, walls, grid, p) = pressed_pile(solver);
         let mut cpu = CpuBackend::new(grains.clone(), walls.clone(), grid, K);
@@ -299,10 +304,17 @@ fn apgd_steps_match_cpu() {
         if check_every == 1 {
             assert!(sg.iterations.abs_diff(sc.iterations) <= 1, "cpu {sc:?} gpu {sg:?}");
         } else {
-            assert_eq!(sg.iterations, sc.iterations.next_multiple_of(10), "cpu {sc:?} gpu {sg:?}");
+            assert_eq!(
+                sg.iterations,
+                sc.iterations.next_multiple_of(10),
+                "cpu {sc:?} gpu {sg:?}"
+            );
         }
         let d = max_distance(cpu.grains().unwrap(), gpu.grains().unwrap());
-        assert!(d < 1e-5, "check_every {check_every}: positions differ by {d:e} m after 1 step");
+        assert!(
+            d < 1e-5,
+            "check_every {check_every}: positions differ by {d:e} m after 1 step"
+        );
     }
     let Some((mut cpu, mut gpu, mut p)) = backends(1, 7) else {
         return;
@@ -318,7 +330,10 @@ fn apgd_steps_match_cpu() {
     }
     let (a, b) = (cpu.grains().unwrap().clone(), gpu.grains().unwrap().clone());
     let d = max_distance(&a, &b);
-    println!("apgd: positions within {d:e} m after 30 steps; iterations cpu {} gpu {}", iterations.0, iterations.1);
+    println!(
+        "apgd: positions within {d:e} m after 30 steps; iterations cpu {} gpu {}",
+        iterations.0, iterations.1
+    );
     assert!(d < 30.0 * p.tol, "positions differ by {d:e} m after 30 steps");
     assert!(max_distance(&a, &grains) > 1e-4, "the grains did not move");
 }

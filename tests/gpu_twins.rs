@@ -32,7 +32,9 @@ use hourglass::cpu;
 use hourglass::cpu::colored::ColoredSweep;
 use hourglass::gpu::buffers::storage_zeroed;
 use hourglass::gpu::colored::{Buckets, Colored, ColoredBindings, bucket_starts};
-use hourglass::gpu::{GpuContext, Params, STAT_RESIDUAL, STAT_SPEED2, STAT_WORDS, ShaderConfig, apgd, residual_max, uzawa};
+use hourglass::gpu::{
+    GpuContext, Params, STAT_RESIDUAL, STAT_SPEED2, STAT_WORDS, ShaderConfig, apgd, residual_max, uzawa,
+};
 use hourglass::model::{Contact, ContactLists, Grains, Grid, OVERFLOW, UZAWA_STEP, Walls};
 
 const ALERT: f32 = 0.003;
@@ -614,13 +616,19 @@ fn apgd_contact_matches_cpu() {
             for i in 0..n {
                 for s in 0..p.lists.of(i).len() {
                     let at = i * p.k + s;
-                    assert_eq!(got_prev[at], want_prev[at], "{what}: previous impulse of grain {i} slot {s}");
+                    assert_eq!(
+                        got_prev[at], want_prev[at],
+                        "{what}: previous impulse of grain {i} slot {s}"
+                    );
                     assert_eq!(want_prev[at], p.lists.slots[at].impulse, "{what}: Q' = P");
                 }
             }
             let got_r: Vec<f32> = get(&ctx, &residual, n);
             for (i, (&a, &b)) in got_r.iter().zip(&want_r).enumerate() {
-                assert!(close(a, b, REL, VEL_ABS), "{what}: residual of grain {i}: gpu {a} cpu {b}");
+                assert!(
+                    close(a, b, REL, VEL_ABS),
+                    "{what}: residual of grain {i}: gpu {a} cpu {b}"
+                );
                 assert!(b >= 0.0, "{what}: residual of grain {i} not written");
             }
             if n > 10 {
@@ -669,7 +677,12 @@ fn apgd_momentum_matches_cpu() {
             let what = format!("apgd_momentum: {n} grains from {state:?}");
             assert_eq!(got[2], r, "{what}: largest residual");
             assert_eq!(got[1], want[1], "{what}: k");
-            assert!(close(got[0], want[0], 1e-6, 0.0), "{what}: theta gpu {} cpu {}", got[0], want[0]);
+            assert!(
+                close(got[0], want[0], 1e-6, 0.0),
+                "{what}: theta gpu {} cpu {}",
+                got[0],
+                want[0]
+            );
             if n > 2 {
                 assert_eq!(r, 5.0, "{what}");
             }

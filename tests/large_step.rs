@@ -93,7 +93,11 @@ fn discharge(scene: &Scene) -> (Summary, Vec<String>) {
 fn check_saved(s: &Summary, notices: &[String], dt: f64, split: bool) {
     assert_eq!(s.lost_grains, 0, "dt {dt}: grains lost");
     assert!(s.completed, "dt {dt}: the run stopped early");
-    assert_eq!(s.steps, (1.0 / dt).round() as u64, "dt {dt}: steps are counted per outer step");
+    assert_eq!(
+        s.steps,
+        (1.0 / dt).round() as u64,
+        "dt {dt}: steps are counted per outer step"
+    );
     assert!(
         s.passed > PASSED_AT_DEFAULT_DT / 2,
         "dt {dt}: {} passed, under half of {PASSED_AT_DEFAULT_DT} at the default dt",
@@ -112,8 +116,16 @@ fn check_saved(s: &Summary, notices: &[String], dt: f64, split: bool) {
     let notes: Vec<_> = notices.iter().filter(|n| n.contains("split into")).collect();
     if split {
         assert!(s.subdivided_steps > 0, "dt {dt}: no step was split");
-        assert!((2..=MAX_SUBSTEPS).contains(&s.max_substeps), "dt {dt}: {}", s.max_substeps);
-        assert_eq!(notes.len(), 1, "dt {dt}: one notice for the first split step: {notices:?}");
+        assert!(
+            (2..=MAX_SUBSTEPS).contains(&s.max_substeps),
+            "dt {dt}: {}",
+            s.max_substeps
+        );
+        assert_eq!(
+            notes.len(),
+            1,
+            "dt {dt}: one notice for the first split step: {notices:?}"
+        );
     } else {
         assert_eq!(notes.len(), usize::from(s.subdivided_steps > 0), "{notices:?}");
     }

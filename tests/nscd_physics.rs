@@ -308,7 +308,11 @@ fn two_thread_nlgs_sweep_reaches_the_one_thread_velocities() {
         *v = [0.05 * ((i % 7) as f32 - 3.0) / 3.0, -0.2];
     }
     let width = f64::from((2.0 * r + 1e-5) * (cols as f32 + 1.0));
-    let w = walls(&[[-0.001, 0.0, width, 0.0], [-0.001, 0.0, -0.001, 0.2], [width, 0.0, width, 0.2]]);
+    let w = walls(&[
+        [-0.001, 0.0, width, 0.0],
+        [-0.001, 0.0, -0.001, 0.2],
+        [width, 0.0, width, 0.2],
+    ]);
     let bb = w.bounding_box();
     let mut p = params(SolverKind::Nlgs);
     p.tol = 1e-8;
@@ -321,7 +325,10 @@ fn two_thread_nlgs_sweep_reaches_the_one_thread_velocities() {
         s.sweep_par_min = par_min;
         let st = s.step(&mut g, &w, &p).unwrap();
         assert!(st.converged, "par_min {par_min}: {} iterations", st.iterations);
-        println!("par_min {par_min}: {} iterations, {} contacts", st.iterations, st.contacts);
+        println!(
+            "par_min {par_min}: {} iterations, {} contacts",
+            st.iterations, st.contacts
+        );
         assert!(st.contacts > 40_000, "{} contacts: too few to split", st.contacts);
         out.push(g.vel);
     }

@@ -13,7 +13,12 @@ use hourglass::scene::SolverSpec;
 // tol/dt = 1e-3 m/s) adds up along a column and the top grain keeps moving at
 // about 8e-3 m/s (measured; issue 12 part 5 is open for it). Its figures are
 // printed by `uzawa_rest_is_measured`.
-const SOLVERS: [SolverKind; 4] = [SolverKind::Nlgs, SolverKind::Jacobi, SolverKind::Colored, SolverKind::Apgd];
+const SOLVERS: [SolverKind; 4] = [
+    SolverKind::Nlgs,
+    SolverKind::Jacobi,
+    SolverKind::Colored,
+    SolverKind::Apgd,
+];
 
 /// The scene's default solver settings at dt = 1e-3 s.
 fn defaults(solver: SolverKind) -> StepParams {
@@ -34,9 +39,14 @@ fn defaults(solver: SolverKind) -> StepParams {
 
 fn column(r: f32) -> (Grains, Walls) {
     // 10 grains stacked with 1e-5 m gaps in a box just wider than one grain.
-    let col: Vec<_> = (0..10).map(|k| (0.0, r + k as f32 * (2.0 * r + 1e-5) + 1e-5, r)).collect();
+    let col: Vec<_> = (0..10)
+        .map(|k| (0.0, r + k as f32 * (2.0 * r + 1e-5) + 1e-5, r))
+        .collect();
     let cw = f64::from(r) + 1e-5;
-    (grains(&col), walls(&[[-cw, 0.0, cw, 0.0], [-cw, 0.0, -cw, 0.2], [cw, 0.0, cw, 0.2]]))
+    (
+        grains(&col),
+        walls(&[[-cw, 0.0, cw, 0.0], [-cw, 0.0, -cw, 0.2], [cw, 0.0, cw, 0.2]]),
+    )
 }
 
 #[test]
@@ -71,7 +81,9 @@ fn watch(solvers: &[SolverKind]) -> Vec<String> {
             for _ in 0..1000 {
                 s.step(&mut g, &w, &p).unwrap();
             }
-            let top = (0..g.len()).max_by(|&a, &b| g.pos[a][1].total_cmp(&g.pos[b][1])).unwrap();
+            let top = (0..g.len())
+                .max_by(|&a, &b| g.pos[a][1].total_cmp(&g.pos[b][1]))
+                .unwrap();
             let (mut speed, mut ke, mut overlap, mut iters) = ([0.0f64; 4], [0.0f64; 4], [0.0f64; 4], [0u64; 4]);
             for step in 0..2000 {
                 let st = s.step(&mut g, &w, &p).unwrap();
@@ -95,10 +107,16 @@ fn watch(solvers: &[SolverKind]) -> Vec<String> {
                 failures.push(format!("{solver:?} {name}: top grain at {:.2e} m/s", speed[3]));
             }
             if ke[3] > ke[1] * 1.01 + 1e-12 {
-                failures.push(format!("{solver:?} {name}: kinetic energy grew {:.2e} -> {:.2e} J", ke[1], ke[3]));
+                failures.push(format!(
+                    "{solver:?} {name}: kinetic energy grew {:.2e} -> {:.2e} J",
+                    ke[1], ke[3]
+                ));
             }
             if overlap[3] > overlap[1] + 0.1 * f64::from(p.tol) {
-                failures.push(format!("{solver:?} {name}: overlap crept {:.2e} -> {:.2e} m", overlap[1], overlap[3]));
+                failures.push(format!(
+                    "{solver:?} {name}: overlap crept {:.2e} -> {:.2e} m",
+                    overlap[1], overlap[3]
+                ));
             }
         }
     }

@@ -151,7 +151,13 @@ pub struct DischargeRow {
 }
 
 /// Run one row of the discharge table.
-pub fn discharge(choice: BackendChoice, solver: SolverKind, tol: Option<f64>, n: u64, cfg: &DischargeConfig) -> Result<DischargeRow> {
+pub fn discharge(
+    choice: BackendChoice,
+    solver: SolverKind,
+    tol: Option<f64>,
+    n: u64,
+    cfg: &DischargeConfig,
+) -> Result<DischargeRow> {
     let mut scene = cfg.scene.clone();
     scene.grains.count = n;
     scene.grains.list = None;
@@ -232,7 +238,13 @@ pub fn format_discharge(r: &DischargeRow) -> String {
         Some(e) => format!("stopped: {e} | | | | | |"),
         None => format!(
             "{:.2} | {:.1} | {:.2} | {:.2} | {} | {} | {}",
-            r.seconds_per_second, r.mean_iterations, r.max_overlap_pct, r.p99_overlap_pct, r.passed, r.lost, r.itmax_steps
+            r.seconds_per_second,
+            r.mean_iterations,
+            r.max_overlap_pct,
+            r.p99_overlap_pct,
+            r.passed,
+            r.lost,
+            r.itmax_steps
         ),
     };
     format!(

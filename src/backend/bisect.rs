@@ -110,7 +110,8 @@ impl BisectBackend {
             return;
         }
         let mut lists = self.cpu.detect(g, &self.walls, p.alert).clone();
-        self.gpu.upload_counters(lists.overflow(), lists.distinct(), lists.max_overlap());
+        self.gpu
+            .upload_counters(lists.overflow(), lists.distinct(), lists.max_overlap());
         if self.from == GpuFrom::Solve {
             if p.warm_start {
                 warm_start(&self.prev, &mut lists);

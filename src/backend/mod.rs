@@ -18,8 +18,8 @@ mod start;
 pub mod substep;
 
 pub use self::bisect::BisectBackend;
-pub use self::overlap::OverlapHistogram;
 pub use self::cpu::{CpuBackend, CpuDemBackend};
+pub use self::overlap::OverlapHistogram;
 pub use self::start::{Start, check_initial_state, first_grain_overlap, grid_for};
 pub use self::substep::{MAX_SUBSTEPS, Substepped, substeps};
 pub use crate::gpu::GrainView;

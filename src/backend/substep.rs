@@ -230,7 +230,10 @@ mod tests {
         for v in [0.0f32, 0.3, 1.0, 2.8, 7.0] {
             let k = substeps(v, G, 1e-2, 0.004) as f32;
             let per = (v + 9.81 * 1e-2) * (1e-2 / k);
-            assert!(per * SAFETY <= 0.004 * (1.0 + 1e-6), "v {v}: {per} m per substep of {k}");
+            assert!(
+                per * SAFETY <= 0.004 * (1.0 + 1e-6),
+                "v {v}: {per} m per substep of {k}"
+            );
         }
     }
 

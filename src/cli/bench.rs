@@ -112,10 +112,16 @@ fn discharge(args: BenchArgs) -> Result<()> {
         problem,
     };
     if !(args.duration.is_finite() && args.duration > 0.0) {
-        return Err(flag("--duration", format!("must be a positive number of seconds, got {}", args.duration)));
+        return Err(flag(
+            "--duration",
+            format!("must be a positive number of seconds, got {}", args.duration),
+        ));
     }
     if let Some(t) = args.tol.iter().find(|t| !(t.is_finite() && **t > 0.0)) {
-        return Err(flag("--tol", format!("each tolerance must be a positive length in m, got {t}")));
+        return Err(flag(
+            "--tol",
+            format!("each tolerance must be a positive length in m, got {t}"),
+        ));
     }
     let scene = match &args.scene {
         Some(path) => hourglass::scene::Scene::load(path)?,
@@ -123,13 +129,29 @@ fn discharge(args: BenchArgs) -> Result<()> {
     };
     let cfg = bench::DischargeConfig {
         scene,
-        solvers: if args.solver.is_empty() { vec![SolverKind::Auto] } else { args.solver },
+        solvers: if args.solver.is_empty() {
+            vec![SolverKind::Auto]
+        } else {
+            args.solver
+        },
         tols: args.tol,
-        sizes: if args.sizes.is_empty() { vec![2_000, 10_000, 50_000] } else { args.sizes },
+        sizes: if args.sizes.is_empty() {
+            vec![2_000, 10_000, 50_000]
+        } else {
+            args.sizes
+        },
         duration: args.duration,
     };
-    let backends = if args.backend.is_empty() { vec![BackendChoice::Cpu] } else { args.backend };
-    let tols: Vec<Option<f64>> = if cfg.tols.is_empty() { vec![None] } else { cfg.tols.iter().map(|&t| Some(t)).collect() };
+    let backends = if args.backend.is_empty() {
+        vec![BackendChoice::Cpu]
+    } else {
+        args.backend
+    };
+    let tols: Vec<Option<f64>> = if cfg.tols.is_empty() {
+        vec![None]
+    } else {
+        cfg.tols.iter().map(|&t| Some(t)).collect()
+    };
     println!("{}", bench::DISCHARGE_HEADER);
     'backend: for choice in backends {
         for &n in &cfg.sizes {

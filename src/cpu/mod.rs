@@ -225,7 +225,20 @@ impl CpuStepper {
                 let acting = &mut self.acting;
                 let par_min = self.sweep_par_min;
                 let floor = p.gravity[0].hypot(p.gravity[1]) * p.dt;
-                sweep.solve(acting, slots, im, &mut grains.vel, &how, reach, threshold, &mut stats, p.itmax, par_min, floor, history);
+                sweep.solve(
+                    acting,
+                    slots,
+                    im,
+                    &mut grains.vel,
+                    &how,
+                    reach,
+                    threshold,
+                    &mut stats,
+                    p.itmax,
+                    par_min,
+                    floor,
+                    history,
+                );
                 self.sweep.mirror(&mut self.lists.slots);
             }
             SolverKind::Colored => {
@@ -239,7 +252,16 @@ impl CpuStepper {
             }
             SolverKind::Apgd => {
                 let (lists, vf, im) = (&mut self.lists, &self.vel_free, &grains.inv_mass);
-                apgd::solve(lists, &mut self.apgd_prev, vf, im, &mut grains.vel, p, &mut stats, history);
+                apgd::solve(
+                    lists,
+                    &mut self.apgd_prev,
+                    vf,
+                    im,
+                    &mut grains.vel,
+                    p,
+                    &mut stats,
+                    history,
+                );
             }
             other => {
                 return Err(Error::NotImplemented {

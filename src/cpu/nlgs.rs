@@ -104,7 +104,13 @@ impl Sweep {
         slop: f32,
         rule: Rule,
     ) -> f32 {
-        let how = Visit { sor: 1.0, inv_dt, beta, slop, rule };
+        let how = Visit {
+            sor: 1.0,
+            inv_dt,
+            beta,
+            slop,
+            rule,
+        };
         (0..self.len()).fold(0.0f32, |w, k| w.max(self.visit(k, slots, inv_mass, vel, &how)))
     }
 
@@ -169,8 +175,9 @@ impl Sweep {
     ) -> f32 {
         let whole = |list: &[u32], slots: &mut [Contact], vel: &mut [[f32; 2]], part: Part| {
             let im = &inv_mass[part.grain0..];
-            list.iter()
-                .fold(0.0f32, |w, &k| w.max(self.visit_in(k as usize, part, slots, im, vel, how)))
+            list.iter().fold(0.0f32, |w, &k| {
+                w.max(self.visit_in(k as usize, part, slots, im, vel, how))
+            })
         };
         if split.mid == 0 {
             return whole(acting, slots, vel, Part::WHOLE);
@@ -182,7 +189,10 @@ impl Sweep {
             grain0: mid,
             slot0: mid * cap,
         };
-        let (r0, r1) = rayon::join(|| whole(&split.lower, s0, v0, lower), || whole(&split.upper, s1, v1, upper));
+        let (r0, r1) = rayon::join(
+            || whole(&split.lower, s0, v0, lower),
+            || whole(&split.upper, s1, v1, upper),
+        );
         r0.max(r1).max(whole(&split.across, slots, vel, Part::WHOLE))
     }
 

@@ -45,7 +45,10 @@ use super::pipeline::{ID, INV_MASS, POS, Pipeline, RADIUS, VEL};
 use super::state::{Buffers, Groups, Kernels, wide};
 use super::step::{GpuFrom, Recorder, StepStage, record};
 use super::view::DeviceGrains;
-use super::{GpuContext, Params, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_RESIDUAL, STAT_SPEED2, Stage, pass, residual_max};
+use super::{
+    GpuContext, Params, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_RESIDUAL, STAT_SPEED2, Stage, pass,
+    residual_max,
+};
 use crate::error::{Error, Result};
 use crate::model::MAX_COLORS;
 use crate::model::{Contact, ContactLists, Grains, Grid, Region, SolverKind, StepParams, StepStats, Totals, Walls};
@@ -410,7 +413,9 @@ impl GpuBackend {
             // those of the final impulses, as cpu::apgd::solve.
             let mut ps = pass(&mut enc, &Stage::JacobiGather.label());
             let n = self.core.n as u32;
-            self.kernels.jacobi_gather.dispatch(&mut ps, &self.groups.jacobi_gather[self.cur], n);
+            self.kernels
+                .jacobi_gather
+                .dispatch(&mut ps, &self.groups.jacobi_gather[self.cur], n);
         }
         stats.overflow = u64::from(words[STAT_OVERFLOW as usize]);
         stats.contacts = u64::from(words[STAT_CONTACTS as usize]);

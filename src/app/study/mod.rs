@@ -363,7 +363,15 @@ pub fn variants(omegas: &[f32]) -> Vec<Variant> {
         solver: SolverKind::Jacobi,
         omega: Some(w),
     }));
-    v.extend([SolverKind::Colored, SolverKind::Seed, SolverKind::Uzawa, SolverKind::Apgd].map(plain));
+    v.extend(
+        [
+            SolverKind::Colored,
+            SolverKind::Seed,
+            SolverKind::Uzawa,
+            SolverKind::Apgd,
+        ]
+        .map(plain),
+    );
     v
 }
 
