@@ -70,8 +70,8 @@ pub struct CpuStepper {
     /// The lists of the last completed step (with their final impulses).
     prev: ContactLists,
     sweep: Sweep,
-    /// Sweep indices of the contacts that act this step (`Sweep::solve`).
-    acting: Vec<u32>,
+    /// The NLGS solve's acting and idle contacts, kept between steps (`Sweep::solve`).
+    solve_scratch: nlgs::SolveScratch,
     /// Acting contacts from which an NLGS sweep runs on two threads
     /// (`nlgs::PAR_SWEEP_MIN`; `usize::MAX`: always one).
     pub sweep_par_min: usize,
@@ -95,7 +95,7 @@ impl CpuStepper {
             lists: ContactLists::new(0, capacity),
             prev: ContactLists::new(0, capacity),
             sweep: Sweep::default(),
-            acting: Vec::new(),
+            solve_scratch: nlgs::SolveScratch::default(),
             sweep_par_min: nlgs::PAR_SWEEP_MIN,
             vel_free: Vec::new(),
             apgd_prev: Vec::new(),
@@ -222,11 +222,11 @@ impl CpuStepper {
                 };
                 let (sweep, slots, im) = (&self.sweep, &mut self.lists.slots, &grains.inv_mass);
                 let reach = nlgs::ACT_REACH * p.alert;
-                let acting = &mut self.acting;
+                let scratch = &mut self.solve_scratch;
                 let par_min = self.sweep_par_min;
                 let floor = p.gravity[0].hypot(p.gravity[1]) * p.dt;
                 sweep.solve(
-                    acting,
+                    scratch,
                     slots,
                     im,
                     &mut grains.vel,

@@ -86,7 +86,11 @@ impl Sweep {
     pub fn apply(&self, slots: &[Contact], inv_mass: &[f32], vel: &mut [[f32; 2]]) {
         for (&a, &s) in self.grain.iter().zip(&self.slot) {
             let c = &slots[s as usize];
-            kick(c, a as usize, c.impulse, inv_mass, vel);
+            let b = match c.body() {
+                Body::Grain(j) => Some(j as usize),
+                _ => None,
+            };
+            kick(c.normal, a as usize, b, c.impulse, inv_mass, vel);
         }
     }
 
@@ -147,16 +151,8 @@ impl Sweep {
             Rule::Seed => (-target).max(0.0) / c.inv_mass_sum,
         };
         c.impulse += dp;
-        let (n, w) = (c.normal, c.inv_mass_sum);
-        let ia = inv_mass[a] * dp;
-        vel[a][0] += ia * n[0];
-        vel[a][1] += ia * n[1];
-        if let Some(b) = b {
-            let ib = inv_mass[b] * dp;
-            vel[b][0] -= ib * n[0];
-            vel[b][1] -= ib * n[1];
-        }
-        dp.abs() * w
+        kick(c.normal, a, b, dp, inv_mass, vel);
+        dp.abs() * c.inv_mass_sum
     }
 
     /// One sweep of the acting contacts: on one thread in sweep order, or,
@@ -211,7 +207,7 @@ impl Sweep {
     #[allow(clippy::too_many_arguments)]
     pub fn solve(
         &self,
-        acting: &mut Vec<u32>,
+        scratch: &mut SolveScratch,
         slots: &mut [Contact],
         inv_mass: &[f32],
         vel: &mut [[f32; 2]],
@@ -225,8 +221,9 @@ impl Sweep {
         mut history: Option<&mut Vec<f32>>,
     ) {
         let dt = 1.0 / how.inv_dt;
-        let mut idle = Vec::new();
+        let SolveScratch { acting, idle, split } = scratch;
         acting.clear();
+        idle.clear();
         for k in 0..self.len() {
             let c = &slots[self.slot[k] as usize];
             let vb = match c.body() {
@@ -247,7 +244,6 @@ impl Sweep {
                 h.push(r);
             }
         };
-        let mut split = Split::default();
         split.build(self, acting, vel.len(), slots.len(), par_min);
         // Over-relaxed while far from the threshold, plain Gauss-Seidel near
         // it and on a step's first sweep (a resting pile, which starts near
@@ -258,7 +254,7 @@ impl Sweep {
         let mut last = 0.0f32;
         while stats.iterations < itmax {
             let how = if last > above { &relaxed } else { &plain };
-            let r = self.sweep_acting(&split, acting, slots, inv_mass, vel, how);
+            let r = self.sweep_acting(split, acting, slots, inv_mass, vel, how);
             last = r;
             record(stats, r);
             // The idle contacts are checked once the acting ones converged,
@@ -345,6 +341,15 @@ pub const SOR_ABOVE: f32 = 3.0;
 /// 2,000 grains (about 5,000) the hand-off per sweep made it 1.4x slower.
 pub const PAR_SWEEP_MIN: usize = 16_384;
 
+/// What [`Sweep::solve`] keeps between steps: the acting and idle contacts
+/// (sweep indices) and their split for two threads.
+#[derive(Debug, Clone, Default)]
+pub struct SolveScratch {
+    acting: Vec<u32>,
+    idle: Vec<u32>,
+    split: Split,
+}
+
 /// Where a part of the arrays starts ([`Sweep::visit_in`]).
 #[derive(Debug, Clone, Copy)]
 struct Part {
@@ -362,7 +367,7 @@ impl Part {
 /// and those across. `mid` = 0: one pass in sweep order (few contacts). The
 /// order (both halves, then across) does not depend on the thread count, so
 /// results are the same on one core.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 struct Split {
     mid: usize,
     capacity: usize,
@@ -408,16 +413,16 @@ pub struct Visit {
     pub rule: Rule,
 }
 
-/// Apply impulse `dp` along the contact normal to grain `a` and, opposite, to its partner.
+/// Apply impulse `dp` along `normal` to grain `a` and, opposite, to grain `b`
+/// (none for a wall or corner).
 #[inline]
-fn kick(c: &Contact, a: usize, dp: f32, inv_mass: &[f32], vel: &mut [[f32; 2]]) {
+fn kick(normal: [f32; 2], a: usize, b: Option<usize>, dp: f32, inv_mass: &[f32], vel: &mut [[f32; 2]]) {
     let ia = inv_mass[a] * dp;
-    vel[a][0] += ia * c.normal[0];
-    vel[a][1] += ia * c.normal[1];
-    if let Body::Grain(j) = c.body() {
-        let j = j as usize;
-        let ib = inv_mass[j] * dp;
-        vel[j][0] -= ib * c.normal[0];
-        vel[j][1] -= ib * c.normal[1];
+    vel[a][0] += ia * normal[0];
+    vel[a][1] += ia * normal[1];
+    if let Some(b) = b {
+        let ib = inv_mass[b] * dp;
+        vel[b][0] -= ib * normal[0];
+        vel[b][1] -= ib * normal[1];
     }
 }
