@@ -112,7 +112,9 @@ fn watch(solvers: &[SolverKind]) -> Vec<String> {
                     ke[1], ke[3]
                 ));
             }
-            if overlap[3] > overlap[1] + 0.1 * f64::from(p.tol) {
+            // Overlaps shallower than the slop are left alone by the push-out
+            // (Contact::target): growing up to it is settling, beyond it creep.
+            if overlap[3] > overlap[1].max(f64::from(p.slop())) + 0.1 * f64::from(p.tol) {
                 failures.push(format!(
                     "{solver:?} {name}: overlap crept {:.2e} -> {:.2e} m",
                     overlap[1], overlap[3]

@@ -144,7 +144,7 @@ pub fn solve(
     history: Option<&mut Vec<f32>>,
 ) {
     let k = lists.capacity;
-    let (inv_dt, threshold) = (1.0 / p.dt, p.tol / p.dt);
+    let (inv_dt, threshold) = (1.0 / p.dt, p.threshold());
     prev.clear();
     prev.extend(lists.slots.iter().map(|c| c.impulse));
     let mut residual = vec![0.0f32; vel.len()];

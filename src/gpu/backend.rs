@@ -382,7 +382,7 @@ impl GpuBackend {
         stats: &mut StepStats,
         overflow_color: bool,
     ) -> Result<wgpu::CommandEncoder> {
-        let threshold = p.tol / p.dt;
+        let threshold = p.threshold();
         let mut words;
         loop {
             let batch = self.check_every.max(1).min(p.itmax - stats.iterations);

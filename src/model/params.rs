@@ -173,7 +173,21 @@ impl StepParams {
     pub fn slop(&self) -> f32 {
         SLOP_TOLS * self.tol
     }
+
+    /// The convergence test of the step's solve: the largest correction
+    /// (m/s) must fall below this. tol/dt, a quarter of it for APGD: its
+    /// correction is measured at the extrapolated point, and a 10-grain column
+    /// at tol 2e-6 m still moved at 1.6e-2 m/s after 3 s with the full
+    /// threshold and at 5.6e-4 m/s with half; with a quarter it rests
+    /// (2.3e-5 m/s, tests/rest.rs).
+    pub fn threshold(&self) -> f32 {
+        let share = if self.solver == SolverKind::Apgd { APGD_THRESHOLD } else { 1.0 };
+        share * self.tol / self.dt
+    }
 }
+
+/// APGD's share of tol/dt in its convergence test ([`StepParams::threshold`]).
+pub const APGD_THRESHOLD: f32 = 0.25;
 
 /// What one step reports back to the simulation loop.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

@@ -64,8 +64,10 @@ mod tests {
         for k in 0..w.len() {
             assert_eq!(w[k][1], w[(k + 1) % w.len()][0], "loop is closed");
         }
-        let hs = (0.15f64 - 0.012) * 51f64.to_radians().tan();
+        let hs = (0.15f64 - 0.0195) * 51f64.to_radians().tan();
         assert!((w[0][1][1] - hs).abs() < 1e-12);
-        assert_eq!(lines.gate, [[-0.012, 0.0], [0.012, 0.0]]);
+        // The neck: 6.5 diameters of 6 mm.
+        assert!((lines.gate[1][0] - 0.0195).abs() < 1e-12 && lines.gate[0][0] == -lines.gate[1][0]);
+        assert_eq!((lines.gate[0][1], lines.gate[1][1]), (0.0, 0.0));
     }
 }

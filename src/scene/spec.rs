@@ -87,7 +87,7 @@ impl Default for HourglassSpec {
         HourglassSpec {
             width: 0.30,
             bulb_height: 0.40,
-            neck: 4.0,
+            neck: 6.5,
             slope_deg: 51.0,
             fit: true,
         }
@@ -177,7 +177,7 @@ impl Default for SolverSpec {
         SolverSpec {
             kind: SolverKind::Auto,
             dt: None,
-            tol: 1e-6,
+            tol: 2e-6,
             itmax: 1000,
             alert: 0.004,
             omega: 0.5,
@@ -317,7 +317,7 @@ impl Default for RunSpec {
             steps: None,
             every: 50,
             out: super::default_out(),
-            settle: 1.0,
+            settle: 0.3,
             settle_speed: 0.01,
             backend: BackendChoice::Auto,
         }
@@ -325,4 +325,4 @@ impl Default for RunSpec {
 }
 
 /// Discharge duration when neither `duration` nor `steps` is given, s.
-pub const DEFAULT_DURATION: f64 = 4.0;
+pub const DEFAULT_DURATION: f64 = 3.0;
