@@ -10,6 +10,8 @@ struct Contact {
     inv_mass_sum: f32,   // W = im_a + im_b, 1/kg
     impulse: f32,        // accumulated normal impulse P >= 0, N s
     normal: vec2<f32>,   // unit normal from the other body towards this grain
+    impulse_t: f32,      // accumulated tangential impulse along t = (-n.y, n.x), N s (DESIGN §1d)
+    spare: f32,          // unused: keeps the struct a multiple of 8 bytes
 }
 
 // Keep in sync with model::walls::Segment.

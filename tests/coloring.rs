@@ -33,6 +33,7 @@ fn push(l: &mut ContactLists, i: usize, other: u32) {
             inv_mass_sum: 1.0,
             impulse: 0.0,
             normal: [1.0, 0.0],
+            ..Contact::default()
         };
     }
     l.count[i] += 1;

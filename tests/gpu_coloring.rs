@@ -189,6 +189,8 @@ fn step_params(solver: SolverKind) -> StepParams {
         overlap_iterations: 0,
         solver,
         warm_start: true,
+        mu: 0.0,
+        mu_wall: 0.0,
     }
 }
 

@@ -764,6 +764,7 @@ fn reorder_matches_cpu() {
             inv_mass: get(&ctx, &dst1[1], n),
             id: get(&ctx, &dst1[2], n),
             ang_vel: want.ang_vel.clone(),
+            angle: want.angle.clone(),
         };
         assert_eq!(got, want, "{}: reorder", c.name);
     }

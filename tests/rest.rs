@@ -34,6 +34,8 @@ fn defaults(solver: SolverKind) -> StepParams {
         overlap_iterations: s.overlap_iterations,
         solver,
         warm_start: s.warm_start,
+        mu: 0.0,
+        mu_wall: 0.0,
     }
 }
 

@@ -204,6 +204,8 @@ mod tests {
             overlap_iterations: 0,
             solver: SolverKind::Nlgs,
             warm_start: true,
+            mu: 0.0,
+            mu_wall: 0.0,
         }
     }
 

@@ -93,6 +93,8 @@ pub fn detect_grain(inp: &DetectInput, i: usize, out: &mut [Contact]) -> u32 {
                         inv_mass_sum: im + inp.inv_mass[j],
                         impulse: 0.0,
                         normal: n,
+                        impulse_t: 0.0,
+                        spare: 0.0,
                     });
                 }
             }
@@ -118,6 +120,8 @@ pub fn detect_grain(inp: &DetectInput, i: usize, out: &mut [Contact]) -> u32 {
                 inv_mass_sum: im,
                 impulse: 0.0,
                 normal: n,
+                impulse_t: 0.0,
+                spare: 0.0,
             });
         }
     }
@@ -135,6 +139,8 @@ pub fn detect_grain(inp: &DetectInput, i: usize, out: &mut [Contact]) -> u32 {
                 inv_mass_sum: im,
                 impulse: 0.0,
                 normal: n,
+                impulse_t: 0.0,
+                spare: 0.0,
             });
         }
     }

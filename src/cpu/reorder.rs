@@ -25,5 +25,6 @@ pub fn reorder(sorted: &[u32], grains: &Grains) -> Grains {
         inv_mass: gather(sorted, &grains.inv_mass),
         id: gather(sorted, &grains.id),
         ang_vel: gather(sorted, &grains.ang_vel),
+        angle: gather(sorted, &grains.angle),
     }
 }

@@ -89,6 +89,7 @@ pub fn read_grains(ctx: &GpuContext, b: &GrainBuffers, n: usize) -> Result<crate
         inv_mass,
         id,
         ang_vel,
+        angle: vec![0.0; n],
     }
     .into_id_order())
 }

@@ -61,6 +61,49 @@ pub struct Contact {
     pub impulse: f32,
     /// Unit normal from the other body towards this grain.
     pub normal: [f32; 2],
+    /// Accumulated tangential impulse P_t of this step along
+    /// t = (-n_y, n_x) (`tangent`), N s; |P_t| <= mu P (DESIGN §1d). Both
+    /// copies of a grain-grain contact hold the same value: the mirror copy's
+    /// normal and tangent are both negated.
+    pub impulse_t: f32,
+    /// Unused (keeps the struct a multiple of its 8-byte alignment in WGSL).
+    pub spare: f32,
+}
+
+/// The contact's tangent t = (-n_y, n_x): the normal turned a quarter turn
+/// counter-clockwise (DESIGN §1d).
+#[inline]
+pub fn tangent(normal: [f32; 2]) -> [f32; 2] {
+    [-normal[1], normal[0]]
+}
+
+/// W_tt / W_nn of a disk contact: im_a + im_b + r_a^2/I_a + r_b^2/I_b with
+/// I = m r^2 / 2 is 3 (im_a + im_b) (DESIGN §1d; a wall adds nothing).
+pub const TANGENT_MASS_RATIO: f32 = 3.0;
+
+/// The local frictional update of DESIGN §1d, shared by every NSCD solver
+/// that carries friction: from the current impulses (p_n, p_t), the normal
+/// target velocity `target` (`Contact::target`), the tangential slip
+/// velocity `u_t`, W = `inv_mass_sum` and the relaxation `relax` (1 for
+/// Gauss-Seidel, SOR or omega otherwise):
+/// ```text
+///   P_n' = max(0, P_n - relax target / W)
+///   P_t' = clamp(P_t - relax u_t / (3 W), -mu P_n', mu P_n')
+/// ```
+#[inline]
+pub fn coulomb(p_n: f32, p_t: f32, target: f32, u_t: f32, inv_mass_sum: f32, relax: f32, mu: f32) -> (f32, f32) {
+    let pn = (p_n - relax * target / inv_mass_sum).max(0.0);
+    let bound = mu * pn;
+    let pt = (p_t - relax * u_t / (TANGENT_MASS_RATIO * inv_mass_sum)).clamp(-bound, bound);
+    (pn, pt)
+}
+
+/// The spin change of a grain of inverse mass `im` and radius `r` from a
+/// tangential impulse `dp_t` at its contact point (on either body of the
+/// contact, each along its own copy's tangent): dw = -r dP_t / I = -2 im dP_t / r.
+#[inline]
+pub fn spin_kick(im: f32, r: f32, dp_t: f32) -> f32 {
+    if r > 0.0 { -2.0 * im * dp_t / r } else { 0.0 }
 }
 
 impl Contact {
@@ -79,6 +122,16 @@ impl Contact {
     #[inline]
     pub fn target(&self, u: f32, inv_dt: f32, beta: f32, slop: f32) -> f32 {
         u + (self.gap.max(0.0) + beta * (self.gap + slop).min(0.0)) * inv_dt
+    }
+
+    /// The tangential slip velocity at the contact point, seen from this
+    /// copy's grain `i` (DESIGN §1d): u_t = (v_i - v_o) . t - (r_i w_i + r_o w_o),
+    /// with v_o, r_o w_o = 0 for a wall or corner. Both copies of a grain-grain
+    /// contact compute the same value (negated factors, commutative sum).
+    #[inline]
+    pub fn slip(&self, v_i: [f32; 2], v_o: [f32; 2], rw_i: f32, rw_o: f32) -> f32 {
+        let t = tangent(self.normal);
+        (v_i[0] - v_o[0]) * t[0] + (v_i[1] - v_o[1]) * t[1] - (rw_i + rw_o)
     }
 }
 

@@ -17,8 +17,13 @@ pub struct Grains {
     pub inv_mass: Vec<f32>,
     /// Stable identity (index in the initial fill, which is ordered bottom-up).
     pub id: Vec<u32>,
-    /// Angular velocity, rad/s, counter-clockwise positive (DEM; stays 0 under NSCD).
+    /// Angular velocity, rad/s, counter-clockwise positive (DEM, and NSCD
+    /// with friction; stays 0 under frictionless NSCD).
     pub ang_vel: Vec<f32>,
+    /// Rotation angle, rad, counter-clockwise positive (NSCD: integrated
+    /// from `ang_vel`; 0 at the start).
+    #[serde(default)]
+    pub angle: Vec<f32>,
 }
 
 impl Grains {
@@ -32,6 +37,7 @@ impl Grains {
             .collect();
         let id = (0..pos.len() as u32).collect();
         let ang_vel = vec![0.0; pos.len()];
+        let angle = vec![0.0; pos.len()];
         Grains {
             pos,
             vel,
@@ -39,6 +45,7 @@ impl Grains {
             inv_mass,
             id,
             ang_vel,
+            angle,
         }
     }
 
@@ -73,6 +80,7 @@ impl Grains {
             radius: pick(&self.radius),
             inv_mass: pick(&self.inv_mass),
             ang_vel: pick(&self.ang_vel),
+            angle: if self.angle.len() == self.len() { pick(&self.angle) } else { self.angle.clone() },
             id: order.iter().map(|&i| self.id[i]).collect(),
         }
     }

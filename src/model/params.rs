@@ -163,6 +163,10 @@ pub struct StepParams {
     pub solver: SolverKind,
     /// Start persisting contacts from last step's impulse.
     pub warm_start: bool,
+    /// Coulomb friction between grains (DESIGN §1d); 0: frictionless.
+    pub mu: f32,
+    /// Coulomb friction between a grain and a wall or corner; 0: frictionless.
+    pub mu_wall: f32,
 }
 
 /// Overlaps shallower than this many `tol` are not pushed out (see `Contact::target`).
@@ -180,6 +184,20 @@ impl StepParams {
     /// at tol 2e-6 m still moved at 1.6e-2 m/s after 3 s with the full
     /// threshold and at 5.6e-4 m/s with half; with a quarter it rests
     /// (2.3e-5 m/s, tests/rest.rs).
+    /// Friction anywhere: the solvers then carry tangential impulses and spin.
+    pub fn friction(&self) -> bool {
+        self.mu > 0.0 || self.mu_wall > 0.0
+    }
+
+    /// The friction coefficient of a contact with `body`.
+    #[inline]
+    pub fn mu_of(&self, body: super::Body) -> f32 {
+        match body {
+            super::Body::Grain(_) => self.mu,
+            _ => self.mu_wall,
+        }
+    }
+
     pub fn threshold(&self) -> f32 {
         let share = if self.solver == SolverKind::Apgd { APGD_THRESHOLD } else { 1.0 };
         share * self.tol / self.dt

@@ -217,6 +217,7 @@ pub fn grains(path: &Path) -> Result<Grains> {
         radius,
         inv_mass: vec![0.0; n],
         ang_vel: vec![0.0; n],
+        angle: vec![0.0; n],
         id,
     })
 }

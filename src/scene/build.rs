@@ -212,6 +212,8 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         omega: s.omega as f32,
         overlap_relax: s.overlap_relax as f32,
         overlap_iterations: s.overlap_iterations,
+        mu: s.mu as f32,
+        mu_wall: s.mu_wall as f32,
         solver: s.kind,
         warm_start: s.warm_start,
     };

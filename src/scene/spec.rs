@@ -170,6 +170,11 @@ pub struct SolverSpec {
     pub warm_start: bool,
     /// Contact slots per grain; an overflow is reported, never silent.
     pub contact_capacity: u32,
+    /// Coulomb friction coefficient between grains (NSCD, DESIGN §1d):
+    /// |P_t| <= mu P_n. Default 0 (frictionless; grains then never turn).
+    pub mu: f64,
+    /// Coulomb friction coefficient between a grain and a wall or corner. Default 0.
+    pub mu_wall: f64,
 }
 
 impl Default for SolverSpec {
@@ -185,6 +190,8 @@ impl Default for SolverSpec {
             overlap_iterations: 4,
             warm_start: true,
             contact_capacity: 32,
+            mu: 0.0,
+            mu_wall: 0.0,
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use super::spec::*;
 use crate::error::{Error, Result};
+use crate::model::SolverKind;
 
 struct Check<'a> {
     origin: &'a str,
@@ -239,6 +240,20 @@ impl Scene {
                 "solver.contact_capacity",
                 "must be in 1..=64",
             ));
+        }
+        c.non_negative("solver.mu", s.mu)?;
+        c.non_negative("solver.mu_wall", s.mu_wall)?;
+        if s.mu > 0.0 || s.mu_wall > 0.0 {
+            let field = if s.mu > 0.0 { "solver.mu" } else { "solver.mu_wall" };
+            let refuse = match s.kind {
+                SolverKind::Uzawa => Some("the uzawa solver carries no friction: use nlgs, jacobi, colored or apgd"),
+                SolverKind::Seed => Some("the seed rule carries no friction: use nlgs, jacobi, colored or apgd"),
+                SolverKind::Dem => Some("the DEM takes its friction from [dem] mu"),
+                _ => None,
+            };
+            if let Some(why) = refuse {
+                return Err(Error::field(&self.origin, field, why));
+            }
         }
 
         let d = &self.dem;

@@ -19,6 +19,8 @@ pub fn params(solver: SolverKind) -> StepParams {
         overlap_iterations: 0,
         solver,
         warm_start: true,
+        mu: 0.0,
+        mu_wall: 0.0,
     }
 }
 
