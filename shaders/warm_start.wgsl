@@ -1,5 +1,6 @@
 // Stage warm_start: every listed contact of grain i found again in last step's
-// list of grain i (same other body) starts from its previous impulse; others
+// list of grain i (same other body) starts from its previous impulses (normal
+// and tangential); others
 // start at 0. CPU twin: cpu::warm_start::warm_start.
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -21,12 +22,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let s = i * CAPACITY + k;
         let other = slots[s].other;
         var p = 0.0;
+        var pt = 0.0;
         for (var o = 0u; o < m; o++) {
             if prev_slots[i * CAPACITY + o].other == other {
                 p = prev_slots[i * CAPACITY + o].impulse;
+                pt = prev_slots[i * CAPACITY + o].impulse_t;
                 break;
             }
         }
         slots[s].impulse = p;
+        slots[s].impulse_t = pt;
     }
 }

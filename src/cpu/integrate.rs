@@ -33,3 +33,13 @@ pub fn integrate(pos: &mut [[f32; 2]], vel: &[[f32; 2]], dt: f32) {
             x[1] += dt * v[1];
         });
 }
+
+/// The rotation angle of every grain after a step: theta += dt w (rad; NSCD
+/// with friction). Twin of the angle update of shaders/integrate.wgsl.
+pub fn integrate_angle(angle: &mut [f32], ang_vel: &[f32], dt: f32) {
+    angle
+        .par_iter_mut()
+        .zip(ang_vel)
+        .with_min_len(super::PAR_MIN)
+        .for_each(|(a, w)| *a += dt * w);
+}

@@ -76,6 +76,9 @@ pub struct CpuStepper {
     /// (`nlgs::PAR_SWEEP_MIN`; `usize::MAX`: always one).
     pub sweep_par_min: usize,
     vel_free: Vec<[f32; 2]>,
+    /// The spins before the contacts act (rad/s; friction only: nothing
+    /// else turns a grain, so they are last step's spins).
+    spin_free: Vec<f32>,
     /// APGD's previous impulses, one per slot (cpu::apgd).
     apgd_prev: Vec<f32>,
     correction: correct::Correction,
@@ -98,6 +101,7 @@ impl CpuStepper {
             solve_scratch: nlgs::SolveScratch::default(),
             sweep_par_min: nlgs::PAR_SWEEP_MIN,
             vel_free: Vec::new(),
+            spin_free: Vec::new(),
             apgd_prev: Vec::new(),
             correction: correct::Correction::default(),
             colors: 0,
@@ -168,6 +172,12 @@ impl CpuStepper {
         let n = grains.len();
         self.vel_free.resize(n, [0.0; 2]);
         integrate::free_velocity(&grains.vel, &grains.inv_mass, p.gravity, p.dt, &mut self.vel_free);
+        if p.friction() {
+            grains.ang_vel.resize(n, 0.0);
+            grains.angle.resize(n, 0.0);
+            self.spin_free.clear();
+            self.spin_free.extend_from_slice(&grains.ang_vel);
+        }
         self.detect(grains, walls, p.alert);
         // The seed rule only ever adds impulse, so it must start from zero.
         if p.warm_start && p.solver != SolverKind::Seed {
@@ -290,6 +300,9 @@ impl CpuStepper {
             );
         }
         integrate::integrate(&mut grains.pos, &grains.vel, p.dt);
+        if p.friction() {
+            integrate::integrate_angle(&mut grains.angle, &grains.ang_vel, p.dt);
+        }
         // This step's lists become the warm-start source of the next one.
         std::mem::swap(&mut self.prev, &mut self.lists);
         Ok(stats)
