@@ -222,13 +222,24 @@ impl CpuStepper {
                 };
                 self.sweep.build(&self.lists);
                 grains.vel.copy_from_slice(&self.vel_free);
-                self.sweep.apply(&self.lists.slots, &grains.inv_mass, &mut grains.vel);
+                let friction = p.friction() && rule == Rule::Accumulated;
+                if friction {
+                    grains.ang_vel.copy_from_slice(&self.spin_free);
+                }
+                let mut spin = friction.then(|| nlgs::Turn {
+                    radius: &grains.radius,
+                    w: &mut grains.ang_vel,
+                });
+                let turn = spin.as_mut().map(nlgs::Turn::reborrow);
+                self.sweep.apply(&self.lists.slots, &grains.inv_mass, &mut grains.vel, turn);
                 let how = nlgs::Visit {
                     sor: if rule == Rule::Accumulated { nlgs::SOR } else { 1.0 },
                     inv_dt,
                     beta: p.overlap_relax,
                     slop: p.slop(),
                     rule,
+                    mu: p.mu,
+                    mu_wall: p.mu_wall,
                 };
                 let (sweep, slots, im) = (&self.sweep, &mut self.lists.slots, &grains.inv_mass);
                 let reach = nlgs::ACT_REACH * p.alert;
@@ -240,6 +251,7 @@ impl CpuStepper {
                     slots,
                     im,
                     &mut grains.vel,
+                    spin,
                     &how,
                     reach,
                     threshold,

@@ -13,6 +13,7 @@
 //! the lower grain's list overflowed and lost its copy, the higher grain's
 //! copy is solved instead (an overflow never drops a contact twice).
 
+use crate::model::contact::{TANGENT_MASS_RATIO, coulomb, spin_kick, tangent};
 use crate::model::{Body, Contact, ContactLists, dot, sub};
 
 /// Which sequential update rule a sweep applies.
@@ -83,7 +84,7 @@ impl Sweep {
 
     /// Apply the current impulses of the owned copies to the velocities
     /// (warm start): v = v_free + M^-1 sum P n.
-    pub fn apply(&self, slots: &[Contact], inv_mass: &[f32], vel: &mut [[f32; 2]]) {
+    pub fn apply(&self, slots: &[Contact], inv_mass: &[f32], vel: &mut [[f32; 2]], mut spin: Option<Turn<'_>>) {
         for (&a, &s) in self.grain.iter().zip(&self.slot) {
             let c = &slots[s as usize];
             let b = match c.body() {
@@ -91,6 +92,9 @@ impl Sweep {
                 _ => None,
             };
             kick(c.normal, a as usize, b, c.impulse, inv_mass, vel);
+            if let Some(t) = spin.as_mut() {
+                turn(c.normal, a as usize, b, c.impulse_t, inv_mass, vel, t);
+            }
         }
     }
 
@@ -114,20 +118,32 @@ impl Sweep {
             beta,
             slop,
             rule,
+            mu: 0.0,
+            mu_wall: 0.0,
         };
-        (0..self.len()).fold(0.0f32, |w, k| w.max(self.visit(k, slots, inv_mass, vel, &how)))
+        (0..self.len()).fold(0.0f32, |w, k| w.max(self.visit(k, slots, inv_mass, vel, None, &how)))
     }
 
     /// Update contact `k` (sweep index) at once; returns |dP| W, m/s.
     #[inline]
-    fn visit(&self, k: usize, slots: &mut [Contact], inv_mass: &[f32], vel: &mut [[f32; 2]], how: &Visit) -> f32 {
-        self.visit_in(k, Part::WHOLE, slots, inv_mass, vel, how)
+    fn visit(
+        &self,
+        k: usize,
+        slots: &mut [Contact],
+        inv_mass: &[f32],
+        vel: &mut [[f32; 2]],
+        spin: Option<Turn<'_>>,
+        how: &Visit,
+    ) -> f32 {
+        self.visit_in(k, Part::WHOLE, slots, inv_mass, vel, spin, how)
     }
 
     /// [`Sweep::visit`] on a part of the arrays: `slots` starts at slot
     /// `part.slot0`, `vel` and `inv_mass` at grain `part.grain0`, and both
-    /// grains of contact `k` lie in the part.
+    /// grains of contact `k` lie in the part (`spin` too, when given: the
+    /// frictional update of DESIGN §1d, `model::contact::coulomb`).
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     fn visit_in(
         &self,
         k: usize,
@@ -135,6 +151,7 @@ impl Sweep {
         slots: &mut [Contact],
         inv_mass: &[f32],
         vel: &mut [[f32; 2]],
+        spin: Option<Turn<'_>>,
         how: &Visit,
     ) -> f32 {
         let a = self.grain[k] as usize - part.grain0;
@@ -146,6 +163,17 @@ impl Sweep {
         let vb = b.map_or([0.0, 0.0], |b| vel[b]);
         let u = dot(sub(vel[a], vb), c.normal);
         let target = c.target(u, how.inv_dt, how.beta, how.slop);
+        if let Some(mut t) = spin {
+            let rw = |g: usize| t.radius[g] * t.w[g];
+            let slip = c.slip(vel[a], vb, rw(a), b.map_or(0.0, rw));
+            let mu = if b.is_some() { how.mu } else { how.mu_wall };
+            let (pn, pt) = coulomb(c.impulse, c.impulse_t, target, slip, c.inv_mass_sum, how.sor, mu);
+            let (dpn, dpt) = (pn - c.impulse, pt - c.impulse_t);
+            (c.impulse, c.impulse_t) = (pn, pt);
+            kick(c.normal, a, b, dpn, inv_mass, vel);
+            turn(c.normal, a, b, dpt, inv_mass, vel, &mut t);
+            return (dpn.abs() * c.inv_mass_sum).max(dpt.abs() * TANGENT_MASS_RATIO * c.inv_mass_sum);
+        }
         let dp = match how.rule {
             Rule::Accumulated => (c.impulse - how.sor * target / c.inv_mass_sum).max(0.0) - c.impulse,
             Rule::Seed => (-target).max(0.0) / c.inv_mass_sum,
@@ -160,6 +188,7 @@ impl Sweep {
     /// threads at once (they touch disjoint grains and slots; from
     /// `par_min` acting contacts, [`PAR_SWEEP_MIN`] by default), then the
     /// contacts across the halves. Returns the largest |dP| W.
+    #[allow(clippy::too_many_arguments)]
     fn sweep_acting(
         &self,
         split: &Split,
@@ -167,29 +196,39 @@ impl Sweep {
         slots: &mut [Contact],
         inv_mass: &[f32],
         vel: &mut [[f32; 2]],
+        mut spin: Option<Turn<'_>>,
         how: &Visit,
     ) -> f32 {
-        let whole = |list: &[u32], slots: &mut [Contact], vel: &mut [[f32; 2]], part: Part| {
+        let whole = |list: &[u32], slots: &mut [Contact], vel: &mut [[f32; 2]], mut spin: Option<Turn<'_>>, part: Part| {
             let im = &inv_mass[part.grain0..];
             list.iter().fold(0.0f32, |w, &k| {
-                w.max(self.visit_in(k as usize, part, slots, im, vel, how))
+                let spin = spin.as_mut().map(Turn::reborrow);
+                w.max(self.visit_in(k as usize, part, slots, im, vel, spin, how))
             })
         };
         if split.mid == 0 {
-            return whole(acting, slots, vel, Part::WHOLE);
+            return whole(acting, slots, vel, spin, Part::WHOLE);
         }
         let (mid, cap) = (split.mid, split.capacity);
         let ((s0, s1), (v0, v1)) = (slots.split_at_mut(mid * cap), vel.split_at_mut(mid));
+        let (t0, t1) = match spin.as_mut() {
+            Some(t) => {
+                let (r0, r1) = t.radius.split_at(mid);
+                let (w0, w1) = t.w.split_at_mut(mid);
+                (Some(Turn { radius: r0, w: w0 }), Some(Turn { radius: r1, w: w1 }))
+            }
+            None => (None, None),
+        };
         let lower = Part::WHOLE;
         let upper = Part {
             grain0: mid,
             slot0: mid * cap,
         };
         let (r0, r1) = rayon::join(
-            || whole(&split.lower, s0, v0, lower),
-            || whole(&split.upper, s1, v1, upper),
+            || whole(&split.lower, s0, v0, t0, lower),
+            || whole(&split.upper, s1, v1, t1, upper),
         );
-        r0.max(r1).max(whole(&split.across, slots, vel, Part::WHOLE))
+        r0.max(r1).max(whole(&split.across, slots, vel, spin, Part::WHOLE))
     }
 
     /// Iterate to `threshold` (m/s), sweeping the contacts that can act and
@@ -211,6 +250,7 @@ impl Sweep {
         slots: &mut [Contact],
         inv_mass: &[f32],
         vel: &mut [[f32; 2]],
+        mut spin: Option<Turn<'_>>,
         how: &Visit,
         reach: f32,
         threshold: f32,
@@ -254,7 +294,7 @@ impl Sweep {
         let mut last = 0.0f32;
         while stats.iterations < itmax {
             let how = if last > above { &relaxed } else { &plain };
-            let r = self.sweep_acting(split, acting, slots, inv_mass, vel, how);
+            let r = self.sweep_acting(split, acting, slots, inv_mass, vel, spin.as_mut().map(Turn::reborrow), how);
             last = r;
             record(stats, r);
             // The idle contacts are checked once the acting ones converged,
@@ -278,7 +318,7 @@ impl Sweep {
             let mut worst = 0.0f32;
             let before = acting.len();
             idle.retain(|&k| {
-                let r = self.visit(k as usize, slots, inv_mass, vel, how);
+                let r = self.visit(k as usize, slots, inv_mass, vel, spin.as_mut().map(Turn::reborrow), how);
                 worst = worst.max(r);
                 if r > 0.0 {
                     acting.push(k);
@@ -305,6 +345,7 @@ impl Sweep {
         for (&s, &m) in self.slot.iter().zip(&self.mirror) {
             if m != Self::NO_MIRROR {
                 slots[m as usize].impulse = slots[s as usize].impulse;
+                slots[m as usize].impulse_t = slots[s as usize].impulse_t;
             }
         }
     }
@@ -411,6 +452,40 @@ pub struct Visit {
     pub beta: f32,
     pub slop: f32,
     pub rule: Rule,
+    /// Coulomb coefficients grain-grain and grain-wall (used when a sweep
+    /// is given the spins; the seed rule carries no friction).
+    pub mu: f32,
+    pub mu_wall: f32,
+}
+
+/// The rotation side of a frictional sweep: radii (m) and spins (rad/s),
+/// indexed like the velocities.
+#[derive(Debug)]
+pub struct Turn<'a> {
+    pub radius: &'a [f32],
+    pub w: &'a mut [f32],
+}
+
+impl Turn<'_> {
+    /// The same arrays, borrowed for one call.
+    pub fn reborrow(&mut self) -> Turn<'_> {
+        Turn {
+            radius: self.radius,
+            w: &mut *self.w,
+        }
+    }
+}
+
+/// Apply tangential impulse `dp_t` along `normal`'s tangent to grain `a`
+/// and, opposite, to grain `b`, and its torques to both spins (DESIGN §1d:
+/// dw = -r dP_t / I on either body).
+#[inline]
+fn turn(normal: [f32; 2], a: usize, b: Option<usize>, dp_t: f32, inv_mass: &[f32], vel: &mut [[f32; 2]], t: &mut Turn<'_>) {
+    kick(tangent(normal), a, b, dp_t, inv_mass, vel);
+    t.w[a] += spin_kick(inv_mass[a], t.radius[a], dp_t);
+    if let Some(b) = b {
+        t.w[b] += spin_kick(inv_mass[b], t.radius[b], dp_t);
+    }
 }
 
 /// Apply impulse `dp` along `normal` to grain `a` and, opposite, to grain `b`
