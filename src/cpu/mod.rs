@@ -231,7 +231,8 @@ impl CpuStepper {
                     w: &mut grains.ang_vel,
                 });
                 let turn = spin.as_mut().map(nlgs::Turn::reborrow);
-                self.sweep.apply(&self.lists.slots, &grains.inv_mass, &mut grains.vel, turn);
+                self.sweep
+                    .apply(&self.lists.slots, &grains.inv_mass, &mut grains.vel, turn);
                 let how = nlgs::Visit {
                     sor: if rule == Rule::Accumulated { nlgs::SOR } else { 1.0 },
                     inv_dt,

@@ -199,13 +199,14 @@ impl Sweep {
         mut spin: Option<Turn<'_>>,
         how: &Visit,
     ) -> f32 {
-        let whole = |list: &[u32], slots: &mut [Contact], vel: &mut [[f32; 2]], mut spin: Option<Turn<'_>>, part: Part| {
-            let im = &inv_mass[part.grain0..];
-            list.iter().fold(0.0f32, |w, &k| {
-                let spin = spin.as_mut().map(Turn::reborrow);
-                w.max(self.visit_in(k as usize, part, slots, im, vel, spin, how))
-            })
-        };
+        let whole =
+            |list: &[u32], slots: &mut [Contact], vel: &mut [[f32; 2]], mut spin: Option<Turn<'_>>, part: Part| {
+                let im = &inv_mass[part.grain0..];
+                list.iter().fold(0.0f32, |w, &k| {
+                    let spin = spin.as_mut().map(Turn::reborrow);
+                    w.max(self.visit_in(k as usize, part, slots, im, vel, spin, how))
+                })
+            };
         if split.mid == 0 {
             return whole(acting, slots, vel, spin, Part::WHOLE);
         }
@@ -294,7 +295,15 @@ impl Sweep {
         let mut last = 0.0f32;
         while stats.iterations < itmax {
             let how = if last > above { &relaxed } else { &plain };
-            let r = self.sweep_acting(split, acting, slots, inv_mass, vel, spin.as_mut().map(Turn::reborrow), how);
+            let r = self.sweep_acting(
+                split,
+                acting,
+                slots,
+                inv_mass,
+                vel,
+                spin.as_mut().map(Turn::reborrow),
+                how,
+            );
             last = r;
             record(stats, r);
             // The idle contacts are checked once the acting ones converged,
@@ -480,7 +489,15 @@ impl Turn<'_> {
 /// and, opposite, to grain `b`, and its torques to both spins (DESIGN §1d:
 /// dw = -r dP_t / I on either body).
 #[inline]
-fn turn(normal: [f32; 2], a: usize, b: Option<usize>, dp_t: f32, inv_mass: &[f32], vel: &mut [[f32; 2]], t: &mut Turn<'_>) {
+fn turn(
+    normal: [f32; 2],
+    a: usize,
+    b: Option<usize>,
+    dp_t: f32,
+    inv_mass: &[f32],
+    vel: &mut [[f32; 2]],
+    t: &mut Turn<'_>,
+) {
     kick(tangent(normal), a, b, dp_t, inv_mass, vel);
     t.w[a] += spin_kick(inv_mass[a], t.radius[a], dp_t);
     if let Some(b) = b {

@@ -86,6 +86,17 @@ impl Walls {
                 (p[1] / MERGE_TOLERANCE).round() as i64,
             )
         };
+        // Only segments on closed loops have an inside: an open polyline (a
+        // box without a lid, a funnel's wall) stays two-sided, and it does not
+        // count in the inside test (an open funnel wall was once made
+        // one-sided the wrong way and let grains through).
+        let looped = on_loops(outline, key);
+        let closed: Vec<[[f64; 2]; 2]> = outline
+            .iter()
+            .zip(&looped)
+            .filter(|(_, l)| **l)
+            .map(|(s, _)| *s)
+            .collect();
         let mut index: HashMap<(i64, i64), usize> = HashMap::new();
         let mut points: Vec<[f64; 2]> = Vec::new();
         let mut dirs: Vec<Vec<[f64; 2]>> = Vec::new();
@@ -106,10 +117,10 @@ impl Walls {
             let e = [(q[0] - p[0]) / len, (q[1] - p[1]) / len];
             dirs[ip].push(e);
             dirs[iq].push([-e[0], -e[1]]);
-            let n = if line >= outline.len() {
+            let n = if line >= outline.len() || !looped[line] {
                 [0.0; 2]
             } else {
-                inward_normal(p, q, outline)
+                inward_normal(p, q, &closed)
             };
             segments.push(Segment {
                 a: [p[0] as f32, p[1] as f32],
@@ -161,6 +172,34 @@ fn ray_crosses(x: [f64; 2], d: [f64; 2], p: [f64; 2], q: [f64; 2]) -> bool {
     let t = (w[0] * e[1] - w[1] * e[0]) / denom;
     let u = (w[0] * d[1] - w[1] * d[0]) / denom;
     t > 0.0 && (0.0..1.0).contains(&u)
+}
+
+/// Which `lines` lie on closed loops: lines with an end that no other line
+/// shares are removed until none is left (what remains are loops and the
+/// lines between them). Degenerate lines never count.
+fn on_loops(lines: &[[[f64; 2]; 2]], key: impl Fn([f64; 2]) -> (i64, i64)) -> Vec<bool> {
+    let ends: Vec<[(i64, i64); 2]> = lines.iter().map(|&[p, q]| [key(p), key(q)]).collect();
+    let mut keep: Vec<bool> = ends.iter().map(|e| e[0] != e[1]).collect();
+    let mut degree: HashMap<(i64, i64), usize> = HashMap::new();
+    for (e, _) in ends.iter().zip(&keep).filter(|(_, k)| **k) {
+        *degree.entry(e[0]).or_default() += 1;
+        *degree.entry(e[1]).or_default() += 1;
+    }
+    loop {
+        let mut changed = false;
+        for (e, k) in ends.iter().zip(keep.iter_mut()) {
+            if *k && (degree[&e[0]] < 2 || degree[&e[1]] < 2) {
+                *k = false;
+                changed = true;
+                for v in e {
+                    *degree.get_mut(v).unwrap() -= 1;
+                }
+            }
+        }
+        if !changed {
+            return keep;
+        }
+    }
 }
 
 /// Even-odd inside test of `x` against `lines` along every ray of
@@ -229,5 +268,31 @@ mod tests {
         // A lone floor has no inside.
         let floor = Walls::new(&[[[-1.0, 0.0], [1.0, 0.0]]]);
         assert_eq!(floor.segments[0].n, [0.0, 0.0]);
+    }
+
+    #[test]
+    fn open_polylines_stay_two_sided_beside_a_closed_loop() {
+        // A box without a lid and a funnel's two walls above its floor: no
+        // loop, so no inside (the right funnel wall was once one-sided,
+        // facing down, and grains fell through it).
+        let open = [
+            [[-0.5, 0.0], [0.5, 0.0]],
+            [[-0.5, 0.0], [-0.5, 1.5]],
+            [[0.5, 0.0], [0.5, 1.5]],
+            [[-0.525, 0.82], [-0.025, 0.2]],
+            [[0.025, 0.2], [0.525, 0.82]],
+        ];
+        let w = Walls::new(&open);
+        assert!(w.segments.iter().all(|s| s.n == [0.0, 0.0]), "{:?}", w.segments);
+        // The same with a lid: the box is a loop with an inside, the funnel
+        // walls inside it stay two-sided.
+        let mut lid = open.to_vec();
+        lid.push([[-0.5, 1.5], [0.5, 1.5]]);
+        let w = Walls::new(&lid);
+        let n: Vec<[f32; 2]> = w.segments.iter().map(|s| s.n).collect();
+        assert_eq!(
+            n,
+            vec![[0.0, 1.0], [1.0, 0.0], [-1.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, -1.0]]
+        );
     }
 }
