@@ -9,7 +9,7 @@ use crate::analysis::fit_flow_rate;
 use crate::backend::{Backend, OverlapHistogram, Substepped, grid_for, substep};
 use crate::error::{Error, Result};
 use crate::model::{Phase, SolverKind, StepParams, StepStats, Walls};
-use crate::model::{Region, Totals};
+use crate::model::{Region, Totals, rotational_kinetic_energy};
 use crate::output::{ResultDir, Row, Summary};
 use crate::scene::Setup;
 
@@ -235,6 +235,10 @@ impl Run {
         }
         let tally = &mut self.tally;
         tally.max_overlap = tally.max_overlap.max(t.max_overlap);
+        // The frame's grains (in id order, with their angular velocities):
+        // the rotational energy is summed from them on the host, for every
+        // backend alike (the `reduce` stage sums the translational part).
+        let grains = backend.grains()?;
         let row = Row {
             step,
             time,
@@ -247,11 +251,11 @@ impl Run {
             iterations: tally.since_row_iterations as f64 / tally.since_row_steps.max(1) as f64,
             residual: f64::from(tally.last.residual),
             max_overlap: t.max_overlap,
+            rotational_kinetic_energy: rotational_kinetic_energy(grains),
         };
         tally.since_row_iterations = 0;
         tally.since_row_steps = 0;
         out.row(&row)?;
-        let grains = backend.grains()?;
         let walls = if self.settling {
             &self.closed_walls
         } else {

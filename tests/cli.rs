@@ -28,7 +28,7 @@ const GRAINS: u64 = 60;
 const DISCHARGE_STEPS: u64 = 30;
 const EVERY: u64 = 10;
 
-const HEADER: &str = "step,time,grains,passed,kinetic_energy,potential_energy,momentum_x,momentum_y,contacts,iterations,residual,max_overlap";
+const HEADER: &str = "step,time,grains,passed,kinetic_energy,potential_energy,momentum_x,momentum_y,contacts,iterations,residual,max_overlap,rotational_kinetic_energy";
 
 fn hourglass(cwd: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_hourglass"))
@@ -148,7 +148,7 @@ fn run_writes_a_complete_result_directory() {
     let rows: Vec<Vec<f64>> = lines
         .map(|l| {
             let fields: Vec<f64> = l.split(',').map(|v| v.parse().expect("a number")).collect();
-            assert_eq!(fields.len(), 12, "row `{l}`");
+            assert_eq!(fields.len(), 13, "row `{l}`");
             fields
         })
         .collect();
@@ -169,6 +169,7 @@ fn run_writes_a_complete_result_directory() {
         );
     }
     assert_eq!(rows[0][4], 0.0, "the grains start at rest");
+    assert_eq!(rows[0][12], 0.0, "and do not spin");
 
     // frames.pvd names one .vtp per row, each holding every grain, and nothing else lies in frames/.
     let pvd = std::fs::read_to_string(out.join("frames.pvd")).unwrap();

@@ -7,7 +7,8 @@ use hourglass::gpu::buffers::storage;
 use hourglass::model::{Contact, ContactLists, Grains, Walls};
 use hourglass::render::renderer::{Frame, Renderer, Source};
 use hourglass::render::{
-    BACKGROUND, Camera, ColorMode, Offscreen, Ranges, WALL_COLOR, band_color, colormap, offscreen,
+    BACKGROUND, Camera, ColorMode, Offscreen, Ranges, SPOKE_DARK, SPOKE_LIGHT, WALL_COLOR, band_color, colormap,
+    offscreen, spoke_color,
 };
 
 const W: u32 = 200;
@@ -122,6 +123,64 @@ fn offscreen_disks_wall_and_background_have_their_colours() {
         px(&img, &cam, g.pos[2])
     );
     assert!(near(px(&img, &cam, g.pos[0]), colormap(0.0)));
+}
+
+#[test]
+fn spokes_run_from_the_centre_to_the_rim_at_each_grains_angle() {
+    let Some(ctx) = gpu_common::context() else { return };
+    let (mut g, walls, frame) = scene();
+    // Grain 0 (a light band) at angle 0, grain 1 (a dark band) at pi/2,
+    // grain 2 at -3 pi/4 (radius 0.2 m = 20 px).
+    g.angle = vec![0.0, std::f32::consts::FRAC_PI_2, -0.75 * std::f32::consts::PI];
+    let mut r = Renderer::new(&ctx, offscreen::FORMAT);
+    r.set_walls(&ctx, &walls);
+    let target = Offscreen::new(&ctx, W, H);
+    let host = Source::Host {
+        grains: &g,
+        contacts: None,
+    };
+    let img = target.render(&ctx, &mut r, &host, &frame).unwrap();
+    let cam = frame.camera;
+    let at = |k: usize, dir: [f32; 2], radii: f32| {
+        px(
+            &img,
+            &cam,
+            [g.pos[k][0] + radii * 0.2 * dir[0], g.pos[k][1] + radii * 0.2 * dir[1]],
+        )
+    };
+    let s = std::f32::consts::FRAC_1_SQRT_2;
+    let (east, north, west, south) = ([1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]);
+    let cases = [
+        (0, east, [north, west, south]),
+        (1, north, [east, west, south]),
+        (2, [-s, -s], [east, north, south]),
+    ];
+    for (k, along, across) in cases {
+        let body = band_color(g.id[k], 1200);
+        let spoke = spoke_color(body);
+        assert_ne!(spoke, body);
+        assert!(
+            near(at(k, [0.0, 0.0], 0.0), body),
+            "grain {k}: the centre keeps its colour"
+        );
+        for radii in [0.4, 0.6, 0.85] {
+            let got = at(k, along, radii);
+            assert!(
+                near(got, spoke),
+                "grain {k}: {got:?} at {radii} radii along its angle, not {spoke:?}"
+            );
+        }
+        for dir in across {
+            let got = at(k, dir, 0.6);
+            assert!(
+                near(got, body),
+                "grain {k}: {got:?} at 0.6 radii towards {dir:?}, not {body:?}"
+            );
+        }
+    }
+    // The light band gets the dark spoke and the dark band the light one.
+    assert_eq!(spoke_color(band_color(0, 1200)), SPOKE_DARK);
+    assert_eq!(spoke_color(band_color(100, 1200)), SPOKE_LIGHT);
 }
 
 #[test]

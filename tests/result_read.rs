@@ -18,6 +18,8 @@ fn grains(n: usize) -> Grains {
     let radius = (0..n).map(|i| 1.0e-3 + 1.0e-6 * (i % 7) as f32 / 3.0).collect();
     let mut g = Grains::new(pos, vel, radius, 2500.0);
     g.id = (0..n as u32).rev().map(|i| if i == 0 { u32::MAX } else { i }).collect();
+    g.ang_vel = (0..n).map(|i| -1.0e3 / (i as f32 + 7.0)).collect();
+    g.angle = (0..n).map(|i| 0.1 * i as f32 - std::f32::consts::PI).collect();
     g
 }
 
@@ -30,11 +32,10 @@ fn walls() -> Walls {
     ])
 }
 
-/// The grains as the reader returns them: no masses or angular velocities.
+/// The grains as the reader returns them: no masses.
 fn as_read(g: &Grains) -> Grains {
     Grains {
         inv_mass: vec![0.0; g.len()],
-        ang_vel: vec![0.0; g.len()],
         ..g.clone()
     }
 }
@@ -143,7 +144,7 @@ fn each_corrupt_frame_is_one_error_naming_the_file_and_the_problem() {
             "unclosed_points.vtp",
             edit(&good, "</Points>", ""),
             &[
-                "line 46, column 1",
+                "line 51, column 1",
                 "malformed XML",
                 "expected `</Points>`, but `</Piece>` was found",
             ],
@@ -437,5 +438,82 @@ fn view_render_and_plot_of_a_corrupt_result_fail_in_one_line() {
     let text = std::fs::read_to_string(&csv).unwrap();
     std::fs::write(&csv, format!("{text}1,2,3\n")).unwrap();
     let o = hourglass(&["plot", "-q"], &out);
-    one_line_failure(&o, &["diagnostics.csv", "3 fields, expected 12"]);
+    one_line_failure(&o, &["diagnostics.csv", "3 fields, expected 13"]);
+}
+
+/// `text` without its DataArray `name` (the opening tag to its closing tag).
+fn without_array(text: &str, name: &str) -> String {
+    let start = text
+        .find(&format!("<DataArray type=\"Float32\" Name=\"{name}\""))
+        .unwrap();
+    let end = start + text[start..].find("</DataArray>\n").unwrap() + "</DataArray>\n".len();
+    format!("{}{}", &text[..start], &text[end..])
+}
+
+#[test]
+fn frames_and_diagnostics_written_before_rotation_read_with_zero_spin() {
+    let tmp = tempfile::tempdir().unwrap();
+    let g = grains(4);
+    assert!(g.angle.iter().chain(&g.ang_vel).all(|&a| a != 0.0));
+    // A frame without `angle`, and one without either rotation array.
+    let no_angle = without_array(&vtk::grains_vtp(&g), "angle");
+    let neither = without_array(&no_angle, "angular_velocity");
+    for (name, text, ang_vel) in [
+        ("no_angle.vtp", &no_angle, g.ang_vel.clone()),
+        ("neither.vtp", &neither, vec![0.0; 4]),
+    ] {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let want = Grains {
+            ang_vel,
+            angle: vec![0.0; 4],
+            ..as_read(&g)
+        };
+        assert_eq!(read::grains(&path).unwrap(), want, "{name}");
+    }
+    // A present array still has to hold a value per point.
+    let short = vtk::grains_vtp(&g).replacen("\n-3.1415927\n", "\n", 1);
+    assert!(
+        frame_error(tmp.path(), "short_angle.vtp", &short).contains("DataArray `angle`"),
+        "{short}"
+    );
+
+    // diagnostics.csv with the older header: 12 fields, rotation read as 0.
+    std::fs::write(
+        tmp.path().join("diagnostics.csv"),
+        format!(
+            "{}\n0,0.000000,3,0,1.5e0,-2e0,0e0,0e0,0,0.000,0e0,0e0\n",
+            hourglass::output::DIAGNOSTICS_HEADER_BEFORE_ROTATION
+        ),
+    )
+    .unwrap();
+    let rows = read::diagnostics(tmp.path()).unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!((rows[0].kinetic_energy, rows[0].rotational_kinetic_energy), (1.5, 0.0));
+}
+
+#[test]
+fn diagnostics_rows_round_trip_with_the_rotational_energy_last() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut out = ResultDir::create(tmp.path(), "version = 1\n").unwrap();
+    let row = hourglass::output::Row {
+        step: 7,
+        time: 0.5,
+        grains: 3,
+        kinetic_energy: 2.0,
+        rotational_kinetic_energy: 36.25,
+        ..Default::default()
+    };
+    out.row(&row).unwrap();
+    drop(out);
+    let csv = std::fs::read_to_string(tmp.path().join("diagnostics.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .ends_with(",max_overlap,rotational_kinetic_energy")
+    );
+    assert!(lines.next().unwrap().ends_with(",3.625e1"), "{csv}");
+    assert_eq!(read::diagnostics(tmp.path()).unwrap(), vec![row]);
 }

@@ -4,7 +4,8 @@
 //! ```text
 //!   DIR/plot_passed.png   grains passed vs time, and the fitted flow-rate line
 //!                         over summary.json's flow_fit_window
-//!   DIR/plot_energy.png   kinetic and potential energy vs time (two panels)
+//!   DIR/plot_energy.png   kinetic (translational and rotational) and potential
+//!                         energy vs time (two panels)
 //!   DIR/plot_solver.png   mean solver iterations and residual (log) vs time
 //! ```
 
@@ -255,15 +256,16 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
             });
         }
     }
-    let energy = |label: &str, color, f: &dyn Fn(&crate::output::Row) -> f64| Panel {
-        title: format!("{label} energy"),
+    let series = |label: &str, color, f: &dyn Fn(&crate::output::Row) -> f64| Series {
+        label: label.into(),
+        color,
+        points: pts(f),
+    };
+    let energy = |title: &str, series: Vec<Series>| Panel {
+        title: format!("{title} energy"),
         x_label: "time (s)".into(),
         y_label: "J per m thickness".into(),
-        series: vec![Series {
-            label: label.into(),
-            color,
-            points: pts(f),
-        }],
+        series,
         log_y: false,
     };
     let plots = [
@@ -280,8 +282,14 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
         (
             "plot_energy.png",
             vec![
-                energy("kinetic", ORANGE, &|r| r.kinetic_energy),
-                energy("potential", GREEN, &|r| r.potential_energy),
+                energy(
+                    "kinetic",
+                    vec![
+                        series("translational", ORANGE, &|r| r.kinetic_energy),
+                        series("rotational", BLUE, &|r| r.rotational_kinetic_energy),
+                    ],
+                ),
+                energy("potential", vec![series("potential", GREEN, &|r| r.potential_energy)]),
             ],
         ),
         (

@@ -18,7 +18,7 @@ pub use grains::Grains;
 pub use grid::Grid;
 pub use law::{DemLaw, law};
 pub use params::{APGD_START, DemParams, Phase, SolverKind, StepParams, StepStats, UZAWA_STEP};
-pub use totals::{Region, Totals};
+pub use totals::{Region, Totals, rotational_kinetic_energy};
 pub use walls::{Corner, Segment, Walls};
 
 /// Add two 2-vectors.

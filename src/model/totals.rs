@@ -1,5 +1,9 @@
 //! What one diagnostics reduction returns ([`Totals`]) and the region it is
-//! taken over ([`Region`]): shared by the CPU and GPU `reduce` stages.
+//! taken over ([`Region`]): shared by the CPU and GPU `reduce` stages; and
+//! the rotational kinetic energy of a row ([`rotational_kinetic_energy`]),
+//! summed on the host from the grains the row reads back anyway.
+
+use super::Grains;
 
 /// One diagnostics reduction.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -37,4 +41,51 @@ pub struct Region {
     /// [xmin, ymin, xmax, ymax] of the walls, m: a grain more than its radius
     /// outside is lost (and never counted as passed).
     pub bbox: [f32; 4],
+}
+
+/// Rotational kinetic energy, J per unit thickness:
+///
+/// ```text
+///   sum over grains with inv_mass > 0 of 1/2 I w^2,   I = 1/2 m r^2 (a uniform disk)
+/// ```
+///
+/// Fixed grains (inverse mass 0) turn with their wall and carry none.
+/// Summed in f64 on the host over the grains a diagnostics row reads back
+/// for its frame, not in the `reduce` stage: the GPU's `reduce` reads no
+/// angular velocities, and one sum for every backend keeps the column alike.
+pub fn rotational_kinetic_energy(grains: &Grains) -> f64 {
+    if grains.ang_vel.len() != grains.len() {
+        return 0.0;
+    }
+    (0..grains.len())
+        .filter(|&i| grains.inv_mass[i] > 0.0)
+        .map(|i| {
+            let w = f64::from(grains.ang_vel[i]);
+            let r = f64::from(grains.radius[i]);
+            0.25 * grains.mass(i) * r * r * w * w
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rotational_energy_is_half_i_w_squared_over_moving_grains() {
+        // Density 1/pi: m = r^2. Grain 0: r = 2, m = 4, I = 8, w = 3 -> 36 J.
+        // Grain 1: r = 0.5, m = 0.25, I = 1/32, w = -4 -> 0.25 J. Grain 2 is
+        // fixed (inv_mass 0) and spins: it counts nothing.
+        let mut g = Grains::new(
+            vec![[0.0, 0.0], [5.0, 0.0], [9.0, 0.0]],
+            vec![[1.0, 0.0]; 3],
+            vec![2.0, 0.5, 1.0],
+            1.0 / std::f64::consts::PI,
+        );
+        g.ang_vel = vec![3.0, -4.0, 100.0];
+        g.inv_mass[2] = 0.0;
+        let e = rotational_kinetic_energy(&g);
+        assert!((e - 36.25).abs() < 1e-5 * 36.25, "{e}");
+        assert_eq!(rotational_kinetic_energy(&Grains::default()), 0.0);
+    }
 }

@@ -27,8 +27,13 @@ use crate::model::{Grains, Walls};
 
 pub use manifest::{MANIFEST, Manifest, Outputs};
 
-/// The header of diagnostics.csv (DESIGN §3), exactly.
-pub const DIAGNOSTICS_HEADER: &str = "step,time,grains,passed,kinetic_energy,potential_energy,momentum_x,momentum_y,contacts,iterations,residual,max_overlap";
+/// The header of diagnostics.csv (DESIGN §3), exactly. Columns are only
+/// ever appended, so a reader that knows a prefix still reads a newer file.
+pub const DIAGNOSTICS_HEADER: &str = "step,time,grains,passed,kinetic_energy,potential_energy,momentum_x,momentum_y,contacts,iterations,residual,max_overlap,rotational_kinetic_energy";
+
+/// The header written before `rotational_kinetic_energy` was appended
+/// (older result directories; read with that column 0).
+pub const DIAGNOSTICS_HEADER_BEFORE_ROTATION: &str = "step,time,grains,passed,kinetic_energy,potential_energy,momentum_x,momentum_y,contacts,iterations,residual,max_overlap";
 
 /// One diagnostics row.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -48,6 +53,10 @@ pub struct Row {
     pub residual: f64,
     /// Largest overlap over contacts, m.
     pub max_overlap: f64,
+    /// Sum of 1/2 I w^2 over the moving grains, J per unit thickness
+    /// ([`crate::model::rotational_kinetic_energy`]); `kinetic_energy` is
+    /// the translational part only.
+    pub rotational_kinetic_energy: f64,
 }
 
 /// An open result directory.
@@ -146,7 +155,7 @@ impl ResultDir {
         let path = self.dir.join("diagnostics.csv");
         writeln!(
             self.diagnostics,
-            "{},{:.6},{},{},{:e},{:e},{:e},{:e},{},{:.3},{:e},{:e}",
+            "{},{:.6},{},{},{:e},{:e},{:e},{:e},{},{:.3},{:e},{:e},{:e}",
             r.step,
             r.time,
             r.grains,
@@ -158,7 +167,8 @@ impl ResultDir {
             r.contacts,
             r.iterations,
             r.residual,
-            r.max_overlap
+            r.max_overlap,
+            r.rotational_kinetic_energy
         )
         .and_then(|_| self.diagnostics.flush())
         .map_err(io(&path))

@@ -3,7 +3,8 @@
 //!
 //! ```text
 //!   frames.pvd      <DataSet timestep="t" ... file="frames/frame_NNNNNN.vtp"/>   -> (t, path)
-//!   frame_*.vtp     Points (x y 0), radius, velocity (vx vy 0), id            -> Grains
+//!   frame_*.vtp     Points (x y 0), radius, velocity (vx vy 0), id,
+//!                   angular_velocity, angle (optional: 0 when absent)         -> Grains
 //!   walls.vtp       Points, Lines (connectivity, offsets)                     -> Walls
 //!   diagnostics.csv DIAGNOSTICS_HEADER + rows                                 -> Row
 //! ```
@@ -18,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use super::xml::{self, Element, bad};
-use super::{DIAGNOSTICS_HEADER, Row, Summary};
+use super::{DIAGNOSTICS_HEADER, DIAGNOSTICS_HEADER_BEFORE_ROTATION, Row, Summary};
 use crate::error::{Error, Result};
 use crate::model::{Grains, Walls};
 
@@ -163,6 +164,16 @@ fn named<'a>(path: &Path, parent: &'a Element, name: &str) -> Result<&'a Element
     }
 }
 
+/// The DataArray named `name` among `parent`'s children, when there is one
+/// (a second one is still an error).
+fn named_opt<'a>(path: &Path, parent: &'a Element, name: &str) -> Result<Option<&'a Element>> {
+    if parent.children("DataArray").any(|a| a.attr("Name") == Some(name)) {
+        named(path, parent, name).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
 /// The point coordinates of `piece` (x y z per point, `points` points).
 fn points<T: FromStr>(path: &Path, piece: &Element, points: usize) -> Result<Vec<T>> {
     let el = only(path, piece, "Points")?;
@@ -202,6 +213,8 @@ pub fn frames(dir: &Path) -> Result<Vec<(f64, PathBuf)>> {
 }
 
 /// The grains of one frame. Frames store no masses: `inv_mass` is 0.
+/// `angular_velocity` and `angle` are read when present (frames written
+/// before rotation have neither: 0 for every grain).
 pub fn grains(path: &Path) -> Result<Grains> {
     let root = vtk_file(path, "PolyData")?;
     let piece = piece(path, &root)?;
@@ -211,13 +224,21 @@ pub fn grains(path: &Path) -> Result<Grains> {
     let radius: Vec<f32> = values(path, named(path, data, "radius")?, "radius", 1, Some((n, "point")))?;
     let vel: Vec<f32> = values(path, named(path, data, "velocity")?, "velocity", 3, Some((n, "point")))?;
     let id: Vec<u32> = values(path, named(path, data, "id")?, "id", 1, Some((n, "point")))?;
+    let optional = |name: &str| -> Result<Vec<f32>> {
+        match named_opt(path, data, name)? {
+            Some(a) => values(path, a, name, 1, Some((n, "point"))),
+            None => Ok(vec![0.0; n]),
+        }
+    };
+    let ang_vel = optional("angular_velocity")?;
+    let angle = optional("angle")?;
     Ok(Grains {
         pos: pts.chunks_exact(3).map(|p| [p[0], p[1]]).collect(),
         vel: vel.chunks_exact(3).map(|v| [v[0], v[1]]).collect(),
         radius,
         inv_mass: vec![0.0; n],
-        ang_vel: vec![0.0; n],
-        angle: vec![0.0; n],
+        ang_vel,
+        angle,
         id,
     })
 }
@@ -290,15 +311,18 @@ pub fn walls(dir: &Path) -> Result<Walls> {
     Ok(Walls::new(&segments))
 }
 
-/// The rows of DIR/diagnostics.csv.
+/// The rows of DIR/diagnostics.csv (also of an older one, without
+/// `rotational_kinetic_energy`: read as 0).
 pub fn diagnostics(dir: &Path) -> Result<Vec<Row>> {
     result_dir(dir)?;
     let path = dir.join("diagnostics.csv");
     let text = read_text(&path)?;
     let mut lines = text.lines();
-    if lines.next().map(str::trim) != Some(DIAGNOSTICS_HEADER) {
-        return Err(bad(&path, "the header is not the diagnostics header"));
-    }
+    let columns = match lines.next().map(str::trim) {
+        Some(h) if h == DIAGNOSTICS_HEADER => 13,
+        Some(h) if h == DIAGNOSTICS_HEADER_BEFORE_ROTATION => 12,
+        _ => return Err(bad(&path, "the header is not the diagnostics header")),
+    };
     let mut rows = Vec::new();
     for (k, line) in lines.enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let f: Vec<f64> = line
@@ -306,8 +330,11 @@ pub fn diagnostics(dir: &Path) -> Result<Vec<Row>> {
             .map(|w| w.trim().parse::<f64>())
             .collect::<std::result::Result<_, _>>()
             .map_err(|e| bad(&path, format!("line {}: {e}", k + 2)))?;
-        if f.len() != 12 {
-            return Err(bad(&path, format!("line {}: {} fields, expected 12", k + 2, f.len())));
+        if f.len() != columns {
+            return Err(bad(
+                &path,
+                format!("line {}: {} fields, expected {columns}", k + 2, f.len()),
+            ));
         }
         rows.push(Row {
             step: f[0] as u64,
@@ -321,6 +348,7 @@ pub fn diagnostics(dir: &Path) -> Result<Vec<Row>> {
             iterations: f[9],
             residual: f[10],
             max_overlap: f[11],
+            rotational_kinetic_energy: f.get(12).copied().unwrap_or(0.0),
         });
     }
     Ok(rows)
@@ -339,7 +367,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn grains_round_trip_through_vtp() {
+    fn grains_round_trip_through_vtp_with_spin_and_angle() {
         let mut g = Grains::new(
             vec![[0.5, -1.25], [3.0, 4.0]],
             vec![[1.0, 2.0], [-0.5, 0.0]],
@@ -347,6 +375,8 @@ mod tests {
             1000.0,
         );
         g.id = vec![7, 3];
+        g.ang_vel = vec![-12.5, 0.75];
+        g.angle = vec![std::f32::consts::FRAC_PI_2, -40.0625];
         let dir = std::env::temp_dir().join(format!("hourglass-read-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("f.vtp");
@@ -356,6 +386,8 @@ mod tests {
         assert_eq!(back.vel, g.vel);
         assert_eq!(back.radius, g.radius);
         assert_eq!(back.id, g.id);
+        assert_eq!(back.ang_vel, g.ang_vel);
+        assert_eq!(back.angle, g.angle);
         std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -8,8 +8,9 @@ use std::path::Path;
 
 use crate::model::{Grains, Walls};
 
-/// Grains as points (vertices) with point data radius, velocity, id and angular velocity.
-/// Open with the "Point Gaussian" representation scaled by `radius`.
+/// Grains as points (vertices) with point data radius (m), velocity (m/s),
+/// id, angular_velocity (rad/s) and angle (rad), both counter-clockwise
+/// positive. Open with the "Point Gaussian" representation scaled by `radius`.
 pub fn grains_vtp(grains: &Grains) -> String {
     let n = grains.len();
     let mut s = String::with_capacity(120 + n * 90);
@@ -38,18 +39,27 @@ pub fn grains_vtp(grains: &Grains) -> String {
         let _ = writeln!(s, "{i}");
     }
     s.push_str("</DataArray>\n");
-    // Angular velocity, rad/s (counter-clockwise positive; 0 under NSCD).
-    if grains.ang_vel.len() == n {
-        s.push_str("<DataArray type=\"Float32\" Name=\"angular_velocity\" format=\"ascii\">\n");
-        for w in &grains.ang_vel {
-            let _ = writeln!(s, "{w}");
-        }
-        s.push_str("</DataArray>\n");
-    }
+    // Angular velocity, rad/s, and angle, rad (counter-clockwise positive;
+    // 0 under frictionless NSCD). Appended after `id`: the older arrays keep
+    // their places, and a reader of an older frame finds neither.
+    scalars(&mut s, "angular_velocity", &grains.ang_vel, n);
+    scalars(&mut s, "angle", &grains.angle, n);
     s.push_str("</PointData>\n");
     verts(&mut s, n);
     s.push_str("</Piece>\n</PolyData>\n</VTKFile>\n");
     s
+}
+
+/// One Float32 point array `name`, written only when it has a value per point.
+fn scalars(s: &mut String, name: &str, values: &[f32], n: usize) {
+    if values.len() != n {
+        return;
+    }
+    let _ = writeln!(s, "<DataArray type=\"Float32\" Name=\"{name}\" format=\"ascii\">");
+    for v in values {
+        let _ = writeln!(s, "{v}");
+    }
+    s.push_str("</DataArray>\n");
 }
 
 fn verts(s: &mut String, n: usize) {

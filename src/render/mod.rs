@@ -8,7 +8,9 @@
 //!   grains: one quad (6 vertices) per instance, vertex-pulled from storage
 //!           buffers: pos vel radius id inv_mass count slots
 //!           (the GPU backend's own buffers in place, or host arrays uploaded)
-//!           -> circle cut in the fragment shader, ~1 px anti-aliased edge
+//!           -> circle cut in the fragment shader, ~1 px anti-aliased edge,
+//!              and a spoke from near the centre to the rim at the grain's
+//!              `angle` (binding 10) so rotation shows
 //!   walls:  one quad per segment, `WALL_HALF_WIDTH_PX` either side
 //!   legend: an RGBA image drawn on the host (bitmap font), one textured quad
 //! ```
@@ -33,6 +35,23 @@ pub const WALL_COLOR: [u8; 4] = [200, 204, 214, 255];
 pub const WALL_HALF_WIDTH_PX: f32 = 1.5;
 /// Smallest drawn grain radius, px: grains stay visible when zoomed out.
 pub const MIN_RADIUS_PX: f32 = 0.75;
+/// The radius line (spoke) that shows each disk's rotation: from
+/// `SPOKE_HUB` radii off the centre (the centre pixel keeps the exact grain
+/// colour, which colour pickers and tests read) out to the rim, along the
+/// grain's angle (counter-clockwise from +x), `2 SPOKE_HALF_WIDTH_PX` wide,
+/// anti-aliased, in [`spoke_color`]. Drawn on disks of at least
+/// `SPOKE_MIN_RADIUS_PX` radius: on a smaller one it would cover the colour.
+pub const SPOKE_HUB: f32 = 0.25;
+pub const SPOKE_HALF_WIDTH_PX: f32 = 1.0;
+pub const SPOKE_MIN_RADIUS_PX: f32 = 4.0;
+/// The spoke on a light grain (sRGB bytes) ...
+pub const SPOKE_DARK: [u8; 3] = [20, 22, 28];
+/// ... and on a dark one.
+pub const SPOKE_LIGHT: [u8; 3] = [245, 245, 240];
+/// Grains whose sRGB luma (0.2126 R + 0.7152 G + 0.0722 B, bytes) is above
+/// this are light.
+pub const SPOKE_LUMA_SPLIT: f32 = 128.0;
+
 /// Initial-height bands: ids grow with the initial height (the fill is
 /// ordered bottom-up), band b = floor(id / N * BANDS), coloured cyclically
 /// with [`BAND_PALETTE`] like layers of coloured sand.
@@ -155,6 +174,17 @@ impl Ranges {
 pub fn band_color(id: u32, ids: u32) -> [u8; 3] {
     let band = (u64::from(id) * u64::from(BANDS) / u64::from(ids.max(1))) as usize;
     BAND_PALETTE[band % BAND_PALETTE.len()]
+}
+
+/// The spoke colour on a grain of colour `body` (sRGB bytes), as the shader
+/// picks it: dark on a light grain, light on a dark one.
+pub fn spoke_color(body: [u8; 3]) -> [u8; 3] {
+    let luma = 0.2126 * f32::from(body[0]) + 0.7152 * f32::from(body[1]) + 0.0722 * f32::from(body[2]);
+    if luma > SPOKE_LUMA_SPLIT {
+        SPOKE_DARK
+    } else {
+        SPOKE_LIGHT
+    }
 }
 
 /// The colour map at t in [0, 1] (clamped), as the shader computes it.

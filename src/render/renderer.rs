@@ -6,13 +6,20 @@
 //!            1 pos  2 vel  3 radius  4 id  5 inv_mass  6 count  7 slots   (disks)
 //!            8 segments [x0 y0 x1 y1]                                      (walls)
 //!            9 legend texture                                              (overlay)
+//!           10 angle                                                       (disks)
 //! ```
 //! Bindings 1-7 are the GPU backend's own buffers ([`Source::Device`]) or
 //! host arrays uploaded into the renderer's buffers ([`Source::Host`]).
+//! Binding 10 is the host angles uploaded, or a zeroed buffer where there
+//! are none: [`crate::gpu::DeviceGrains`] carries no angle buffer yet (the
+//! GPU backend integrates no angle), so its spokes point along +x.
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{BAND_PALETTE, BANDS, COLORMAP, Camera, ColorMode, MIN_RADIUS_PX, Ranges, WALL_COLOR, WALL_HALF_WIDTH_PX};
+use super::{
+    BAND_PALETTE, BANDS, COLORMAP, Camera, ColorMode, MIN_RADIUS_PX, Ranges, SPOKE_DARK, SPOKE_HALF_WIDTH_PX,
+    SPOKE_HUB, SPOKE_LIGHT, SPOKE_LUMA_SPLIT, SPOKE_MIN_RADIUS_PX, WALL_COLOR, WALL_HALF_WIDTH_PX,
+};
 use crate::gpu::GpuContext;
 pub use crate::gpu::GrainView as Source;
 use crate::model::{Contact, Walls};
@@ -69,7 +76,13 @@ pub fn prelude() -> String {
          const COLORMAP = array<vec3<f32>, {}>({});\n\
          const WALL_COLOR: vec3<f32> = {};\n\
          const CONTACT_WORDS: u32 = {words}u;\n\
-         const IMPULSE_WORD: u32 = {impulse}u;\n",
+         const IMPULSE_WORD: u32 = {impulse}u;\n\
+         const SPOKE_HUB: f32 = {SPOKE_HUB:?};\n\
+         const SPOKE_HALF_WIDTH_PX: f32 = {SPOKE_HALF_WIDTH_PX:?};\n\
+         const SPOKE_MIN_RADIUS_PX: f32 = {SPOKE_MIN_RADIUS_PX:?};\n\
+         const SPOKE_LUMA_SPLIT: f32 = {SPOKE_LUMA_SPLIT:?};\n\
+         const SPOKE_DARK: vec3<f32> = {};\n\
+         const SPOKE_LIGHT: vec3<f32> = {};\n",
         BAND_PALETTE.len(),
         BAND_PALETTE.len(),
         list(&BAND_PALETTE),
@@ -77,6 +90,8 @@ pub fn prelude() -> String {
         COLORMAP.len(),
         list(&COLORMAP),
         rgb(&[WALL_COLOR[0], WALL_COLOR[1], WALL_COLOR[2]]),
+        rgb(&SPOKE_DARK),
+        rgb(&SPOKE_LIGHT),
     )
 }
 
@@ -106,10 +121,14 @@ impl Grow {
             mapped_at_creation: false,
         })
     }
-    fn upload(&mut self, ctx: &GpuContext, bytes: &[u8]) {
-        if bytes.len() as u64 > self.buf.size() {
-            self.buf = Self::make(ctx, self.label, (bytes.len() as u64).next_power_of_two());
+    /// At least `bytes` long; a new buffer is zeroed (wgpu clears every buffer).
+    fn reserve(&mut self, ctx: &GpuContext, bytes: u64) {
+        if bytes > self.buf.size() {
+            self.buf = Self::make(ctx, self.label, bytes.next_power_of_two());
         }
+    }
+    fn upload(&mut self, ctx: &GpuContext, bytes: &[u8]) {
+        self.reserve(ctx, bytes.len() as u64);
         if !bytes.is_empty() {
             ctx.queue.write_buffer(&self.buf, 0, bytes);
         }
@@ -124,6 +143,10 @@ pub struct Renderer {
     uniform: wgpu::Buffer,
     /// pos vel radius id inv_mass count slots, for host sources.
     host: [Grow; 7],
+    /// Angles of a host source (binding 10) ...
+    angle: Grow,
+    /// ... and the angles of a source without any: never written, so 0.
+    zero_angle: Grow,
     segments: Grow,
     n_segments: u32,
     legend: Option<(ColorMode, wgpu::TextureView)>,
@@ -185,6 +208,8 @@ impl Renderer {
                 "hourglass.render.slots",
             ]
             .map(|l| Grow::new(ctx, l)),
+            angle: Grow::new(ctx, "hourglass.render.angle"),
+            zero_angle: Grow::new(ctx, "hourglass.render.zero_angle"),
             segments: Grow::new(ctx, "hourglass.render.segments"),
             n_segments: 0,
             legend: None,
@@ -270,8 +295,14 @@ impl Renderer {
     /// renderer's format, `frame.width` x `frame.height`). `ctx` must be the
     /// device of a [`Source::Device`].
     pub fn draw(&mut self, ctx: &GpuContext, source: &Source<'_>, frame: &Frame, target: &wgpu::TextureView) {
+        // Whether binding 10 is the uploaded host angles (else the zeroed buffer).
+        let mut host_angles = false;
         let (n, capacity) = match source {
             Source::Host { grains, contacts } => {
+                if grains.angle.len() == grains.len() {
+                    self.angle.upload(ctx, bytemuck::cast_slice(&grains.angle));
+                    host_angles = true;
+                }
                 let h = &mut self.host;
                 h[0].upload(ctx, bytemuck::cast_slice(&grains.pos));
                 h[1].upload(ctx, bytemuck::cast_slice(&grains.vel));
@@ -290,6 +321,9 @@ impl Renderer {
             }
             Source::Device(d) => (d.len, d.capacity),
         };
+        if !host_angles {
+            self.zero_angle.reserve(ctx, 4 * u64::from(n));
+        }
         let (w, h) = (frame.width.max(1), frame.height.max(1));
         let range = frame.ranges.of(frame.mode);
         let range = match frame.mode {
@@ -335,6 +369,8 @@ impl Renderer {
             };
             let mut entries = vec![entry(0, &self.uniform)];
             entries.extend(bufs.iter().enumerate().map(|(k, b)| entry(k as u32 + 1, b)));
+            let angle = if host_angles { &self.angle } else { &self.zero_angle };
+            entries.push(entry(10, &angle.buf));
             ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("hourglass.render.disks"),
                 layout: &self.disks.get_bind_group_layout(0),
