@@ -234,7 +234,15 @@ impl CpuStepper {
                 self.sweep
                     .apply(&self.lists.slots, &grains.inv_mass, &mut grains.vel, turn);
                 let how = nlgs::Visit {
-                    sor: if rule == Rule::Accumulated { nlgs::SOR } else { 1.0 },
+                    // Over-relaxation is for the frictionless rule only: with friction
+                    // it overshot into overlaps of 10.7-11.5 % of the mean radius
+                    // (2,000-grain discharge, mu 0.4, tol 2e-6; 0.43 % plain), even
+                    // with the tangential part left plain.
+                    sor: if rule == Rule::Accumulated && !friction {
+                        nlgs::SOR
+                    } else {
+                        1.0
+                    },
                     inv_dt,
                     beta: p.overlap_relax,
                     slop: p.slop(),
