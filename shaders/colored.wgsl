@@ -163,6 +163,7 @@ fn colored_mirror(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
         for (var t = 0u; t < m; t++) {
             if slots[j * CAPACITY + t].other == i {
                 slots[i * CAPACITY + s].impulse = slots[j * CAPACITY + t].impulse;
+                slots[i * CAPACITY + s].impulse_t = slots[j * CAPACITY + t].impulse_t;
             }
         }
     }

@@ -80,7 +80,11 @@ impl Grains {
             radius: pick(&self.radius),
             inv_mass: pick(&self.inv_mass),
             ang_vel: pick(&self.ang_vel),
-            angle: if self.angle.len() == self.len() { pick(&self.angle) } else { self.angle.clone() },
+            angle: if self.angle.len() == self.len() {
+                pick(&self.angle)
+            } else {
+                self.angle.clone()
+            },
             id: order.iter().map(|&i| self.id[i]).collect(),
         }
     }

@@ -199,7 +199,11 @@ impl StepParams {
     }
 
     pub fn threshold(&self) -> f32 {
-        let share = if self.solver == SolverKind::Apgd { APGD_THRESHOLD } else { 1.0 };
+        let share = if self.solver == SolverKind::Apgd {
+            APGD_THRESHOLD
+        } else {
+            1.0
+        };
         share * self.tol / self.dt
     }
 }
