@@ -105,6 +105,8 @@ fn shared_structs_match_rust_in_every_stage() {
                     ("n_segments", offset_of!(Params, n_segments)),
                     ("n_corners", offset_of!(Params, n_corners)),
                     ("n_cells", offset_of!(Params, n_cells)),
+                    ("mu", offset_of!(Params, mu)),
+                    ("mu_wall", offset_of!(Params, mu_wall)),
                 ],
             );
             check(

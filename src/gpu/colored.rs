@@ -226,9 +226,15 @@ pub struct SolverState {
 }
 
 impl SolverState {
-    /// `residual` and `vel_free` are the NSCD stepper's per-grain residual and free velocities.
-    pub fn new(core: &super::pipeline::Pipeline, residual: &wgpu::Buffer, vel_free: &wgpu::Buffer) -> Self {
-        use super::pipeline::{INV_MASS, VEL};
+    /// `residual`, `vel_free` and `spins` are the NSCD stepper's per-grain
+    /// residual, free velocities and spin buffers.
+    pub fn new(
+        core: &super::pipeline::Pipeline,
+        residual: &wgpu::Buffer,
+        vel_free: &wgpu::Buffer,
+        spins: &super::state::Spins,
+    ) -> Self {
+        use super::pipeline::{INV_MASS, RADIUS, VEL};
         let (ctx, cfg, b) = (&core.ctx, &core.cfg, &core.bufs);
         let slots = core.n * core.capacity;
         let coloring = super::coloring::Coloring::new(ctx, cfg);
@@ -276,6 +282,9 @@ impl SolverState {
                 vel,
                 residual,
                 bufs: &apgd_bufs,
+                spin_free: &spins.spin_free,
+                radius: &b.grains[RADIUS],
+                spin: &spins.spin,
             };
             apgd.bind(ctx, &bindings)
         });
