@@ -96,8 +96,8 @@ fn one_sided(s: Segment, x: vec2<f32>, p: vec2<f32>, n: vec2<f32>, dist: f32) ->
 // (P_n, P_t), the normal target velocity, the slip u_t, W and the relaxation,
 // returns (P_n', P_t') with P_n' = max(0, P_n - relax target / W) and
 // P_t' = clamp(P_t - relax u_t / (3 W), -mu P_n', mu P_n').
-fn coulomb(p_n: f32, p_t: f32, target: f32, u_t: f32, w: f32, relax: f32, mu: f32) -> vec2<f32> {
-    let pn = max(p_n - relax * target / w, 0.0);
+fn coulomb(p_n: f32, p_t: f32, goal: f32, u_t: f32, w: f32, relax: f32, mu: f32) -> vec2<f32> {
+    let pn = max(p_n - relax * goal / w, 0.0);
     let bound = mu * pn;
     let pt = clamp(p_t - relax * u_t / (TANGENT_MASS_RATIO * w), -bound, bound);
     return vec2<f32>(pn, pt);

@@ -61,6 +61,8 @@ fn shared_structs_match_rust_in_every_stage() {
                     ("inv_mass_sum", offset_of!(Contact, inv_mass_sum)),
                     ("impulse", offset_of!(Contact, impulse)),
                     ("normal", offset_of!(Contact, normal)),
+                    ("impulse_t", offset_of!(Contact, impulse_t)),
+                    ("spare", offset_of!(Contact, spare)),
                 ],
             );
             check(
