@@ -778,6 +778,21 @@ fn friction_input(c: &Case, seed: u64) -> (ContactLists, Vec<f32>, Params) {
     for s in lists.slots.iter_mut() {
         s.impulse_t = rng.f32(-0.5, 0.5) * s.impulse;
     }
+    // Both copies of a grain-grain contact hold the same impulses, as a solver leaves them.
+    let k = lists.capacity;
+    for i in 0..lists.grains() {
+        for s in 0..lists.of(i).len() {
+            let Body::Grain(j) = lists.of(i)[s].body() else { continue };
+            let j = j as usize;
+            if j < i
+                && let Some(t) = lists.of(j).iter().position(|m| m.other == i as u32)
+            {
+                let m = lists.slots[j * k + t];
+                let c = &mut lists.slots[i * k + s];
+                (c.impulse, c.impulse_t) = (m.impulse, m.impulse_t);
+            }
+        }
+    }
     let spin = (0..c.grains.len()).map(|_| rng.f32(-100.0, 100.0)).collect();
     let mut p = params(c);
     (p.mu, p.mu_wall) = (0.5, 0.3);
@@ -860,8 +875,11 @@ fn jacobi_contact_friction_matches_cpu() {
         for i in 0..n {
             for (s, b) in want.of(i).iter().enumerate() {
                 let a = got[i * c.k + s];
+                // P_t' = P_t - omega u_t / 3W cancels to near zero where the
+                // contact sticks: its floor is a few ulps of the normal impulses
+                // (up to 1e-2 N s on overlapping grains: ulp 1e-9 N s).
                 assert!(
-                    close(a.impulse, b.impulse, 1e-5, 1e-12) && close(a.impulse_t, b.impulse_t, 1e-5, 1e-12),
+                    close(a.impulse, b.impulse, 1e-5, 1e-12) && close(a.impulse_t, b.impulse_t, 1e-5, 1e-8),
                     "{}: jacobi_contact::friction grain {i} slot {s}: gpu {a:?} cpu {b:?}",
                     c.name
                 );
