@@ -782,7 +782,9 @@ fn friction_input(c: &Case, seed: u64) -> (ContactLists, Vec<f32>, Params) {
     let k = lists.capacity;
     for i in 0..lists.grains() {
         for s in 0..lists.of(i).len() {
-            let Body::Grain(j) = lists.of(i)[s].body() else { continue };
+            let Body::Grain(j) = lists.of(i)[s].body() else {
+                continue;
+            };
             let j = j as usize;
             if j < i
                 && let Some(t) = lists.of(j).iter().position(|m| m.other == i as u32)
