@@ -613,6 +613,12 @@ impl GpuBackend {
         self.host_fresh = false;
     }
 
+    /// The spins before the contacts act (friction; the `SpinFree` stage's
+    /// output, read by the first gather).
+    pub fn upload_spin_free(&self, spin_free: &[f32]) {
+        self.write(&self.bufs.spins.spin_free, spin_free);
+    }
+
     /// Stage `free_velocity`'s output.
     pub fn upload_vel_free(&self, vel_free: &[[f32; 2]]) {
         self.write(&self.bufs.vel_free, vel_free);

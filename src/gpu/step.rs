@@ -119,7 +119,8 @@ impl StepStage {
     pub fn phase(self) -> GpuFrom {
         match self {
             StepStage::Detect => GpuFrom::Detect,
-            StepStage::WarmStart | StepStage::Gather => GpuFrom::WarmStart,
+            // SpinFree feeds the first gather: it runs wherever the gather does.
+            StepStage::SpinFree | StepStage::WarmStart | StepStage::Gather => GpuFrom::WarmStart,
             StepStage::Color | StepStage::Solve | StepStage::Mirror => GpuFrom::Solve,
             // The correction moves the grains: it belongs with integrate.
             StepStage::PredictGap | StepStage::Correct | StepStage::Shift | StepStage::Integrate => GpuFrom::Integrate,
