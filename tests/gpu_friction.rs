@@ -132,7 +132,7 @@ fn diffs(a: &Grains, b: &Grains) -> (f32, f32, f32) {
 /// 0.3 s, v = 2/3 g sin(30°) t along the slope and w = -v / r (within 1%).
 #[test]
 fn rolling_on_a_slope_matches_cpu() {
-    for solver in [SolverKind::Jacobi, SolverKind::Apgd] {
+    for solver in [SolverKind::Jacobi, SolverKind::Apgd, SolverKind::Colored] {
         let mut scene = slope();
         scene.3.solver = solver;
         let Some((mut cpu, mut gpu, p)) = backends(scene) else {
@@ -194,7 +194,7 @@ fn rolling_on_a_slope_matches_cpu() {
 /// stays well defined over a long run.
 #[test]
 fn frictional_pile_steps_match_cpu() {
-    for solver in [SolverKind::Jacobi, SolverKind::Apgd] {
+    for solver in [SolverKind::Jacobi, SolverKind::Apgd, SolverKind::Colored] {
         let mut scene = pile();
         scene.3.solver = solver;
         let Some((mut cpu, mut gpu, p)) = backends(scene) else {

@@ -22,8 +22,8 @@
 //!
 //! With friction (DESIGN §1d) [`solve_friction`] visits the same contacts in
 //! the same order with the local Coulomb update ([`update_friction`]): both
-//! grains' velocities and spins move. It runs on the CPU only for now (the
-//! GPU refuses a frictional coloured step).
+//! grains' velocities and spins move; [`colored_solve_friction`] and
+//! [`colored_overflow_friction`] are the GPU's frictional passes one by one.
 
 use super::coloring::{Coloring, is_orphan, owns};
 use crate::model::OVERFLOW;
@@ -327,14 +327,67 @@ pub fn update_friction(
     (c.impulse, c.impulse_t) = (pn, pt);
     let t = tangent(c.normal);
     let d = [dn * c.normal[0] + dt * t[0], dn * c.normal[1] + dt * t[1]];
+    // A fixed grain is never written (on the GPU it may sit in several
+    // contacts of one colour).
     let ia = inv_mass[a];
-    vel[a] = [vel[a][0] + ia * d[0], vel[a][1] + ia * d[1]];
-    spin[a] += spin_kick(ia, radius[a], dt);
+    if ia != 0.0 {
+        vel[a] = [vel[a][0] + ia * d[0], vel[a][1] + ia * d[1]];
+        spin[a] += spin_kick(ia, radius[a], dt);
+    }
     if let Some(j) = other {
         // The other copy's normal and tangent are both negated, its P_t the same.
         let ib = inv_mass[j];
-        vel[j] = [vel[j][0] - ib * d[0], vel[j][1] - ib * d[1]];
-        spin[j] += spin_kick(ib, radius[j], dt);
+        if ib != 0.0 {
+            vel[j] = [vel[j][0] - ib * d[0], vel[j][1] - ib * d[1]];
+            spin[j] += spin_kick(ib, radius[j], dt);
+        }
     }
     super::jacobi::friction_correction(dn, dt, w, 1.0)
+}
+
+/// Stage `colored_solve_friction`: [`colored_solve`] with [`update_friction`]
+/// (bindings of `colored_solve`, then radius and spin).
+#[allow(clippy::too_many_arguments)]
+pub fn colored_solve_friction(
+    slots: &mut [Contact],
+    capacity: usize,
+    inv_mass: &[f32],
+    vel: &mut [[f32; 2]],
+    residual: &mut [f32],
+    bucket: &[u32],
+    how: &FrictionVisit,
+    radius: &[f32],
+    spin: &mut [f32],
+) {
+    for &idx in bucket {
+        let a = idx as usize / capacity.max(1);
+        let r = update_friction(&mut slots[idx as usize], a, inv_mass, radius, vel, spin, how);
+        residual[a] = residual[a].max(r);
+    }
+}
+
+/// Stage `colored_overflow_friction`: [`colored_overflow`] with [`update_friction`].
+#[allow(clippy::too_many_arguments)]
+pub fn colored_overflow_friction(
+    count: &[u32],
+    slots: &mut [Contact],
+    capacity: usize,
+    color: &[u32],
+    inv_mass: &[f32],
+    vel: &mut [[f32; 2]],
+    residual: &mut [f32],
+    how: &FrictionVisit,
+    radius: &[f32],
+    spin: &mut [f32],
+) {
+    for a in 0..count.len() {
+        for s in 0..(count[a] as usize).min(capacity) {
+            let idx = a * capacity + s;
+            let solves = owns(a as u32, slots[idx].other) || is_orphan(count, slots, capacity, a, idx);
+            if color[idx] == OVERFLOW && solves {
+                let r = update_friction(&mut slots[idx], a, inv_mass, radius, vel, spin, how);
+                residual[a] = residual[a].max(r);
+            }
+        }
+    }
 }

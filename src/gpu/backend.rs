@@ -221,10 +221,10 @@ impl GpuBackend {
             solver: p.solver.resolve(true),
             ..*p
         };
-        if p.friction() && !matches!(p.solver, SolverKind::Jacobi | SolverKind::Apgd) {
+        if p.friction() && !matches!(p.solver, SolverKind::Jacobi | SolverKind::Apgd | SolverKind::Colored) {
             return Err(Error::NotImplemented {
                 what: format!(
-                    "solver `{}` with friction on the GPU backend (jacobi and apgd carry it there)",
+                    "solver `{}` with friction on the GPU backend (jacobi, colored and apgd carry it there)",
                     p.solver.name()
                 ),
             });
@@ -464,7 +464,7 @@ impl GpuBackend {
         let (n, c, solver) = (self.core.n as u32, self.cur, sp.solver);
         let friction = sp.friction();
         let one = |p: &mut wgpu::ComputePass| match (solver, &self.solvers) {
-            (SolverKind::Colored, Some(s)) => s.record_colored(p, c, &self.color_sizes, overflow),
+            (SolverKind::Colored, Some(s)) => s.record_colored(p, c, &self.color_sizes, overflow, friction),
             (SolverKind::Apgd, Some(s)) if friction => s.apgd.dispatch_iteration_friction(p, &s.apgd_groups[c], n),
             (SolverKind::Apgd, Some(s)) => s.apgd.dispatch_iteration(p, &s.apgd_groups[c], n),
             (SolverKind::Uzawa, Some(s)) => {
