@@ -256,6 +256,7 @@ pub struct Spins<'a> {
 /// each visit the local update `coulomb` with relaxation 1 on (P_n, P_t) and
 /// both grains' velocities and spins updated; the residual is
 /// max(|dP_n| W, |dP_t| 3W).
+#[allow(clippy::too_many_arguments)]
 pub fn solve_friction(
     lists: &mut crate::model::ContactLists,
     vel_free: &[[f32; 2]],
