@@ -101,3 +101,80 @@ fn apgd_momentum(@builtin(local_invocation_index) lid: u32) {
         state = vec4<f32>(k / (k + 3.0), k, m, 0.0);
     }
 }
+
+// Frictional entry points (DESIGN §1d): both impulse components extrapolated
+// from their previous iterates (prev, prev_t), the spins gathered with the
+// velocities, and the local Coulomb update relaxed by omega at y:
+//   apgd_gather_friction:  (y_n, y_t) = P + theta (P - Q) per component
+//                          v_i = v_free_i + im_i sum_c (y_n n + y_t t),
+//                          w_i = w_free_i + spin_kick(im_i, r_i, sum_c y_t)
+//   apgd_contact_friction: (P_n', P_t') = coulomb(y_n, y_t, target, u_t, W, omega, mu), Q' = P,
+//                          residual[i] = max of friction_correction(P' - y)
+// apgd_momentum is shared. CPU twins: cpu::apgd::{apgd_gather_friction, apgd_contact_friction}.
+@group(0) @binding(9) var<storage, read_write> prev_t: array<f32>;
+@group(0) @binding(10) var<storage, read> spin_free: array<f32>;
+@group(0) @binding(11) var<storage, read> radius: array<f32>;
+@group(0) @binding(12) var<storage, read_write> spin: array<f32>;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn apgd_gather_friction(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= params.n_grains {
+        return;
+    }
+    let theta = state.x;
+    let n = min(count[i], CAPACITY);
+    var acc = vec2<f32>(0.0, 0.0);
+    var acc_t = 0.0;
+    for (var k = 0u; k < n; k++) {
+        let s = i * CAPACITY + k;
+        let c = slots[s];
+        let y = c.impulse + theta * (c.impulse - prev[s]);
+        let y_t = c.impulse_t + theta * (c.impulse_t - prev_t[s]);
+        acc = vec2<f32>(acc.x + (y * c.normal.x + y_t * -c.normal.y),
+                        acc.y + (y * c.normal.y + y_t * c.normal.x));
+        acc_t += y_t;
+    }
+    let im = inv_mass[i];
+    let vf = vel_free[i];
+    vel[i] = vec2<f32>(vf.x + im * acc.x, vf.y + im * acc.y);
+    spin[i] = spin_free[i] + spin_kick(im, radius[i], acc_t);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn apgd_contact_friction(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= params.n_grains {
+        return;
+    }
+    let theta = state.x;
+    let n = min(count[i], CAPACITY);
+    let v = vel[i];
+    let rw = radius[i] * spin[i];
+    var worst = 0.0;
+    for (var k = 0u; k < n; k++) {
+        let s = i * CAPACITY + k;
+        let c = slots[s];
+        let y = c.impulse + theta * (c.impulse - prev[s]);
+        let y_t = c.impulse_t + theta * (c.impulse_t - prev_t[s]);
+        var vo = vec2<f32>(0.0, 0.0);
+        var rwo = 0.0;
+        if (c.other & (BODY_SEGMENT | BODY_CORNER)) == 0u {
+            vo = vel[c.other];
+            rwo = radius[c.other] * spin[c.other];
+        }
+        let dv = vec2<f32>(v.x - vo.x, v.y - vo.y);
+        let u = dv.x * c.normal.x + dv.y * c.normal.y;
+        let u_t = dv.x * -c.normal.y + dv.y * c.normal.x - (rw + rwo);
+        let goal = u + (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
+        let p = coulomb(y, y_t, goal, u_t, c.inv_mass_sum, params.omega, mu_of(c.other, params));
+        worst = max(worst, friction_correction(p.x - y, p.y - y_t, c.inv_mass_sum, params.omega));
+        prev[s] = c.impulse;
+        prev_t[s] = c.impulse_t;
+        slots[s].impulse = p.x;
+        slots[s].impulse_t = p.y;
+    }
+    residual[i] = worst;
+}

@@ -163,6 +163,83 @@ fn colored_mirror(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
         for (var t = 0u; t < m; t++) {
             if slots[j * CAPACITY + t].other == i {
                 slots[i * CAPACITY + s].impulse = slots[j * CAPACITY + t].impulse;
+                slots[i * CAPACITY + s].impulse_t = slots[j * CAPACITY + t].impulse_t;
+            }
+        }
+    }
+}
+
+// Frictional passes (DESIGN §1d): the same colours and buckets, each visit the
+// local Coulomb update with relaxation 1 (cpu::colored::update_friction):
+//   u_t = (v_a - v_b) . t - (r_a w_a + r_b w_b),  (P_n', P_t') = coulomb(P_n, P_t, target, u_t, W, 1, mu)
+//   d = dP_n n + dP_t t:  v_a += im_a d, w_a += spin_kick(im_a, r_a, dP_t),
+//                         v_b -= im_b d, w_b += spin_kick(im_b, r_b, dP_t)
+//   residual[a] = max(residual[a], friction_correction(dP_n, dP_t, W, 1))
+// A fixed grain (im = 0) is never written, as in update: within a colour it
+// may have several contacts. CPU twins: cpu::colored::{colored_solve_friction,
+// colored_overflow_friction}.
+@group(0) @binding(11) var<storage, read> radius: array<f32>;
+@group(0) @binding(12) var<storage, read_write> spin: array<f32>;
+
+fn update_friction(s: u32, a: u32) -> f32 {
+    let c = slots[s];
+    let pair = (c.other & WALL) == 0u;
+    var vb = vec2<f32>(0.0, 0.0);
+    var rwb = 0.0;
+    if pair {
+        vb = vel[c.other];
+        rwb = radius[c.other] * spin[c.other];
+    }
+    let va = vel[a];
+    let dv = vec2<f32>(va.x - vb.x, va.y - vb.y);
+    let u = dv.x * c.normal.x + dv.y * c.normal.y;
+    let u_t = dv.x * -c.normal.y + dv.y * c.normal.x - (radius[a] * spin[a] + rwb);
+    let goal = u + (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
+    let p = coulomb(c.impulse, c.impulse_t, goal, u_t, c.inv_mass_sum, 1.0, mu_of(c.other, params));
+    let dn = p.x - c.impulse;
+    let dtan = p.y - c.impulse_t;
+    slots[s].impulse = p.x;
+    slots[s].impulse_t = p.y;
+    let d = vec2<f32>(dn * c.normal.x + dtan * -c.normal.y, dn * c.normal.y + dtan * c.normal.x);
+    let ia = inv_mass[a];
+    if ia != 0.0 {
+        vel[a] = vec2<f32>(va.x + ia * d.x, va.y + ia * d.y);
+        spin[a] = spin[a] + spin_kick(ia, radius[a], dtan);
+    }
+    if pair {
+        let ib = inv_mass[c.other];
+        if ib != 0.0 {
+            vel[c.other] = vec2<f32>(vb.x - ib * d.x, vb.y - ib * d.y);
+            spin[c.other] = spin[c.other] + spin_kick(ib, radius[c.other], dtan);
+        }
+    }
+    return friction_correction(dn, dtan, c.inv_mass_sum, 1.0);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn colored_solve_friction(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+         @builtin(local_invocation_index) lid: u32) {
+    let t = flat_index(wid, nwg, lid);
+    if t >= pass_color.z {
+        return;
+    }
+    let idx = bucket[pass_color.y + t];
+    let a = idx / max(CAPACITY, 1u);
+    atomicMax(&residual[a], bitcast<u32>(update_friction(idx, a)));
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn colored_overflow_friction(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+            @builtin(local_invocation_index) lid: u32) {
+    if flat_index(wid, nwg, lid) != 0u {
+        return;
+    }
+    for (var a = 0u; a < params.n_grains; a++) {
+        let n = min(count[a], CAPACITY);
+        for (var s = 0u; s < n; s++) {
+            let idx = a * CAPACITY + s;
+            if color[idx] == OVERFLOW_COLOR && solves_overflow(a, slots[idx].other) {
+                atomicMax(&residual[a], bitcast<u32>(update_friction(idx, a)));
             }
         }
     }

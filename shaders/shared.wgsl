@@ -47,6 +47,8 @@ struct Params {
     n_segments: u32,
     n_corners: u32,
     n_cells: u32,         // nx * ny
+    mu: f32,              // Coulomb friction of grain-grain contacts (DESIGN §1d)
+    mu_wall: f32,         // Coulomb friction of wall contacts
 }
 
 // Keep in sync with gpu::ReducePartial (src/gpu/mod.rs).
@@ -88,4 +90,31 @@ fn one_sided(s: Segment, x: vec2<f32>, p: vec2<f32>, n: vec2<f32>, dist: f32) ->
     let d = x - p;
     let behind = d.x * s.n.x + d.y * s.n.y < 0.0;
     return vec3<f32>(s.n, select(dist, -dist, behind));
+}
+
+// The local frictional update of DESIGN §1d (model::contact::coulomb): from
+// (P_n, P_t), the normal target velocity, the slip u_t, W and the relaxation,
+// returns (P_n', P_t') with P_n' = max(0, P_n - relax target / W) and
+// P_t' = clamp(P_t - relax u_t / (3 W), -mu P_n', mu P_n').
+fn coulomb(p_n: f32, p_t: f32, goal: f32, u_t: f32, w: f32, relax: f32, mu: f32) -> vec2<f32> {
+    let pn = max(p_n - relax * goal / w, 0.0);
+    let bound = mu * pn;
+    let pt = clamp(p_t - relax * u_t / (TANGENT_MASS_RATIO * w), -bound, bound);
+    return vec2<f32>(pn, pt);
+}
+
+// The friction coefficient of a contact with body `other` (StepParams::mu_of).
+fn mu_of(other: u32, params: Params) -> f32 {
+    return select(params.mu_wall, params.mu, (other & (BODY_SEGMENT | BODY_CORNER)) == 0u);
+}
+
+// max(|dP_n| W, |dP_t| 3 W) / relax (cpu::jacobi::friction_correction).
+fn friction_correction(dp_n: f32, dp_t: f32, w: f32, relax: f32) -> f32 {
+    let t = (abs(dp_t) * TANGENT_MASS_RATIO * w) / relax;
+    return max((abs(dp_n) * w) / relax, t);
+}
+
+// dw = -2 im dP_t / r (model::contact::spin_kick; 0 for r = 0).
+fn spin_kick(im: f32, r: f32, dp_t: f32) -> f32 {
+    return select(0.0, -2.0 * im * dp_t / r, r > 0.0);
 }

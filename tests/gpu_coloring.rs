@@ -143,6 +143,8 @@ fn colored_buckets_match_cpu() {
             vel: &vel,
             residual: &residual,
             buckets: &buckets,
+            radius: &im,
+            spin: &residual,
         };
         let (cnt, scatter) = (
             kernels.bind_bucket_count(&ctx, &b),

@@ -61,6 +61,8 @@ fn shared_structs_match_rust_in_every_stage() {
                     ("inv_mass_sum", offset_of!(Contact, inv_mass_sum)),
                     ("impulse", offset_of!(Contact, impulse)),
                     ("normal", offset_of!(Contact, normal)),
+                    ("impulse_t", offset_of!(Contact, impulse_t)),
+                    ("spare", offset_of!(Contact, spare)),
                 ],
             );
             check(
@@ -105,6 +107,8 @@ fn shared_structs_match_rust_in_every_stage() {
                     ("n_segments", offset_of!(Params, n_segments)),
                     ("n_corners", offset_of!(Params, n_corners)),
                     ("n_cells", offset_of!(Params, n_cells)),
+                    ("mu", offset_of!(Params, mu)),
+                    ("mu_wall", offset_of!(Params, mu_wall)),
                 ],
             );
             check(

@@ -769,3 +769,197 @@ fn reorder_matches_cpu() {
         assert_eq!(got, want, "{}: reorder", c.name);
     }
 }
+
+/// Spins (rad/s, up to 100: r w up to 0.3 m/s, the size of the velocities)
+/// and in-cone tangential impulses for the frictional stages (DESIGN §1d).
+fn friction_input(c: &Case, seed: u64) -> (ContactLists, Vec<f32>, Params) {
+    let mut lists = lists_with_impulses(c, seed);
+    let mut rng = Rng::new(seed + 1);
+    for s in lists.slots.iter_mut() {
+        s.impulse_t = rng.f32(-0.5, 0.5) * s.impulse;
+    }
+    // Both copies of a grain-grain contact hold the same impulses, as a solver leaves them.
+    let k = lists.capacity;
+    for i in 0..lists.grains() {
+        for s in 0..lists.of(i).len() {
+            let Body::Grain(j) = lists.of(i)[s].body() else {
+                continue;
+            };
+            let j = j as usize;
+            if j < i
+                && let Some(t) = lists.of(j).iter().position(|m| m.other == i as u32)
+            {
+                let m = lists.slots[j * k + t];
+                let c = &mut lists.slots[i * k + s];
+                (c.impulse, c.impulse_t) = (m.impulse, m.impulse_t);
+            }
+        }
+    }
+    let spin = (0..c.grains.len()).map(|_| rng.f32(-100.0, 100.0)).collect();
+    let mut p = params(c);
+    (p.mu, p.mu_wall) = (0.5, 0.3);
+    (lists, spin, p)
+}
+
+/// `integrate_angle`: theta += dt w (one multiply-add: 1e-6 relative).
+#[test]
+fn integrate_angle_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    for c in cases() {
+        let n = c.grains.len();
+        let (_, spin, p) = friction_input(&c, 51);
+        let mut rng = Rng::new(52);
+        let angle: Vec<f32> = (0..n).map(|_| rng.f32(-10.0, 10.0)).collect();
+        let mut want = angle.clone();
+        cpu::integrate::integrate_angle(&mut want, &spin, p.dt);
+        let k = integrate::Integrate::new(&ctx, &cfg(&c));
+        let (pb, a, w) = (uni(&ctx, &p), buf(&ctx, &angle), buf(&ctx, &spin));
+        let g = k.bind_angle(&ctx, &pb, &a, &w);
+        run(&ctx, |ps| k.dispatch_angle(ps, &g, n as u32));
+        let got: Vec<f32> = get(&ctx, &a, n);
+        for (i, (&x, &y)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                close(x, y, 1e-6, 1e-9),
+                "{}: angle of grain {i}: gpu {x} cpu {y}",
+                c.name
+            );
+        }
+        if n > 0 {
+            assert!(want != angle, "{}: no grain turned", c.name);
+        }
+    }
+}
+
+/// `jacobi_contact::friction`: (P_n', P_t') of every contact and the largest
+/// correction (tolerances of `jacobi_contact_matches_cpu`); the CPU side
+/// stays inside the Coulomb cone, and both copies of a grain-grain contact
+/// agree (the note of model::contact).
+#[test]
+fn jacobi_contact_friction_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    for c in cases() {
+        let n = c.grains.len();
+        let (lists, spin, p) = friction_input(&c, 61);
+        let mut want = lists.clone();
+        let f = cpu::jacobi::Friction {
+            spin: &spin,
+            radius: &c.grains.radius,
+            mu: p.mu,
+            mu_wall: p.mu_wall,
+        };
+        let (count, k) = (want.count.clone(), c.k);
+        let want_r = cpu::jacobi::jacobi_contact_friction(
+            &count,
+            &mut want.slots,
+            k,
+            &c.grains.vel,
+            &f,
+            p.inv_dt,
+            p.beta,
+            p.slop,
+            p.omega,
+        );
+        let cfg = cfg(&c);
+        let kc = jacobi_contact::JacobiContact::new(&ctx, &cfg);
+        let kr = residual_max::ResidualMax::new(&ctx, &cfg);
+        let (pb, count_b, slots) = (uni(&ctx, &p), buf(&ctx, &lists.count), buf(&ctx, &lists.slots));
+        let (vel, w, r) = (buf(&ctx, &c.grains.vel), buf(&ctx, &spin), buf(&ctx, &c.grains.radius));
+        let residual = storage_zeroed::<f32>(&ctx, "hourglass.test", n);
+        let stats = storage_zeroed::<u32>(&ctx, "hourglass.test", STAT_WORDS as usize);
+        let gc = kc.bind_friction(&ctx, &pb, &count_b, &slots, &vel, &residual, &w, &r);
+        let gr = kr.bind(&ctx, &pb, &residual, &vel, &stats);
+        run(&ctx, |ps| {
+            kc.dispatch_friction(ps, &gc, n as u32);
+            kr.dispatch(ps, &gr, n as u32);
+        });
+        let got = get::<Contact>(&ctx, &slots, n * c.k);
+        let mut tangential = false;
+        for i in 0..n {
+            for (s, b) in want.of(i).iter().enumerate() {
+                let a = got[i * c.k + s];
+                // P_t' = P_t - omega u_t / 3W cancels to near zero where the
+                // contact sticks: its floor is a few ulps of the normal impulses
+                // (up to 1e-2 N s on overlapping grains: ulp 1e-9 N s).
+                assert!(
+                    close(a.impulse, b.impulse, 1e-5, 1e-12) && close(a.impulse_t, b.impulse_t, 1e-5, 1e-8),
+                    "{}: jacobi_contact::friction grain {i} slot {s}: gpu {a:?} cpu {b:?}",
+                    c.name
+                );
+                let mu = if matches!(b.body(), Body::Grain(_)) {
+                    p.mu
+                } else {
+                    p.mu_wall
+                };
+                assert!(
+                    b.impulse_t.abs() <= mu * b.impulse,
+                    "{}: outside the cone: {b:?}",
+                    c.name
+                );
+                tangential |= b.impulse_t != lists.of(i)[s].impulse_t;
+                if let Body::Grain(j) = b.body() {
+                    // The mirror copy, where grain j's list kept it.
+                    if let Some(m) = want.of(j as usize).iter().find(|m| m.other == i as u32) {
+                        assert_eq!((m.impulse, m.impulse_t), (b.impulse, b.impulse_t), "{}: copies", c.name);
+                    }
+                }
+            }
+        }
+        if n > 10 {
+            assert!(tangential, "{}: no tangential impulse changed", c.name);
+        }
+        let words = get::<u32>(&ctx, &stats, STAT_WORDS as usize);
+        let r_gpu = f32::from_bits(words[STAT_RESIDUAL as usize]);
+        assert!(
+            close(r_gpu, want_r, 1e-4, 1e-9),
+            "{}: residual gpu {r_gpu} cpu {want_r}",
+            c.name
+        );
+    }
+}
+
+/// `jacobi_gather::friction`: velocities and spins from the free ones and
+/// both impulse components (velocities as `jacobi_gather_matches_cpu`; a
+/// spin is 2 im / r times an impulse sum: floor 1e-4 rad/s).
+#[test]
+fn jacobi_gather_friction_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    for c in cases() {
+        let n = c.grains.len();
+        let (want, spin_free, p) = friction_input(&c, 71);
+        let mut vel_free = vec![[0.0; 2]; n];
+        cpu::integrate::free_velocity(&c.grains.vel, &c.grains.inv_mass, p.gravity, p.dt, &mut vel_free);
+        let (mut want_v, mut want_w) = (vec![[0.0; 2]; n], vec![0.0f32; n]);
+        cpu::jacobi::jacobi_gather_friction(
+            &want.count,
+            &want.slots,
+            c.k,
+            &vel_free,
+            &spin_free,
+            &c.grains.inv_mass,
+            &c.grains.radius,
+            &mut want_v,
+            &mut want_w,
+        );
+        let kg = jacobi_gather::JacobiGather::new(&ctx, &cfg(&c));
+        let (pb, count, slots) = (uni(&ctx, &p), buf(&ctx, &want.count), buf(&ctx, &want.slots));
+        let (vf, im, wf, r) = (
+            buf(&ctx, &vel_free),
+            buf(&ctx, &c.grains.inv_mass),
+            buf(&ctx, &spin_free),
+            buf(&ctx, &c.grains.radius),
+        );
+        let out = storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n);
+        let w = buf(&ctx, &vec![7.0f32; n]); // every word must be written
+        let gg = kg.bind_friction(&ctx, &[&pb, &count, &slots, &vf, &im, &out, &wf, &r, &w]);
+        run(&ctx, |ps| kg.dispatch_friction(ps, &gg, n as u32));
+        let what = format!("{}: jacobi_gather::friction", c.name);
+        assert_vec2_close(&what, &get(&ctx, &out, n), &want_v, 1e-6, 1e-6);
+        let got_w: Vec<f32> = get(&ctx, &w, n);
+        for (i, (&a, &b)) in got_w.iter().zip(&want_w).enumerate() {
+            assert!(close(a, b, 1e-5, 1e-4), "{what}: spin of grain {i}: gpu {a} cpu {b}");
+        }
+        if n > 10 {
+            assert!(want_w != spin_free, "{what}: no spin kick");
+        }
+    }
+}

@@ -2,8 +2,9 @@
 //! against its CPU twin on the same random input (src/gpu/registry.rs names
 //! these tests): `residual_max`, the three solver passes of `colored`
 //! (`colored_solve`, `colored_overflow`, `colored_mirror`), `uzawa_contact`,
-//! the three APGD passes (`apgd_gather`, `apgd_contact`, `apgd_momentum`) and
-//! the split push-out's `predict_gap`.
+//! the three APGD passes (`apgd_gather`, `apgd_contact`, `apgd_momentum`),
+//! their frictional variants (`apgd_gather_friction`, `apgd_contact_friction`,
+//! DESIGN §1d) and the split push-out's `predict_gap`.
 //!
 //! Inputs: random piles with sizes that are not multiples of the workgroup
 //! size (1,531 grains), no grain, one grain, every grain in one cell (K = 96:
@@ -223,6 +224,8 @@ struct ColoredGpu {
     vel: wgpu::Buffer,
     residual: wgpu::Buffer,
     buckets: Buckets,
+    radius: wgpu::Buffer,
+    spin: wgpu::Buffer,
 }
 
 impl ColoredGpu {
@@ -241,6 +244,18 @@ impl ColoredGpu {
                 size: storage_zeroed::<u32>(ctx, "hourglass.test", 64),
                 cursor: storage_zeroed::<u32>(ctx, "hourglass.test", 64),
             },
+            radius: buf(ctx, &p.grains.radius),
+            spin: buf(ctx, &vec![0.0f32; n]),
+        }
+    }
+
+    /// The buffers of the frictional passes: `f`'s lists, spins and params.
+    fn friction(ctx: &GpuContext, p: &Pile, f: &FrictionInput, color: &[u32], bucket: &[u32]) -> Self {
+        ColoredGpu {
+            pb: uni(ctx, &f.params),
+            slots: buf(ctx, &f.lists.slots),
+            spin: buf(ctx, &f.spin),
+            ..ColoredGpu::new(ctx, p, color, bucket)
         }
     }
 
@@ -254,6 +269,8 @@ impl ColoredGpu {
             vel: &self.vel,
             residual: &self.residual,
             buckets: &self.buckets,
+            radius: &self.radius,
+            spin: &self.spin,
         }
     }
 
@@ -511,6 +528,7 @@ const APGD_STATES: [[f32; 4]; 2] = [hourglass::model::APGD_START, [0.7, 7.0, 0.2
 fn apgd_buffers(ctx: &GpuContext, prev: &[f32], state: &[f32; 4]) -> apgd::ApgdBuffers {
     apgd::ApgdBuffers {
         prev: buf(ctx, prev),
+        prev_t: buf(ctx, &vec![0.0f32; prev.len()]),
         state: buf(ctx, state),
     }
 }
@@ -553,6 +571,9 @@ fn apgd_gather_matches_cpu() {
                 vel: &vel,
                 residual: &residual,
                 bufs: &bufs,
+                spin_free: &im,
+                radius: &im,
+                spin: &buf(&ctx, &[0.0f32; 4]), // the frictional groups are not run
             };
             let g = k.bind(&ctx, &b);
             run(&ctx, |ps| k.dispatch_gather(ps, &g, n as u32));
@@ -607,6 +628,9 @@ fn apgd_contact_matches_cpu() {
                 vel: &vel,
                 residual: &residual,
                 bufs: &bufs,
+                spin_free: &im,
+                radius: &im,
+                spin: &buf(&ctx, &[0.0f32; 4]), // the frictional groups are not run
             };
             let g = k.bind(&ctx, &b);
             run(&ctx, |ps| k.dispatch_contact(ps, &g, n as u32));
@@ -670,6 +694,9 @@ fn apgd_momentum_matches_cpu() {
                 vel: &dummy,
                 residual: &res,
                 bufs: &bufs,
+                spin_free: &dummy,
+                radius: &dummy,
+                spin: &dummy,
             };
             let g = k.bind(&ctx, &b);
             run(&ctx, |ps| k.dispatch_momentum(ps, &g));
@@ -688,4 +715,371 @@ fn apgd_momentum_matches_cpu() {
             }
         }
     }
+}
+
+/// A frictional version of a pile (DESIGN §1d): tangential impulses inside
+/// the Coulomb cone (|P_t| <= mu P), random previous tangential impulses and
+/// spins up to 100 rad/s (r w up to 0.4 m/s, the size of the velocities), so
+/// the slip, the clamp and the spin kicks all matter.
+struct FrictionInput {
+    lists: ContactLists,
+    prev_t: Vec<f32>,
+    spin: Vec<f32>,
+    params: Params,
+}
+
+fn friction_input(p: &Pile, seed: u64) -> FrictionInput {
+    let mut rng = Rng::new(seed);
+    let mut lists = p.lists.clone();
+    for c in lists.slots.iter_mut() {
+        c.impulse_t = rng.f32(-0.5, 0.5) * c.impulse;
+    }
+    let prev_t = (0..lists.slots.len()).map(|_| rng.f32(-5e-5, 5e-5)).collect();
+    let spin = (0..p.grains.len()).map(|_| rng.f32(-100.0, 100.0)).collect();
+    let mut params = params(p);
+    params.omega = 0.5;
+    (params.mu, params.mu_wall) = (0.5, 0.3);
+    FrictionInput {
+        lists,
+        prev_t,
+        spin,
+        params,
+    }
+}
+
+fn assert_tangential(what: &str, gpu: &[Contact], cpu: &ContactLists) {
+    for i in 0..cpu.count.len() {
+        for s in 0..cpu.of(i).len() {
+            let (a, b) = (gpu[i * cpu.capacity + s].impulse_t, cpu.of(i)[s].impulse_t);
+            // P_t is a difference of terms the size of mu P_n (it cancels where
+            // the contact sticks): its floor scales with the normal impulse.
+            let floor = (FRICTION_REL * cpu.of(i)[s].impulse).max(IMPULSE_ABS);
+            assert!(
+                close(a, b, FRICTION_REL, floor),
+                "{what}: tangential impulse of grain {i} slot {s}: gpu {a} cpu {b}"
+            );
+        }
+    }
+}
+
+/// `apgd_gather_friction`: velocities and spins of (y_n, y_t) (tolerances of
+/// `apgd_gather`; a spin is im / r times an impulse sum, up to 1e6 times the
+/// impulse floor: its own floor is 1e-4 rad/s).
+#[test]
+fn apgd_gather_friction_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    for p in piles() {
+        let n = p.grains.len();
+        let f = friction_input(&p, 31);
+        let prev = apgd_prev(&p, 32);
+        let mut rng = Rng::new(33);
+        let vel_free: Vec<[f32; 2]> = (0..n).map(|_| [rng.f32(-1.0, 1.0), rng.f32(-1.0, 1.0)]).collect();
+        for state in APGD_STATES {
+            let (mut want, mut want_w) = (vec![[0.0f32; 2]; n], vec![0.0f32; n]);
+            cpu::apgd::apgd_gather_friction(
+                &f.lists.count,
+                &f.lists.slots,
+                p.k,
+                &prev,
+                &vel_free,
+                &p.grains.inv_mass,
+                &mut want,
+                &state,
+                &f.prev_t,
+                &f.spin,
+                &p.grains.radius,
+                &mut want_w,
+            );
+            let k = apgd::Apgd::new(&ctx, &cfg(&p));
+            let mut bufs = apgd_buffers(&ctx, &prev, &state);
+            bufs.prev_t = buf(&ctx, &f.prev_t);
+            let (pb, count, slots) = (
+                uni(&ctx, &f.params),
+                buf(&ctx, &f.lists.count),
+                buf(&ctx, &f.lists.slots),
+            );
+            let (vf, im, r) = (
+                buf(&ctx, &vel_free),
+                buf(&ctx, &p.grains.inv_mass),
+                buf(&ctx, &p.grains.radius),
+            );
+            let (wf, w) = (buf(&ctx, &f.spin), buf(&ctx, &vec![7.0f32; n]));
+            let vel = buf(&ctx, &vec![[7.0f32; 2]; n]); // every word must be written
+            let residual = buf(&ctx, &vec![0.0f32; n]);
+            let b = apgd::ApgdBindings {
+                params: &pb,
+                count: &count,
+                slots: &slots,
+                vel_free: &vf,
+                inv_mass: &im,
+                vel: &vel,
+                residual: &residual,
+                bufs: &bufs,
+                spin_free: &wf,
+                radius: &r,
+                spin: &w,
+            };
+            let g = k.bind(&ctx, &b);
+            run(&ctx, |ps| k.dispatch_gather_friction(ps, &g, n as u32));
+            let what = format!("{}: apgd_gather_friction (theta = {})", p.name, state[0]);
+            assert_vel(&what, &get(&ctx, &vel, n), &want);
+            let got_w: Vec<f32> = get(&ctx, &w, n);
+            for (i, (&a, &b)) in got_w.iter().zip(&want_w).enumerate() {
+                assert!(close(a, b, REL, 1e-4), "{what}: spin of grain {i}: gpu {a} cpu {b}");
+            }
+            if n > 10 {
+                assert!(want_w != f.spin, "{what}: no spin kick");
+            }
+        }
+    }
+}
+
+/// `apgd_contact_friction`: (P_n', P_t') = coulomb at (y_n, y_t), Q' = P for
+/// both components (exact copies), the per-grain residual (tolerances of
+/// `apgd_contact`).
+#[test]
+fn apgd_contact_friction_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    for p in piles() {
+        let n = p.grains.len();
+        let f = friction_input(&p, 41);
+        let q = f.params;
+        let prev0 = apgd_prev(&p, 42);
+        for state in APGD_STATES {
+            let mut want = f.lists.clone();
+            let (mut want_prev, mut want_prev_t) = (prev0.clone(), f.prev_t.clone());
+            let mut want_r = vec![-1.0f32; n];
+            let fr = cpu::jacobi::Friction {
+                spin: &f.spin,
+                radius: &p.grains.radius,
+                mu: q.mu,
+                mu_wall: q.mu_wall,
+            };
+            cpu::apgd::apgd_contact_friction(
+                &want.count,
+                &mut want.slots,
+                p.k,
+                &mut want_prev,
+                &p.grains.vel,
+                &mut want_r,
+                &state,
+                &mut want_prev_t,
+                &fr,
+                q.inv_dt,
+                q.beta,
+                q.slop,
+                q.omega,
+            );
+            let k = apgd::Apgd::new(&ctx, &cfg(&p));
+            let mut bufs = apgd_buffers(&ctx, &prev0, &state);
+            bufs.prev_t = buf(&ctx, &f.prev_t);
+            let (pb, count, slots) = (uni(&ctx, &q), buf(&ctx, &f.lists.count), buf(&ctx, &f.lists.slots));
+            let (vf, im, vel) = (
+                buf(&ctx, &p.grains.vel),
+                buf(&ctx, &p.grains.inv_mass),
+                buf(&ctx, &p.grains.vel),
+            );
+            let (r, w, wf) = (buf(&ctx, &p.grains.radius), buf(&ctx, &f.spin), buf(&ctx, &f.spin));
+            let residual = buf(&ctx, &vec![-1.0f32; n]); // every word must be written
+            let b = apgd::ApgdBindings {
+                params: &pb,
+                count: &count,
+                slots: &slots,
+                vel_free: &vf,
+                inv_mass: &im,
+                vel: &vel,
+                residual: &residual,
+                bufs: &bufs,
+                spin_free: &wf,
+                radius: &r,
+                spin: &w,
+            };
+            let g = k.bind(&ctx, &b);
+            run(&ctx, |ps| k.dispatch_contact_friction(ps, &g, n as u32));
+            let what = format!("{}: apgd_contact_friction (theta = {})", p.name, state[0]);
+            let got = get::<Contact>(&ctx, &slots, n * p.k);
+            assert_impulses(&what, &got, &want);
+            assert_tangential(&what, &got, &want);
+            let got_prev: Vec<f32> = get(&ctx, &bufs.prev, n * p.k);
+            let got_prev_t: Vec<f32> = get(&ctx, &bufs.prev_t, n * p.k);
+            for i in 0..n {
+                for s in 0..p.lists.of(i).len() {
+                    let at = i * p.k + s;
+                    assert_eq!(got_prev[at], want_prev[at], "{what}: Q of grain {i} slot {s}");
+                    assert_eq!(got_prev_t[at], want_prev_t[at], "{what}: Q_t of grain {i} slot {s}");
+                    assert_eq!(want_prev_t[at], f.lists.slots[at].impulse_t, "{what}: Q_t' = P_t");
+                    // The Coulomb cone holds exactly on the CPU side.
+                    let c = want.slots[at];
+                    let mu = if c.other & 0xc000_0000 == 0 { q.mu } else { q.mu_wall };
+                    assert!(c.impulse_t.abs() <= mu * c.impulse, "{what}: outside the cone: {c:?}");
+                }
+            }
+            let got_r: Vec<f32> = get(&ctx, &residual, n);
+            for (i, (&a, &b)) in got_r.iter().zip(&want_r).enumerate() {
+                assert!(
+                    close(a, b, REL, VEL_ABS),
+                    "{what}: residual of grain {i}: gpu {a} cpu {b}"
+                );
+                assert!(b >= 0.0, "{what}: residual of grain {i} not written");
+            }
+            if n > 10 {
+                let moved = want
+                    .slots
+                    .iter()
+                    .zip(&f.lists.slots)
+                    .any(|(a, b)| a.impulse_t != b.impulse_t);
+                assert!(moved, "{what}: no tangential impulse changed");
+            }
+        }
+    }
+}
+
+/// Relative tolerance of the frictional coloured impulses: unlike the
+/// frictionless passes these are not bit-identical on lavapipe (fused
+/// multiply-adds in the tangential update: 29 of 1,531 velocities differ in
+/// the last bit after the first colour), and a contact's error reaches the
+/// next colours through both grains' velocities and spins: measured 1.1e-5
+/// relative after 18 colours, so ten times that.
+const FRICTION_REL: f32 = 1e-4;
+
+fn assert_impulses_within(what: &str, gpu: &[Contact], cpu: &ContactLists, rel: f32) {
+    for i in 0..cpu.count.len() {
+        for s in 0..cpu.of(i).len() {
+            let (a, b) = (gpu[i * cpu.capacity + s].impulse, cpu.of(i)[s].impulse);
+            assert!(
+                close(a, b, rel, IMPULSE_ABS),
+                "{what}: grain {i} slot {s}: gpu {a} cpu {b}"
+            );
+        }
+    }
+}
+
+/// The constants of a frictional visit from a `Params`.
+fn visit(q: &Params) -> cpu::colored::FrictionVisit {
+    cpu::colored::FrictionVisit {
+        inv_dt: q.inv_dt,
+        beta: q.beta,
+        slop: q.slop,
+        mu: q.mu,
+        mu_wall: q.mu_wall,
+    }
+}
+
+/// A spin floor, rad/s: a spin changes by 2 im / r times an impulse (up to
+/// 2 x 510 / 5e-4 = 2e6 1/(kg m)), so the impulse floor times that.
+const SPIN_ABS: f32 = 1e-3;
+
+fn assert_spin(what: &str, gpu: &[f32], cpu: &[f32]) {
+    for (i, (&a, &b)) in gpu.iter().zip(cpu).enumerate() {
+        assert!(close(a, b, REL, SPIN_ABS), "{what}: spin of grain {i}: gpu {a} cpu {b}");
+    }
+}
+
+/// `colored_solve_friction`: every colour in order, as `colored_solve_matches_cpu`,
+/// with friction (in-cone tangential impulses, spins up to 100 rad/s).
+#[test]
+fn colored_solve_friction_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    for p in piles() {
+        let n = p.grains.len();
+        let f = friction_input(&p, 81);
+        let coloring = cpu::coloring::color_contacts(&f.lists, &p.grains.inv_mass);
+        let mut sweep = ColoredSweep::default();
+        sweep.build(&f.lists.count, &f.lists.slots, p.k, &coloring);
+        let colors = coloring.colors as usize;
+        let sizes: Vec<u32> = (0..colors)
+            .map(|c| (sweep.start[c + 1] - sweep.start[c]) as u32)
+            .collect();
+        let starts = bucket_starts(&sizes);
+        let (mut want, mut want_v, mut want_r) = (f.lists.clone(), p.grains.vel.clone(), vec![0.0f32; n]);
+        let mut want_w = f.spin.clone();
+        for c in 0..colors {
+            let bucket = &sweep.slot[sweep.start[c]..sweep.start[c + 1]];
+            cpu::colored::colored_solve_friction(
+                &mut want.slots,
+                p.k,
+                &p.grains.inv_mass,
+                &mut want_v,
+                &mut want_r,
+                bucket,
+                &visit(&f.params),
+                &p.grains.radius,
+                &mut want_w,
+            );
+        }
+        let kernels = Colored::new(&ctx, &cfg(&p));
+        let g = ColoredGpu::friction(&ctx, &p, &f, &coloring.color, &sweep.slot);
+        let pass: Vec<wgpu::Buffer> = (0..colors)
+            .map(|c| uni(&ctx, &[c as u32, starts[c], sizes[c], 0]))
+            .collect();
+        let groups: Vec<wgpu::BindGroup> = pass
+            .iter()
+            .map(|u| kernels.bind_solve_friction(&ctx, &g.bindings(), u))
+            .collect();
+        run(&ctx, |ps| {
+            for (group, &size) in groups.iter().zip(&sizes) {
+                kernels.dispatch_solve_friction(ps, group, size);
+            }
+        });
+        let (slots, vel, residual) = g.read(&ctx, &p);
+        let what = format!("{}: colored_solve_friction ({colors} colours)", p.name);
+        assert_impulses_within(&what, &slots, &want, FRICTION_REL);
+        assert_tangential(&what, &slots, &want);
+        assert_vel(&what, &vel, &want_v);
+        assert_residual(&what, &residual, &want_r);
+        assert_spin(&what, &get(&ctx, &g.spin, n), &want_w);
+        if n > 10 {
+            let moved = want
+                .slots
+                .iter()
+                .zip(&f.lists.slots)
+                .any(|(a, b)| a.impulse_t != b.impulse_t);
+            assert!(
+                moved && want_w != f.spin,
+                "{what}: no tangential impulse or spin changed"
+            );
+        }
+    }
+}
+
+/// `colored_overflow_friction`: the overflow colour serially, with friction.
+#[test]
+fn colored_overflow_friction_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    let mut solved_any = 0;
+    for p in piles() {
+        let n = p.grains.len();
+        let f = friction_input(&p, 91);
+        let coloring = cpu::coloring::color_contacts(&f.lists, &p.grains.inv_mass);
+        let (mut want, mut want_v, mut want_r) = (f.lists.clone(), p.grains.vel.clone(), vec![0.0f32; n]);
+        let mut want_w = f.spin.clone();
+        cpu::colored::colored_overflow_friction(
+            &want.count,
+            &mut want.slots,
+            p.k,
+            &coloring.color,
+            &p.grains.inv_mass,
+            &mut want_v,
+            &mut want_r,
+            &visit(&f.params),
+            &p.grains.radius,
+            &mut want_w,
+        );
+        let kernels = Colored::new(&ctx, &cfg(&p));
+        let g = ColoredGpu::friction(&ctx, &p, &f, &coloring.color, &[0u32]);
+        let group = kernels.bind_overflow_friction(&ctx, &g.bindings());
+        run(&ctx, |ps| kernels.dispatch_overflow_friction(ps, &group));
+        let (slots, vel, residual) = g.read(&ctx, &p);
+        let what = format!("{}: colored_overflow_friction", p.name);
+        assert_impulses(&what, &slots, &want);
+        assert_tangential(&what, &slots, &want);
+        assert_vel(&what, &vel, &want_v);
+        assert_residual(&what, &residual, &want_r);
+        assert_spin(&what, &get(&ctx, &g.spin, n), &want_w);
+        if coloring.overflow > 0 {
+            solved_any += 1;
+            assert!(want_w != f.spin, "{what}: no spin changed");
+        }
+    }
+    assert!(solved_any >= 3, "only {solved_any} piles exercise the overflow pass");
 }

@@ -25,7 +25,7 @@
 use super::{Backend, BackendKind};
 use crate::cpu::CpuStepper;
 use crate::cpu::integrate::free_velocity;
-use crate::cpu::jacobi::jacobi_gather;
+use crate::cpu::jacobi::{jacobi_gather, jacobi_gather_friction};
 use crate::cpu::reduce::reduce;
 use crate::cpu::warm_start::warm_start;
 use crate::error::Result;
@@ -80,6 +80,8 @@ impl BisectBackend {
                 let mut solved = self.grains.clone();
                 cpu_stats = Some(self.cpu.step(&mut solved, &self.walls, p)?);
                 self.grains.vel = solved.vel;
+                // With friction the GPU turns the grains by the CPU's spins.
+                self.grains.ang_vel = solved.ang_vel;
                 // The correction (overlap_iterations > 0) reads this step's lists.
                 self.gpu.upload_lists(self.cpu.contacts());
             }
@@ -117,7 +119,17 @@ impl BisectBackend {
                 warm_start(&self.prev, &mut lists);
             }
             let (k, g) = (lists.capacity, &mut self.grains);
-            jacobi_gather(&lists.count, &lists.slots, k, &self.vel_free, &g.inv_mass, &mut g.vel);
+            if p.friction() {
+                // The GPU's SpinFree stage does not run from `solve` on.
+                g.ang_vel.resize(n, 0.0);
+                let spin_free = g.ang_vel.clone();
+                let (c, s) = (&lists.count, &lists.slots);
+                let (im, r) = (&g.inv_mass, &g.radius);
+                jacobi_gather_friction(c, s, k, &self.vel_free, &spin_free, im, r, &mut g.vel, &mut g.ang_vel);
+                self.gpu.upload_spin_free(&spin_free);
+            } else {
+                jacobi_gather(&lists.count, &lists.slots, k, &self.vel_free, &g.inv_mass, &mut g.vel);
+            }
         }
         self.gpu.upload_lists(&lists);
     }

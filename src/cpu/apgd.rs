@@ -28,11 +28,17 @@
 //! per-grain loop with no atomics. Q is one extra f32 per slot. After the
 //! last iteration the velocities are those of y; [`solve`] gathers the final
 //! impulses once more (on the GPU, `jacobi_gather` after the solve).
+//!
+//! With friction (DESIGN §1d) `apgd_gather_friction` and
+//! `apgd_contact_friction` extrapolate both components from their previous
+//! iterates (`prev`, `prev_t`), gather the spins with the velocities and take
+//! the local Coulomb update of `cpu::jacobi` at y; the momentum is shared.
 
 use rayon::prelude::*;
 
 use super::PAR_MIN;
-use super::jacobi::other_velocity;
+use super::jacobi::{Friction, apply_sums, friction_correction, friction_sums, jacobi_gather_friction, other_velocity};
+use crate::model::contact::coulomb;
 use crate::model::{Contact, ContactLists, StepParams, StepStats, dot, sub};
 
 /// The momentum state: theta (used by the next iteration), k, and the last
@@ -167,4 +173,149 @@ pub fn solve(
         apgd_momentum(&residual, &mut state)
     });
     super::jacobi::jacobi_gather(&lists.count, &lists.slots, k, vel_free, inv_mass, vel);
+}
+
+/// Stage `apgd_gather_friction` (DESIGN §1d): velocities and spins at the
+/// extrapolated impulses (y_n, y_t), from the previous iterates `prev`
+/// (normal) and `prev_t` (tangential), one f32 each per slot.
+#[allow(clippy::too_many_arguments)]
+pub fn apgd_gather_friction(
+    count: &[u32],
+    slots: &[Contact],
+    capacity: usize,
+    prev: &[f32],
+    vel_free: &[[f32; 2]],
+    inv_mass: &[f32],
+    vel: &mut [[f32; 2]],
+    state: &Momentum,
+    prev_t: &[f32],
+    spin_free: &[f32],
+    radius: &[f32],
+    spin: &mut [f32],
+) {
+    let theta = state[0];
+    vel.par_iter_mut()
+        .zip(spin.par_iter_mut())
+        .with_min_len(PAR_MIN)
+        .enumerate()
+        .for_each(|(i, (v, w))| {
+            let n = (count[i] as usize).min(capacity);
+            let base = i * capacity;
+            let list = &slots[base..base + n];
+            let (acc, acc_t) = friction_sums(list, |k, c| {
+                let s = base + k;
+                (
+                    extrapolate(c.impulse, prev[s], theta),
+                    extrapolate(c.impulse_t, prev_t[s], theta),
+                )
+            });
+            (*v, *w) = apply_sums(vel_free[i], spin_free[i], inv_mass[i], radius[i], acc, acc_t);
+        });
+}
+
+/// Stage `apgd_contact_friction`: the local Coulomb update relaxed by omega
+/// from (y_n, y_t) with the velocities and spins of y, Q' = P for both
+/// components; `residual[i]` is grain i's largest
+/// `jacobi::friction_correction` of (P' - y) (m/s).
+#[allow(clippy::too_many_arguments)]
+pub fn apgd_contact_friction(
+    count: &[u32],
+    slots: &mut [Contact],
+    capacity: usize,
+    prev: &mut [f32],
+    vel: &[[f32; 2]],
+    residual: &mut [f32],
+    state: &Momentum,
+    prev_t: &mut [f32],
+    f: &Friction,
+    inv_dt: f32,
+    beta: f32,
+    slop: f32,
+    omega: f32,
+) {
+    if capacity == 0 {
+        residual.fill(0.0);
+        return;
+    }
+    let theta = state[0];
+    slots
+        .par_chunks_mut(capacity)
+        .zip(prev.par_chunks_mut(capacity))
+        .zip(prev_t.par_chunks_mut(capacity))
+        .zip(residual.par_iter_mut())
+        .with_min_len(PAR_MIN)
+        .enumerate()
+        .for_each(|(i, (((list, q), q_t), r))| {
+            let n = (count[i] as usize).min(capacity);
+            let mut worst = 0.0f32;
+            for ((c, q), q_t) in list[..n].iter_mut().zip(&mut q[..n]).zip(&mut q_t[..n]) {
+                let y = extrapolate(c.impulse, *q, theta);
+                let y_t = extrapolate(c.impulse_t, *q_t, theta);
+                let (u, u_t) = f.velocities(i, c, vel);
+                let t = c.target(u, inv_dt, beta, slop);
+                let w = c.inv_mass_sum;
+                let (pn, pt) = coulomb(y, y_t, t, u_t, w, omega, f.mu_of(c));
+                worst = worst.max(friction_correction(pn - y, pt - y_t, w, omega));
+                (*q, *q_t) = (c.impulse, c.impulse_t);
+                (c.impulse, c.impulse_t) = (pn, pt);
+            }
+            *r = worst;
+        });
+}
+
+/// The frictional APGD solve of one step (`prev`, `prev_t` are scratch,
+/// resized here); leaves the velocities and spins of the final impulses.
+#[allow(clippy::too_many_arguments)]
+pub fn solve_friction(
+    lists: &mut ContactLists,
+    prev: &mut Vec<f32>,
+    prev_t: &mut Vec<f32>,
+    vel_free: &[[f32; 2]],
+    spin_free: &[f32],
+    inv_mass: &[f32],
+    radius: &[f32],
+    vel: &mut [[f32; 2]],
+    spin: &mut [f32],
+    p: &StepParams,
+    stats: &mut StepStats,
+    history: Option<&mut Vec<f32>>,
+) {
+    let k = lists.capacity;
+    let (inv_dt, threshold) = (1.0 / p.dt, p.threshold());
+    prev.clear();
+    prev.extend(lists.slots.iter().map(|c| c.impulse));
+    prev_t.clear();
+    prev_t.extend(lists.slots.iter().map(|c| c.impulse_t));
+    let mut residual = vec![0.0f32; vel.len()];
+    let mut state = MOMENTUM_START;
+    super::iterate(stats, p.itmax, threshold, history, || {
+        let (c, s) = (&lists.count, &lists.slots);
+        apgd_gather_friction(
+            c, s, k, prev, vel_free, inv_mass, vel, &state, prev_t, spin_free, radius, spin,
+        );
+        let f = Friction {
+            spin,
+            radius,
+            mu: p.mu,
+            mu_wall: p.mu_wall,
+        };
+        apgd_contact_friction(
+            &lists.count,
+            &mut lists.slots,
+            k,
+            prev,
+            vel,
+            &mut residual,
+            &state,
+            prev_t,
+            &f,
+            inv_dt,
+            p.overlap_relax,
+            p.slop(),
+            p.omega,
+        );
+        apgd_momentum(&residual, &mut state)
+    });
+    let (c, s) = (&lists.count, &lists.slots);
+    jacobi_gather_friction(c, s, k, vel_free, spin_free, inv_mass, radius, vel, spin);
 }

@@ -19,9 +19,15 @@
 //! copies at the end of the step for the warm start and the diagnostics.
 //! [`colored_solve`] (one colour's bucket) and [`colored_overflow`] are the
 //! GPU's passes one by one, with its per-grain residuals, for the stage tests.
+//!
+//! With friction (DESIGN §1d) [`solve_friction`] visits the same contacts in
+//! the same order with the local Coulomb update ([`update_friction`]): both
+//! grains' velocities and spins move; [`colored_solve_friction`] and
+//! [`colored_overflow_friction`] are the GPU's frictional passes one by one.
 
 use super::coloring::{Coloring, is_orphan, owns};
 use crate::model::OVERFLOW;
+use crate::model::contact::{coulomb, spin_kick, tangent};
 use crate::model::{Body, Contact, dot, sub};
 
 /// Owned contacts grouped by colour: `slot[start[k]..start[k + 1]]` are colour k
@@ -191,6 +197,8 @@ pub fn colored_mirror(count: &[u32], slots: &mut [Contact], capacity: usize) {
             let found = (0..(count[j] as usize).min(k)).find(|&t| slots[j * k + t].other == i as u32);
             if let Some(t) = found {
                 slots[i * k + s].impulse = slots[j * k + t].impulse;
+                // Zero without friction: both copies already agree.
+                slots[i * k + s].impulse_t = slots[j * k + t].impulse_t;
             }
         }
     }
@@ -208,13 +216,9 @@ pub fn solve(
     stats: &mut crate::model::StepStats,
     history: Option<&mut Vec<f32>>,
 ) -> super::coloring::Coloring {
-    let start = std::time::Instant::now();
-    let coloring = super::coloring::color_contacts(lists, inv_mass);
-    let k = lists.capacity;
-    let mut sweep = ColoredSweep::default();
-    sweep.build(&lists.count, &lists.slots, k, &coloring);
-    stats.coloring_ms = (start.elapsed().as_secs_f64() * 1e3) as f32;
+    let (coloring, sweep) = prepare(lists, inv_mass, stats);
     // The GPU starts from the same gather (warm start), so both round alike.
+    let k = lists.capacity;
     super::jacobi::jacobi_gather(&lists.count, &lists.slots, k, vel_free, inv_mass, vel);
     let (inv_dt, threshold) = (1.0 / p.dt, p.tol / p.dt);
     super::iterate(stats, p.itmax, threshold, history, || {
@@ -222,4 +226,169 @@ pub fn solve(
     });
     colored_mirror(&lists.count, &mut lists.slots, k);
     coloring
+}
+
+/// Colour the contacts and group them by colour (timed into `stats.coloring_ms`).
+fn prepare(
+    lists: &crate::model::ContactLists,
+    inv_mass: &[f32],
+    stats: &mut crate::model::StepStats,
+) -> (super::coloring::Coloring, ColoredSweep) {
+    let start = std::time::Instant::now();
+    let coloring = super::coloring::color_contacts(lists, inv_mass);
+    let mut sweep = ColoredSweep::default();
+    sweep.build(&lists.count, &lists.slots, lists.capacity, &coloring);
+    stats.coloring_ms = (start.elapsed().as_secs_f64() * 1e3) as f32;
+    (coloring, sweep)
+}
+
+/// The grains' spins and radii, for the frictional sweep (DESIGN §1d).
+pub struct Spins<'a> {
+    /// Spins before the contacts act, rad/s.
+    pub spin_free: &'a [f32],
+    /// Radii, m.
+    pub radius: &'a [f32],
+    /// The solved spins, rad/s (written).
+    pub spin: &'a mut [f32],
+}
+
+/// [`solve`] with Coulomb friction (DESIGN §1d): the same colours and order,
+/// each visit the local update `coulomb` with relaxation 1 on (P_n, P_t) and
+/// both grains' velocities and spins updated; the residual is
+/// max(|dP_n| W, |dP_t| 3W).
+#[allow(clippy::too_many_arguments)]
+pub fn solve_friction(
+    lists: &mut crate::model::ContactLists,
+    vel_free: &[[f32; 2]],
+    inv_mass: &[f32],
+    vel: &mut [[f32; 2]],
+    s: Spins,
+    p: &crate::model::StepParams,
+    stats: &mut crate::model::StepStats,
+    history: Option<&mut Vec<f32>>,
+) -> super::coloring::Coloring {
+    let (coloring, sweep) = prepare(lists, inv_mass, stats);
+    let k = lists.capacity;
+    let (c, sl) = (&lists.count, &lists.slots);
+    super::jacobi::jacobi_gather_friction(c, sl, k, vel_free, s.spin_free, inv_mass, s.radius, vel, s.spin);
+    let (inv_dt, threshold) = (1.0 / p.dt, p.tol / p.dt);
+    let how = FrictionVisit {
+        inv_dt,
+        beta: p.overlap_relax,
+        slop: p.slop(),
+        mu: p.mu,
+        mu_wall: p.mu_wall,
+    };
+    super::iterate(stats, p.itmax, threshold, history, || {
+        let mut worst = 0.0f32;
+        for (&slot, &a) in sweep.slot.iter().zip(&sweep.grain) {
+            let c = &mut lists.slots[slot as usize];
+            worst = worst.max(update_friction(c, a as usize, inv_mass, s.radius, vel, s.spin, &how));
+        }
+        worst
+    });
+    colored_mirror(&lists.count, &mut lists.slots, k);
+    coloring
+}
+
+/// The constants of a frictional visit.
+#[derive(Debug, Clone, Copy)]
+pub struct FrictionVisit {
+    pub inv_dt: f32,
+    pub beta: f32,
+    pub slop: f32,
+    pub mu: f32,
+    pub mu_wall: f32,
+}
+
+/// Frictional Gauss-Seidel update of one owned contact of grain `a`
+/// (DESIGN §1d); returns max(|dP_n| W, |dP_t| 3W).
+#[inline]
+pub fn update_friction(
+    c: &mut Contact,
+    a: usize,
+    inv_mass: &[f32],
+    radius: &[f32],
+    vel: &mut [[f32; 2]],
+    spin: &mut [f32],
+    how: &FrictionVisit,
+) -> f32 {
+    let (other, mu) = match c.body() {
+        Body::Grain(j) => (Some(j as usize), how.mu),
+        _ => (None, how.mu_wall),
+    };
+    let vb = other.map_or([0.0, 0.0], |j| vel[j]);
+    let rw_b = other.map_or(0.0, |j| radius[j] * spin[j]);
+    let u = dot(sub(vel[a], vb), c.normal);
+    let u_t = c.slip(vel[a], vb, radius[a] * spin[a], rw_b);
+    let target = c.target(u, how.inv_dt, how.beta, how.slop);
+    let w = c.inv_mass_sum;
+    let (pn, pt) = coulomb(c.impulse, c.impulse_t, target, u_t, w, 1.0, mu);
+    let (dn, dt) = (pn - c.impulse, pt - c.impulse_t);
+    (c.impulse, c.impulse_t) = (pn, pt);
+    let t = tangent(c.normal);
+    let d = [dn * c.normal[0] + dt * t[0], dn * c.normal[1] + dt * t[1]];
+    // A fixed grain is never written (on the GPU it may sit in several
+    // contacts of one colour).
+    let ia = inv_mass[a];
+    if ia != 0.0 {
+        vel[a] = [vel[a][0] + ia * d[0], vel[a][1] + ia * d[1]];
+        spin[a] += spin_kick(ia, radius[a], dt);
+    }
+    if let Some(j) = other {
+        // The other copy's normal and tangent are both negated, its P_t the same.
+        let ib = inv_mass[j];
+        if ib != 0.0 {
+            vel[j] = [vel[j][0] - ib * d[0], vel[j][1] - ib * d[1]];
+            spin[j] += spin_kick(ib, radius[j], dt);
+        }
+    }
+    super::jacobi::friction_correction(dn, dt, w, 1.0)
+}
+
+/// Stage `colored_solve_friction`: [`colored_solve`] with [`update_friction`]
+/// (bindings of `colored_solve`, then radius and spin).
+#[allow(clippy::too_many_arguments)]
+pub fn colored_solve_friction(
+    slots: &mut [Contact],
+    capacity: usize,
+    inv_mass: &[f32],
+    vel: &mut [[f32; 2]],
+    residual: &mut [f32],
+    bucket: &[u32],
+    how: &FrictionVisit,
+    radius: &[f32],
+    spin: &mut [f32],
+) {
+    for &idx in bucket {
+        let a = idx as usize / capacity.max(1);
+        let r = update_friction(&mut slots[idx as usize], a, inv_mass, radius, vel, spin, how);
+        residual[a] = residual[a].max(r);
+    }
+}
+
+/// Stage `colored_overflow_friction`: [`colored_overflow`] with [`update_friction`].
+#[allow(clippy::too_many_arguments)]
+pub fn colored_overflow_friction(
+    count: &[u32],
+    slots: &mut [Contact],
+    capacity: usize,
+    color: &[u32],
+    inv_mass: &[f32],
+    vel: &mut [[f32; 2]],
+    residual: &mut [f32],
+    how: &FrictionVisit,
+    radius: &[f32],
+    spin: &mut [f32],
+) {
+    for a in 0..count.len() {
+        for s in 0..(count[a] as usize).min(capacity) {
+            let idx = a * capacity + s;
+            let solves = owns(a as u32, slots[idx].other) || is_orphan(count, slots, capacity, a, idx);
+            if color[idx] == OVERFLOW && solves {
+                let r = update_friction(&mut slots[idx], a, inv_mass, radius, vel, spin, how);
+                residual[a] = residual[a].max(r);
+            }
+        }
+    }
 }

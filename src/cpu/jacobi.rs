@@ -10,10 +10,23 @@
 //! Each grain owns a copy of each of its contacts (model::contact), so both
 //! passes are per-grain loops with no atomics; the gather recomputes v from
 //! the accumulated impulses, so rounding does not accumulate across iterations.
+//!
+//! With friction (DESIGN §1d, `StepParams::friction`) the `*_friction` twins
+//! (WGSL entry points `friction`) carry the tangential impulse and the spins:
+//! ```text
+//!   jacobi_contact::friction: u_t = (v_a - v_b) . t - (r_a w_a + r_b w_b)
+//!                             (P_n', P_t') = coulomb(P_n, P_t, target, u_t, W, omega, mu)
+//!   jacobi_gather::friction:  v_a = v_free_a + im_a sum_c (P_n n + P_t t)
+//!                             w_a = w_free_a - 2 im_a / r_a sum_c P_t
+//! ```
+//! Both copies of a grain-grain contact see the same (u_n, u_t) and so keep
+//! the same (P_n, P_t); the frictionless passes stay as they were, so a run
+//! with mu = mu_wall = 0 is bit-identical to one before friction existed.
 
 use rayon::prelude::*;
 
 use super::PAR_MIN;
+use crate::model::contact::{coulomb, spin_kick, tangent};
 use crate::model::{Body, Contact, dot, sub};
 
 /// Velocity of the other body of a contact (walls are fixed).
@@ -96,4 +109,130 @@ pub fn jacobi_gather(
             vel_free[i][1] + inv_mass[i] * acc[1],
         ];
     });
+}
+
+/// What a frictional pass reads besides the velocities (DESIGN §1d): the
+/// spins (rad/s, ccw) and radii (m) of the grains, and the friction
+/// coefficients of grain-grain (`mu`) and wall (`mu_wall`) contacts.
+#[derive(Debug, Clone, Copy)]
+pub struct Friction<'a> {
+    pub spin: &'a [f32],
+    pub radius: &'a [f32],
+    pub mu: f32,
+    pub mu_wall: f32,
+}
+
+impl Friction<'_> {
+    /// The friction coefficient of `c` (`StepParams::mu_of`).
+    #[inline]
+    pub fn mu_of(&self, c: &Contact) -> f32 {
+        match c.body() {
+            Body::Grain(_) => self.mu,
+            _ => self.mu_wall,
+        }
+    }
+
+    /// r w of grain `i`, and of the other body of `c` (0 for a wall or corner).
+    #[inline]
+    pub fn rw(&self, i: usize, c: &Contact) -> (f32, f32) {
+        let o = match c.body() {
+            Body::Grain(j) => self.radius[j as usize] * self.spin[j as usize],
+            _ => 0.0,
+        };
+        (self.radius[i] * self.spin[i], o)
+    }
+
+    /// The relative velocities (u_n, u_t) of `c`, seen from grain `i`.
+    #[inline]
+    pub fn velocities(&self, i: usize, c: &Contact, vel: &[[f32; 2]]) -> (f32, f32) {
+        let vo = other_velocity(c, vel);
+        let (rw_i, rw_o) = self.rw(i, c);
+        (dot(sub(vel[i], vo), c.normal), c.slip(vel[i], vo, rw_i, rw_o))
+    }
+}
+
+/// The unrelaxed correction of a frictional update, m/s:
+/// max(|dP_n| W, |dP_t| 3W) / relax (the frictionless |dP| W / relax, plus
+/// the tangential row's own diagonal).
+#[inline]
+pub fn friction_correction(dp_n: f32, dp_t: f32, inv_mass_sum: f32, relax: f32) -> f32 {
+    let t = (dp_t.abs() * crate::model::contact::TANGENT_MASS_RATIO * inv_mass_sum) / relax;
+    ((dp_n.abs() * inv_mass_sum) / relax).max(t)
+}
+
+/// Stage `jacobi_contact::friction` (DESIGN §1d): new (P_n, P_t) of every
+/// contact from one snapshot of velocities and spins (`f.spin`), with the
+/// local Coulomb update `coulomb` relaxed by omega; returns the largest
+/// [`friction_correction`], m/s.
+#[allow(clippy::too_many_arguments)]
+pub fn jacobi_contact_friction(
+    count: &[u32],
+    slots: &mut [Contact],
+    capacity: usize,
+    vel: &[[f32; 2]],
+    f: &Friction,
+    inv_dt: f32,
+    beta: f32,
+    slop: f32,
+    omega: f32,
+) -> f32 {
+    update_contacts(count, slots, capacity, |i, c| {
+        let (u, u_t) = f.velocities(i, c, vel);
+        let target = c.target(u, inv_dt, beta, slop);
+        let w = c.inv_mass_sum;
+        let (pn, pt) = coulomb(c.impulse, c.impulse_t, target, u_t, w, omega, f.mu_of(c));
+        let correction = friction_correction(pn - c.impulse, pt - c.impulse_t, w, omega);
+        (c.impulse, c.impulse_t) = (pn, pt);
+        correction
+    })
+}
+
+/// Stage `jacobi_gather::friction`: each grain's velocity and spin from its
+/// free ones and the impulses of its own contacts,
+/// v = v_free + im sum (P_n n + P_t t), w = w_free + sum spin_kick(im, r, P_t).
+#[allow(clippy::too_many_arguments)]
+pub fn jacobi_gather_friction(
+    count: &[u32],
+    slots: &[Contact],
+    capacity: usize,
+    vel_free: &[[f32; 2]],
+    spin_free: &[f32],
+    inv_mass: &[f32],
+    radius: &[f32],
+    vel: &mut [[f32; 2]],
+    spin: &mut [f32],
+) {
+    vel.par_iter_mut()
+        .zip(spin.par_iter_mut())
+        .with_min_len(PAR_MIN)
+        .enumerate()
+        .for_each(|(i, (v, w))| {
+            let n = (count[i] as usize).min(capacity);
+            let (acc, acc_t) = friction_sums(&slots[i * capacity..i * capacity + n], |_, c| (c.impulse, c.impulse_t));
+            (*v, *w) = apply_sums(vel_free[i], spin_free[i], inv_mass[i], radius[i], acc, acc_t);
+        });
+}
+
+/// Sum over `list` of P_n n + P_t t (N s) and of P_t (the spin kicks share
+/// one factor, so the sum is taken first), with (P_n, P_t) =
+/// `impulses(k, c)` for the k-th contact `c` of the list.
+/// The WGSL gathers evaluate the same expressions in the same order.
+#[inline]
+pub fn friction_sums(list: &[Contact], impulses: impl Fn(usize, &Contact) -> (f32, f32)) -> ([f32; 2], f32) {
+    let mut acc = [0.0f32; 2];
+    let mut acc_t = 0.0f32;
+    for (k, c) in list.iter().enumerate() {
+        let (pn, pt) = impulses(k, c);
+        let t = tangent(c.normal);
+        acc[0] += pn * c.normal[0] + pt * t[0];
+        acc[1] += pn * c.normal[1] + pt * t[1];
+        acc_t += pt;
+    }
+    (acc, acc_t)
+}
+
+/// v = v_free + im acc, w = w_free + spin_kick(im, r, acc_t).
+#[inline]
+pub fn apply_sums(vf: [f32; 2], wf: f32, im: f32, r: f32, acc: [f32; 2], acc_t: f32) -> ([f32; 2], f32) {
+    ([vf[0] + im * acc[0], vf[1] + im * acc[1]], wf + spin_kick(im, r, acc_t))
 }

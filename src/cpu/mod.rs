@@ -81,6 +81,8 @@ pub struct CpuStepper {
     spin_free: Vec<f32>,
     /// APGD's previous impulses, one per slot (cpu::apgd).
     apgd_prev: Vec<f32>,
+    /// APGD's previous tangential impulses (friction only).
+    apgd_prev_t: Vec<f32>,
     correction: correct::Correction,
     /// Contact colours of the last coloured step (0 for other solvers).
     pub colors: u32,
@@ -103,6 +105,7 @@ impl CpuStepper {
             vel_free: Vec::new(),
             spin_free: Vec::new(),
             apgd_prev: Vec::new(),
+            apgd_prev_t: Vec::new(),
             correction: correct::Correction::default(),
             colors: 0,
             residual_history: None,
@@ -194,6 +197,25 @@ impl CpuStepper {
         let k = self.lists.capacity;
         let history = self.residual_history.as_mut();
         match p.solver {
+            SolverKind::Jacobi if p.friction() => {
+                let lists = &mut self.lists;
+                let (vf, wf, im, r) = (&self.vel_free, &self.spin_free, &grains.inv_mass, &grains.radius);
+                let (vel, spin) = (&mut grains.vel, &mut grains.ang_vel);
+                jacobi::jacobi_gather_friction(&lists.count, &lists.slots, k, vf, wf, im, r, vel, spin);
+                iterate(&mut stats, p.itmax, threshold, history, || {
+                    let f = jacobi::Friction {
+                        spin,
+                        radius: r,
+                        mu: p.mu,
+                        mu_wall: p.mu_wall,
+                    };
+                    let (beta, slop) = (p.overlap_relax, p.slop());
+                    let (c, s) = (&lists.count, &mut lists.slots);
+                    let res = jacobi::jacobi_contact_friction(c, s, k, vel, &f, inv_dt, beta, slop, p.omega);
+                    jacobi::jacobi_gather_friction(c, s, k, vf, wf, im, r, vel, spin);
+                    res
+                });
+            }
             SolverKind::Jacobi => {
                 let lists = &mut self.lists;
                 let (vf, im) = (&self.vel_free, &grains.inv_mass);
@@ -272,6 +294,17 @@ impl CpuStepper {
                 );
                 self.sweep.mirror(&mut self.lists.slots);
             }
+            SolverKind::Colored if p.friction() => {
+                let (lists, vf, im) = (&mut self.lists, &self.vel_free, &grains.inv_mass);
+                let spins = colored::Spins {
+                    spin_free: &self.spin_free,
+                    radius: &grains.radius,
+                    spin: &mut grains.ang_vel,
+                };
+                let h = history;
+                stats.colors = colored::solve_friction(lists, vf, im, &mut grains.vel, spins, p, &mut stats, h).colors;
+                self.colors = stats.colors;
+            }
             SolverKind::Colored => {
                 let (lists, vf, im) = (&mut self.lists, &self.vel_free, &grains.inv_mass);
                 stats.colors = colored::solve(lists, vf, im, &mut grains.vel, p, &mut stats, history).colors;
@@ -280,6 +313,23 @@ impl CpuStepper {
             SolverKind::Uzawa => {
                 let (lists, vf, im) = (&mut self.lists, &self.vel_free, &grains.inv_mass);
                 uzawa::solve(lists, vf, im, &mut grains.vel, p, &mut stats, history);
+            }
+            SolverKind::Apgd if p.friction() => {
+                let (lists, vf, im) = (&mut self.lists, &self.vel_free, &grains.inv_mass);
+                apgd::solve_friction(
+                    lists,
+                    &mut self.apgd_prev,
+                    &mut self.apgd_prev_t,
+                    vf,
+                    &self.spin_free,
+                    im,
+                    &grains.radius,
+                    &mut grains.vel,
+                    &mut grains.ang_vel,
+                    p,
+                    &mut stats,
+                    history,
+                );
             }
             SolverKind::Apgd => {
                 let (lists, vf, im) = (&mut self.lists, &self.vel_free, &grains.inv_mass);

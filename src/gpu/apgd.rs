@@ -3,6 +3,9 @@
 //! theta (P - Q)), `apgd_contact` (P' = max(0, y - omega t / W), Q' = P, per
 //! grain the largest |P' - y| W / omega) and `apgd_momentum` (one workgroup:
 //! restart test and the next theta into `state`). CPU twins: `cpu::apgd`.
+//! With friction (DESIGN §1d) `apgd_gather_friction` and
+//! `apgd_contact_friction` take the place of the first two, with the
+//! previous tangential impulses `prev_t` and the spins.
 
 use super::buffers::storage_zeroed;
 use super::{GpuContext, Kernel, ShaderConfig, Stage};
@@ -15,12 +18,16 @@ pub struct Apgd {
     gather: Kernel,
     contact: Kernel,
     momentum: Kernel,
+    gather_friction: Kernel,
+    contact_friction: Kernel,
 }
 
 /// The buffers APGD adds to an NSCD stepper's: the previous impulses (one
-/// f32 per slot) and the momentum state (vec4: theta, k, last residual).
+/// f32 per slot), the previous tangential impulses (friction, one f32 per
+/// slot) and the momentum state (vec4: theta, k, last residual).
 pub struct ApgdBuffers {
     pub prev: wgpu::Buffer,
+    pub prev_t: wgpu::Buffer,
     pub state: wgpu::Buffer,
 }
 
@@ -29,6 +36,7 @@ impl ApgdBuffers {
         let state = super::buffers::storage(ctx, "hourglass.apgd.state", &MOMENTUM_START);
         ApgdBuffers {
             prev: storage_zeroed::<f32>(ctx, "hourglass.apgd.prev", slots),
+            prev_t: storage_zeroed::<f32>(ctx, "hourglass.apgd.prev_t", slots),
             state,
         }
     }
@@ -48,6 +56,8 @@ pub struct ApgdGroups {
     pub gather: wgpu::BindGroup,
     pub contact: wgpu::BindGroup,
     pub momentum: wgpu::BindGroup,
+    pub gather_friction: wgpu::BindGroup,
+    pub contact_friction: wgpu::BindGroup,
 }
 
 /// The buffers the stage reads and writes, by binding name.
@@ -60,6 +70,10 @@ pub struct ApgdBindings<'a> {
     pub vel: &'a wgpu::Buffer,
     pub residual: &'a wgpu::Buffer,
     pub bufs: &'a ApgdBuffers,
+    /// Friction: the spins before the contacts act and the solved ones (rad/s), the radii (m).
+    pub spin_free: &'a wgpu::Buffer,
+    pub radius: &'a wgpu::Buffer,
+    pub spin: &'a wgpu::Buffer,
 }
 
 impl Apgd {
@@ -68,11 +82,13 @@ impl Apgd {
             gather: Kernel::new(ctx, cfg, Stage::Apgd, "apgd_gather"),
             contact: Kernel::new(ctx, cfg, Stage::Apgd, "apgd_contact"),
             momentum: Kernel::new(ctx, cfg, Stage::Apgd, "apgd_momentum"),
+            gather_friction: Kernel::new(ctx, cfg, Stage::Apgd, "apgd_gather_friction"),
+            contact_friction: Kernel::new(ctx, cfg, Stage::Apgd, "apgd_contact_friction"),
         }
     }
 
     pub fn bind(&self, ctx: &GpuContext, b: &ApgdBindings) -> ApgdGroups {
-        let (prev, state) = (&b.bufs.prev, &b.bufs.state);
+        let (prev, state, prev_t) = (&b.bufs.prev, &b.bufs.state, &b.bufs.prev_t);
         ApgdGroups {
             gather: self.gather.bind_at(
                 ctx,
@@ -102,6 +118,38 @@ impl Apgd {
             momentum: self
                 .momentum
                 .bind_at(ctx, &[(0, b.params), (7, b.residual), (8, state)]),
+            gather_friction: self.gather_friction.bind_at(
+                ctx,
+                &[
+                    (0, b.params),
+                    (1, b.count),
+                    (2, b.slots),
+                    (3, prev),
+                    (4, b.vel_free),
+                    (5, b.inv_mass),
+                    (6, b.vel),
+                    (8, state),
+                    (9, prev_t),
+                    (10, b.spin_free),
+                    (11, b.radius),
+                    (12, b.spin),
+                ],
+            ),
+            contact_friction: self.contact_friction.bind_at(
+                ctx,
+                &[
+                    (0, b.params),
+                    (1, b.count),
+                    (2, b.slots),
+                    (3, prev),
+                    (6, b.vel),
+                    (7, b.residual),
+                    (8, state),
+                    (9, prev_t),
+                    (11, b.radius),
+                    (12, b.spin),
+                ],
+            ),
         }
     }
 
@@ -122,6 +170,21 @@ impl Apgd {
     pub fn dispatch_iteration(&self, pass: &mut wgpu::ComputePass, g: &ApgdGroups, n_grains: u32) {
         self.dispatch_gather(pass, g, n_grains);
         self.dispatch_contact(pass, g, n_grains);
+        self.dispatch_momentum(pass, g);
+    }
+
+    pub fn dispatch_gather_friction(&self, pass: &mut wgpu::ComputePass, g: &ApgdGroups, n_grains: u32) {
+        self.gather_friction.dispatch(pass, &g.gather_friction, n_grains);
+    }
+
+    pub fn dispatch_contact_friction(&self, pass: &mut wgpu::ComputePass, g: &ApgdGroups, n_grains: u32) {
+        self.contact_friction.dispatch(pass, &g.contact_friction, n_grains);
+    }
+
+    /// One whole frictional iteration (DESIGN §1d).
+    pub fn dispatch_iteration_friction(&self, pass: &mut wgpu::ComputePass, g: &ApgdGroups, n_grains: u32) {
+        self.dispatch_gather_friction(pass, g, n_grains);
+        self.dispatch_contact_friction(pass, g, n_grains);
         self.dispatch_momentum(pass, g);
     }
 }

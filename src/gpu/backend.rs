@@ -14,6 +14,12 @@
 //! apgd_momentum (the restart decided on the device, no host read), and its
 //! Solve ends with one `jacobi_gather`: the iterations leave the velocities of
 //! the extrapolated impulses, the step needs those of the final ones.
+//! Friction (`StepParams::friction`, DESIGN §1d): `SpinFree` copies the
+//! spins into `spin_free` at the start of the step, and the Jacobi, APGD and
+//! coloured iterations, the gathers and `Integrate` use their `*friction`
+//! entry points (tangential impulses, spins, then the angles); the
+//! frictionless kernels are untouched, so mu = mu_wall = 0 runs exactly as
+//! before. Uzawa refuses friction.
 //! Split push-out (`overlap_iterations` > 0, as `cpu::CpuStepper::step`): the
 //! solve runs with beta = 0 (main `Params`), then `PredictGap` copies this
 //! step's lists with the predicted gap into the other lists (dead after warm
@@ -118,7 +124,7 @@ impl GpuBackend {
     pub fn new(ctx: GpuContext, grains: Grains, walls: Walls, grid: Grid, capacity: usize) -> Result<GpuBackend> {
         let core = Pipeline::new(ctx, "hourglass", &grains, &walls, grid, capacity, 2)?;
         let kernels = Kernels::new(&core.ctx, &core.cfg);
-        let bufs = Buffers::new(&core.ctx, core.n);
+        let bufs = Buffers::new(&core.ctx, &grains);
         let groups = Groups::new(&core, &kernels, &bufs);
         Ok(GpuBackend {
             core,
@@ -221,6 +227,14 @@ impl GpuBackend {
             solver: p.solver.resolve(true),
             ..*p
         };
+        if p.friction() && !matches!(p.solver, SolverKind::Jacobi | SolverKind::Apgd | SolverKind::Colored) {
+            return Err(Error::NotImplemented {
+                what: format!(
+                    "solver `{}` with friction on the GPU backend (jacobi, colored and apgd carry it there)",
+                    p.solver.name()
+                ),
+            });
+        }
         if !matches!(
             p.solver,
             SolverKind::Jacobi | SolverKind::Colored | SolverKind::Uzawa | SolverKind::Apgd
@@ -240,6 +254,8 @@ impl GpuBackend {
         q.omega = p.omega;
         q.beta = if p.overlap_iterations > 0 { 0.0 } else { p.overlap_relax };
         q.slop = p.slop();
+        q.mu = p.mu;
+        q.mu_wall = p.mu_wall;
         self.core.write_params();
         if split(&p) {
             let c = Params {
@@ -252,7 +268,12 @@ impl GpuBackend {
                 .write_buffer(&self.bufs.correct_params, 0, bytemuck::bytes_of(&c));
         }
         if p.solver != SolverKind::Jacobi && self.solvers.is_none() {
-            self.solvers = Some(SolverState::new(&self.core, &self.bufs.residual, &self.bufs.vel_free));
+            self.solvers = Some(SolverState::new(
+                &self.core,
+                &self.bufs.residual,
+                &self.bufs.vel_free,
+                &self.bufs.spins,
+            ));
         }
         if p.solver == SolverKind::Apgd
             && let Some(s) = &self.solvers
@@ -273,6 +294,9 @@ impl GpuBackend {
             // Indices change: last step's impulses cannot be matched; cold start.
             self.warm_valid = false;
             self.reorder_pending = false;
+        }
+        if p.friction() {
+            stages.push(SpinFree);
         }
         stages.extend([
             ClearCells,
@@ -316,6 +340,19 @@ impl GpuBackend {
             let bytes = self.core.n as u64 * if wide(a) { 8 } else { 4 };
             if bytes > 0 {
                 enc.copy_buffer_to_buffer(tmp, 0, buf, 0, bytes);
+            }
+        }
+        // The spins and angles move with their grains (zeros without friction, cheap).
+        {
+            let mut p = pass(enc, &Stage::Reorder.label());
+            for group in &self.groups.reorder_spins {
+                self.kernels.reorder.dispatch(&mut p, group, n);
+            }
+        }
+        let s = &self.bufs.spins;
+        for (buf, tmp) in s.arrays().into_iter().zip(&s.tmp) {
+            if n > 0 {
+                enc.copy_buffer_to_buffer(tmp, 0, buf, 0, u64::from(n) * 4);
             }
         }
     }
@@ -386,7 +423,7 @@ impl GpuBackend {
         let mut words;
         loop {
             let batch = self.check_every.max(1).min(p.itmax - stats.iterations);
-            self.record_iterations(&mut enc, batch, p.solver, overflow_color);
+            self.record_iterations(&mut enc, batch, p, overflow_color);
             words = self.core.submit_and_read_stats(enc)?;
             stats.iterations += batch;
             if stats.iterations > 0 {
@@ -412,10 +449,13 @@ impl GpuBackend {
             // The iterations leave the velocities of the extrapolated impulses:
             // those of the final impulses, as cpu::apgd::solve.
             let mut ps = pass(&mut enc, &Stage::JacobiGather.label());
-            let n = self.core.n as u32;
-            self.kernels
-                .jacobi_gather
-                .dispatch(&mut ps, &self.groups.jacobi_gather[self.cur], n);
+            let (n, c) = (self.core.n as u32, self.cur);
+            let (k, g) = (&self.kernels.jacobi_gather, &self.groups);
+            if p.friction() {
+                k.dispatch_friction(&mut ps, &g.jacobi_gather_friction[c], n);
+            } else {
+                k.dispatch(&mut ps, &g.jacobi_gather[c], n);
+            }
         }
         stats.overflow = u64::from(words[STAT_OVERFLOW as usize]);
         stats.contacts = u64::from(words[STAT_CONTACTS as usize]);
@@ -426,14 +466,21 @@ impl GpuBackend {
 
     /// Record `iterations` iterations of `solver` (`overflow`: a coloured
     /// step has an overflow colour), then the residual reduction.
-    fn record_iterations(&self, enc: &mut wgpu::CommandEncoder, iterations: u32, solver: SolverKind, overflow: bool) {
-        let (n, c) = (self.core.n as u32, self.cur);
+    fn record_iterations(&self, enc: &mut wgpu::CommandEncoder, iterations: u32, sp: &StepParams, overflow: bool) {
+        let (n, c, solver) = (self.core.n as u32, self.cur, sp.solver);
+        let friction = sp.friction();
         let one = |p: &mut wgpu::ComputePass| match (solver, &self.solvers) {
-            (SolverKind::Colored, Some(s)) => s.record_colored(p, c, &self.color_sizes, overflow),
+            (SolverKind::Colored, Some(s)) => s.record_colored(p, c, &self.color_sizes, overflow, friction),
+            (SolverKind::Apgd, Some(s)) if friction => s.apgd.dispatch_iteration_friction(p, &s.apgd_groups[c], n),
             (SolverKind::Apgd, Some(s)) => s.apgd.dispatch_iteration(p, &s.apgd_groups[c], n),
             (SolverKind::Uzawa, Some(s)) => {
                 s.uzawa.dispatch(p, &s.uzawa_groups[c], n);
                 self.kernels.jacobi_gather.dispatch(p, &self.groups.jacobi_gather[c], n);
+            }
+            _ if friction => {
+                let (k, g) = (&self.kernels, &self.groups);
+                k.jacobi_contact.dispatch_friction(p, &g.jacobi_contact_friction[c], n);
+                k.jacobi_gather.dispatch_friction(p, &g.jacobi_gather_friction[c], n);
             }
             _ => {
                 self.kernels
@@ -469,6 +516,9 @@ impl Recorder for StepRun<'_> {
         match stage {
             StepStage::FreeVelocity => k.free_velocity.dispatch(ps, &g.free_velocity, n),
             StepStage::WarmStart => k.warm_start.dispatch(ps, &g.warm_start[c], n),
+            StepStage::Gather if self.p.friction() => {
+                k.jacobi_gather.dispatch_friction(ps, &g.jacobi_gather_friction[c], n)
+            }
             StepStage::Gather => k.jacobi_gather.dispatch(ps, &g.jacobi_gather[c], n),
             StepStage::Mirror => {
                 if let Some(s) = &be.solvers {
@@ -485,7 +535,12 @@ impl Recorder for StepRun<'_> {
                 }
             }
             StepStage::Shift => k.integrate.dispatch(ps, &g.shift, n),
-            StepStage::Integrate => k.integrate.dispatch(ps, &g.integrate, n),
+            StepStage::Integrate => {
+                k.integrate.dispatch(ps, &g.integrate, n);
+                if self.p.friction() {
+                    k.integrate.dispatch_angle(ps, &g.integrate_angle, n);
+                }
+            }
             shared => be.core.dispatch(shared, c, ps),
         }
     }
@@ -493,6 +548,13 @@ impl Recorder for StepRun<'_> {
     fn encode(&mut self, stage: StepStage, mut enc: wgpu::CommandEncoder) -> Result<wgpu::CommandEncoder> {
         match stage {
             StepStage::Reorder => self.be.record_reorder(&mut enc),
+            StepStage::SpinFree => {
+                let s = &self.be.bufs.spins;
+                let bytes = self.be.core.n as u64 * 4;
+                if bytes > 0 {
+                    enc.copy_buffer_to_buffer(&s.spin, 0, &s.spin_free, 0, bytes);
+                }
+            }
             StepStage::Color => (enc, self.overflow_color) = self.be.color(enc, &mut self.stats)?,
             StepStage::Solve => enc = self.be.solve(enc, &self.p, &mut self.stats, self.overflow_color)?,
             shared => self.be.core.encode(shared, &mut enc),
@@ -517,7 +579,8 @@ impl GpuBackend {
 
     pub fn grains(&mut self) -> Result<&Grains> {
         if !self.host_fresh {
-            self.host = self.core.read_grains(None)?;
+            let s = &self.bufs.spins;
+            self.host = self.core.read_grains(Some(&s.spin), Some(&s.angle))?;
             self.host_fresh = true;
         }
         Ok(&self.host)
@@ -547,8 +610,19 @@ impl GpuBackend {
         self.write(&g[RADIUS], &grains.radius);
         self.write(&g[INV_MASS], &grains.inv_mass);
         self.write(&g[ID], &grains.id);
+        let s = &self.bufs.spins;
+        if grains.ang_vel.len() == grains.len() && grains.angle.len() == grains.len() {
+            self.write(&s.spin, &grains.ang_vel);
+            self.write(&s.angle, &grains.angle);
+        }
         self.binned = false;
         self.host_fresh = false;
+    }
+
+    /// The spins before the contacts act (friction; the `SpinFree` stage's
+    /// output, read by the first gather).
+    pub fn upload_spin_free(&self, spin_free: &[f32]) {
+        self.write(&self.bufs.spins.spin_free, spin_free);
     }
 
     /// Stage `free_velocity`'s output.

@@ -64,8 +64,10 @@ pub struct GrainBuffers<'a> {
     pub radius: &'a wgpu::Buffer,
     pub inv_mass: &'a wgpu::Buffer,
     pub id: &'a wgpu::Buffer,
-    /// None where the model has no rotation (NSCD): read back as zeros.
+    /// None where the model has no rotation: read back as zeros.
     pub ang_vel: Option<&'a wgpu::Buffer>,
+    /// Rotation angles, rad (NSCD); None: read back as zeros.
+    pub angle: Option<&'a wgpu::Buffer>,
 }
 
 /// Read `n` grains from `b` and put them in id order (the GPU arrays may be
@@ -74,11 +76,16 @@ pub fn read_grains(ctx: &GpuContext, b: &GrainBuffers, n: usize) -> Result<crate
     let mut two = read_many::<[f32; 2]>(ctx, &[(b.pos, n), (b.vel, n)])?.into_iter();
     let mut scalars = vec![(b.radius, n), (b.inv_mass, n), (b.id, n)];
     scalars.extend(b.ang_vel.map(|w| (w, n)));
+    scalars.extend(b.angle.map(|a| (a, n)));
     let mut one = read_many::<u32>(ctx, &scalars)?.into_iter();
     let mut next = || one.next().unwrap_or_default();
     let to_f32 = |v: Vec<u32>| -> Vec<f32> { bytemuck::cast_vec(v) };
     let (radius, inv_mass, id) = (to_f32(next()), to_f32(next()), next());
     let ang_vel = match b.ang_vel {
+        Some(_) => to_f32(next()),
+        None => vec![0.0; n],
+    };
+    let angle = match b.angle {
         Some(_) => to_f32(next()),
         None => vec![0.0; n],
     };
@@ -89,7 +96,7 @@ pub fn read_grains(ctx: &GpuContext, b: &GrainBuffers, n: usize) -> Result<crate
         inv_mass,
         id,
         ang_vel,
-        angle: vec![0.0; n],
+        angle,
     }
     .into_id_order())
 }

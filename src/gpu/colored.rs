@@ -22,6 +22,8 @@ pub struct Colored {
     solve: Kernel,
     overflow: Kernel,
     mirror: Kernel,
+    solve_friction: Kernel,
+    overflow_friction: Kernel,
 }
 
 /// Binding numbers of shaders/colored.wgsl.
@@ -36,6 +38,8 @@ const PASS_COLOR: u32 = 7;
 const BUCKET: u32 = 8;
 const BUCKET_SIZE: u32 = 9;
 const BUCKET_CURSOR: u32 = 10;
+const RADIUS: u32 = 11;
+const SPIN: u32 = 12;
 
 /// The colour buckets: slot indices grouped by colour, the size of each
 /// colour (MAX_COLORS words) and the scatter cursors.
@@ -77,6 +81,9 @@ pub struct ColoredBindings<'a> {
     pub vel: &'a wgpu::Buffer,
     pub residual: &'a wgpu::Buffer,
     pub buckets: &'a Buckets,
+    /// Friction (DESIGN §1d): radii (m) and spins (rad/s, updated).
+    pub radius: &'a wgpu::Buffer,
+    pub spin: &'a wgpu::Buffer,
 }
 
 impl Colored {
@@ -88,6 +95,8 @@ impl Colored {
             solve: kernel("colored_solve"),
             overflow: kernel("colored_overflow"),
             mirror: kernel("colored_mirror"),
+            solve_friction: kernel("colored_solve_friction"),
+            overflow_friction: kernel("colored_overflow_friction"),
         }
     }
 
@@ -141,6 +150,46 @@ impl Colored {
         )
     }
 
+    /// `colored_solve_friction` for the colour in `pass_color`.
+    pub fn bind_solve_friction(
+        &self,
+        ctx: &GpuContext,
+        b: &ColoredBindings,
+        pass_color: &wgpu::Buffer,
+    ) -> wgpu::BindGroup {
+        self.solve_friction.bind_at(
+            ctx,
+            &[
+                (PARAMS, b.params),
+                (SLOTS, b.slots),
+                (INV_MASS, b.inv_mass),
+                (VEL, b.vel),
+                (RESIDUAL, b.residual),
+                (PASS_COLOR, pass_color),
+                (BUCKET, &b.buckets.bucket),
+                (RADIUS, b.radius),
+                (SPIN, b.spin),
+            ],
+        )
+    }
+
+    pub fn bind_overflow_friction(&self, ctx: &GpuContext, b: &ColoredBindings) -> wgpu::BindGroup {
+        self.overflow_friction.bind_at(
+            ctx,
+            &[
+                (PARAMS, b.params),
+                (COUNT, b.count),
+                (SLOTS, b.slots),
+                (COLOR, b.color),
+                (INV_MASS, b.inv_mass),
+                (VEL, b.vel),
+                (RESIDUAL, b.residual),
+                (RADIUS, b.radius),
+                (SPIN, b.spin),
+            ],
+        )
+    }
+
     /// `colored_mirror` bindings: params, count, slots.
     pub fn bind_mirror(
         &self,
@@ -167,6 +216,14 @@ impl Colored {
     /// One invocation walks every grain.
     pub fn dispatch_overflow(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup) {
         self.overflow.dispatch(pass, group, 1);
+    }
+    /// One frictional colour: `size` invocations.
+    pub fn dispatch_solve_friction(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, size: u32) {
+        self.solve_friction.dispatch(pass, group, size);
+    }
+    /// The frictional overflow colour: one invocation walks every grain.
+    pub fn dispatch_overflow_friction(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup) {
+        self.overflow_friction.dispatch(pass, group, 1);
     }
     pub fn dispatch_mirror(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {
         self.mirror.dispatch(pass, group, n_grains);
@@ -218,6 +275,9 @@ pub struct SolverState {
     /// [p][k]: colour k.
     pub solve: [Vec<wgpu::BindGroup>; 2],
     pub overflow: [wgpu::BindGroup; 2],
+    /// The frictional passes, as `solve` and `overflow`.
+    pub solve_friction: [Vec<wgpu::BindGroup>; 2],
+    pub overflow_friction: [wgpu::BindGroup; 2],
     pub mirror: [wgpu::BindGroup; 2],
     pub uzawa_groups: [wgpu::BindGroup; 2],
     pub apgd: super::apgd::Apgd,
@@ -226,9 +286,15 @@ pub struct SolverState {
 }
 
 impl SolverState {
-    /// `residual` and `vel_free` are the NSCD stepper's per-grain residual and free velocities.
-    pub fn new(core: &super::pipeline::Pipeline, residual: &wgpu::Buffer, vel_free: &wgpu::Buffer) -> Self {
-        use super::pipeline::{INV_MASS, VEL};
+    /// `residual`, `vel_free` and `spins` are the NSCD stepper's per-grain
+    /// residual, free velocities and spin buffers.
+    pub fn new(
+        core: &super::pipeline::Pipeline,
+        residual: &wgpu::Buffer,
+        vel_free: &wgpu::Buffer,
+        spins: &super::state::Spins,
+    ) -> Self {
+        use super::pipeline::{INV_MASS, RADIUS, VEL};
         let (ctx, cfg, b) = (&core.ctx, &core.cfg, &core.bufs);
         let slots = core.n * core.capacity;
         let coloring = super::coloring::Coloring::new(ctx, cfg);
@@ -248,6 +314,8 @@ impl SolverState {
             vel,
             residual,
             buckets: &buckets,
+            radius: &b.grains[RADIUS],
+            spin: &spins.spin,
         };
         let (init, round, count) = coloring_groups(core, &coloring, &colors);
         let solve = [0, 1].map(|p| {
@@ -257,6 +325,13 @@ impl SolverState {
                 .collect()
         });
         let overflow = [0, 1].map(|p| colored.bind_overflow(ctx, &bindings(p)));
+        let solve_friction = [0, 1].map(|p| {
+            pass_colors
+                .iter()
+                .map(|k| colored.bind_solve_friction(ctx, &bindings(p), k))
+                .collect()
+        });
+        let overflow_friction = [0, 1].map(|p| colored.bind_overflow_friction(ctx, &bindings(p)));
         let bucket_count = [0, 1].map(|p| colored.bind_bucket_count(ctx, &bindings(p)));
         let bucket_scatter = [0, 1].map(|p| colored.bind_bucket_scatter(ctx, &bindings(p)));
         let mirror = [0, 1].map(|p| colored.bind_mirror(ctx, &b.params, &b.count[p], &b.slots[p]));
@@ -276,6 +351,9 @@ impl SolverState {
                 vel,
                 residual,
                 bufs: &apgd_bufs,
+                spin_free: &spins.spin_free,
+                radius: &b.grains[RADIUS],
+                spin: &spins.spin,
             };
             apgd.bind(ctx, &bindings)
         });
@@ -294,6 +372,8 @@ impl SolverState {
             bucket_scatter,
             solve,
             overflow,
+            solve_friction,
+            overflow_friction,
             mirror,
             uzawa_groups,
             apgd,
@@ -341,13 +421,21 @@ impl SolverState {
     }
 
     /// Record one coloured iteration: each colour of `sizes` (its contact
-    /// count), then the overflow colour when there is one.
-    pub fn record_colored(&self, ps: &mut wgpu::ComputePass, p: usize, sizes: &[u32], overflow: bool) {
+    /// count), then the overflow colour when there is one; the frictional
+    /// passes when `friction`.
+    pub fn record_colored(&self, ps: &mut wgpu::ComputePass, p: usize, sizes: &[u32], overflow: bool, friction: bool) {
+        let c = &self.colored;
         for (k, &size) in sizes.iter().enumerate() {
-            self.colored.dispatch_solve(ps, &self.solve[p][k], size);
+            if friction {
+                c.dispatch_solve_friction(ps, &self.solve_friction[p][k], size);
+            } else {
+                c.dispatch_solve(ps, &self.solve[p][k], size);
+            }
         }
-        if overflow {
-            self.colored.dispatch_overflow(ps, &self.overflow[p]);
+        match (overflow, friction) {
+            (true, true) => c.dispatch_overflow_friction(ps, &self.overflow_friction[p]),
+            (true, false) => c.dispatch_overflow(ps, &self.overflow[p]),
+            _ => {}
         }
     }
 }

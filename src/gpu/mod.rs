@@ -53,7 +53,7 @@ pub use context::{AdapterChoice, GpuContext};
 pub use view::{DeviceGrains, GrainView};
 
 use crate::model::Grid;
-use crate::model::contact::{BODY_CORNER, BODY_INDEX_MASK, BODY_SEGMENT};
+use crate::model::contact::{BODY_CORNER, BODY_INDEX_MASK, BODY_SEGMENT, TANGENT_MASS_RATIO};
 use crate::model::walls::CORNER_DIRS;
 use crate::model::{MAX_COLORS, OVERFLOW, UNCOLORED};
 
@@ -208,7 +208,8 @@ impl ShaderConfig {
              const STAT_OVERLAP: u32 = {STAT_OVERLAP}u;\n\
              const MAX_COLORS: u32 = {MAX_COLORS}u;\n\
              const OVERFLOW_COLOR: u32 = {OVERFLOW}u;\n\
-             const UNCOLORED: u32 = {UNCOLORED:#x}u;\n",
+             const UNCOLORED: u32 = {UNCOLORED:#x}u;\n\
+             const TANGENT_MASS_RATIO: f32 = {TANGENT_MASS_RATIO:?};\n",
             self.capacity
         )
     }
@@ -259,6 +260,10 @@ pub struct Params {
     pub n_corners: u32,
     /// nx * ny.
     pub n_cells: u32,
+    /// Coulomb friction coefficients of grain-grain and wall contacts
+    /// (`StepParams::mu`, `mu_wall`; 0 = frictionless, DESIGN §1d).
+    pub mu: f32,
+    pub mu_wall: f32,
 }
 
 impl Params {

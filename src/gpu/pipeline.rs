@@ -211,8 +211,8 @@ impl Pipeline {
         Ok(sum_partials(&parts))
     }
 
-    /// The grains in id order (`ang_vel` where the model has rotation).
-    pub fn read_grains(&self, ang_vel: Option<&wgpu::Buffer>) -> Result<Grains> {
+    /// The grains in id order (`ang_vel` and `angle` where the model has them).
+    pub fn read_grains(&self, ang_vel: Option<&wgpu::Buffer>, angle: Option<&wgpu::Buffer>) -> Result<Grains> {
         let g = &self.bufs.grains;
         let bufs = GrainBuffers {
             pos: &g[POS],
@@ -221,6 +221,7 @@ impl Pipeline {
             inv_mass: &g[INV_MASS],
             id: &g[ID],
             ang_vel,
+            angle,
         };
         read_grains(&self.ctx, &bufs, self.n)
     }

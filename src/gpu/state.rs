@@ -6,6 +6,8 @@
 //!   vel_free (n)  residual (n)  tmp[a] (n, like grain array a: reorder scratch)
 //!   shift (n), zero (n), correct_params: the split push-out's pseudo-velocity,
 //!     its zero free velocity and its Params (beta = overlap_relax)
+//!   spins: spin, spin_free, angle (n each; NSCD with friction, DESIGN §1d),
+//!     and their reorder scratch
 //!   lists p = 0, 1 of the pipeline: this step's and the previous one's, swapped by parity
 //! ```
 //! The split push-out (`StepParams::overlap_iterations` > 0, twin
@@ -13,8 +15,8 @@
 //! written into the other lists, 1 - p: they are dead once warm start has
 //! read them (the next step's detection overwrites them).
 
-use super::buffers::{storage_zeroed, uniform};
-use super::pipeline::{GRAIN_ARRAYS, INV_MASS, POS, Pipeline, VEL};
+use super::buffers::{storage, storage_zeroed, uniform};
+use super::pipeline::{GRAIN_ARRAYS, INV_MASS, POS, Pipeline, RADIUS, VEL};
 use super::{
     GpuContext, Params, ShaderConfig, free_velocity, integrate, jacobi_contact, jacobi_gather, predict_gap, reorder,
     residual_max, warm_start,
@@ -52,6 +54,39 @@ pub fn wide(a: usize) -> bool {
     a == POS || a == VEL
 }
 
+/// The rotation of NSCD grains (DESIGN §1d): only friction turns a grain, so
+/// without it these stay as uploaded (zeros) and no stage touches them.
+pub struct Spins {
+    /// Spins, rad/s (ccw).
+    pub spin: wgpu::Buffer,
+    /// The spins at the start of the step (copied from `spin`), rad/s.
+    pub spin_free: wgpu::Buffer,
+    /// Rotation angles, rad.
+    pub angle: wgpu::Buffer,
+    /// Reorder scratch of `spin` and `angle`.
+    pub tmp: [wgpu::Buffer; 2],
+}
+
+impl Spins {
+    /// Upload the grains' spins and angles (zeros where the host has none).
+    pub fn new(ctx: &GpuContext, grains: &crate::model::Grains) -> Spins {
+        let n = grains.len();
+        let or_zeros = |v: &[f32]| if v.len() == n { v.to_vec() } else { vec![0.0f32; n] };
+        let l = |s: &str| format!("hourglass.{s}");
+        Spins {
+            spin: storage(ctx, &l("spin"), &or_zeros(&grains.ang_vel)),
+            spin_free: storage_zeroed::<f32>(ctx, &l("spin_free"), n),
+            angle: storage(ctx, &l("angle"), &or_zeros(&grains.angle)),
+            tmp: [l("spin.reorder"), l("angle.reorder")].map(|s| storage_zeroed::<f32>(ctx, &s, n)),
+        }
+    }
+
+    /// The spin and angle buffers, as the reorder permutes them.
+    pub fn arrays(&self) -> [&wgpu::Buffer; 2] {
+        [&self.spin, &self.angle]
+    }
+}
+
 /// The NSCD buffers beside the pipeline's.
 pub struct Buffers {
     pub vel_free: wgpu::Buffer,
@@ -64,10 +99,12 @@ pub struct Buffers {
     pub zero: wgpu::Buffer,
     /// The correction's `Params`: the step's, with beta = overlap_relax.
     pub correct_params: wgpu::Buffer,
+    pub spins: Spins,
 }
 
 impl Buffers {
-    pub fn new(ctx: &GpuContext, n: usize) -> Buffers {
+    pub fn new(ctx: &GpuContext, grains: &crate::model::Grains) -> Buffers {
+        let n = grains.len();
         let l = |s: &str| format!("hourglass.{s}");
         Buffers {
             vel_free: storage_zeroed::<[f32; 2]>(ctx, &l("vel_free"), n),
@@ -79,6 +116,7 @@ impl Buffers {
             shift: storage_zeroed::<[f32; 2]>(ctx, &l("shift"), n),
             zero: storage_zeroed::<[f32; 2]>(ctx, &l("zero"), n),
             correct_params: uniform(ctx, &l("correct.params"), &Params::default()),
+            spins: Spins::new(ctx, grains),
         }
     }
 }
@@ -88,9 +126,16 @@ impl Buffers {
 pub struct Groups {
     pub free_velocity: wgpu::BindGroup,
     pub reorder: Vec<(bool, wgpu::BindGroup)>,
+    /// Reorder of the spins and angles (`Spins::arrays` into `Spins::tmp`).
+    pub reorder_spins: Vec<(bool, wgpu::BindGroup)>,
     pub warm_start: [wgpu::BindGroup; 2],
     pub jacobi_contact: [wgpu::BindGroup; 2],
     pub jacobi_gather: [wgpu::BindGroup; 2],
+    /// The frictional `jacobi_contact` and `jacobi_gather` (DESIGN §1d).
+    pub jacobi_contact_friction: [wgpu::BindGroup; 2],
+    pub jacobi_gather_friction: [wgpu::BindGroup; 2],
+    /// `integrate_angle`: angle += dt spin.
+    pub integrate_angle: wgpu::BindGroup,
     pub residual_max: wgpu::BindGroup,
     pub integrate: wgpu::BindGroup,
     /// Lists p into the scratch lists 1 - p.
@@ -139,6 +184,34 @@ impl Groups {
                     &g[VEL],
                 )
             }),
+            reorder_spins: (own.spins.arrays().iter().zip(&own.spins.tmp))
+                .map(|(a, t)| k.reorder.bind(ctx, false, &b.params, &b.sorted, a, t))
+                .collect(),
+            jacobi_contact_friction: [0, 1].map(|p| {
+                let (sp, r) = (&own.spins.spin, &g[RADIUS]);
+                k.jacobi_contact
+                    .bind_friction(ctx, &b.params, &b.count[p], &b.slots[p], &g[VEL], &own.residual, sp, r)
+            }),
+            jacobi_gather_friction: [0, 1].map(|p| {
+                let s = &own.spins;
+                k.jacobi_gather.bind_friction(
+                    ctx,
+                    &[
+                        &b.params,
+                        &b.count[p],
+                        &b.slots[p],
+                        &own.vel_free,
+                        &g[INV_MASS],
+                        &g[VEL],
+                        &s.spin_free,
+                        &g[RADIUS],
+                        &s.spin,
+                    ],
+                )
+            }),
+            integrate_angle: k
+                .integrate
+                .bind_angle(ctx, &b.params, &own.spins.angle, &own.spins.spin),
             residual_max: k.residual_max.bind(ctx, &b.params, &own.residual, &g[VEL], &b.stats),
             integrate: k.integrate.bind(ctx, &b.params, &g[POS], &g[VEL]),
             predict_gap: [0, 1].map(|p| {

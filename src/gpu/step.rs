@@ -3,7 +3,7 @@
 //! through one loop; the stepper's [`Recorder`] says what each stage records.
 //!
 //! ```text
-//!   NSCD:  ClearStats [Reorder] ClearCells FreeVelocity BinCount PrefixSum CursorCopy
+//!   NSCD:  ClearStats [Reorder] [SpinFree] ClearCells FreeVelocity BinCount PrefixSum CursorCopy
 //!          BinScatter Detect [WarmStart] Gather [Color] Solve [Mirror] [PredictGap Correct Shift]
 //!          Integrate
 //!   DEM:   [ClearCells BinCount PrefixSum CursorCopy BinScatter Detect DemForce ClearStats]
@@ -27,6 +27,9 @@ use crate::error::Result;
 pub enum StepStage {
     /// Zero the step counters (`stats`).
     ClearStats,
+    /// Friction: the spins before the contacts act, `spin_free` = `spin`
+    /// (twin: `CpuStepper::step` copying `ang_vel` into `spin_free`).
+    SpinFree,
     /// Permute the grain arrays into the cell order of the last binning.
     Reorder,
     FreeVelocity,
@@ -86,7 +89,7 @@ impl StepStage {
             StepStage::CursorCopy | StepStage::BinScatter => Stage::BinScatter,
             StepStage::Detect => Stage::Detect,
             StepStage::WarmStart => Stage::WarmStart,
-            StepStage::Gather => Stage::JacobiGather,
+            StepStage::Gather | StepStage::SpinFree => Stage::JacobiGather,
             StepStage::Color => Stage::Coloring,
             StepStage::Mirror => Stage::Colored,
             StepStage::PredictGap => Stage::PredictGap,
@@ -102,6 +105,7 @@ impl StepStage {
         !matches!(
             self,
             StepStage::ClearStats
+                | StepStage::SpinFree
                 | StepStage::Reorder
                 | StepStage::ClearCells
                 | StepStage::CursorCopy
@@ -115,7 +119,8 @@ impl StepStage {
     pub fn phase(self) -> GpuFrom {
         match self {
             StepStage::Detect => GpuFrom::Detect,
-            StepStage::WarmStart | StepStage::Gather => GpuFrom::WarmStart,
+            // SpinFree feeds the first gather: it runs wherever the gather does.
+            StepStage::SpinFree | StepStage::WarmStart | StepStage::Gather => GpuFrom::WarmStart,
             StepStage::Color | StepStage::Solve | StepStage::Mirror => GpuFrom::Solve,
             // The correction moves the grains: it belongs with integrate.
             StepStage::PredictGap | StepStage::Correct | StepStage::Shift | StepStage::Integrate => GpuFrom::Integrate,

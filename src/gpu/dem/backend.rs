@@ -254,7 +254,7 @@ impl GpuDemBackend {
 
     pub fn grains(&mut self) -> Result<&Grains> {
         if !self.host_fresh {
-            self.host = self.core.read_grains(Some(&self.bufs.ang_vel))?;
+            self.host = self.core.read_grains(Some(&self.bufs.ang_vel), None)?;
             self.host_fresh = true;
         }
         Ok(&self.host)
