@@ -135,7 +135,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         var overlap = 0.0;
         for (var k = 0u; k < listed; k++) {
             let other = slots[i * CAPACITY + k].other;
-            overlap = max(overlap, -slots[i * CAPACITY + k].gap);
+            // 0.0 - gap, not -gap: a gap of exactly +0.0 would give -0.0,
+            // whose bits (0x80000000) win every atomicMax below.
+            overlap = max(overlap, 0.0 - slots[i * CAPACITY + k].gap);
             let is_grain = (other & (BODY_SEGMENT | BODY_CORNER)) == 0u;
             if !(is_grain && other < i) {
                 distinct++;
