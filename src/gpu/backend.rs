@@ -188,6 +188,7 @@ impl GpuBackend {
             count: &self.core.bufs.count[last],
             slots: &self.core.bufs.slots[last],
             capacity: self.core.capacity as u32,
+            angle: Some(&self.bufs.spins.angle),
         }
     }
 

@@ -35,4 +35,6 @@ pub struct DeviceGrains<'a> {
     pub count: &'a wgpu::Buffer,
     pub slots: &'a wgpu::Buffer,
     pub capacity: u32,
+    /// f32 per grain, rad (NSCD; `None` where the model keeps no angle).
+    pub angle: Option<&'a wgpu::Buffer>,
 }

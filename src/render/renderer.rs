@@ -10,9 +10,9 @@
 //! ```
 //! Bindings 1-7 are the GPU backend's own buffers ([`Source::Device`]) or
 //! host arrays uploaded into the renderer's buffers ([`Source::Host`]).
-//! Binding 10 is the host angles uploaded, or a zeroed buffer where there
-//! are none: [`crate::gpu::DeviceGrains`] carries no angle buffer yet (the
-//! GPU backend integrates no angle), so its spokes point along +x.
+//! Binding 10 is the host angles uploaded, the GPU backend's own angle
+//! buffer ([`crate::gpu::DeviceGrains`]), or a zeroed buffer where there are
+//! none (the spokes then point along +x).
 
 use bytemuck::{Pod, Zeroable};
 
@@ -369,8 +369,12 @@ impl Renderer {
             };
             let mut entries = vec![entry(0, &self.uniform)];
             entries.extend(bufs.iter().enumerate().map(|(k, b)| entry(k as u32 + 1, b)));
-            let angle = if host_angles { &self.angle } else { &self.zero_angle };
-            entries.push(entry(10, &angle.buf));
+            let angle = match source {
+                Source::Device(d) if d.angle.is_some() => d.angle.unwrap(),
+                _ if host_angles => &self.angle.buf,
+                _ => &self.zero_angle.buf,
+            };
+            entries.push(entry(10, angle));
             ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("hourglass.render.disks"),
                 layout: &self.disks.get_bind_group_layout(0),
