@@ -186,7 +186,9 @@ fn spokes_run_from_the_centre_to_the_rim_at_each_grains_angle() {
 #[test]
 fn device_buffers_in_place_draw_the_same_picture_as_host_arrays() {
     let Some(ctx) = gpu_common::context() else { return };
-    let (g, walls, frame) = scene();
+    let (mut g, walls, frame) = scene();
+    // Turned grains: the spokes come from the host angles or the device's.
+    g.angle = (0..g.len()).map(|i| 0.7 + 1.9 * i as f32).collect();
     let mut r = Renderer::new(&ctx, offscreen::FORMAT);
     r.set_walls(&ctx, &walls);
     let target = Offscreen::new(&ctx, W, H);
@@ -212,6 +214,7 @@ fn device_buffers_in_place_draw_the_same_picture_as_host_arrays() {
         storage(&ctx, "test.count", &[0u32; 3]),
         storage(&ctx, "test.slots", &[0u32; 8]),
     );
+    let angle = storage(&ctx, "test.angle", &g.angle);
     let device = Source::Device(DeviceGrains {
         ctx: &ctx,
         len: 3,
@@ -223,6 +226,7 @@ fn device_buffers_in_place_draw_the_same_picture_as_host_arrays() {
         count: &count,
         slots: &slots,
         capacity: 0,
+        angle: Some(&angle),
     });
     let dev = target.render(&ctx, &mut r, &device, &frame).unwrap();
     assert!(host == dev, "the in-place picture differs from the uploaded one");
