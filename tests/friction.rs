@@ -294,7 +294,7 @@ fn a_heap_stands_at_an_angle_with_friction_and_flattens_without() {
         let smooth = repose_angle(&pour(solver, 0.0, 3.0));
         println!("{solver:?}: angle of repose {rough:.1} deg with mu = 0.5, {smooth:.1} deg with mu = 0");
         assert!(heap.len() > 1400, "{solver:?}: only {} grains poured", heap.len());
-        // Measured (NLGS): 11.6 deg with mu = 0.5 (disks roll freely: no
+        // Measured (NLGS): 11.3 deg with mu = 0.5 (disks roll freely: no
         // rolling resistance), 0.4 deg with mu = 0.
         assert!(rough > 8.0, "{solver:?}: a frictional heap at {rough:.1} deg");
         assert!(smooth < 3.0, "{solver:?}: a frictionless heap at {smooth:.1} deg");
