@@ -110,9 +110,12 @@ impl SolverKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Integrator {
+    // The flag spells them as the scene does.
+    #[value(name = "semi_implicit_euler")]
     SemiImplicitEuler,
     Leapfrog,
     #[default]
+    #[value(name = "velocity_verlet")]
     VelocityVerlet,
 }
 
