@@ -148,8 +148,10 @@ impl Default for GrainsSpec {
 #[serde(deny_unknown_fields, default)]
 pub struct SolverSpec {
     pub kind: SolverKind,
-    /// Time step, s. Default: 1e-3, or less when a grain falling half the height
-    /// of the walls could move more than 80% of `alert` in one step.
+    /// Time step, s. Default: for `dem` and `spring` the CFL rule
+    /// cfl * min sqrt(m / k) of their table; else (NSCD, impulse) 1e-3, or less
+    /// when a grain falling half the height of the walls could move more than
+    /// 80% of `alert` in one step.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dt: Option<f64>,
     /// Geometric tolerance, m; a step has converged when every contact's
