@@ -1,5 +1,5 @@
 // Stage dem_force: force and torque on each grain from its own contact list
-// (Hertz + damping normal force, implicit viscous friction capped by Coulomb,
+// (Hertz or linear spring, plus damping, normal force; implicit viscous friction capped by Coulomb,
 // rolling resistance); no atomics. The law and its derivation: src/cpu/dem/mod.rs.
 // CPU twin: cpu::dem::force::dem_force.
 
@@ -47,7 +47,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let dv = vec2<f32>(v_a.x - v_b.x, v_a.y - v_b.y);
         let u = dv.x * n.x + dv.y * n.y;
         let vt = (dv.x * t.x + dv.y * t.y) - (r_a * w_a + r_b * w_b);
-        let fn_ = max(law.kn * delta * sqrt(delta) - law.gamma * u, 0.0);
+        // Hertz k_n delta^1.5 (DEM) or linear k_s delta (spring): DemLaw::elastic.
+        var elastic = law.kn * delta * sqrt(delta);
+        if law.linear != 0u {
+            elastic = law.kn * delta;
+        }
+        let fn_ = max(elastic - law.gamma * u, 0.0);
         let cap = law.mu * fn_;
         let ft = min(max(-law.kt * vt / (1.0 + law.kt * 3.0 * c.inv_mass_sum * law.dt), -cap), cap);
         f.x += fn_ * n.x + ft * t.x;

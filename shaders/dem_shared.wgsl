@@ -8,4 +8,5 @@ struct DemLaw {
     mu: f32,        // Coulomb friction coefficient
     mu_roll: f32,   // rolling-resistance coefficient
     dt: f32,        // time step, s
+    linear: u32,    // 0: Hertz k_n delta^1.5; 1: linear spring k_n delta (kn = k_s, gamma = k_d)
 }

@@ -266,12 +266,15 @@ impl Run {
         self.times.push(time);
         self.passed.push(t.passed);
         if t.lost > 0 {
+            // Name the key that holds grains inside the walls in this model.
+            let hint = match self.p.solver {
+                SolverKind::Spring => "lower dt, or stiffen spring.ks",
+                SolverKind::Impulse => "lower dt, or raise impulse.kp",
+                _ => "lower dt, or stiffen dem.kn",
+            };
             return Err(Error::Diverged {
                 step,
-                problem: format!(
-                    "{} of {} grains lost through the walls (lower dt, or stiffen dem.kn)",
-                    t.lost, self.n
-                ),
+                problem: format!("{} of {} grains lost through the walls ({hint})", t.lost, self.n),
             });
         }
         Ok(t)

@@ -1,5 +1,6 @@
 //! The GPU DEM stages against their CPU twins (random grains and contact lists,
-//! odd sizes), the DemLaw layout, whole steps, and the DEM hourglass on both backends.
+//! odd sizes; the Hertz law and the spring model's linear one), the DemLaw
+//! layout, whole steps, and the DEM hourglass on both backends.
 
 mod common;
 mod gpu_common;
@@ -18,7 +19,7 @@ use hourglass::gpu::{Params, STAT_WORDS, ShaderConfig, Stage};
 use hourglass::model::DemLaw;
 use hourglass::model::Grid;
 use hourglass::model::law;
-use hourglass::model::{ContactLists, DemParams, Grains, Phase, SolverKind, Walls};
+use hourglass::model::{ContactLists, DemParams, Grains, NormalLaw, Phase, SolverKind, Walls};
 use hourglass::scene::{Scene, build};
 
 const K: usize = 16;
@@ -67,7 +68,7 @@ fn dem_law_layout_matches_rust() {
         })
         .expect("DemLaw");
     assert_eq!(span.0 as usize, std::mem::size_of::<DemLaw>());
-    assert_eq!(span.1, vec![0, 4, 8, 12, 16, 20]);
+    assert_eq!(span.1, vec![0, 4, 8, 12, 16, 20, 24]);
 }
 
 #[test]
@@ -77,8 +78,20 @@ fn dem_force_matches_cpu() {
     let k = DemForce::new(&ctx, &cfg);
     for (n, seed) in [(0usize, 1u64), (1, 2), (257, 3), (1031, 4)] {
         let (g, _walls, lists) = scene(n, seed);
-        for phase in [Phase::Relax, Phase::Discharge] {
-            let law = law(&DemParams::default(), phase, 4e-5);
+        // The Hertz law in both phases, and the spring model's linear law
+        // (k_s chosen so its forces are of the Hertz ones' size at these overlaps).
+        let spring = DemParams {
+            kn: 2e3,
+            gamma_n: 5.0,
+            law: NormalLaw::Linear,
+            ..DemParams::default()
+        };
+        for (dem, phase) in [
+            (DemParams::default(), Phase::Relax),
+            (DemParams::default(), Phase::Discharge),
+            (spring, Phase::Discharge),
+        ] {
+            let law = law(&dem, phase, 4e-5);
             let inp = ForceInput {
                 law,
                 capacity: K,

@@ -1,12 +1,14 @@
-//! The CPU reference as a [`Backend`]: the NSCD stepper ([`CpuBackend`]) and
-//! the DEM stepper ([`CpuDemBackend`]) over host arrays.
+//! The CPU reference as a [`Backend`]: the NSCD stepper ([`CpuBackend`]), the
+//! DEM and spring stepper ([`CpuDemBackend`]) and the impulse model
+//! ([`CpuImpulseBackend`]) over host arrays.
 
 use super::{Backend, BackendKind, GrainView};
 use crate::cpu::CpuStepper;
 use crate::cpu::dem::{DemStepper, max_angular_speed};
+use crate::cpu::impulse::ImpulseStepper;
 use crate::cpu::reduce::reduce;
 use crate::error::Result;
-use crate::model::{DemParams, Grains, Grid, Phase, Region, StepParams, StepStats, Totals, Walls};
+use crate::model::{DemParams, Grains, Grid, ImpulseParams, Phase, Region, StepParams, StepStats, Totals, Walls};
 
 fn threads() -> String {
     format!("CPU ({} threads)", rayon::current_num_threads())
@@ -122,5 +124,43 @@ impl Backend for CpuDemBackend {
     }
     fn max_angular_speed(&mut self) -> Result<f32> {
         Ok(max_angular_speed(&self.grains))
+    }
+}
+
+/// The CPU impulse model (DESIGN §1c) as a backend.
+pub struct CpuImpulseBackend {
+    pub grains: Grains,
+    pub walls: Walls,
+    pub stepper: ImpulseStepper,
+}
+
+impl CpuImpulseBackend {
+    pub fn new(grains: Grains, walls: Walls, grid: Grid, capacity: usize, params: ImpulseParams) -> Self {
+        CpuImpulseBackend {
+            grains,
+            walls,
+            stepper: ImpulseStepper::new(grid, capacity, params),
+        }
+    }
+}
+
+impl Backend for CpuImpulseBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Cpu
+    }
+    fn adapter(&self) -> String {
+        threads()
+    }
+    fn step(&mut self, p: &StepParams) -> Result<StepStats> {
+        Ok(self.stepper.step(&mut self.grains, &self.walls, p))
+    }
+    fn set_walls(&mut self, walls: &Walls) {
+        self.walls = walls.clone();
+    }
+    fn grains(&mut self) -> Result<&Grains> {
+        Ok(&self.grains)
+    }
+    fn totals(&mut self, region: &Region) -> Result<Totals> {
+        Ok(reduce(&self.grains, &self.stepper.lists, &self.walls, region))
     }
 }

@@ -18,7 +18,7 @@ mod start;
 pub mod substep;
 
 pub use self::bisect::BisectBackend;
-pub use self::cpu::{CpuBackend, CpuDemBackend};
+pub use self::cpu::{CpuBackend, CpuDemBackend, CpuImpulseBackend};
 pub use self::overlap::OverlapHistogram;
 pub use self::start::{Start, check_initial_state, first_grain_overlap, grid_for};
 pub use self::substep::{MAX_SUBSTEPS, Substepped, substeps};
@@ -101,7 +101,12 @@ pub trait Backend {
 pub fn runs_on_gpu(solver: SolverKind) -> bool {
     matches!(
         solver.resolve(true),
-        SolverKind::Jacobi | SolverKind::Dem | SolverKind::Colored | SolverKind::Uzawa | SolverKind::Apgd
+        SolverKind::Jacobi
+            | SolverKind::Dem
+            | SolverKind::Spring
+            | SolverKind::Colored
+            | SolverKind::Uzawa
+            | SolverKind::Apgd
     )
 }
 
@@ -123,8 +128,16 @@ pub fn cpu_backend(setup: &Setup, grid: Grid) -> Box<dyn Backend> {
 /// The CPU backend of `start`'s solver.
 pub fn cpu_backend_from(start: &Start<'_>) -> Box<dyn Backend> {
     let (grains, walls) = (start.grains.clone(), start.walls.clone());
-    if start.solver == SolverKind::Dem {
+    if matches!(start.solver, SolverKind::Dem | SolverKind::Spring) {
         Box::new(CpuDemBackend::new(grains, walls, start.grid, start.capacity, start.dem))
+    } else if start.solver == SolverKind::Impulse {
+        Box::new(CpuImpulseBackend::new(
+            grains,
+            walls,
+            start.grid,
+            start.capacity,
+            start.impulse,
+        ))
     } else {
         Box::new(CpuBackend::new(grains, walls, start.grid, start.capacity))
     }
@@ -139,7 +152,7 @@ pub fn gpu_backend(setup: &Setup, grid: Grid, ctx: GpuContext) -> Result<Box<dyn
 /// [`BisectBackend`] when `HOURGLASS_GPU_FROM` names a stage (debugging).
 pub fn gpu_backend_from(start: &Start<'_>, ctx: GpuContext) -> Result<Box<dyn Backend>> {
     let (grains, walls) = (start.grains.clone(), start.walls.clone());
-    if start.solver == SolverKind::Dem {
+    if matches!(start.solver, SolverKind::Dem | SolverKind::Spring) {
         Ok(Box::new(crate::gpu::dem::GpuDemBackend::new(
             ctx,
             grains,
@@ -173,10 +186,19 @@ pub fn select(
         return Ok(cpu_backend(setup, grid));
     }
     if !runs_on_gpu(solver) {
+        if choice == BackendChoice::Gpu && solver == SolverKind::Impulse {
+            // Its sequential sweep of impulses has no GPU stage (yet): refuse
+            // here, before the run writes anything.
+            return Err(Error::field(
+                &setup.scene.origin,
+                "solver.kind",
+                crate::scene::IMPULSE_ON_GPU,
+            ));
+        }
         if choice == BackendChoice::Gpu {
             return Err(Error::NotImplemented {
                 what: format!(
-                    "solver `{}` on the GPU backend (the GPU runs jacobi, colored, uzawa and dem)",
+                    "solver `{}` on the GPU backend (the GPU runs jacobi, colored, uzawa, apgd, dem and spring)",
                     solver.name()
                 ),
             });

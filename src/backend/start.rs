@@ -6,7 +6,7 @@
 
 use crate::cpu::CpuStepper;
 use crate::error::{Error, Result};
-use crate::model::{Body, DemParams, Grains, Grid, SolverKind, Walls};
+use crate::model::{Body, DemParams, Grains, Grid, ImpulseParams, SolverKind, Walls};
 use crate::scene::Setup;
 
 /// The grid every backend bins into: covers the walls and the initial grains,
@@ -32,8 +32,10 @@ pub struct Start<'a> {
     pub capacity: usize,
     /// Picks the stepper: DEM or NSCD (every NSCD solver shares one stepper).
     pub solver: SolverKind,
-    /// The DEM contact law, used when `solver` is DEM.
+    /// The force law of the DEM or the spring model, used when `solver` is `dem` or `spring`.
     pub dem: DemParams,
+    /// The impulse model, used when `solver` is `impulse`.
+    pub impulse: ImpulseParams,
 }
 
 impl<'a> Start<'a> {
@@ -46,6 +48,7 @@ impl<'a> Start<'a> {
             capacity: setup.scene.solver.contact_capacity as usize,
             solver: setup.params.solver,
             dem: setup.dem,
+            impulse: setup.impulse,
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use hourglass::model::SolverKind;
+use hourglass::model::{Integrator, SolverKind};
 use hourglass::output::{ResultDir, Summary};
 use hourglass::scene::{BackendChoice, Scene};
 use hourglass::sim::{self, Observer, Progress};
@@ -22,6 +22,12 @@ pub struct RunArgs {
     pub backend: Option<BackendChoice>,
     #[arg(long, value_enum)]
     pub solver: Option<SolverKind>,
+    /// Integrator of the explicit models (dem, spring, impulse): `[solver] integrator`.
+    #[arg(long, value_enum)]
+    pub integrator: Option<Integrator>,
+    /// Normal stiffness of the spring model, N/m: `[spring] ks`.
+    #[arg(long, allow_hyphen_values = true)]
+    pub ks: Option<f64>,
     /// Discharge duration after the gate opens, s.
     #[arg(long, allow_hyphen_values = true, conflicts_with = "steps")]
     pub duration: Option<f64>,
@@ -80,6 +86,12 @@ pub fn run(args: RunArgs) -> Result<()> {
     if let Some(s) = args.solver {
         scene.solver.kind = s;
     }
+    if let Some(i) = args.integrator {
+        scene.solver.integrator = Some(i);
+    }
+    if let Some(ks) = args.ks {
+        scene.spring.ks = ks;
+    }
     let flag = |field: &str, problem: String| Error::InvalidField {
         origin: "command line".into(),
         field: field.into(),
@@ -119,6 +131,8 @@ pub fn run(args: RunArgs) -> Result<()> {
         ("run.duration", "--duration", args.duration.is_some()),
         ("run.steps", "--steps", args.steps.is_some()),
         ("run.every", "--every", args.every.is_some()),
+        ("spring.ks", "--ks", args.ks.is_some()),
+        ("solver.integrator", "--integrator", args.integrator.is_some()),
     ];
     let setup = hourglass::scene::build(&scene).map_err(|e| match e {
         Error::InvalidField { field, problem, origin } => match given.iter().find(|(f, _, on)| *on && *f == field) {

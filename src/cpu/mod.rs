@@ -15,6 +15,7 @@ pub mod correct;
 pub mod dem;
 pub mod detect;
 pub mod grid;
+pub mod impulse;
 pub mod integrate;
 pub mod jacobi;
 pub mod nlgs;

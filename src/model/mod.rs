@@ -17,7 +17,9 @@ pub use contact::{Body, Contact, ContactLists, MAX_COLORS, OVERFLOW, UNCOLORED};
 pub use grains::Grains;
 pub use grid::Grid;
 pub use law::{DemLaw, law};
-pub use params::{APGD_START, DemParams, Phase, SolverKind, StepParams, StepStats, UZAWA_STEP};
+pub use params::{
+    APGD_START, DemParams, ImpulseParams, Integrator, NormalLaw, Phase, SolverKind, StepParams, StepStats, UZAWA_STEP,
+};
 pub use totals::{Region, Totals, rotational_kinetic_energy};
 pub use walls::{Corner, Segment, Walls};
 

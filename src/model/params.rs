@@ -24,9 +24,9 @@ pub enum SolverKind {
     Apgd,
     /// Soft-sphere DEM: Hertz contacts with friction and rolling resistance (DESIGN §1b).
     Dem,
-    /// Impulse model with restitution (not implemented yet).
+    /// Impulse model with restitution and position projection (DESIGN §1c; CPU only).
     Impulse,
-    /// Linear-spring penalty model (not implemented yet).
+    /// Linear spring-dashpot penalty model (DESIGN §1c): the DEM's stages with a linear normal law.
     Spring,
 }
 
@@ -70,7 +70,98 @@ impl SolverKind {
                 | SolverKind::Colored
                 | SolverKind::Uzawa
                 | SolverKind::Apgd
+                | SolverKind::Impulse
+                | SolverKind::Spring
         )
+    }
+
+    /// The explicit models, which take `[solver] integrator`; the NSCD solvers
+    /// integrate with their own implicit velocity step (Moreau-Jean).
+    pub fn explicit(self) -> bool {
+        matches!(self, SolverKind::Dem | SolverKind::Spring | SolverKind::Impulse)
+    }
+
+    /// The integrator an explicit model uses when the scene names none:
+    /// velocity Verlet for the DEM (its results stay as they were before the
+    /// key existed), leapfrog for the lab's models (DESIGN §1c: it keeps the
+    /// energy of an elastic bounce, semi-implicit Euler does not).
+    pub fn default_integrator(self) -> Integrator {
+        match self {
+            SolverKind::Spring | SolverKind::Impulse => Integrator::Leapfrog,
+            _ => Integrator::VelocityVerlet,
+        }
+    }
+}
+
+/// Time integrator of an explicit model (`[solver] integrator`, DESIGN §1c).
+///
+/// ```text
+///   semi_implicit_euler:  F(x_n, v_n);  v += h a;  x += h v
+///   leapfrog (KDK):       v += h/2 a_n;  x += h v;  F(x_n+1, v_n+1/2);  v += h/2 a_n+1
+///   velocity_verlet:      the same updates as KDK leapfrog
+/// ```
+/// Kick-drift-kick leapfrog and velocity Verlet are one algorithm written two
+/// ways (Hut & Makino); both names are accepted because the lab names both.
+/// The dashpot and the friction, which depend on velocity, see the half-step
+/// velocity v_n+1/2 at the end of the step (the DEM's behaviour since its
+/// first version). The impulse model's impulses act at the full-step
+/// velocity between two steps, where the position and velocity belong to the
+/// same instant (see `cpu::impulse`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Integrator {
+    // The flag spells them as the scene does.
+    #[value(name = "semi_implicit_euler")]
+    SemiImplicitEuler,
+    Leapfrog,
+    #[default]
+    #[value(name = "velocity_verlet")]
+    VelocityVerlet,
+}
+
+impl Integrator {
+    pub fn name(self) -> &'static str {
+        match self {
+            Integrator::SemiImplicitEuler => "semi_implicit_euler",
+            Integrator::Leapfrog => "leapfrog",
+            Integrator::VelocityVerlet => "velocity_verlet",
+        }
+    }
+
+    /// Kick-drift-kick (leapfrog or velocity Verlet), as opposed to semi-implicit Euler.
+    pub fn kdk(self) -> bool {
+        self != Integrator::SemiImplicitEuler
+    }
+}
+
+/// The normal force law of the force-based models (`DemLaw::linear`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NormalLaw {
+    /// F_n = max(0, k_n delta^1.5 - gamma v_n) (DEM, DESIGN §1b).
+    #[default]
+    Hertz,
+    /// F_n = max(0, k_s delta - k_d v_n) (spring-dashpot, DESIGN §1c).
+    Linear,
+}
+
+/// The impulse model (`[impulse]`, DESIGN §1c), resolved to f32.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ImpulseParams {
+    /// Restitution e in [0, 1].
+    pub e: f32,
+    /// Position projection k_p in [0, 1).
+    pub kp: f32,
+    pub integrator: Integrator,
+}
+
+impl Default for ImpulseParams {
+    /// The lab's 2D box (e = 0.5, k_p = 0.4, leapfrog).
+    fn default() -> Self {
+        ImpulseParams {
+            e: 0.5,
+            kp: 0.4,
+            integrator: Integrator::Leapfrog,
+        }
     }
 }
 
@@ -108,6 +199,10 @@ pub struct DemParams {
     pub relax_w_tol: f32,
     /// ... or after this many steps.
     pub relax_max_steps: u64,
+    /// Hertz (DEM) or linear (spring): `kn` is then k_s, N/m (N/m^2 per unit
+    /// thickness) and `gamma_n`, `gamma_relax` the dashpot k_d.
+    pub law: NormalLaw,
+    pub integrator: Integrator,
 }
 
 impl Default for DemParams {
@@ -123,6 +218,8 @@ impl Default for DemParams {
             relax_v_tol: 0.01,
             relax_w_tol: 1.0,
             relax_max_steps: 50_000,
+            law: NormalLaw::Hertz,
+            integrator: Integrator::VelocityVerlet,
         }
     }
 }

@@ -5,7 +5,7 @@ use super::gmsh;
 use super::hourglass;
 use super::spec::*;
 use crate::error::{Error, Result};
-use crate::model::{DemParams, Grains, SolverKind, StepParams, Walls};
+use crate::model::{DemParams, Grains, ImpulseParams, NormalLaw, SolverKind, StepParams, Walls};
 
 /// Everything a simulation starts from.
 #[derive(Debug, Clone)]
@@ -22,8 +22,11 @@ pub struct Setup {
     /// Height of the neck, m.
     pub neck_y: f64,
     pub params: StepParams,
-    /// The DEM contact law (`[dem]`), used when `params.solver` is `dem`.
+    /// The force law of the DEM (`[dem]`, Hertz) or of the spring model
+    /// (`[spring]`, linear), as `params.solver` says; with its integrator.
     pub dem: DemParams,
+    /// The impulse model (`[impulse]`), used when `params.solver` is `impulse`.
+    pub impulse: ImpulseParams,
     /// Things the user should hear about (one line each).
     pub notices: Vec<String>,
 }
@@ -194,10 +197,17 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     let kn = dem_kn(&scene.dem, &grains, g.density, scene.gravity);
     resolved.dem.kn = Some(kn);
     let s = &scene.solver;
+    let integrator = s.integrator.unwrap_or(s.kind.default_integrator());
+    if s.kind.explicit() {
+        resolved.solver.integrator = Some(integrator);
+    }
     let dt = match s.dt {
         Some(dt) => dt,
         None => match s.kind {
             SolverKind::Dem => dem_dt(&grains, kn, scene.dem.cfl),
+            // The same CFL rule with the linear stiffness: a period of the
+            // lightest grain on a wall is 2 pi sqrt(m/k_s), ~60 steps at 0.1.
+            SolverKind::Spring => dem_dt(&grains, scene.spring.ks, scene.spring.cfl),
             _ => default_dt(&walls, &gate, scene.gravity, s.alert),
         },
     };
@@ -218,7 +228,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         warm_start: s.warm_start,
     };
     let d = &scene.dem;
-    let dem = DemParams {
+    let mut dem = DemParams {
         kn: kn as f32,
         kt: d.kt as f32,
         gamma_n: d.gamma_n as f32,
@@ -228,6 +238,28 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         relax_v_tol: d.relax_v_tol as f32,
         relax_w_tol: d.relax_w_tol as f32,
         relax_max_steps: d.relax_max_steps,
+        law: NormalLaw::Hertz,
+        integrator,
+    };
+    if s.kind == SolverKind::Spring {
+        // The spring model runs on the DEM's stages with the linear law; it
+        // has no relaxation phase of its own, so one dashpot serves both phases.
+        let sp = &scene.spring;
+        dem = DemParams {
+            kn: sp.ks as f32,
+            kt: sp.kt as f32,
+            gamma_n: sp.kd as f32,
+            gamma_relax: sp.kd as f32,
+            mu: sp.mu as f32,
+            mu_roll: sp.mu_roll as f32,
+            law: NormalLaw::Linear,
+            ..dem
+        };
+    }
+    let impulse = ImpulseParams {
+        e: scene.impulse.e as f32,
+        kp: scene.impulse.kp as f32,
+        integrator,
     };
     let open = Walls::new(&walls);
     let closed = if gate.is_empty() {
@@ -244,6 +276,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         neck_y,
         params,
         dem,
+        impulse,
         notices,
     })
 }
@@ -347,6 +380,10 @@ fn check_dt(
             SolverKind::Dem => {
                 format!("dem.kn {kn:e} N/m^2.5 is too stiff for the lightest grain (dt = dem.cfl sqrt(m_min / dem.kn))")
             }
+            SolverKind::Spring => format!(
+                "spring.ks {:e} N/m is too stiff for the lightest grain (dt = spring.cfl sqrt(m_min / spring.ks))",
+                scene.spring.ks
+            ),
             _ => {
                 let g = scene.gravity[0].hypot(scene.gravity[1]);
                 let b = bbox(&[walls, gate].concat());

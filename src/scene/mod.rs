@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 pub use build::{Setup, build};
 pub use spec::*;
+pub use validate::IMPULSE_ON_GPU;
 
 use crate::error::{Error, Result};
 

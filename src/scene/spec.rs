@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::SolverKind;
+use crate::model::{Integrator, SolverKind};
 
 /// A whole scene file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -20,6 +20,10 @@ pub struct Scene {
     pub solver: SolverSpec,
     /// Soft-sphere DEM contact law (used when `solver.kind = "dem"`).
     pub dem: DemSpec,
+    /// Linear spring-dashpot law (used when `solver.kind = "spring"`).
+    pub spring: SpringSpec,
+    /// Impulse model (used when `solver.kind = "impulse"`).
+    pub impulse: ImpulseSpec,
     pub run: RunSpec,
     /// Where the scene came from (file name, or "built-in scene"), for errors.
     #[serde(skip)]
@@ -35,6 +39,8 @@ impl Default for Scene {
             grains: GrainsSpec::default(),
             solver: SolverSpec::default(),
             dem: DemSpec::default(),
+            spring: SpringSpec::default(),
+            impulse: ImpulseSpec::default(),
             run: RunSpec::default(),
             origin: "built-in scene".to_string(),
         }
@@ -142,8 +148,10 @@ impl Default for GrainsSpec {
 #[serde(deny_unknown_fields, default)]
 pub struct SolverSpec {
     pub kind: SolverKind,
-    /// Time step, s. Default: 1e-3, or less when a grain falling half the height
-    /// of the walls could move more than 80% of `alert` in one step.
+    /// Time step, s. Default: for `dem` and `spring` the CFL rule
+    /// cfl * min sqrt(m / k) of their table; else (NSCD, impulse) 1e-3, or less
+    /// when a grain falling half the height of the walls could move more than
+    /// 80% of `alert` in one step.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dt: Option<f64>,
     /// Geometric tolerance, m; a step has converged when every contact's
@@ -175,6 +183,12 @@ pub struct SolverSpec {
     pub mu: f64,
     /// Coulomb friction coefficient between a grain and a wall or corner. Default 0.
     pub mu_wall: f64,
+    /// Time integrator of the explicit models (dem, spring, impulse; DESIGN
+    /// §1c): `semi_implicit_euler`, `leapfrog` (kick-drift-kick) or
+    /// `velocity_verlet`. Default: velocity Verlet for dem (unchanged
+    /// results), leapfrog for spring and impulse. The NSCD solvers refuse it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub integrator: Option<Integrator>,
 }
 
 impl Default for SolverSpec {
@@ -192,6 +206,7 @@ impl Default for SolverSpec {
             contact_capacity: 32,
             mu: 0.0,
             mu_wall: 0.0,
+            integrator: None,
         }
     }
 }
@@ -282,6 +297,62 @@ impl Default for DemSpec {
             relax_w_tol: 1.0,
             relax_max_steps: 50_000,
         }
+    }
+}
+
+/// `[spring]`: the linear spring-dashpot model of DESIGN §1c,
+/// F_n = max(0, k_s delta - k_d v_n) (never pulls), on the DEM's stages (its
+/// friction and rolling resistance too, when `mu`, `mu_roll` > 0). Per unit
+/// thickness like the DEM: with masses in kg/m, k_s in N/m^2 behaves as the
+/// lab's N/m on a 1 kg particle (the column and box scenes set the density so).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SpringSpec {
+    /// Normal stiffness k_s, N/m. Default 4,000 (the lab's softest column).
+    pub ks: f64,
+    /// Normal dashpot k_d, N s/m. Default 0 (elastic: no energy lost).
+    pub kd: f64,
+    /// Tangential viscosity k_t (as `dem.kt`), N s/m; acts only when `mu` > 0. Default 2e4.
+    pub kt: f64,
+    /// Coulomb friction coefficient. Default 0 (the lab's model is frictionless).
+    pub mu: f64,
+    /// Rolling-resistance coefficient. Default 0.
+    pub mu_roll: f64,
+    /// Time-step factor: dt = cfl * min_i sqrt(m_i / k_s) unless `solver.dt`
+    /// is given. Default 0.1, the DEM's: about 30 steps per contact period
+    /// 2 pi sqrt(m/k_s) of the lightest grain against a wall.
+    pub cfl: f64,
+}
+
+impl Default for SpringSpec {
+    fn default() -> Self {
+        SpringSpec {
+            ks: 4000.0,
+            kd: 0.0,
+            kt: 2e4,
+            mu: 0.0,
+            mu_roll: 0.0,
+            cfl: 0.1,
+        }
+    }
+}
+
+/// `[impulse]`: the impulse model of DESIGN §1c (`cpu::impulse`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ImpulseSpec {
+    /// Restitution e in [0, 1]: the normal speed of an approaching overlapping
+    /// pair is reversed and scaled by e. Default 0.5 (the lab's box).
+    pub e: f64,
+    /// Position projection k_p in [0, 1): each step removes this fraction of
+    /// every overlap by moving the grains (in inverse-mass shares). Acts like a
+    /// spring k_p / (m_ab^-1 h^2), stable for k_p < 0.5. Default 0.4 (the lab's box).
+    pub kp: f64,
+}
+
+impl Default for ImpulseSpec {
+    fn default() -> Self {
+        ImpulseSpec { e: 0.5, kp: 0.4 }
     }
 }
 

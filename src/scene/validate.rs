@@ -4,6 +4,11 @@ use super::spec::*;
 use crate::error::{Error, Result};
 use crate::model::SolverKind;
 
+/// Why `--solver impulse --backend gpu` is refused (the sequential sweep of
+/// impulses has no GPU stage).
+pub const IMPULSE_ON_GPU: &str =
+    "the impulse model runs on the CPU only (use --backend cpu, or --solver spring on the GPU)";
+
 struct Check<'a> {
     origin: &'a str,
 }
@@ -249,11 +254,54 @@ impl Scene {
                 SolverKind::Uzawa => Some("the uzawa solver carries no friction: use nlgs, jacobi, colored or apgd"),
                 SolverKind::Seed => Some("the seed rule carries no friction: use nlgs, jacobi, colored or apgd"),
                 SolverKind::Dem => Some("the DEM takes its friction from [dem] mu"),
+                SolverKind::Spring => Some("the spring model takes its friction from [spring] mu"),
+                SolverKind::Impulse => Some("the impulse model is frictionless"),
                 _ => None,
             };
             if let Some(why) = refuse {
                 return Err(Error::field(&self.origin, field, why));
             }
+        }
+
+        if s.integrator.is_some() && !s.kind.explicit() {
+            return Err(Error::field(
+                &self.origin,
+                "solver.integrator",
+                format!(
+                    "only the explicit models (dem, spring, impulse) take an integrator; `{}` integrates with its own implicit step",
+                    s.kind.name()
+                ),
+            ));
+        }
+
+        if s.kind == SolverKind::Impulse && self.run.backend == BackendChoice::Gpu {
+            // Refused while the scene is checked, before a result directory is claimed.
+            return Err(Error::field(&self.origin, "solver.kind", IMPULSE_ON_GPU));
+        }
+
+        let sp = &self.spring;
+        c.positive("spring.ks", sp.ks)?;
+        c.non_negative("spring.kd", sp.kd)?;
+        c.non_negative("spring.kt", sp.kt)?;
+        c.non_negative("spring.mu", sp.mu)?;
+        c.non_negative("spring.mu_roll", sp.mu_roll)?;
+        c.positive("spring.cfl", sp.cfl)?;
+        let im = &self.impulse;
+        c.non_negative("impulse.e", im.e)?;
+        if im.e > 1.0 {
+            return Err(Error::field(
+                &self.origin,
+                "impulse.e",
+                format!("restitution must be in [0, 1], got {}", im.e),
+            ));
+        }
+        c.non_negative("impulse.kp", im.kp)?;
+        if im.kp >= 1.0 || (im.kp as f32) >= 1.0 {
+            return Err(Error::field(
+                &self.origin,
+                "impulse.kp",
+                format!("projection must be in [0, 1), got {}", im.kp),
+            ));
         }
 
         let d = &self.dem;

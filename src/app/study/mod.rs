@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use crate::backend::{self, Backend, BackendKind, CpuBackend, Start};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
-use crate::model::{DemParams, Grains, Grid, Region, SolverKind, StepParams, Walls};
+use crate::model::{DemParams, Grains, Grid, ImpulseParams, Region, SolverKind, StepParams, Walls};
 use crate::scene::{Scene, Setup, build};
 
 /// The packed states `--states` can name.
@@ -127,6 +127,7 @@ impl Packed {
             capacity: self.capacity,
             solver,
             dem: DemParams::default(),
+            impulse: ImpulseParams::default(),
         }
     }
 }

@@ -48,7 +48,7 @@ pub fn force_grain(inp: &ForceInput, i: usize) -> ([f32; 2], f32) {
         let dv = [v_a[0] - v_b[0], v_a[1] - v_b[1]];
         let u = dot(dv, n);
         let vt = dot(dv, t) - (r_a * w_a + r_b * w_b);
-        let fn_ = (law.kn * delta * delta.sqrt() - law.gamma * u).max(0.0);
+        let fn_ = (law.elastic(delta) - law.gamma * u).max(0.0);
         let cap = law.mu * fn_;
         // max/min, not clamp: WGSL's clamp(e, lo, hi) = min(max(e, lo), hi), and no panic on NaN.
         let ft = (-law.kt * vt / (1.0 + law.kt * 3.0 * c.inv_mass_sum * law.dt))

@@ -46,10 +46,15 @@
 //! Units, per unit thickness (2D): forces N/m, masses kg/m (m = rho pi r^2),
 //! k_n N/m^2.5 (N/m^1.5 per unit thickness), k_t and gamma N s/m^2, torques N.
 //!
-//! # One step (velocity Verlet)
+//! The linear spring-dashpot model (DESIGN §1c, `--solver spring`) is this
+//! stepper with [`crate::model::NormalLaw::Linear`]: F_n = max(0, k_s delta - k_d v_n).
+//!
+//! # One step (velocity Verlet = leapfrog kick-drift-kick; or semi-implicit Euler)
 //! ```text
-//!   dem_integrate.kick_drift -> bin_count prefix_sum bin_scatter detect -> dem_force
-//!     -> dem_integrate.kick
+//!   KDK:   dem_integrate.kick_drift -> bin_count prefix_sum bin_scatter detect -> dem_force
+//!            -> dem_integrate.kick
+//!   Euler: bin_count prefix_sum bin_scatter detect -> dem_force -> dem_integrate.kick
+//!            -> dem_integrate.kick_drift
 //! ```
 //! The force of the previous step is kept, so each step evaluates the law once
 //! (with the half-step velocities). dt = cfl min_i sqrt(m_i/k_n) unless given
@@ -122,17 +127,28 @@ impl DemStepper {
         force::dem_force(&inp, &mut self.force, &mut self.torque);
     }
 
-    /// Advance the grains by one velocity-Verlet step.
+    /// Advance the grains by one step of `self.dem.integrator`.
     pub fn step(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> StepStats {
-        if !self.primed || self.force.len() != grains.len() {
+        if self.dem.integrator.kdk() {
+            if !self.primed || self.force.len() != grains.len() {
+                self.detect(grains, walls, p.alert);
+                self.force(grains, p.dt);
+                self.primed = true;
+            }
+            integrate::kick_drift(self.integrand(grains), p.gravity, p.dt);
             self.detect(grains, walls, p.alert);
             self.force(grains, p.dt);
-            self.primed = true;
+            integrate::kick(self.integrand(grains), p.gravity, p.dt);
+        } else {
+            // Semi-implicit Euler from the same two kernels: with one force,
+            // kick (v += h/2 a) then kick_drift (v += h/2 a; x += h v) is
+            // v += h a; x += h v. The force then belongs to the old positions.
+            self.detect(grains, walls, p.alert);
+            self.force(grains, p.dt);
+            integrate::kick(self.integrand(grains), p.gravity, p.dt);
+            integrate::kick_drift(self.integrand(grains), p.gravity, p.dt);
+            self.primed = false;
         }
-        integrate::kick_drift(self.integrand(grains), p.gravity, p.dt);
-        self.detect(grains, walls, p.alert);
-        self.force(grains, p.dt);
-        integrate::kick(self.integrand(grains), p.gravity, p.dt);
         let vmax = grains.vel.iter().map(|v| dot(*v, *v)).fold(0.0f32, f32::max).sqrt();
         StepStats {
             iterations: 0,
@@ -181,6 +197,21 @@ pub fn elastic_energy(lists: &ContactLists, kn: f32) -> f64 {
                 continue;
             }
             e += 0.4 * f64::from(kn) * f64::from(-c.gap).powf(2.5);
+        }
+    }
+    e
+}
+
+/// Elastic energy of linear springs in the listed overlaps, J/m: sum over
+/// distinct contacts of 1/2 k_s delta^2.
+pub fn spring_energy(lists: &ContactLists, ks: f32) -> f64 {
+    let mut e = 0.0;
+    for i in 0..lists.grains() {
+        for c in lists.of(i) {
+            if matches!(c.body(), Body::Grain(j) if (j as usize) < i) || c.gap >= 0.0 {
+                continue;
+            }
+            e += 0.5 * f64::from(ks) * f64::from(c.gap) * f64::from(c.gap);
         }
     }
     e

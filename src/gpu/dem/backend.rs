@@ -7,9 +7,11 @@
 //!   own:      ang_vel force torque (n each), law (uniform)
 //!   stats:    [-, max |v|^2 bits, overflow, contacts] summed over a check window
 //!
-//!   one step, one submit, no wait (StepStage list):
+//!   one step, one submit, no wait (StepStage list), KDK (velocity Verlet, leapfrog):
 //!     [ClearCells BinCount PrefixSum CursorCopy BinScatter Detect DemForce ClearStats]  (priming)
 //!     DemKickDrift | ClearCells BinCount PrefixSum CursorCopy BinScatter Detect DemForce DemKick
+//!   semi-implicit Euler:
+//!     ClearCells BinCount PrefixSum CursorCopy BinScatter Detect DemForce DemKick DemKickDrift
 //! ```
 //! Nothing is read back per step: every [`CHECK_EVERY`] steps the counters of
 //! the window are read (overflow summed, contacts averaged, the largest speed),
@@ -156,6 +158,15 @@ impl GpuDemBackend {
     fn plan(&mut self) -> Vec<StepStage> {
         use StepStage::*;
         let mut stages = Vec::with_capacity(22);
+        if !self.dem.integrator.kdk() {
+            // Semi-implicit Euler: kick then kick_drift with one force is
+            // v += h a; x += h v (cpu::dem::DemStepper::step). The speed the
+            // kick folds into the counters is the half-kicked one.
+            stages.extend(StepStage::BIN);
+            stages.extend([Detect, DemForce, DemKick, DemKickDrift]);
+            self.primed = false;
+            return stages;
+        }
         if !self.primed {
             stages.extend(StepStage::BIN);
             // The priming detection's counters are not a step's.
