@@ -109,16 +109,38 @@ pub struct GrainsSpec {
     /// Radii above this are redrawn, m.
     pub radius_max: f64,
     /// Areal density, kg/m^2 (mass per unit thickness: m = rho pi r^2).
-    pub density: f64,
+    /// Exclusive with `mass`; neither given: [`DEFAULT_DENSITY`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub density: Option<f64>,
+    /// Mass of every grain, kg (per unit thickness), whatever its radius.
+    /// Exclusive with `density` (the course's lab gives masses, not densities).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mass: Option<f64>,
     /// Seed of the radii and placement; the same seed gives the same grains.
     pub seed: u64,
     /// Fill box [xmin, ymin, xmax, ymax], m. Default: the part of the wall
     /// loop above the neck (the upper bulb).
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "super::strict::region")]
     pub region: Option<[f64; 4]>,
-    /// Explicit grains [x, y, vx, vy, r] (m, m/s); replaces the fill.
+    /// Explicit grains [x, y, vx, vy, r] (m, m/s), or [x, y, vx, vy, r, m]
+    /// with the grain's own mass m (kg) that wins over `density` / `mass`;
+    /// replaces the fill.
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "super::strict::grains")]
-    pub list: Option<Vec<[f64; 5]>>,
+    pub list: Option<Vec<Vec<f64>>>,
+}
+
+/// Areal density when neither `grains.density` nor `grains.mass` is given, kg/m^2 (glass).
+pub const DEFAULT_DENSITY: f64 = 2500.0;
+
+impl GrainsSpec {
+    /// The mass of a grain of radius `r` (m) without a mass of its own, kg:
+    /// `mass`, else `density` pi r^2.
+    pub fn mass_of(&self, r: f64) -> f64 {
+        match self.mass {
+            Some(m) => m,
+            None => self.density.unwrap_or(DEFAULT_DENSITY) * std::f64::consts::PI * r * r,
+        }
+    }
 }
 
 impl Default for GrainsSpec {
@@ -129,7 +151,8 @@ impl Default for GrainsSpec {
             radius_std: 0.001,
             radius_min: 0.0015,
             radius_max: 0.006,
-            density: 2500.0,
+            density: None,
+            mass: None,
             seed: 1,
             region: None,
             list: None,
