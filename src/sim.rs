@@ -6,6 +6,7 @@
 use std::time::Instant;
 
 use crate::analysis::fit_flow_rate;
+use crate::backend::census::{Census, Elastic, Touching, barycentre};
 use crate::backend::{Backend, OverlapHistogram, Substepped, grid_for, substep};
 use crate::error::{Error, Result};
 use crate::model::{Phase, SolverKind, StepParams, StepStats, Walls};
@@ -106,6 +107,10 @@ pub struct Run {
     last_totals: Totals,
     /// The fastest grain at the end of the last step, m/s (the substeps' v_max).
     speed: f32,
+    /// New contacts counted every step, and the elastic energy of a row.
+    census: Census,
+    /// What touched after the last step.
+    touching: Touching,
 }
 
 /// How long each phase of a run lasts.
@@ -169,6 +174,15 @@ impl Run {
             neck_y: setup.neck_y as f32,
             bbox: setup.walls(true).bounding_box(),
         };
+        let grid = grid_for(setup)?;
+        // A soft contact is an overlap; a rigid one closes to gap 0 within solver.tol.
+        let (elastic, touch) = if p.solver == SolverKind::Dem {
+            let kn = f64::from(setup.dem.kn);
+            (Elastic::Hertz { kn }, 0.0)
+        } else {
+            // The hook of the explicit models: a spring law gives Elastic::Spring { ks }.
+            (Elastic::Rigid, p.tol)
+        };
         let mut r = Run {
             p,
             every: setup.scene.run.every,
@@ -179,7 +193,9 @@ impl Run {
             contact_capacity: setup.scene.solver.contact_capacity,
             open_walls: setup.walls(false).clone(),
             closed_walls: setup.walls(true).clone(),
-            overlaps: OverlapHistogram::new(grid_for(setup)?, radius_mean, capacity),
+            overlaps: OverlapHistogram::new(grid, radius_mean, capacity),
+            census: Census::new(grid, capacity, elastic, touch),
+            touching: Touching::default(),
             region,
             n: setup.grains.len() as u64,
             tally: Tally::default(),
@@ -198,6 +214,7 @@ impl Run {
         }
         backend.set_phase(if r.settling { Phase::Relax } else { Phase::Discharge });
         out.walls(&r.open_walls)?;
+        r.look(backend, true)?;
         r.last_totals = r.output(backend, out, 0, 0.0)?;
         r.speed = r.last_totals.max_speed as f32;
         obs.progress(&r.progress());
@@ -239,6 +256,9 @@ impl Run {
         // the rotational energy is summed from them on the host, for every
         // backend alike (the `reduce` stage sums the translational part).
         let grains = backend.grains()?;
+        let rotational = rotational_kinetic_energy(grains);
+        let elastic = self.touching.elastic_energy;
+        let (grain_collisions, wall_collisions) = self.census.take();
         let row = Row {
             step,
             time,
@@ -251,7 +271,12 @@ impl Run {
             iterations: tally.since_row_iterations as f64 / tally.since_row_steps.max(1) as f64,
             residual: f64::from(tally.last.residual),
             max_overlap: t.max_overlap,
-            rotational_kinetic_energy: rotational_kinetic_energy(grains),
+            rotational_kinetic_energy: rotational,
+            elastic_energy: elastic,
+            total_energy: t.kinetic_energy + rotational + t.potential_energy + elastic,
+            barycentre: barycentre(grains),
+            grain_collisions,
+            wall_collisions,
         };
         tally.since_row_iterations = 0;
         tally.since_row_steps = 0;
@@ -299,6 +324,7 @@ impl Run {
     fn step(&mut self, backend: &mut dyn Backend, out: &mut ResultDir, obs: &mut dyn Observer) -> Result<()> {
         let stats = substep::step(backend, &self.p, self.speed)?;
         self.speed = stats.next_speed(self.speed);
+        self.look(backend, false)?;
         self.count(&stats, obs);
         if self.settling {
             self.settle_steps += 1;
@@ -316,11 +342,25 @@ impl Run {
             self.discharge_start = time;
             backend.set_walls(&self.open_walls);
             backend.set_phase(Phase::Discharge);
+            // The open walls number their segments anew: start the census
+            // over from what touches them now (nothing counted as new).
+            self.look(backend, true)?;
             obs.notice(&format!(
                 "gate opened at t = {time:.3} s after {} settle steps",
                 self.settle_steps
             ));
         }
+        Ok(())
+    }
+
+    /// Count the contacts new since the last step ([`Census`]) and keep what touches now.
+    fn look(&mut self, backend: &mut dyn Backend, first: bool) -> Result<()> {
+        let walls = if self.settling {
+            &self.closed_walls
+        } else {
+            &self.open_walls
+        };
+        self.touching = self.census.look(backend.grains()?, walls, first);
         Ok(())
     }
 

@@ -11,6 +11,7 @@
 //! fastest grain could outrun contact detection.
 
 pub mod bisect;
+pub mod census;
 pub mod cpu;
 pub mod gpu;
 pub mod overlap;

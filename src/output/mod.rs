@@ -29,7 +29,11 @@ pub use manifest::{MANIFEST, Manifest, Outputs};
 
 /// The header of diagnostics.csv (DESIGN §3), exactly. Columns are only
 /// ever appended, so a reader that knows a prefix still reads a newer file.
-pub const DIAGNOSTICS_HEADER: &str = "step,time,grains,passed,kinetic_energy,potential_energy,momentum_x,momentum_y,contacts,iterations,residual,max_overlap,rotational_kinetic_energy";
+pub const DIAGNOSTICS_HEADER: &str = "step,time,grains,passed,kinetic_energy,potential_energy,momentum_x,momentum_y,contacts,iterations,residual,max_overlap,rotational_kinetic_energy,elastic_energy,total_energy,barycentre_x,barycentre_y,grain_collisions,wall_collisions";
+
+/// The header written before the lab's columns were appended (elastic and
+/// total energy, barycentre, new collisions; read as 0).
+pub const DIAGNOSTICS_HEADER_BEFORE_LAB: &str = "step,time,grains,passed,kinetic_energy,potential_energy,momentum_x,momentum_y,contacts,iterations,residual,max_overlap,rotational_kinetic_energy";
 
 /// The header written before `rotational_kinetic_energy` was appended
 /// (older result directories; read with that column 0).
@@ -57,6 +61,19 @@ pub struct Row {
     /// ([`crate::model::rotational_kinetic_energy`]); `kinetic_energy` is
     /// the translational part only.
     pub rotational_kinetic_energy: f64,
+    /// Energy stored in the touching contacts, J per unit thickness: 0 for
+    /// rigid contacts (NSCD), 2/5 k_n dx^2.5 per contact for DEM
+    /// ([`crate::backend::census::Elastic`]).
+    pub elastic_energy: f64,
+    /// kinetic + rotational + potential + elastic, J per unit thickness.
+    pub total_energy: f64,
+    /// Mass-weighted centre of the moving grains, m.
+    pub barycentre: [f64; 2],
+    /// Grain-grain pairs that touch now and did not at the step before,
+    /// counted every step since the previous row (each pair once).
+    pub grain_collisions: u64,
+    /// The same for grain-wall pairs (a segment or a corner).
+    pub wall_collisions: u64,
 }
 
 /// An open result directory.
@@ -155,7 +172,7 @@ impl ResultDir {
         let path = self.dir.join("diagnostics.csv");
         writeln!(
             self.diagnostics,
-            "{},{:.6},{},{},{:e},{:e},{:e},{:e},{},{:.3},{:e},{:e},{:e}",
+            "{},{:.6},{},{},{:e},{:e},{:e},{:e},{},{:.3},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{},{}",
             r.step,
             r.time,
             r.grains,
@@ -168,7 +185,13 @@ impl ResultDir {
             r.iterations,
             r.residual,
             r.max_overlap,
-            r.rotational_kinetic_energy
+            r.rotational_kinetic_energy,
+            r.elastic_energy,
+            r.total_energy,
+            r.barycentre[0],
+            r.barycentre[1],
+            r.grain_collisions,
+            r.wall_collisions
         )
         .and_then(|_| self.diagnostics.flush())
         .map_err(io(&path))
