@@ -9,10 +9,11 @@ use crate::analysis::fit_flow_rate;
 use crate::backend::census::{Census, Elastic, Touching, barycentre};
 use crate::backend::{Backend, OverlapHistogram, Substepped, grid_for, substep};
 use crate::error::{Error, Result};
-use crate::model::{Phase, SolverKind, StepParams, StepStats, Walls};
+use crate::model::{Grains, Phase, SolverKind, StepParams, StepStats, Walls};
 use crate::model::{Region, Totals, rotational_kinetic_energy};
 use crate::output::{ResultDir, Row, Summary};
 use crate::scene::Setup;
+use crate::scene::emit::Emitter;
 
 /// Hears how a run goes: a progress bar on a terminal, a window's title, a
 /// test. Every method has a silent default, so an observer says only what
@@ -111,6 +112,12 @@ pub struct Run {
     census: Census,
     /// What touched after the last step.
     touching: Touching,
+    /// The scene's emitters, the grains each has added so far, whether its
+    /// next grain is waiting for its spot, and the emissions that waited.
+    emitters: Vec<Emitter>,
+    emitted: Vec<usize>,
+    waiting: Vec<bool>,
+    emissions_waited: u64,
 }
 
 /// How long each phase of a run lasts.
@@ -166,8 +173,13 @@ impl Run {
             });
         }
         let plan = Plan::of(setup);
-        let n = setup.grains.len();
-        let radius_mean = setup.grains.radius.iter().map(|&r| f64::from(r)).sum::<f64>() / n.max(1) as f64;
+        // Over every grain of the run, the emitted ones too.
+        let radii = || {
+            std::iter::once(&setup.grains)
+                .chain(setup.emitters.iter().map(|e| &e.grains))
+                .flat_map(|g| g.radius.iter().map(|&r| f64::from(r)))
+        };
+        let radius_mean = radii().sum::<f64>() / radii().count().max(1) as f64;
         let capacity = setup.scene.solver.contact_capacity as usize;
         let region = Region {
             gravity: p.gravity,
@@ -196,6 +208,10 @@ impl Run {
             overlaps: OverlapHistogram::new(grid, radius_mean, capacity),
             census: Census::new(grid, capacity, elastic, touch),
             touching: Touching::default(),
+            emitters: setup.emitters.clone(),
+            emitted: vec![0; setup.emitters.len()],
+            waiting: vec![false; setup.emitters.len()],
+            emissions_waited: 0,
             region,
             n: setup.grains.len() as u64,
             tally: Tally::default(),
@@ -214,6 +230,7 @@ impl Run {
         }
         backend.set_phase(if r.settling { Phase::Relax } else { Phase::Discharge });
         out.walls(&r.open_walls)?;
+        r.emit(backend, 0.0)?;
         r.look(backend, true)?;
         r.last_totals = r.output(backend, out, 0, 0.0)?;
         r.speed = r.last_totals.max_speed as f32;
@@ -324,7 +341,6 @@ impl Run {
     fn step(&mut self, backend: &mut dyn Backend, out: &mut ResultDir, obs: &mut dyn Observer) -> Result<()> {
         let stats = substep::step(backend, &self.p, self.speed)?;
         self.speed = stats.next_speed(self.speed);
-        self.look(backend, false)?;
         self.count(&stats, obs);
         if self.settling {
             self.settle_steps += 1;
@@ -333,6 +349,8 @@ impl Run {
         }
         let steps = self.tally.steps;
         let time = steps as f64 * f64::from(self.p.dt);
+        self.emit(backend, time)?;
+        self.look(backend, false)?;
         let row = steps.is_multiple_of(self.every);
         if row {
             self.last_totals = self.output(backend, out, steps, time)?;
@@ -349,6 +367,45 @@ impl Run {
                 "gate opened at t = {time:.3} s after {} settle steps",
                 self.settle_steps
             ));
+        }
+        Ok(())
+    }
+
+    /// Add the emitters' grains due at `time` (s) whose spot is free: one per
+    /// emitter and step at most; a grain whose spot is taken waits (counted once).
+    fn emit(&mut self, backend: &mut dyn Backend, time: f64) -> Result<()> {
+        let dt = f64::from(self.p.dt);
+        if !(0..self.emitters.len()).any(|e| self.emitters[e].due(self.emitted[e], time, dt)) {
+            return Ok(());
+        }
+        let walls = if self.settling {
+            &self.closed_walls
+        } else {
+            &self.open_walls
+        };
+        let now = backend.grains()?;
+        let mut new = Grains::default();
+        for (e, emitter) in self.emitters.iter().enumerate() {
+            let k = self.emitted[e];
+            if !emitter.due(k, time, dt) {
+                continue;
+            }
+            let mut g = emitter.grain(k);
+            if occupied(g.pos[0], g.radius[0], now, walls) || occupied(g.pos[0], g.radius[0], &new, &Walls::default()) {
+                if !self.waiting[e] {
+                    self.waiting[e] = true;
+                    self.emissions_waited += 1;
+                }
+                continue;
+            }
+            g.id[0] = (self.n + new.len() as u64) as u32;
+            new.extend(&g);
+            self.emitted[e] += 1;
+            self.waiting[e] = false;
+        }
+        if !new.is_empty() {
+            backend.add_grains(&new)?;
+            self.n += new.len() as u64;
         }
         Ok(())
     }
@@ -467,6 +524,29 @@ impl Run {
             completed: self.done(),
             subdivided_steps: tally.subdivided_steps,
             max_substeps: tally.max_substeps,
+            emitted: self.emitted.iter().map(|&k| k as u64).sum(),
+            emissions_waited: self.emissions_waited,
         })
     }
+}
+
+/// A disk of radius `r` at `x` would overlap one of `grains` or a wall segment.
+fn occupied(x: [f32; 2], r: f32, grains: &Grains, walls: &Walls) -> bool {
+    let d2 = |a: [f32; 2], b: [f32; 2]| (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2);
+    let grain = (0..grains.len()).any(|i| {
+        let reach = r + grains.radius[i];
+        d2(x, grains.pos[i]) < reach * reach
+    });
+    grain
+        || walls.segments.iter().any(|s| {
+            let t = [s.b[0] - s.a[0], s.b[1] - s.a[1]];
+            let len2 = t[0] * t[0] + t[1] * t[1];
+            let u = if len2 > 0.0 {
+                (((x[0] - s.a[0]) * t[0] + (x[1] - s.a[1]) * t[1]) / len2).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            d2(x, [s.a[0] + u * t[0], s.a[1] + u * t[1]]) < r * r
+        })
+        || walls.corners.iter().any(|c| d2(x, c.pos) < r * r)
 }

@@ -62,6 +62,12 @@ impl Backend for CpuBackend {
     fn totals(&mut self, region: &Region) -> Result<Totals> {
         Ok(reduce(&self.grains, self.stepper.contacts(), &self.walls, region))
     }
+    /// The arrays grow; the next step warm-starts nothing (the lists no
+    /// longer match the grains) and the next reorder waits for it.
+    fn add_grains(&mut self, new: &Grains) -> Result<()> {
+        self.grains.extend(new);
+        Ok(())
+    }
     fn view(&mut self) -> Result<GrainView<'_>> {
         Ok(GrainView::Host {
             grains: &self.grains,
@@ -116,6 +122,12 @@ impl Backend for CpuDemBackend {
     }
     fn totals(&mut self, region: &Region) -> Result<Totals> {
         Ok(reduce(&self.grains, &self.stepper.lists, &self.walls, region))
+    }
+    /// The arrays grow; the stepper finds the count changed and computes
+    /// the forces of the new state before its next step.
+    fn add_grains(&mut self, new: &Grains) -> Result<()> {
+        self.grains.extend(new);
+        Ok(())
     }
     fn set_phase(&mut self, phase: Phase) {
         self.stepper.phase = phase;

@@ -15,6 +15,7 @@ pub mod census;
 pub mod cpu;
 pub mod gpu;
 pub mod overlap;
+pub mod regrow;
 mod start;
 pub mod substep;
 
@@ -59,6 +60,13 @@ pub trait Backend {
     fn grains(&mut self) -> Result<&Grains>;
     /// One diagnostics reduction.
     fn totals(&mut self, region: &Region) -> Result<Totals>;
+    /// Add grains (an emitter's, DESIGN §1c) after the existing ones, with
+    /// the ids they carry; the next step moves them.
+    fn add_grains(&mut self, _new: &Grains) -> Result<()> {
+        Err(Error::NotImplemented {
+            what: format!("adding grains during a run on the {} backend", self.kind().name()),
+        })
+    }
     /// The run entered `phase` (the gate opened, or the fill starts to
     /// relax): DEM switches its normal damping. Others ignore it.
     fn set_phase(&mut self, _phase: Phase) {}
@@ -131,9 +139,15 @@ pub fn cpu_backend_from(start: &Start<'_>) -> Box<dyn Backend> {
     }
 }
 
-/// The GPU backend of `setup`'s solver on `ctx`.
+/// The GPU backend of `setup`'s solver on `ctx`; one that rebuilds itself
+/// when grains are added ([`regrow::Regrown`]) when the scene has emitters.
 pub fn gpu_backend(setup: &Setup, grid: Grid, ctx: GpuContext) -> Result<Box<dyn Backend>> {
-    gpu_backend_from(&Start::of(setup, grid), ctx)
+    let start = Start::of(setup, grid);
+    if setup.emitters.is_empty() {
+        gpu_backend_from(&start, ctx)
+    } else {
+        Ok(Box::new(regrow::Regrown::new(&start, ctx)?))
+    }
 }
 
 /// The GPU backend of `start`'s solver on `ctx`; an NSCD one is a

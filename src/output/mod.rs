@@ -291,4 +291,11 @@ pub struct Summary {
     /// step was taken (and in older files).
     #[serde(default)]
     pub max_substeps: u32,
+    /// Grains the `[[emitters]]` added during the run. Absent in older files (read as 0).
+    #[serde(default)]
+    pub emitted: u64,
+    /// Emissions whose spot was taken (by a grain or a wall) when they were
+    /// due, so they waited for a later step (each counted once).
+    #[serde(default)]
+    pub emissions_waited: u64,
 }

@@ -26,6 +26,8 @@ pub struct Setup {
     pub dem: DemParams,
     /// Things the user should hear about (one line each).
     pub notices: Vec<String>,
+    /// The `[[emitters]]`, every grain they will add drawn up front.
+    pub emitters: Vec<super::emit::Emitter>,
 }
 
 impl Setup {
@@ -199,13 +201,22 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     if resolved.run.duration.is_none() && resolved.run.steps.is_none() {
         resolved.run.duration = Some(DEFAULT_DURATION);
     }
-    let kn = dem_kn(&scene.dem, &grains, equivalent_density(&grains), scene.gravity);
+    let emitters = super::emit::emitters(scene);
+    // k_n and dt are chosen for every grain of the run, the emitted ones too.
+    let mut all = grains.clone();
+    for e in &emitters {
+        let k = &e.grains;
+        all.pos.extend(&k.pos);
+        all.radius.extend(&k.radius);
+        all.inv_mass.extend(&k.inv_mass);
+    }
+    let kn = dem_kn(&scene.dem, &all, equivalent_density(&all), scene.gravity);
     resolved.dem.kn = Some(kn);
     let s = &scene.solver;
     let dt = match s.dt {
         Some(dt) => dt,
         None => match s.kind {
-            SolverKind::Dem => dem_dt(&grains, kn, scene.dem.cfl),
+            SolverKind::Dem => dem_dt(&all, kn, scene.dem.cfl),
             _ => default_dt(&walls, &gate, scene.gravity, s.alert),
         },
     };
@@ -253,6 +264,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         params,
         dem,
         notices,
+        emitters,
     })
 }
 

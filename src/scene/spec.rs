@@ -21,6 +21,9 @@ pub struct Scene {
     /// Soft-sphere DEM contact law (used when `solver.kind = "dem"`).
     pub dem: DemSpec,
     pub run: RunSpec,
+    /// `[[emitters]]`: points that add grains during the run (DESIGN §1c).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub emitters: Vec<EmitterSpec>,
     /// Where the scene came from (file name, or "built-in scene"), for errors.
     #[serde(skip)]
     pub origin: String,
@@ -36,6 +39,7 @@ impl Default for Scene {
             solver: SolverSpec::default(),
             dem: DemSpec::default(),
             run: RunSpec::default(),
+            emitters: Vec::new(),
             origin: "built-in scene".to_string(),
         }
     }
@@ -158,6 +162,42 @@ impl Default for GrainsSpec {
             list: None,
         }
     }
+}
+
+/// `[[emitters]]`: a point that adds a grain every `interval` seconds from
+/// `start` on, `count` grains in all (DESIGN §1c). An emission whose spot is
+/// taken (the new grain would overlap a grain or a wall) waits for the next
+/// step; summary.json counts such emissions (`emissions_waited`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EmitterSpec {
+    /// Where a grain appears, [x, y] m.
+    #[serde(deserialize_with = "super::strict::position")]
+    pub position: [f64; 2],
+    /// Each grain appears up to this far from `position` in x and in y
+    /// (uniform, seeded from `grains.seed`), m. Default 0.
+    #[serde(default)]
+    pub jitter: f64,
+    /// Velocity of a new grain, [vx, vy] m/s. Default at rest.
+    #[serde(default, deserialize_with = "super::strict::velocity")]
+    pub velocity: [f64; 2],
+    /// Radius of every grain, m (exclusive with `radius_mean`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radius: Option<f64>,
+    /// Mean radius of drawn radii, m (log-normal like the fill, within 3
+    /// standard deviations, seeded from `grains.seed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radius_mean: Option<f64>,
+    /// Standard deviation of drawn radii, m. Default 0.
+    #[serde(default)]
+    pub radius_std: f64,
+    /// Time between two grains, s.
+    pub interval: f64,
+    /// Grains in all.
+    pub count: u64,
+    /// Time of the first grain, s. Default 0 (the start state).
+    #[serde(default)]
+    pub start: f64,
 }
 
 /// `[solver]`: contact model and its numerical parameters.

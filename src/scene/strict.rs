@@ -62,3 +62,11 @@ pub fn grains<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<Vec<f64>>>, 
     }
     Ok(Some(rows))
 }
+
+pub fn position<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
+    row(d, "emitters.position", "[x, y] in m")
+}
+
+pub fn velocity<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
+    row(d, "emitters.velocity", "[vx, vy] in m/s")
+}

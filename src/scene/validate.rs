@@ -185,11 +185,52 @@ impl Scene {
                 ),
             ));
         }
-        if g.list.is_none() && g.count == 0 {
+        if g.list.is_none() && g.count == 0 && self.emitters.is_empty() {
             return Err(Error::field(
                 &self.origin,
                 "grains.count",
-                "must be >= 1: a scene without grains has nothing to simulate",
+                "must be >= 1 (or give [[emitters]]): a scene without grains has nothing to simulate",
+            ));
+        }
+        let mut emitted = 0u64;
+        for (k, e) in self.emitters.iter().enumerate() {
+            let f = |key: &str| format!("emitters[{k}].{key}");
+            c.finite(&f("position"), e.position[0])?;
+            c.finite(&f("position"), e.position[1])?;
+            c.finite(&f("velocity"), e.velocity[0])?;
+            c.finite(&f("velocity"), e.velocity[1])?;
+            c.non_negative(&f("jitter"), e.jitter)?;
+            c.positive(&f("interval"), e.interval)?;
+            c.non_negative(&f("start"), e.start)?;
+            c.non_negative(&f("radius_std"), e.radius_std)?;
+            match (e.radius, e.radius_mean) {
+                (Some(r), None) => c.positive(&f("radius"), r)?,
+                (None, Some(r)) => c.positive(&f("radius_mean"), r)?,
+                _ => {
+                    return Err(Error::field(
+                        &self.origin,
+                        &f("radius"),
+                        "give `radius` or `radius_mean` (with `radius_std`), exactly one",
+                    ));
+                }
+            }
+            if e.radius.is_some() && e.radius_std > 0.0 {
+                return Err(Error::field(
+                    &self.origin,
+                    &f("radius_std"),
+                    "goes with `radius_mean`, not with a fixed `radius`",
+                ));
+            }
+            if e.count == 0 {
+                return Err(Error::field(&self.origin, &f("count"), "must be >= 1"));
+            }
+            emitted = emitted.saturating_add(e.count);
+        }
+        if emitted.saturating_add(g.count) > u64::from(crate::model::contact::BODY_INDEX_MASK) {
+            return Err(Error::field(
+                &self.origin,
+                "emitters",
+                format!("{emitted} emitted grains are more than this build addresses"),
             ));
         }
         if g.count > u64::from(crate::model::contact::BODY_INDEX_MASK) {
