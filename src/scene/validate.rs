@@ -189,7 +189,7 @@ impl Scene {
             return Err(Error::field(
                 &self.origin,
                 "grains.count",
-                "must be >= 1 (or give [[emitters]]): a scene without grains has nothing to simulate",
+                "must be >= 1: a scene without grains has nothing to simulate (or give [[emitters]])",
             ));
         }
         let mut emitted = 0u64;
