@@ -33,7 +33,7 @@ pub struct Silent;
 impl Observer for Silent {}
 
 /// Counters over the whole run.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 struct Tally {
     steps: u64,
     iterations: u64,
@@ -48,12 +48,149 @@ struct Tally {
     max_overlap: f64,
     since_row_iterations: u64,
     since_row_steps: u64,
+    /// The last step's figures (a resumed run starts from none: the next
+    /// row comes after a step).
+    #[serde(skip)]
     last: StepStats,
+}
+
+/// Where a run stands at a diagnostics row: state.json in the result
+/// directory, replaced at every row, from which `run --resume` goes on
+/// (grains in the backend's order, with their spins and angles).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct State {
+    /// Format version of this file.
+    pub version: u32,
+    /// Steps taken (settle phase included); the row this state belongs to.
+    pub step: u64,
+    /// The backend's own step count (substeps included).
+    pub backend_steps: u64,
+    pub settling: bool,
+    pub settle_steps: u64,
+    pub discharge_steps: u64,
+    /// Time the gate opened, s.
+    pub discharge_start: f64,
+    /// Fastest grain after the last step, m/s (sets the next step's substeps).
+    pub speed: f32,
+    pub grains: crate::model::Grains,
+    /// Grains each emitter has added, whether its next one waits, and the emissions that waited.
+    pub emitted: Vec<usize>,
+    pub waiting: Vec<bool>,
+    pub emissions_waited: u64,
+    tally: Tally,
+    /// Each row's time (s) and grains passed, for the flow-rate fit.
+    times: Vec<f64>,
+    passed: Vec<u64>,
+    /// The overlap histogram's non-empty bins.
+    overlaps: Vec<(u32, u64)>,
+    /// The frames written: (time, name).
+    pub frames: Vec<(f64, String)>,
+    /// The last step's contacts with their impulses, where the backend
+    /// warm-starts from them (CPU NSCD); absent otherwise.
+    #[serde(default)]
+    contacts: Option<SavedContacts>,
+}
+
+/// Contact lists as saved in state.json: per grain the count, then the
+/// listed contacts of every grain one after the other, each as the u32 words
+/// of its `Contact` (bit for bit).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct SavedContacts {
+    capacity: usize,
+    count: Vec<u32>,
+    words: Vec<u32>,
+    /// The cell order of the last binning (the CPU reorders the grains into it).
+    order: Vec<u32>,
+}
+
+impl SavedContacts {
+    fn of((lists, order): &(crate::model::ContactLists, Vec<u32>)) -> SavedContacts {
+        let mut words = Vec::new();
+        for i in 0..lists.grains() {
+            words.extend_from_slice(bytemuck::cast_slice(lists.of(i)));
+        }
+        SavedContacts {
+            capacity: lists.capacity,
+            count: lists.count.clone(),
+            words,
+            order: order.clone(),
+        }
+    }
+
+    /// The lists again, or None when they do not fit `grains` grains of `capacity` slots.
+    fn lists(&self, grains: usize, capacity: usize) -> Option<crate::model::ContactLists> {
+        use crate::model::{Contact, ContactLists};
+        let per = std::mem::size_of::<Contact>() / 4;
+        if self.capacity != capacity || self.count.len() != grains {
+            return None;
+        }
+        let mut lists = ContactLists::new(grains, capacity);
+        let mut at = 0;
+        for (i, &c) in self.count.iter().enumerate() {
+            let n = (c as usize).min(capacity);
+            let words = self.words.get(at..at + n * per)?;
+            lists.slots[i * capacity..i * capacity + n].copy_from_slice(bytemuck::cast_slice(words));
+            lists.count[i] = c;
+            at += n * per;
+        }
+        (at == self.words.len()).then_some(lists)
+    }
+}
+
+/// The version of state.json this build writes and reads.
+pub const STATE_VERSION: u32 = 1;
+
+impl State {
+    /// DIR/state.json, or an error naming it.
+    pub fn read(dir: &std::path::Path) -> Result<State> {
+        let path = dir.join(crate::output::STATE);
+        let bad = |message: String| Error::ResultFile {
+            path: path.clone(),
+            message,
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            bad(format!(
+                "cannot be read ({e}): {} is not a result directory with a saved state to resume from",
+                dir.display()
+            ))
+        })?;
+        let state: State = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+        if state.version != STATE_VERSION {
+            return Err(bad(format!(
+                "state version {} (this build reads {STATE_VERSION})",
+                state.version
+            )));
+        }
+        let n = state.grains.len();
+        let g = &state.grains;
+        if [g.vel.len(), g.radius.len(), g.inv_mass.len(), g.id.len(), g.ang_vel.len(), g.angle.len()]
+            .iter()
+            .any(|&l| l != n)
+        {
+            return Err(bad("the grain arrays have different lengths".to_string()));
+        }
+        Ok(state)
+    }
 }
 
 /// Run a whole simulation into a result directory and return its summary.
 pub fn run(setup: &Setup, backend: &mut dyn Backend, out: &mut ResultDir, obs: &mut dyn Observer) -> Result<Summary> {
     let mut r = Run::start(setup, backend, out, obs)?;
+    while !r.done() {
+        r.advance(backend, out, u64::MAX, obs)?;
+    }
+    r.finish(backend, out)
+}
+
+/// [`run`] from a saved state ([`Run::resume`]).
+pub fn resume(
+    setup: &Setup,
+    state: &State,
+    backend: &mut dyn Backend,
+    out: &mut ResultDir,
+    obs: &mut dyn Observer,
+) -> Result<Summary> {
+    let mut r = Run::resume(setup, state, backend, obs)?;
     while !r.done() {
         r.advance(backend, out, u64::MAX, obs)?;
     }
@@ -166,6 +303,82 @@ impl Plan {
 impl Run {
     /// Check the solver, open the gate if there is none, write the walls and the first frame.
     pub fn start(setup: &Setup, backend: &mut dyn Backend, out: &mut ResultDir, obs: &mut dyn Observer) -> Result<Run> {
+        let mut r = Run::new(setup)?;
+        if !r.settling {
+            backend.set_walls(&r.open_walls);
+        }
+        backend.set_phase(if r.settling { Phase::Relax } else { Phase::Discharge });
+        out.walls(&r.open_walls)?;
+        r.emit(backend, 0.0)?;
+        r.look(backend, true)?;
+        r.last_totals = r.output(backend, out, 0, 0.0)?;
+        r.speed = r.last_totals.max_speed as f32;
+        obs.progress(&r.progress());
+        Ok(r)
+    }
+
+    /// Go on from `state` (state.json of the result directory it goes on
+    /// writing, whose grains `backend` was built from) with `setup`'s parameters, for `setup`'s duration (or
+    /// steps) more: `setup` is the scene built as at the start (its fill
+    /// places the grid as the first run's), only its grains are not used.
+    /// On the CPU the steps that follow are the very steps the first run
+    /// would have taken, when nothing changed but the duration (see
+    /// [`State`] for what is kept).
+    pub fn resume(
+        setup: &Setup,
+        state: &State,
+        backend: &mut dyn Backend,
+        obs: &mut dyn Observer,
+    ) -> Result<Run> {
+        let mut r = Run::new(setup)?;
+        if state.emitted.len() != r.emitters.len() || state.waiting.len() != r.emitters.len() {
+            return Err(Error::field(
+                &setup.scene.origin,
+                "emitters",
+                format!(
+                    "the saved run had {} emitters, this scene has {}",
+                    state.emitted.len(),
+                    r.emitters.len()
+                ),
+            ));
+        }
+        r.discharge += state.discharge_steps;
+        r.n = state.grains.len() as u64;
+        r.tally = state.tally.clone();
+        r.times = state.times.clone();
+        r.passed = state.passed.clone();
+        r.overlaps.add_bins(&state.overlaps);
+        r.settling = state.settling;
+        r.settle_steps = state.settle_steps;
+        r.discharge_steps = state.discharge_steps;
+        r.discharge_start = state.discharge_start;
+        r.emitted = state.emitted.clone();
+        r.waiting = state.waiting.clone();
+        r.emissions_waited = state.emissions_waited;
+        backend.set_step_count(state.backend_steps);
+        if !r.settling {
+            backend.set_walls(&r.open_walls);
+        }
+        backend.set_phase(if r.settling { Phase::Relax } else { Phase::Discharge });
+        // After the walls: setting them forgets the warm start.
+        if let Some(saved) = &state.contacts
+            && let Some(lists) = saved.lists(state.grains.len(), r.contact_capacity as usize)
+        {
+            backend.restore_contacts(lists, &saved.order);
+        }
+        r.look(backend, true)?;
+        r.last_totals = backend.totals(&r.region)?;
+        r.speed = if state.step == 0 {
+            r.last_totals.max_speed as f32
+        } else {
+            state.speed
+        };
+        obs.progress(&r.progress());
+        Ok(r)
+    }
+
+    /// The run of `setup` before its first step.
+    fn new(setup: &Setup) -> Result<Run> {
         let p = setup.params;
         if !p.solver.implemented() {
             return Err(Error::NotImplemented {
@@ -195,7 +408,7 @@ impl Run {
             // The hook of the explicit models: a spring law gives Elastic::Spring { ks }.
             (Elastic::Rigid, p.tol)
         };
-        let mut r = Run {
+        let r = Run {
             p,
             every: setup.scene.run.every,
             settle_max: plan.settle_max,
@@ -225,16 +438,6 @@ impl Run {
             last_totals: Totals::default(),
             speed: 0.0,
         };
-        if !r.settling {
-            backend.set_walls(&r.open_walls);
-        }
-        backend.set_phase(if r.settling { Phase::Relax } else { Phase::Discharge });
-        out.walls(&r.open_walls)?;
-        r.emit(backend, 0.0)?;
-        r.look(backend, true)?;
-        r.last_totals = r.output(backend, out, 0, 0.0)?;
-        r.speed = r.last_totals.max_speed as f32;
-        obs.progress(&r.progress());
         Ok(r)
     }
 
@@ -307,6 +510,32 @@ impl Run {
         out.frame(time, grains)?;
         self.times.push(time);
         self.passed.push(t.passed);
+        let state = State {
+            version: STATE_VERSION,
+            step,
+            backend_steps: 0,
+            settling: self.settling,
+            settle_steps: self.settle_steps,
+            discharge_steps: self.discharge_steps,
+            discharge_start: self.discharge_start,
+            speed: self.speed,
+            grains: grains.clone(),
+            emitted: self.emitted.clone(),
+            waiting: self.waiting.clone(),
+            emissions_waited: self.emissions_waited,
+            tally: self.tally.clone(),
+            times: self.times.clone(),
+            passed: self.passed.clone(),
+            overlaps: self.overlaps.bins(),
+            frames: out.frames().to_vec(),
+            contacts: None,
+        };
+        let state = State {
+            backend_steps: backend.step_count(),
+            contacts: backend.saved_contacts().map(|l| SavedContacts::of(&l)),
+            ..state
+        };
+        out.state(&serde_json::to_string(&state).unwrap_or_default())?;
         if t.lost > 0 {
             return Err(Error::Diverged {
                 step,

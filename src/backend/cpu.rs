@@ -6,7 +6,7 @@ use crate::cpu::CpuStepper;
 use crate::cpu::dem::{DemStepper, max_angular_speed};
 use crate::cpu::reduce::reduce;
 use crate::error::Result;
-use crate::model::{DemParams, Grains, Grid, Phase, Region, StepParams, StepStats, Totals, Walls};
+use crate::model::{ContactLists, DemParams, Grains, Grid, Phase, Region, StepParams, StepStats, Totals, Walls};
 
 fn threads() -> String {
     format!("CPU ({} threads)", rayon::current_num_threads())
@@ -55,6 +55,19 @@ impl Backend for CpuBackend {
     fn set_walls(&mut self, walls: &Walls) {
         self.walls = walls.clone();
         self.stepper.reset_warm_start();
+    }
+    fn step_count(&self) -> u64 {
+        self.steps
+    }
+    fn saved_contacts(&self) -> Option<(ContactLists, Vec<u32>)> {
+        Some((self.stepper.contacts().clone(), self.stepper.bins.sorted.clone()))
+    }
+    fn restore_contacts(&mut self, lists: ContactLists, order: &[u32]) {
+        self.stepper.restore_contacts(lists);
+        self.stepper.bins.sorted = order.to_vec();
+    }
+    fn set_step_count(&mut self, n: u64) {
+        self.steps = n;
     }
     fn grains(&mut self) -> Result<&Grains> {
         Ok(&self.grains)

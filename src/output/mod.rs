@@ -7,6 +7,9 @@
 //!   DIR/walls.vtp         the walls after the gate opened
 //!   DIR/summary.json      written last: a directory without it is an
 //!                         interrupted or failed run
+//!   DIR/state.json        the whole state at the last row (grains with spin
+//!                         and angle, step, emitters' progress), replaced
+//!                         atomically at every row: `run --resume DIR` goes on from it
 //!   DIR/.hourglass-result every file and folder hourglass wrote here, the
 //!                         only ones a later run removes (see [`Manifest`])
 //! ```
@@ -101,7 +104,12 @@ const FIXED_NAMES: &[&str] = &[
     "walls.partial",
     "summary.json",
     "summary.partial",
+    "state.json",
+    "state.partial",
 ];
+
+/// The state file a run replaces at every row (`run --resume`).
+pub const STATE: &str = "state.json";
 
 /// Claim `dir` for a run ([`Manifest::claim`]), after checking that no
 /// name a run writes is taken by a file hourglass did not write: a run that
@@ -150,7 +158,7 @@ impl ResultDir {
         manifest.remove(|_| true)?;
         manifest.file("scene.toml")?;
         manifest.file("diagnostics.csv")?;
-        for name in ["frames.pvd", "walls.vtp", "summary.json"] {
+        for name in ["frames.pvd", "walls.vtp", "summary.json", STATE] {
             manifest.atomic_file(name)?;
         }
         manifest.folder("frames")?;
@@ -165,6 +173,67 @@ impl ResultDir {
             frames: Vec::new(),
             manifest,
         })
+    }
+
+    /// Reopen the result directory `dir` of an earlier run to go on from its
+    /// state at `step` (`run --resume`): summary.json is removed first (the
+    /// run is not complete until this one ends), scene.toml becomes
+    /// `scene_toml` (the scene the run goes on with), diagnostics.csv keeps
+    /// its rows up to `step` and is appended to, and the frames go on after
+    /// `frames` (the state's list: later frames of a run cut short between a
+    /// frame and its state are overwritten).
+    pub fn resume(dir: &Path, scene_toml: &str, frames: Vec<(f64, String)>, step: u64) -> Result<ResultDir> {
+        let not_ours = |problem: &str| Error::Output {
+            path: dir.to_path_buf(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, problem.to_string()),
+        };
+        if Manifest::read(dir)?.is_none() {
+            return Err(not_ours("is not a result directory of hourglass (no .hourglass-result)"));
+        }
+        let mut manifest = Manifest::claim(dir, false)?;
+        manifest.remove(|name| name == "summary.json" || name == "summary.partial")?;
+        for name in ["summary.json", "frames.pvd", STATE] {
+            manifest.atomic_file(name)?;
+        }
+        manifest.folder("frames")?;
+        let path = manifest.atomic_file("diagnostics.csv")?;
+        let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+        let mut lines = text.lines();
+        if lines.next().map(str::trim) != Some(DIAGNOSTICS_HEADER) {
+            return Err(not_ours(
+                "diagnostics.csv does not have this version's header: the run cannot be resumed",
+            ));
+        }
+        let mut kept = format!("{DIAGNOSTICS_HEADER}\n");
+        for line in lines {
+            let row_step = line.split(',').next().and_then(|w| w.trim().parse::<u64>().ok());
+            if row_step.is_some_and(|s| s <= step) {
+                kept.push_str(line);
+                kept.push('\n');
+            }
+        }
+        vtk::write_atomic(&path, &kept).map_err(io(&path))?;
+        let scene = manifest.atomic_file("scene.toml")?;
+        vtk::write_atomic(&scene, scene_toml).map_err(io(&scene))?;
+        let file = std::fs::OpenOptions::new().append(true).open(&path).map_err(io(&path))?;
+        Ok(ResultDir {
+            dir: dir.to_path_buf(),
+            diagnostics: BufWriter::new(file),
+            frames,
+            manifest,
+        })
+    }
+
+    /// The frames written so far: (time, name under the directory).
+    pub fn frames(&self) -> &[(f64, String)] {
+        &self.frames
+    }
+
+    /// Replace state.json with `json` (a temporary file renamed over it, so
+    /// it is always a whole state).
+    pub fn state(&self, json: &str) -> Result<()> {
+        let path = self.dir.join(STATE);
+        vtk::write_atomic(&path, json).map_err(io(&path))
     }
 
     /// Append a diagnostics row (flushed, so a crash keeps every row written).
