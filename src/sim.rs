@@ -163,9 +163,16 @@ impl State {
         }
         let n = state.grains.len();
         let g = &state.grains;
-        if [g.vel.len(), g.radius.len(), g.inv_mass.len(), g.id.len(), g.ang_vel.len(), g.angle.len()]
-            .iter()
-            .any(|&l| l != n)
+        if [
+            g.vel.len(),
+            g.radius.len(),
+            g.inv_mass.len(),
+            g.id.len(),
+            g.ang_vel.len(),
+            g.angle.len(),
+        ]
+        .iter()
+        .any(|&l| l != n)
         {
             return Err(bad("the grain arrays have different lengths".to_string()));
         }
@@ -324,12 +331,7 @@ impl Run {
     /// On the CPU the steps that follow are the very steps the first run
     /// would have taken, when nothing changed but the duration (see
     /// [`State`] for what is kept).
-    pub fn resume(
-        setup: &Setup,
-        state: &State,
-        backend: &mut dyn Backend,
-        obs: &mut dyn Observer,
-    ) -> Result<Run> {
+    pub fn resume(setup: &Setup, state: &State, backend: &mut dyn Backend, obs: &mut dyn Observer) -> Result<Run> {
         let mut r = Run::new(setup)?;
         if state.emitted.len() != r.emitters.len() || state.waiting.len() != r.emitters.len() {
             return Err(Error::field(

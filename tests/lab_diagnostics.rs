@@ -9,7 +9,8 @@ use hourglass::output::{DIAGNOSTICS_HEADER, ResultDir, read};
 use hourglass::scene::{Scene, Setup, build};
 use hourglass::sim;
 
-const BOX: &str = "[walls]\nsegments = [[0.0, 0.0, 1.0, 0.0], [1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, 0.0]]\n";
+const BOX: &str =
+    "[walls]\nsegments = [[0.0, 0.0, 1.0, 0.0], [1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, 0.0]]\n";
 
 fn setup(body: &str) -> Setup {
     let text = format!("version = 1\ngravity = [0.0, 0.0]\n{BOX}{body}");
@@ -44,14 +45,25 @@ fn first_row_of_a_hand_made_state_has_exact_lab_columns() {
     let r = rows[0];
     let dx = [0.3f32 + 0.2 - 0.49, 0.1 - 0.08f32];
     let want: f64 = dx.iter().map(|&d| 0.4 * 1e5 * f64::from(d).powf(2.5)).sum();
-    assert!((r.elastic_energy - want).abs() < 1e-4 * want, "{} != {want}", r.elastic_energy);
+    assert!(
+        (r.elastic_energy - want).abs() < 1e-4 * want,
+        "{} != {want}",
+        r.elastic_energy
+    );
     let m = [1.0, 2.0, 3.0, 4.0f64];
     let bx = (0.3 * m[0] + 0.49 * m[1] + 0.8 * m[2] + 0.5 * m[3]) / 10.0;
     let by = (0.5 * m[0] + 0.5 * m[1] + 0.08 * m[2] + 0.7 * m[3]) / 10.0;
-    assert!((r.barycentre[0] - bx).abs() < 1e-6 && (r.barycentre[1] - by).abs() < 1e-6, "{:?}", r.barycentre);
+    assert!(
+        (r.barycentre[0] - bx).abs() < 1e-6 && (r.barycentre[1] - by).abs() < 1e-6,
+        "{:?}",
+        r.barycentre
+    );
     // Kinetic: 1/2 (1 * 1 + 2 * 4 + 4 * 0.5) = 5.5 J; no gravity, no spin.
     assert!((r.kinetic_energy - 5.5).abs() < 1e-6, "{}", r.kinetic_energy);
-    assert_eq!(r.total_energy, r.kinetic_energy + r.rotational_kinetic_energy + r.potential_energy + r.elastic_energy);
+    assert_eq!(
+        r.total_energy,
+        r.kinetic_energy + r.rotational_kinetic_energy + r.potential_energy + r.elastic_energy
+    );
     // The start state counts nothing as new.
     assert_eq!((r.grain_collisions, r.wall_collisions), (0, 0));
 }

@@ -14,7 +14,8 @@ use hourglass::output::{ResultDir, Summary, read};
 use hourglass::scene::{Scene, Setup, build};
 use hourglass::sim;
 
-const BOX: &str = "[walls]\nsegments = [[0.0, 0.0, 1.0, 0.0], [1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, 0.0]]\n";
+const BOX: &str =
+    "[walls]\nsegments = [[0.0, 0.0, 1.0, 0.0], [1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, 0.0]]\n";
 
 fn setup(body: &str) -> Setup {
     setup_in("", body)
@@ -68,8 +69,16 @@ fn check_five(dir: &Path, rows: &[hourglass::output::Row], summary: &Summary, dt
     for (_, path) in &frames {
         let g = read::grains(path).unwrap();
         for i in (0..g.len()).filter(|&i| g.id[i] as usize >= seen) {
-            assert!(gap(&g, i) >= 0.0, "grain {} overlaps at arrival by {}", g.id[i], -gap(&g, i));
-            assert!((g.pos[i][0] - 0.5).abs() <= 0.01 + 1e-6 && g.vel[i] == [0.0, -1.0], "{g:?}");
+            assert!(
+                gap(&g, i) >= 0.0,
+                "grain {} overlaps at arrival by {}",
+                g.id[i],
+                -gap(&g, i)
+            );
+            assert!(
+                (g.pos[i][0] - 0.5).abs() <= 0.01 + 1e-6 && g.vel[i] == [0.0, -1.0],
+                "{g:?}"
+            );
         }
         seen = seen.max(g.len());
     }
@@ -91,7 +100,9 @@ fn gpu_emits_count_grains_at_the_interval_without_overlap() {
     let Some(ctx) = gpu_common::context() else { return };
     for kind in ["jacobi", "dem"] {
         let dir = tempfile::tempdir().unwrap();
-        let s = setup(&format!("{FIVE}backend = \"gpu\"\n[solver]\nkind = \"{kind}\"\ndt = 1e-4\n"));
+        let s = setup(&format!(
+            "{FIVE}backend = \"gpu\"\n[solver]\nkind = \"{kind}\"\ndt = 1e-4\n"
+        ));
         let grid = grid_for(&s).unwrap();
         let backend = hourglass::backend::gpu_backend(&s, grid, ctx.clone()).unwrap();
         let mut s = s;

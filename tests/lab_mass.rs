@@ -6,7 +6,8 @@ use std::path::Path;
 
 use hourglass::scene::{Scene, build};
 
-const BOX: &str = "[walls]\nsegments = [[0.0, 0.0, 1.0, 0.0], [1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, 0.0]]\n";
+const BOX: &str =
+    "[walls]\nsegments = [[0.0, 0.0, 1.0, 0.0], [1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, 0.0]]\n";
 
 fn scene(grains: &str) -> Scene {
     let text = format!("version = 1\n{BOX}[grains]\n{grains}\n[run]\nsteps = 1\n");
@@ -31,7 +32,8 @@ fn list_masses_give_those_inverse_masses_and_rows_without_use_the_density() {
 
 #[test]
 fn scene_mass_gives_one_kilogram_grains_whatever_the_radius() {
-    let s = scene("count = 30\nradius_mean = 0.02\nradius_std = 0.005\nradius_min = 0.01\nradius_max = 0.03\nmass = 1.0");
+    let s =
+        scene("count = 30\nradius_mean = 0.02\nradius_std = 0.005\nradius_min = 0.01\nradius_max = 0.03\nmass = 1.0");
     let setup = build(&s).unwrap();
     let g = &setup.grains;
     assert_eq!(g.len(), 30);

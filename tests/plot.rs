@@ -27,7 +27,12 @@ fn plot_command_writes_four_non_blank_pngs() {
     assert!(st.success());
     let st = Command::new(bin).args(["plot", "-q"]).arg(&out).status().unwrap();
     assert!(st.success());
-    for (name, panels) in [("plot_passed.png", 1), ("plot_energy.png", 2), ("plot_solver.png", 2), ("plot_lab.png", 4)] {
+    for (name, panels) in [
+        ("plot_passed.png", 1),
+        ("plot_energy.png", 2),
+        ("plot_solver.png", 2),
+        ("plot_lab.png", 4),
+    ] {
         let img = image::open(out.join(name)).unwrap().to_rgba8();
         assert_eq!(
             img.dimensions(),

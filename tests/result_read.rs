@@ -546,7 +546,10 @@ fn diagnostics_written_before_the_lab_columns_read_them_as_zero() {
     assert_eq!(rows.len(), 1);
     let r = rows[0];
     assert_eq!(r.rotational_kinetic_energy, 0.25);
-    assert_eq!((r.elastic_energy, r.barycentre, r.grain_collisions, r.wall_collisions), (0.0, [0.0; 2], 0, 0));
+    assert_eq!(
+        (r.elastic_energy, r.barycentre, r.grain_collisions, r.wall_collisions),
+        (0.0, [0.0; 2], 0, 0)
+    );
     // The total of an older file is the sum of the parts it has.
     assert_eq!(r.total_energy, 1.5 - 2.0 + 0.25);
 }

@@ -208,7 +208,11 @@ mod tests {
         let t = c.look(&g, &walls, false);
         assert_eq!((t.grain_pairs, t.wall_pairs), (1, 1));
         let want = 0.4 * 1e5 * (1e-3f64.powf(2.5) + 2e-3f64.powf(2.5));
-        assert!((t.elastic_energy - want).abs() < 1e-3 * want, "{} {want}", t.elastic_energy);
+        assert!(
+            (t.elastic_energy - want).abs() < 1e-3 * want,
+            "{} {want}",
+            t.elastic_energy
+        );
         // Still touching at the next step: nothing new.
         c.look(&g, &walls, false);
         assert_eq!(c.take(), (1, 1));
@@ -224,7 +228,12 @@ mod tests {
 
     #[test]
     fn barycentre_is_mass_weighted_over_moving_grains() {
-        let mut g = Grains::new(vec![[0.0, 0.0], [3.0, 6.0], [100.0, 100.0]], vec![[0.0; 2]; 3], vec![1.0; 3], 1.0);
+        let mut g = Grains::new(
+            vec![[0.0, 0.0], [3.0, 6.0], [100.0, 100.0]],
+            vec![[0.0; 2]; 3],
+            vec![1.0; 3],
+            1.0,
+        );
         g.inv_mass = vec![1.0, 0.5, 0.0];
         assert_eq!(barycentre(&g), [2.0, 4.0]);
         assert_eq!(barycentre(&Grains::default()), [0.0, 0.0]);

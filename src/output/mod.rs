@@ -188,7 +188,9 @@ impl ResultDir {
             source: std::io::Error::new(std::io::ErrorKind::InvalidInput, problem.to_string()),
         };
         if Manifest::read(dir)?.is_none() {
-            return Err(not_ours("is not a result directory of hourglass (no .hourglass-result)"));
+            return Err(not_ours(
+                "is not a result directory of hourglass (no .hourglass-result)",
+            ));
         }
         let mut manifest = Manifest::claim(dir, false)?;
         manifest.remove(|name| name == "summary.json" || name == "summary.partial")?;
@@ -215,7 +217,10 @@ impl ResultDir {
         vtk::write_atomic(&path, &kept).map_err(io(&path))?;
         let scene = manifest.atomic_file("scene.toml")?;
         vtk::write_atomic(&scene, scene_toml).map_err(io(&scene))?;
-        let file = std::fs::OpenOptions::new().append(true).open(&path).map_err(io(&path))?;
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .map_err(io(&path))?;
         Ok(ResultDir {
             dir: dir.to_path_buf(),
             diagnostics: BufWriter::new(file),

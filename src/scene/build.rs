@@ -438,7 +438,11 @@ fn equivalent_density(grains: &Grains) -> f64 {
     let m = moving.iter().map(|&i| grains.mass(i)).sum::<f64>() / n;
     let r2 = moving.iter().map(|&i| f64::from(grains.radius[i]).powi(2)).sum::<f64>() / n;
     let rho = m / (std::f64::consts::PI * r2);
-    if rho.is_finite() && rho > 0.0 { rho } else { DEFAULT_DENSITY }
+    if rho.is_finite() && rho > 0.0 {
+        rho
+    } else {
+        DEFAULT_DENSITY
+    }
 }
 
 /// The DEM time step (DESIGN §1b): dt = cfl * min_i sqrt(m_i / k_n), s
