@@ -226,7 +226,7 @@ impl Scene {
             }
             emitted = emitted.saturating_add(e.count);
         }
-        if emitted.saturating_add(g.count) > u64::from(crate::model::contact::BODY_INDEX_MASK) {
+        if emitted > 0 && emitted.saturating_add(g.count) > u64::from(crate::model::contact::BODY_INDEX_MASK) {
             return Err(Error::field(
                 &self.origin,
                 "emitters",
