@@ -9,11 +9,16 @@ use crate::analysis::fit_flow_rate;
 use crate::backend::census::{Census, Elastic, Touching, barycentre};
 use crate::backend::{Backend, OverlapHistogram, Substepped, grid_for, substep};
 use crate::error::{Error, Result};
-use crate::model::{Grains, Phase, SolverKind, StepParams, StepStats, Walls};
+use crate::model::{Phase, SolverKind, StepParams, StepStats, Walls};
 use crate::model::{Region, Totals, rotational_kinetic_energy};
 use crate::output::{ResultDir, Row, Summary};
 use crate::scene::Setup;
 use crate::scene::emit::Emitter;
+
+mod emit;
+mod state;
+use state::SavedContacts;
+pub use state::{STATE_VERSION, State};
 
 /// Hears how a run goes: a progress bar on a terminal, a window's title, a
 /// test. Every method has a silent default, so an observer says only what
@@ -52,132 +57,6 @@ struct Tally {
     /// row comes after a step).
     #[serde(skip)]
     last: StepStats,
-}
-
-/// Where a run stands at a diagnostics row: state.json in the result
-/// directory, replaced at every row, from which `run --resume` goes on
-/// (grains in the backend's order, with their spins and angles).
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct State {
-    /// Format version of this file.
-    pub version: u32,
-    /// Steps taken (settle phase included); the row this state belongs to.
-    pub step: u64,
-    /// The backend's own step count (substeps included).
-    pub backend_steps: u64,
-    pub settling: bool,
-    pub settle_steps: u64,
-    pub discharge_steps: u64,
-    /// Time the gate opened, s.
-    pub discharge_start: f64,
-    /// Fastest grain after the last step, m/s (sets the next step's substeps).
-    pub speed: f32,
-    pub grains: crate::model::Grains,
-    /// Grains each emitter has added, whether its next one waits, and the emissions that waited.
-    pub emitted: Vec<usize>,
-    pub waiting: Vec<bool>,
-    pub emissions_waited: u64,
-    tally: Tally,
-    /// Each row's time (s) and grains passed, for the flow-rate fit.
-    times: Vec<f64>,
-    passed: Vec<u64>,
-    /// The overlap histogram's non-empty bins.
-    overlaps: Vec<(u32, u64)>,
-    /// The frames written: (time, name).
-    pub frames: Vec<(f64, String)>,
-    /// The last step's contacts with their impulses, where the backend
-    /// warm-starts from them (CPU NSCD); absent otherwise.
-    #[serde(default)]
-    contacts: Option<SavedContacts>,
-}
-
-/// Contact lists as saved in state.json: per grain the count, then the
-/// listed contacts of every grain one after the other, each as the u32 words
-/// of its `Contact` (bit for bit).
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-struct SavedContacts {
-    capacity: usize,
-    count: Vec<u32>,
-    words: Vec<u32>,
-    /// The cell order of the last binning (the CPU reorders the grains into it).
-    order: Vec<u32>,
-}
-
-impl SavedContacts {
-    fn of((lists, order): &(crate::model::ContactLists, Vec<u32>)) -> SavedContacts {
-        let mut words = Vec::new();
-        for i in 0..lists.grains() {
-            words.extend_from_slice(bytemuck::cast_slice(lists.of(i)));
-        }
-        SavedContacts {
-            capacity: lists.capacity,
-            count: lists.count.clone(),
-            words,
-            order: order.clone(),
-        }
-    }
-
-    /// The lists again, or None when they do not fit `grains` grains of `capacity` slots.
-    fn lists(&self, grains: usize, capacity: usize) -> Option<crate::model::ContactLists> {
-        use crate::model::{Contact, ContactLists};
-        let per = std::mem::size_of::<Contact>() / 4;
-        if self.capacity != capacity || self.count.len() != grains {
-            return None;
-        }
-        let mut lists = ContactLists::new(grains, capacity);
-        let mut at = 0;
-        for (i, &c) in self.count.iter().enumerate() {
-            let n = (c as usize).min(capacity);
-            let words = self.words.get(at..at + n * per)?;
-            lists.slots[i * capacity..i * capacity + n].copy_from_slice(bytemuck::cast_slice(words));
-            lists.count[i] = c;
-            at += n * per;
-        }
-        (at == self.words.len()).then_some(lists)
-    }
-}
-
-/// The version of state.json this build writes and reads.
-pub const STATE_VERSION: u32 = 1;
-
-impl State {
-    /// DIR/state.json, or an error naming it.
-    pub fn read(dir: &std::path::Path) -> Result<State> {
-        let path = dir.join(crate::output::STATE);
-        let bad = |message: String| Error::ResultFile {
-            path: path.clone(),
-            message,
-        };
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            bad(format!(
-                "cannot be read ({e}): {} is not a result directory with a saved state to resume from",
-                dir.display()
-            ))
-        })?;
-        let state: State = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
-        if state.version != STATE_VERSION {
-            return Err(bad(format!(
-                "state version {} (this build reads {STATE_VERSION})",
-                state.version
-            )));
-        }
-        let n = state.grains.len();
-        let g = &state.grains;
-        if [
-            g.vel.len(),
-            g.radius.len(),
-            g.inv_mass.len(),
-            g.id.len(),
-            g.ang_vel.len(),
-            g.angle.len(),
-        ]
-        .iter()
-        .any(|&l| l != n)
-        {
-            return Err(bad("the grain arrays have different lengths".to_string()));
-        }
-        Ok(state)
-    }
 }
 
 /// Run a whole simulation into a result directory and return its summary.
@@ -602,45 +481,6 @@ impl Run {
         Ok(())
     }
 
-    /// Add the emitters' grains due at `time` (s) whose spot is free: one per
-    /// emitter and step at most; a grain whose spot is taken waits (counted once).
-    fn emit(&mut self, backend: &mut dyn Backend, time: f64) -> Result<()> {
-        let dt = f64::from(self.p.dt);
-        if !(0..self.emitters.len()).any(|e| self.emitters[e].due(self.emitted[e], time, dt)) {
-            return Ok(());
-        }
-        let walls = if self.settling {
-            &self.closed_walls
-        } else {
-            &self.open_walls
-        };
-        let now = backend.grains()?;
-        let mut new = Grains::default();
-        for (e, emitter) in self.emitters.iter().enumerate() {
-            let k = self.emitted[e];
-            if !emitter.due(k, time, dt) {
-                continue;
-            }
-            let mut g = emitter.grain(k);
-            if occupied(g.pos[0], g.radius[0], now, walls) || occupied(g.pos[0], g.radius[0], &new, &Walls::default()) {
-                if !self.waiting[e] {
-                    self.waiting[e] = true;
-                    self.emissions_waited += 1;
-                }
-                continue;
-            }
-            g.id[0] = (self.n + new.len() as u64) as u32;
-            new.extend(&g);
-            self.emitted[e] += 1;
-            self.waiting[e] = false;
-        }
-        if !new.is_empty() {
-            backend.add_grains(&new)?;
-            self.n += new.len() as u64;
-        }
-        Ok(())
-    }
-
     /// Count the contacts new since the last step ([`Census`]) and keep what touches now.
     fn look(&mut self, backend: &mut dyn Backend, first: bool) -> Result<()> {
         let walls = if self.settling {
@@ -759,25 +599,4 @@ impl Run {
             emissions_waited: self.emissions_waited,
         })
     }
-}
-
-/// A disk of radius `r` at `x` would overlap one of `grains` or a wall segment.
-fn occupied(x: [f32; 2], r: f32, grains: &Grains, walls: &Walls) -> bool {
-    let d2 = |a: [f32; 2], b: [f32; 2]| (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2);
-    let grain = (0..grains.len()).any(|i| {
-        let reach = r + grains.radius[i];
-        d2(x, grains.pos[i]) < reach * reach
-    });
-    grain
-        || walls.segments.iter().any(|s| {
-            let t = [s.b[0] - s.a[0], s.b[1] - s.a[1]];
-            let len2 = t[0] * t[0] + t[1] * t[1];
-            let u = if len2 > 0.0 {
-                (((x[0] - s.a[0]) * t[0] + (x[1] - s.a[1]) * t[1]) / len2).clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
-            d2(x, [s.a[0] + u * t[0], s.a[1] + u * t[1]]) < r * r
-        })
-        || walls.corners.iter().any(|c| d2(x, c.pos) < r * r)
 }
