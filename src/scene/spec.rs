@@ -378,6 +378,11 @@ pub struct RunSpec {
     /// The settle phase ends when every grain is slower than this, m/s.
     pub settle_speed: f64,
     pub backend: BackendChoice,
+    /// Count new grain-grain and grain-wall contacts at every step (the
+    /// `grain_collisions`, `wall_collisions` columns): one host detection
+    /// per step, and on the GPU one read-back of the grains per step. False
+    /// writes 0 there and looks only at the rows (the elastic energy). Default true.
+    pub collisions: bool,
 }
 
 impl Default for RunSpec {
@@ -390,6 +395,7 @@ impl Default for RunSpec {
             settle: 0.3,
             settle_speed: 0.01,
             backend: BackendChoice::Auto,
+            collisions: true,
         }
     }
 }
