@@ -6,12 +6,19 @@
 use std::time::Instant;
 
 use crate::analysis::fit_flow_rate;
+use crate::backend::census::{Census, Elastic, Touching, barycentre};
 use crate::backend::{Backend, OverlapHistogram, Substepped, grid_for, substep};
 use crate::error::{Error, Result};
 use crate::model::{Phase, SolverKind, StepParams, StepStats, Walls};
 use crate::model::{Region, Totals, rotational_kinetic_energy};
 use crate::output::{ResultDir, Row, Summary};
 use crate::scene::Setup;
+use crate::scene::emit::Emitter;
+
+mod emit;
+mod state;
+use state::SavedContacts;
+pub use state::{STATE_VERSION, State};
 
 /// Hears how a run goes: a progress bar on a terminal, a window's title, a
 /// test. Every method has a silent default, so an observer says only what
@@ -31,7 +38,7 @@ pub struct Silent;
 impl Observer for Silent {}
 
 /// Counters over the whole run.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 struct Tally {
     steps: u64,
     iterations: u64,
@@ -46,12 +53,30 @@ struct Tally {
     max_overlap: f64,
     since_row_iterations: u64,
     since_row_steps: u64,
+    /// The last step's figures (a resumed run starts from none: the next
+    /// row comes after a step).
+    #[serde(skip)]
     last: StepStats,
 }
 
 /// Run a whole simulation into a result directory and return its summary.
 pub fn run(setup: &Setup, backend: &mut dyn Backend, out: &mut ResultDir, obs: &mut dyn Observer) -> Result<Summary> {
     let mut r = Run::start(setup, backend, out, obs)?;
+    while !r.done() {
+        r.advance(backend, out, u64::MAX, obs)?;
+    }
+    r.finish(backend, out)
+}
+
+/// [`run`] from a saved state ([`Run::resume`]).
+pub fn resume(
+    setup: &Setup,
+    state: &State,
+    backend: &mut dyn Backend,
+    out: &mut ResultDir,
+    obs: &mut dyn Observer,
+) -> Result<Summary> {
+    let mut r = Run::resume(setup, state, backend, obs)?;
     while !r.done() {
         r.advance(backend, out, u64::MAX, obs)?;
     }
@@ -106,6 +131,18 @@ pub struct Run {
     last_totals: Totals,
     /// The fastest grain at the end of the last step, m/s (the substeps' v_max).
     speed: f32,
+    /// New contacts counted every step, and the elastic energy of a row.
+    census: Census,
+    /// What touched after the last step.
+    touching: Touching,
+    /// Count new contacts at every step (`run.collisions`).
+    collisions: bool,
+    /// The scene's emitters, the grains each has added so far, whether its
+    /// next grain is waiting for its spot, and the emissions that waited.
+    emitters: Vec<Emitter>,
+    emitted: Vec<usize>,
+    waiting: Vec<bool>,
+    emissions_waited: u64,
 }
 
 /// How long each phase of a run lasts.
@@ -154,6 +191,77 @@ impl Plan {
 impl Run {
     /// Check the solver, open the gate if there is none, write the walls and the first frame.
     pub fn start(setup: &Setup, backend: &mut dyn Backend, out: &mut ResultDir, obs: &mut dyn Observer) -> Result<Run> {
+        let mut r = Run::new(setup)?;
+        if !r.settling {
+            backend.set_walls(&r.open_walls);
+        }
+        backend.set_phase(if r.settling { Phase::Relax } else { Phase::Discharge });
+        out.walls(&r.open_walls)?;
+        r.emit(backend, 0.0)?;
+        r.look(backend, true)?;
+        r.last_totals = r.output(backend, out, 0, 0.0)?;
+        r.speed = r.last_totals.max_speed as f32;
+        obs.progress(&r.progress());
+        Ok(r)
+    }
+
+    /// Go on from `state` (state.json of the result directory it goes on
+    /// writing, whose grains `backend` was built from) with `setup`'s parameters, for `setup`'s duration (or
+    /// steps) more: `setup` is the scene built as at the start (its fill
+    /// places the grid as the first run's), only its grains are not used.
+    /// On the CPU the steps that follow are the very steps the first run
+    /// would have taken, when nothing changed but the duration (see
+    /// [`State`] for what is kept).
+    pub fn resume(setup: &Setup, state: &State, backend: &mut dyn Backend, obs: &mut dyn Observer) -> Result<Run> {
+        let mut r = Run::new(setup)?;
+        if state.emitted.len() != r.emitters.len() || state.waiting.len() != r.emitters.len() {
+            return Err(Error::field(
+                &setup.scene.origin,
+                "emitters",
+                format!(
+                    "the saved run had {} emitters, this scene has {}",
+                    state.emitted.len(),
+                    r.emitters.len()
+                ),
+            ));
+        }
+        r.discharge += state.discharge_steps;
+        r.n = state.grains.len() as u64;
+        r.tally = state.tally.clone();
+        r.times = state.times.clone();
+        r.passed = state.passed.clone();
+        r.overlaps.add_bins(&state.overlaps);
+        r.settling = state.settling;
+        r.settle_steps = state.settle_steps;
+        r.discharge_steps = state.discharge_steps;
+        r.discharge_start = state.discharge_start;
+        r.emitted = state.emitted.clone();
+        r.waiting = state.waiting.clone();
+        r.emissions_waited = state.emissions_waited;
+        backend.set_step_count(state.backend_steps);
+        if !r.settling {
+            backend.set_walls(&r.open_walls);
+        }
+        backend.set_phase(if r.settling { Phase::Relax } else { Phase::Discharge });
+        // After the walls: setting them forgets the warm start.
+        if let Some(saved) = &state.contacts
+            && let Some(lists) = saved.lists(state.grains.len(), r.contact_capacity as usize)
+        {
+            backend.restore_contacts(lists, &saved.order);
+        }
+        r.look(backend, true)?;
+        r.last_totals = backend.totals(&r.region)?;
+        r.speed = if state.step == 0 {
+            r.last_totals.max_speed as f32
+        } else {
+            state.speed
+        };
+        obs.progress(&r.progress());
+        Ok(r)
+    }
+
+    /// The run of `setup` before its first step.
+    fn new(setup: &Setup) -> Result<Run> {
         let p = setup.params;
         if !p.solver.implemented() {
             return Err(Error::NotImplemented {
@@ -161,15 +269,40 @@ impl Run {
             });
         }
         let plan = Plan::of(setup);
-        let n = setup.grains.len();
-        let radius_mean = setup.grains.radius.iter().map(|&r| f64::from(r)).sum::<f64>() / n.max(1) as f64;
+        // Over every grain of the run, the emitted ones too.
+        let radii = || {
+            std::iter::once(&setup.grains)
+                .chain(setup.emitters.iter().map(|e| &e.grains))
+                .flat_map(|g| g.radius.iter().map(|&r| f64::from(r)))
+        };
+        let radius_mean = radii().sum::<f64>() / radii().count().max(1) as f64;
         let capacity = setup.scene.solver.contact_capacity as usize;
         let region = Region {
             gravity: p.gravity,
             neck_y: setup.neck_y as f32,
             bbox: setup.walls(true).bounding_box(),
         };
-        let mut r = Run {
+        let grid = grid_for(setup)?;
+        // A soft contact is an overlap; a rigid one closes to gap 0 within solver.tol.
+        let (elastic, touch) = match p.solver {
+            SolverKind::Dem => (
+                Elastic::Hertz {
+                    kn: f64::from(setup.dem.kn),
+                },
+                0.0,
+            ),
+            // The spring model's stiffness rides in DemParams::kn (scene::build).
+            SolverKind::Spring => (
+                Elastic::Spring {
+                    ks: f64::from(setup.dem.kn),
+                },
+                0.0,
+            ),
+            // The impulse model stores no energy in its overlaps (the projection moves grains).
+            SolverKind::Impulse => (Elastic::Rigid, 0.0),
+            _ => (Elastic::Rigid, p.tol),
+        };
+        let r = Run {
             p,
             every: setup.scene.run.every,
             settle_max: plan.settle_max,
@@ -179,7 +312,14 @@ impl Run {
             contact_capacity: setup.scene.solver.contact_capacity,
             open_walls: setup.walls(false).clone(),
             closed_walls: setup.walls(true).clone(),
-            overlaps: OverlapHistogram::new(grid_for(setup)?, radius_mean, capacity),
+            overlaps: OverlapHistogram::new(grid, radius_mean, capacity),
+            census: Census::new(grid, capacity, elastic, touch),
+            touching: Touching::default(),
+            collisions: setup.scene.run.collisions,
+            emitters: setup.emitters.clone(),
+            emitted: vec![0; setup.emitters.len()],
+            waiting: vec![false; setup.emitters.len()],
+            emissions_waited: 0,
             region,
             n: setup.grains.len() as u64,
             tally: Tally::default(),
@@ -193,14 +333,6 @@ impl Run {
             last_totals: Totals::default(),
             speed: 0.0,
         };
-        if !r.settling {
-            backend.set_walls(&r.open_walls);
-        }
-        backend.set_phase(if r.settling { Phase::Relax } else { Phase::Discharge });
-        out.walls(&r.open_walls)?;
-        r.last_totals = r.output(backend, out, 0, 0.0)?;
-        r.speed = r.last_totals.max_speed as f32;
-        obs.progress(&r.progress());
         Ok(r)
     }
 
@@ -239,6 +371,9 @@ impl Run {
         // the rotational energy is summed from them on the host, for every
         // backend alike (the `reduce` stage sums the translational part).
         let grains = backend.grains()?;
+        let rotational = rotational_kinetic_energy(grains);
+        let elastic = self.touching.elastic_energy;
+        let (grain_collisions, wall_collisions) = self.census.take();
         let row = Row {
             step,
             time,
@@ -251,7 +386,12 @@ impl Run {
             iterations: tally.since_row_iterations as f64 / tally.since_row_steps.max(1) as f64,
             residual: f64::from(tally.last.residual),
             max_overlap: t.max_overlap,
-            rotational_kinetic_energy: rotational_kinetic_energy(grains),
+            rotational_kinetic_energy: rotational,
+            elastic_energy: elastic,
+            total_energy: t.kinetic_energy + rotational + t.potential_energy + elastic,
+            barycentre: barycentre(grains),
+            grain_collisions,
+            wall_collisions,
         };
         tally.since_row_iterations = 0;
         tally.since_row_steps = 0;
@@ -265,6 +405,32 @@ impl Run {
         out.frame(time, grains)?;
         self.times.push(time);
         self.passed.push(t.passed);
+        let state = State {
+            version: STATE_VERSION,
+            step,
+            backend_steps: 0,
+            settling: self.settling,
+            settle_steps: self.settle_steps,
+            discharge_steps: self.discharge_steps,
+            discharge_start: self.discharge_start,
+            speed: self.speed,
+            grains: grains.clone(),
+            emitted: self.emitted.clone(),
+            waiting: self.waiting.clone(),
+            emissions_waited: self.emissions_waited,
+            tally: self.tally.clone(),
+            times: self.times.clone(),
+            passed: self.passed.clone(),
+            overlaps: self.overlaps.bins(),
+            frames: out.frames().to_vec(),
+            contacts: None,
+        };
+        let state = State {
+            backend_steps: backend.step_count(),
+            contacts: backend.saved_contacts().map(|l| SavedContacts::of(&l)),
+            ..state
+        };
+        out.state(&serde_json::to_string(&state).unwrap_or_default())?;
         if t.lost > 0 {
             // Name the key that holds grains inside the walls in this model.
             let hint = match self.p.solver {
@@ -310,7 +476,14 @@ impl Run {
         }
         let steps = self.tally.steps;
         let time = steps as f64 * f64::from(self.p.dt);
+        self.emit(backend, time)?;
         let row = steps.is_multiple_of(self.every);
+        if self.collisions {
+            self.look(backend, false)?;
+        } else if row {
+            // Only what touches at the row (its elastic energy): nothing counted as new.
+            self.look(backend, true)?;
+        }
         if row {
             self.last_totals = self.output(backend, out, steps, time)?;
         }
@@ -319,11 +492,25 @@ impl Run {
             self.discharge_start = time;
             backend.set_walls(&self.open_walls);
             backend.set_phase(Phase::Discharge);
+            // The open walls number their segments anew: start the census
+            // over from what touches them now (nothing counted as new).
+            self.look(backend, true)?;
             obs.notice(&format!(
                 "gate opened at t = {time:.3} s after {} settle steps",
                 self.settle_steps
             ));
         }
+        Ok(())
+    }
+
+    /// Count the contacts new since the last step ([`Census`]) and keep what touches now.
+    fn look(&mut self, backend: &mut dyn Backend, first: bool) -> Result<()> {
+        let walls = if self.settling {
+            &self.closed_walls
+        } else {
+            &self.open_walls
+        };
+        self.touching = self.census.look(backend.grains()?, walls, first);
         Ok(())
     }
 
@@ -430,6 +617,8 @@ impl Run {
             completed: self.done(),
             subdivided_steps: tally.subdivided_steps,
             max_substeps: tally.max_substeps,
+            emitted: self.emitted.iter().map(|&k| k as u64).sum(),
+            emissions_waited: self.emissions_waited,
         })
     }
 }

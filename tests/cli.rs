@@ -28,7 +28,7 @@ const GRAINS: u64 = 60;
 const DISCHARGE_STEPS: u64 = 30;
 const EVERY: u64 = 10;
 
-const HEADER: &str = "step,time,grains,passed,kinetic_energy,potential_energy,momentum_x,momentum_y,contacts,iterations,residual,max_overlap,rotational_kinetic_energy";
+const HEADER: &str = "step,time,grains,passed,kinetic_energy,potential_energy,momentum_x,momentum_y,contacts,iterations,residual,max_overlap,rotational_kinetic_energy,elastic_energy,total_energy,barycentre_x,barycentre_y,grain_collisions,wall_collisions";
 
 fn hourglass(cwd: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_hourglass"))
@@ -148,7 +148,7 @@ fn run_writes_a_complete_result_directory() {
     let rows: Vec<Vec<f64>> = lines
         .map(|l| {
             let fields: Vec<f64> = l.split(',').map(|v| v.parse().expect("a number")).collect();
-            assert_eq!(fields.len(), 13, "row `{l}`");
+            assert_eq!(fields.len(), 19, "row `{l}`");
             fields
         })
         .collect();
@@ -170,6 +170,21 @@ fn run_writes_a_complete_result_directory() {
     }
     assert_eq!(rows[0][4], 0.0, "the grains start at rest");
     assert_eq!(rows[0][12], 0.0, "and do not spin");
+    for r in &rows {
+        // total = kinetic + rotational + potential + elastic (0: NSCD), as written.
+        let total = r[4] + r[12] + r[5] + r[13];
+        assert!(
+            (r[14] - total).abs() <= 1e-12 * total.abs().max(1.0),
+            "total energy {} != {total}",
+            r[14]
+        );
+        assert_eq!(r[13], 0.0, "rigid contacts store no energy");
+    }
+    assert_eq!(
+        (rows[0][17], rows[0][18]),
+        (0.0, 0.0),
+        "the start counts no new contact"
+    );
 
     // frames.pvd names one .vtp per row, each holding every grain, and nothing else lies in frames/.
     let pvd = std::fs::read_to_string(out.join("frames.pvd")).unwrap();

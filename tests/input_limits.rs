@@ -31,7 +31,7 @@ fn coincident_grains_are_refused_at_once() {
             ..WallsSpec::default()
         },
         grains: GrainsSpec {
-            list: Some(vec![[0.05, 0.05, 0.0, 0.0, 0.001]; 200_000]),
+            list: Some(vec![vec![0.05, 0.05, 0.0, 0.0, 0.001]; 200_000]),
             ..GrainsSpec::default()
         },
         run: RunSpec {

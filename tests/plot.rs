@@ -1,9 +1,9 @@
-//! `hourglass plot` on a small run: three PNG plots of their stated size, not blank.
+//! `hourglass plot` on a small run: four PNG plots of their stated size, not blank.
 
 use std::process::Command;
 
 #[test]
-fn plot_command_writes_three_non_blank_pngs() {
+fn plot_command_writes_four_non_blank_pngs() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     let bin = env!("CARGO_BIN_EXE_hourglass");
@@ -27,7 +27,12 @@ fn plot_command_writes_three_non_blank_pngs() {
     assert!(st.success());
     let st = Command::new(bin).args(["plot", "-q"]).arg(&out).status().unwrap();
     assert!(st.success());
-    for (name, panels) in [("plot_passed.png", 1), ("plot_energy.png", 2), ("plot_solver.png", 2)] {
+    for (name, panels) in [
+        ("plot_passed.png", 1),
+        ("plot_energy.png", 2),
+        ("plot_solver.png", 2),
+        ("plot_lab.png", 4),
+    ] {
         let img = image::open(out.join(name)).unwrap().to_rgba8();
         assert_eq!(
             img.dimensions(),

@@ -438,7 +438,7 @@ fn view_render_and_plot_of_a_corrupt_result_fail_in_one_line() {
     let text = std::fs::read_to_string(&csv).unwrap();
     std::fs::write(&csv, format!("{text}1,2,3\n")).unwrap();
     let o = hourglass(&["plot", "-q"], &out);
-    one_line_failure(&o, &["diagnostics.csv", "3 fields, expected 13"]);
+    one_line_failure(&o, &["diagnostics.csv", "3 fields, expected 19"]);
 }
 
 /// `text` without its DataArray `name` (the opening tag to its closing tag).
@@ -493,7 +493,7 @@ fn frames_and_diagnostics_written_before_rotation_read_with_zero_spin() {
 }
 
 #[test]
-fn diagnostics_rows_round_trip_with_the_rotational_energy_last() {
+fn diagnostics_rows_round_trip_with_the_lab_columns_last() {
     let tmp = tempfile::tempdir().unwrap();
     let mut out = ResultDir::create(tmp.path(), "version = 1\n").unwrap();
     let row = hourglass::output::Row {
@@ -502,18 +502,54 @@ fn diagnostics_rows_round_trip_with_the_rotational_energy_last() {
         grains: 3,
         kinetic_energy: 2.0,
         rotational_kinetic_energy: 36.25,
+        elastic_energy: 0.125,
+        total_energy: 38.375,
+        barycentre: [-0.25, 1.5],
+        grain_collisions: 4,
+        wall_collisions: 9,
         ..Default::default()
     };
     out.row(&row).unwrap();
     drop(out);
     let csv = std::fs::read_to_string(tmp.path().join("diagnostics.csv")).unwrap();
     let mut lines = csv.lines();
+    let header = lines.next().unwrap();
+    // The older columns keep their places; the lab's are appended after them.
     assert!(
-        lines
-            .next()
-            .unwrap()
-            .ends_with(",max_overlap,rotational_kinetic_energy")
+        header.starts_with(hourglass::output::DIAGNOSTICS_HEADER_BEFORE_LAB),
+        "{header}"
     );
-    assert!(lines.next().unwrap().ends_with(",3.625e1"), "{csv}");
+    assert!(
+        header.ends_with(
+            ",rotational_kinetic_energy,elastic_energy,total_energy,barycentre_x,barycentre_y,grain_collisions,wall_collisions"
+        ),
+        "{header}"
+    );
+    let line = lines.next().unwrap();
+    assert_eq!(line.split(',').count(), 19, "{line}");
+    assert!(line.ends_with(",3.625e1,1.25e-1,3.8375e1,-2.5e-1,1.5e0,4,9"), "{csv}");
     assert_eq!(read::diagnostics(tmp.path()).unwrap(), vec![row]);
+}
+
+#[test]
+fn diagnostics_written_before_the_lab_columns_read_them_as_zero() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("diagnostics.csv"),
+        format!(
+            "{}\n0,0.000000,3,0,1.5e0,-2e0,0e0,0e0,0,0.000,0e0,0e0,2.5e-1\n",
+            hourglass::output::DIAGNOSTICS_HEADER_BEFORE_LAB
+        ),
+    )
+    .unwrap();
+    let rows = read::diagnostics(tmp.path()).unwrap();
+    assert_eq!(rows.len(), 1);
+    let r = rows[0];
+    assert_eq!(r.rotational_kinetic_energy, 0.25);
+    assert_eq!(
+        (r.elastic_energy, r.barycentre, r.grain_collisions, r.wall_collisions),
+        (0.0, [0.0; 2], 0, 0)
+    );
+    // The total of an older file is the sum of the parts it has.
+    assert_eq!(r.total_energy, 1.5 - 2.0 + 0.25);
 }

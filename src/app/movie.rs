@@ -73,6 +73,15 @@ pub fn render_dir(dir: &Path, opts: &MovieOptions) -> Result<Movie> {
         Some((_, p)) => read::grains(p)?,
         None => Default::default(),
     };
+    // Emitters add grains during a run: the colour ranges come from the
+    // last frame when it holds more grains than the first.
+    let first = match frames.last() {
+        Some((_, p)) if frames.len() > 1 => {
+            let last = read::grains(p)?;
+            if last.len() > first.len() { last } else { first }
+        }
+        _ => first,
+    };
     let ctx = GpuContext::new(AdapterChoice::Any)?.ok_or_else(|| Error::Gpu("no GPU adapter found".to_string()))?;
     let mut movie = MovieRenderer::new(&ctx, &walls, &first, opts.width, opts.height, opts.mode);
     // The previous render, as far as the manifest lists it; nothing else.

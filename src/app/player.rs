@@ -160,7 +160,16 @@ impl Replay {
             Some((_, path)) => read::grains(path)?,
             None => Grains::default(),
         };
-        let ranges = Ranges::for_scene(&grains, &walls, [0.0, -9.81], 1e-3);
+        // Emitters add grains during a run: the colour ranges (ids, radii)
+        // come from the last frame when it holds more grains than the first.
+        let ranges = match frames.last() {
+            Some((_, path)) if frames.len() > 1 => {
+                let last = read::grains(path)?;
+                let most = if last.len() > grains.len() { &last } else { &grains };
+                Ranges::for_scene(most, &walls, [0.0, -9.81], 1e-3)
+            }
+            _ => Ranges::for_scene(&grains, &walls, [0.0, -9.81], 1e-3),
+        };
         let passed = read::diagnostics(dir)
             .map(|rows| rows.iter().map(|r| r.passed).collect())
             .unwrap_or_default();

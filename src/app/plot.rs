@@ -7,6 +7,10 @@
 //!   DIR/plot_energy.png   kinetic (translational and rotational) and potential
 //!                         energy vs time (two panels)
 //!   DIR/plot_solver.png   mean solver iterations and residual (log) vs time
+//!   DIR/plot_lab.png      the lab's figures (DESIGN §1c), four panels: total
+//!                         energy and its parts; momentum x and y; barycentre
+//!                         height; new grain-grain and grain-wall collisions
+//!                         per row
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -231,7 +235,7 @@ pub fn figure_sized(panels: &[Panel], width: u32, panel_height: u32) -> RgbaImag
     img
 }
 
-/// Write the three plots of `dir` and return their paths.
+/// Write the four plots of `dir` and return their paths.
 pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
     let rows = read::diagnostics(dir)?;
     // An interrupted run has no summary: plot without the fit.
@@ -290,6 +294,48 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
                     ],
                 ),
                 energy("potential", vec![series("potential", GREEN, &|r| r.potential_energy)]),
+            ],
+        ),
+        (
+            "plot_lab.png",
+            vec![
+                energy(
+                    "total",
+                    vec![
+                        series("total", AXIS, &|r| r.total_energy),
+                        series("kinetic", ORANGE, &|r| r.kinetic_energy),
+                        series("rotational", BLUE, &|r| r.rotational_kinetic_energy),
+                        series("potential", GREEN, &|r| r.potential_energy),
+                        series("elastic", RED, &|r| r.elastic_energy),
+                    ],
+                ),
+                Panel {
+                    title: "momentum".into(),
+                    x_label: "time (s)".into(),
+                    y_label: "N s per m thickness".into(),
+                    series: vec![
+                        series("x", BLUE, &|r| r.momentum[0]),
+                        series("y", ORANGE, &|r| r.momentum[1]),
+                    ],
+                    log_y: false,
+                },
+                Panel {
+                    title: "barycentre height".into(),
+                    x_label: "time (s)".into(),
+                    y_label: "m".into(),
+                    series: vec![series("y", GREEN, &|r| r.barycentre[1])],
+                    log_y: false,
+                },
+                Panel {
+                    title: "new collisions per row".into(),
+                    x_label: "time (s)".into(),
+                    y_label: "collisions".into(),
+                    series: vec![
+                        series("grain-grain", BLUE, &|r| r.grain_collisions as f64),
+                        series("grain-wall", RED, &|r| r.wall_collisions as f64),
+                    ],
+                    log_y: false,
+                },
             ],
         ),
         (

@@ -8,7 +8,9 @@ use crate::cpu::dem::{DemStepper, max_angular_speed};
 use crate::cpu::impulse::ImpulseStepper;
 use crate::cpu::reduce::reduce;
 use crate::error::Result;
-use crate::model::{DemParams, Grains, Grid, ImpulseParams, Phase, Region, StepParams, StepStats, Totals, Walls};
+use crate::model::{
+    ContactLists, DemParams, Grains, Grid, ImpulseParams, Phase, Region, StepParams, StepStats, Totals, Walls,
+};
 
 fn threads() -> String {
     format!("CPU ({} threads)", rayon::current_num_threads())
@@ -58,11 +60,30 @@ impl Backend for CpuBackend {
         self.walls = walls.clone();
         self.stepper.reset_warm_start();
     }
+    fn step_count(&self) -> u64 {
+        self.steps
+    }
+    fn saved_contacts(&self) -> Option<(ContactLists, Vec<u32>)> {
+        Some((self.stepper.contacts().clone(), self.stepper.bins.sorted.clone()))
+    }
+    fn restore_contacts(&mut self, lists: ContactLists, order: &[u32]) {
+        self.stepper.restore_contacts(lists);
+        self.stepper.bins.sorted = order.to_vec();
+    }
+    fn set_step_count(&mut self, n: u64) {
+        self.steps = n;
+    }
     fn grains(&mut self) -> Result<&Grains> {
         Ok(&self.grains)
     }
     fn totals(&mut self, region: &Region) -> Result<Totals> {
         Ok(reduce(&self.grains, self.stepper.contacts(), &self.walls, region))
+    }
+    /// The arrays grow; the next step warm-starts nothing (the lists no
+    /// longer match the grains) and the next reorder waits for it.
+    fn add_grains(&mut self, new: &Grains) -> Result<()> {
+        self.grains.extend(new);
+        Ok(())
     }
     fn view(&mut self) -> Result<GrainView<'_>> {
         Ok(GrainView::Host {
@@ -118,6 +139,12 @@ impl Backend for CpuDemBackend {
     }
     fn totals(&mut self, region: &Region) -> Result<Totals> {
         Ok(reduce(&self.grains, &self.stepper.lists, &self.walls, region))
+    }
+    /// The arrays grow; the stepper finds the count changed and computes
+    /// the forces of the new state before its next step.
+    fn add_grains(&mut self, new: &Grains) -> Result<()> {
+        self.grains.extend(new);
+        Ok(())
     }
     fn set_phase(&mut self, phase: Phase) {
         self.stepper.phase = phase;

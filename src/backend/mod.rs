@@ -11,9 +11,11 @@
 //! fastest grain could outrun contact detection.
 
 pub mod bisect;
+pub mod census;
 pub mod cpu;
 pub mod gpu;
 pub mod overlap;
+pub mod regrow;
 mod start;
 pub mod substep;
 
@@ -26,7 +28,7 @@ pub use crate::gpu::GrainView;
 
 use crate::error::{Error, Result};
 use crate::gpu::{AdapterChoice, GpuContext};
-use crate::model::{Grains, Grid, Phase, Region, SolverKind, StepParams, StepStats, Totals, Walls};
+use crate::model::{ContactLists, Grains, Grid, Phase, Region, SolverKind, StepParams, StepStats, Totals, Walls};
 use crate::scene::{BackendChoice, Setup};
 
 /// Which kind of backend runs the steps.
@@ -58,6 +60,29 @@ pub trait Backend {
     fn grains(&mut self) -> Result<&Grains>;
     /// One diagnostics reduction.
     fn totals(&mut self, region: &Region) -> Result<Totals>;
+    /// Steps this backend has taken (substeps included): the CPU reorders
+    /// its grains on a schedule of its own steps, which a resumed run restores.
+    fn step_count(&self) -> u64 {
+        0
+    }
+    /// Go on counting from `n` steps (a resumed run).
+    fn set_step_count(&mut self, _n: u64) {}
+    /// The last step's contact lists with their impulses, where the next
+    /// step warm-starts from them, and the cell order of the last binning,
+    /// which the next reorder puts the grains in (the CPU NSCD stepper): for
+    /// a saved state.
+    fn saved_contacts(&self) -> Option<(ContactLists, Vec<u32>)> {
+        None
+    }
+    /// Go on from [`Backend::saved_contacts`] of a saved state.
+    fn restore_contacts(&mut self, _lists: ContactLists, _order: &[u32]) {}
+    /// Add grains (an emitter's, DESIGN §1c) after the existing ones, with
+    /// the ids they carry; the next step moves them.
+    fn add_grains(&mut self, _new: &Grains) -> Result<()> {
+        Err(Error::NotImplemented {
+            what: format!("adding grains during a run on the {} backend", self.kind().name()),
+        })
+    }
     /// The run entered `phase` (the gate opened, or the fill starts to
     /// relax): DEM switches its normal damping. Others ignore it.
     fn set_phase(&mut self, _phase: Phase) {}
@@ -143,9 +168,15 @@ pub fn cpu_backend_from(start: &Start<'_>) -> Box<dyn Backend> {
     }
 }
 
-/// The GPU backend of `setup`'s solver on `ctx`.
+/// The GPU backend of `setup`'s solver on `ctx`; one that rebuilds itself
+/// when grains are added ([`regrow::Regrown`]) when the scene has emitters.
 pub fn gpu_backend(setup: &Setup, grid: Grid, ctx: GpuContext) -> Result<Box<dyn Backend>> {
-    gpu_backend_from(&Start::of(setup, grid), ctx)
+    let start = Start::of(setup, grid);
+    if setup.emitters.is_empty() {
+        gpu_backend_from(&start, ctx)
+    } else {
+        Ok(Box::new(regrow::Regrown::new(&start, ctx)?))
+    }
 }
 
 /// The GPU backend of `start`'s solver on `ctx`; an NSCD one is a

@@ -72,6 +72,20 @@ impl OverlapHistogram {
         self.radius_mean
     }
 
+    /// The non-empty bins as (bin, count): what a resumed run starts from.
+    pub fn bins(&self) -> Vec<(u32, u64)> {
+        let filled = self.counts.iter().enumerate().filter(|(_, c)| **c > 0);
+        filled.map(|(b, &c)| (b as u32, c)).collect()
+    }
+
+    /// Count `bins` (from [`OverlapHistogram::bins`]) as if sampled here.
+    pub fn add_bins(&mut self, bins: &[(u32, u64)]) {
+        for &(b, c) in bins {
+            self.counts[(b as usize).min(BINS - 1)] += c;
+            self.total += c;
+        }
+    }
+
     /// Touching pairs counted.
     pub fn total(&self) -> u64 {
         self.total

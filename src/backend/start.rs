@@ -9,15 +9,20 @@ use crate::error::{Error, Result};
 use crate::model::{Body, DemParams, Grains, Grid, ImpulseParams, SolverKind, Walls};
 use crate::scene::Setup;
 
-/// The grid every backend bins into: covers the walls and the initial grains,
-/// cells of side 2 r_max + alert.
+/// The grid every backend bins into: covers the walls, the initial grains and
+/// the emitters' grains, cells of side 2 r_max + alert.
 pub fn grid_for(setup: &Setup) -> Result<Grid> {
     let walls = setup.walls(true);
     let mut bb = walls.bounding_box();
-    for p in &setup.grains.pos {
-        bb = [bb[0].min(p[0]), bb[1].min(p[1]), bb[2].max(p[0]), bb[3].max(p[1])];
+    let emitted = setup.emitters.iter().map(|e| &e.grains);
+    let mut r_max = setup.grains.max_radius();
+    for g in std::iter::once(&setup.grains).chain(emitted) {
+        for p in &g.pos {
+            bb = [bb[0].min(p[0]), bb[1].min(p[1]), bb[2].max(p[0]), bb[3].max(p[1])];
+        }
+        r_max = r_max.max(g.max_radius());
     }
-    Grid::covering(bb, 2.0 * setup.grains.max_radius() + setup.params.alert)
+    Grid::covering(bb, 2.0 * r_max + setup.params.alert)
 }
 
 /// The state a backend is built from: a scene's ([`Start::of`]) or a packed

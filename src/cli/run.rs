@@ -57,13 +57,28 @@ pub struct RunArgs {
     /// Print nothing but errors.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Go on from the last saved state of the result directory DIR (a
+    /// finished or interrupted run) for --steps/--duration more, with the
+    /// scene given (else DIR/scene.toml) and the flags: solver, dt and the
+    /// contact law may change. Rows, frames and summary.json are written to DIR.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "force", "window", "grains", "mesh"])]
+    pub resume: Option<PathBuf>,
 }
 
 pub fn run(args: RunArgs) -> Result<()> {
-    let mut scene = match &args.scene {
-        Some(path) => Scene::load(path)?,
-        None => Scene::default(),
+    // A resumed run reads its state first: a bad DIR is one error, before anything is written.
+    let state = match &args.resume {
+        Some(dir) => Some(hourglass::sim::State::read(dir)?),
+        None => None,
     };
+    let mut scene = match (&args.scene, &args.resume) {
+        (Some(path), _) => Scene::load(path)?,
+        (None, Some(dir)) => Scene::load(&dir.join("scene.toml"))?,
+        (None, None) => Scene::default(),
+    };
+    if let Some(dir) = &args.resume {
+        scene.run.out = dir.clone();
+    }
     if let Some(mesh) = args.mesh {
         scene.walls = hourglass::scene::WallsSpec {
             mesh: Some(mesh),
@@ -146,6 +161,11 @@ pub fn run(args: RunArgs) -> Result<()> {
         e => e,
     })?;
     let grid = hourglass::backend::grid_for(&setup)?;
+    if let Some(state) = state {
+        let summary = resumed(&setup, grid, &state, args.quiet)?;
+        report(&summary, args.quiet);
+        return Ok(());
+    }
     hourglass::backend::check_initial_state(&setup, &grid)?;
     let out_dir = setup.scene.run.out.clone();
     // Claimed before any window opens: a directory that is not ours is refused here.
@@ -211,6 +231,48 @@ fn headless(setup: &hourglass::scene::Setup, grid: hourglass::model::Grid, quiet
     let mut out = ResultDir::create(&setup.scene.run.out, &setup.scene.to_toml())?;
     let mut terminal = Terminal::new(quiet);
     let summary = sim::run(setup, backend.as_mut(), &mut out, &mut terminal);
+    terminal.clear();
+    let summary = summary?;
+    out.finish(&summary)?;
+    Ok(summary)
+}
+
+/// A run that goes on from `state` in its result directory (`--resume`):
+/// the backend starts from the state's grains on the grid of the scene's
+/// own start (as the first run's), rows and frames are appended.
+fn resumed(
+    setup: &hourglass::scene::Setup,
+    grid: hourglass::model::Grid,
+    state: &hourglass::sim::State,
+    quiet: bool,
+) -> Result<Summary> {
+    let mut from = setup.clone();
+    from.grains = state.grains.clone();
+    let mut notices = setup.notices.clone();
+    let mut backend = hourglass::backend::select(
+        &from,
+        grid,
+        setup.scene.run.backend,
+        hourglass::backend::Device::Open,
+        &mut notices,
+    )?;
+    if !quiet {
+        for n in &notices {
+            eprintln!("{n}");
+        }
+        eprintln!(
+            "hourglass: resuming {} at step {} ({} grains), solver {}, backend {}",
+            setup.scene.run.out.display(),
+            state.step,
+            state.grains.len(),
+            backend.solver(setup.params.solver).name(),
+            backend.kind().name()
+        );
+    }
+    let dir = &setup.scene.run.out;
+    let mut out = ResultDir::resume(dir, &setup.scene.to_toml(), state.frames.clone(), state.step)?;
+    let mut terminal = Terminal::new(quiet);
+    let summary = sim::resume(setup, state, backend.as_mut(), &mut out, &mut terminal);
     terminal.clear();
     let summary = summary?;
     out.finish(&summary)?;

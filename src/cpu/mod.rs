@@ -156,6 +156,12 @@ impl CpuStepper {
         &self.prev
     }
 
+    /// Take `lists` as the last completed step's contacts (a resumed run:
+    /// the next step warm-starts from their impulses).
+    pub fn restore_contacts(&mut self, lists: ContactLists) {
+        self.prev = lists;
+    }
+
     /// Binning and detection: the contact lists of the current positions
     /// (used by `step`, and on its own by tests).
     pub fn detect(&mut self, grains: &Grains, walls: &Walls, alert: f32) -> &ContactLists {

@@ -89,6 +89,22 @@ impl Grains {
         }
     }
 
+    /// Append `other`'s grains (with their ids) after these.
+    pub fn extend(&mut self, other: &Grains) {
+        let n = self.len();
+        self.ang_vel.resize(n, 0.0);
+        self.angle.resize(n, 0.0);
+        self.pos.extend(&other.pos);
+        self.vel.extend(&other.vel);
+        self.radius.extend(&other.radius);
+        self.inv_mass.extend(&other.inv_mass);
+        self.id.extend(&other.id);
+        let m = other.len();
+        let spin = |v: &[f32]| if v.len() == m { v.to_vec() } else { vec![0.0; m] };
+        self.ang_vel.extend(spin(&other.ang_vel));
+        self.angle.extend(spin(&other.angle));
+    }
+
     /// Largest radius, m (0 when there are no grains).
     pub fn max_radius(&self) -> f32 {
         self.radius.iter().copied().fold(0.0, f32::max)

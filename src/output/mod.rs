@@ -7,6 +7,9 @@
 //!   DIR/walls.vtp         the walls after the gate opened
 //!   DIR/summary.json      written last: a directory without it is an
 //!                         interrupted or failed run
+//!   DIR/state.json        the whole state at the last row (grains with spin
+//!                         and angle, step, emitters' progress), replaced
+//!                         atomically at every row: `run --resume DIR` goes on from it
 //!   DIR/.hourglass-result every file and folder hourglass wrote here, the
 //!                         only ones a later run removes (see [`Manifest`])
 //! ```
@@ -29,7 +32,11 @@ pub use manifest::{MANIFEST, Manifest, Outputs};
 
 /// The header of diagnostics.csv (DESIGN §3), exactly. Columns are only
 /// ever appended, so a reader that knows a prefix still reads a newer file.
-pub const DIAGNOSTICS_HEADER: &str = "step,time,grains,passed,kinetic_energy,potential_energy,momentum_x,momentum_y,contacts,iterations,residual,max_overlap,rotational_kinetic_energy";
+pub const DIAGNOSTICS_HEADER: &str = "step,time,grains,passed,kinetic_energy,potential_energy,momentum_x,momentum_y,contacts,iterations,residual,max_overlap,rotational_kinetic_energy,elastic_energy,total_energy,barycentre_x,barycentre_y,grain_collisions,wall_collisions";
+
+/// The header written before the lab's columns were appended (elastic and
+/// total energy, barycentre, new collisions; read as 0).
+pub const DIAGNOSTICS_HEADER_BEFORE_LAB: &str = "step,time,grains,passed,kinetic_energy,potential_energy,momentum_x,momentum_y,contacts,iterations,residual,max_overlap,rotational_kinetic_energy";
 
 /// The header written before `rotational_kinetic_energy` was appended
 /// (older result directories; read with that column 0).
@@ -57,6 +64,19 @@ pub struct Row {
     /// ([`crate::model::rotational_kinetic_energy`]); `kinetic_energy` is
     /// the translational part only.
     pub rotational_kinetic_energy: f64,
+    /// Energy stored in the touching contacts, J per unit thickness: 0 for
+    /// rigid contacts (NSCD), 2/5 k_n dx^2.5 per contact for DEM
+    /// ([`crate::backend::census::Elastic`]).
+    pub elastic_energy: f64,
+    /// kinetic + rotational + potential + elastic, J per unit thickness.
+    pub total_energy: f64,
+    /// Mass-weighted centre of the moving grains, m.
+    pub barycentre: [f64; 2],
+    /// Grain-grain pairs that touch now and did not at the step before,
+    /// counted every step since the previous row (each pair once).
+    pub grain_collisions: u64,
+    /// The same for grain-wall pairs (a segment or a corner).
+    pub wall_collisions: u64,
 }
 
 /// An open result directory.
@@ -84,7 +104,12 @@ const FIXED_NAMES: &[&str] = &[
     "walls.partial",
     "summary.json",
     "summary.partial",
+    "state.json",
+    "state.partial",
 ];
+
+/// The state file a run replaces at every row (`run --resume`).
+pub const STATE: &str = "state.json";
 
 /// Claim `dir` for a run ([`Manifest::claim`]), after checking that no
 /// name a run writes is taken by a file hourglass did not write: a run that
@@ -133,7 +158,7 @@ impl ResultDir {
         manifest.remove(|_| true)?;
         manifest.file("scene.toml")?;
         manifest.file("diagnostics.csv")?;
-        for name in ["frames.pvd", "walls.vtp", "summary.json"] {
+        for name in ["frames.pvd", "walls.vtp", "summary.json", STATE] {
             manifest.atomic_file(name)?;
         }
         manifest.folder("frames")?;
@@ -150,12 +175,78 @@ impl ResultDir {
         })
     }
 
+    /// Reopen the result directory `dir` of an earlier run to go on from its
+    /// state at `step` (`run --resume`): summary.json is removed first (the
+    /// run is not complete until this one ends), scene.toml becomes
+    /// `scene_toml` (the scene the run goes on with), diagnostics.csv keeps
+    /// its rows up to `step` and is appended to, and the frames go on after
+    /// `frames` (the state's list: later frames of a run cut short between a
+    /// frame and its state are overwritten).
+    pub fn resume(dir: &Path, scene_toml: &str, frames: Vec<(f64, String)>, step: u64) -> Result<ResultDir> {
+        let not_ours = |problem: &str| Error::Output {
+            path: dir.to_path_buf(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, problem.to_string()),
+        };
+        if Manifest::read(dir)?.is_none() {
+            return Err(not_ours(
+                "is not a result directory of hourglass (no .hourglass-result)",
+            ));
+        }
+        let mut manifest = Manifest::claim(dir, false)?;
+        manifest.remove(|name| name == "summary.json" || name == "summary.partial")?;
+        for name in ["summary.json", "frames.pvd", STATE] {
+            manifest.atomic_file(name)?;
+        }
+        manifest.folder("frames")?;
+        let path = manifest.atomic_file("diagnostics.csv")?;
+        let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+        let mut lines = text.lines();
+        if lines.next().map(str::trim) != Some(DIAGNOSTICS_HEADER) {
+            return Err(not_ours(
+                "diagnostics.csv does not have this version's header: the run cannot be resumed",
+            ));
+        }
+        let mut kept = format!("{DIAGNOSTICS_HEADER}\n");
+        for line in lines {
+            let row_step = line.split(',').next().and_then(|w| w.trim().parse::<u64>().ok());
+            if row_step.is_some_and(|s| s <= step) {
+                kept.push_str(line);
+                kept.push('\n');
+            }
+        }
+        vtk::write_atomic(&path, &kept).map_err(io(&path))?;
+        let scene = manifest.atomic_file("scene.toml")?;
+        vtk::write_atomic(&scene, scene_toml).map_err(io(&scene))?;
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .map_err(io(&path))?;
+        Ok(ResultDir {
+            dir: dir.to_path_buf(),
+            diagnostics: BufWriter::new(file),
+            frames,
+            manifest,
+        })
+    }
+
+    /// The frames written so far: (time, name under the directory).
+    pub fn frames(&self) -> &[(f64, String)] {
+        &self.frames
+    }
+
+    /// Replace state.json with `json` (a temporary file renamed over it, so
+    /// it is always a whole state).
+    pub fn state(&self, json: &str) -> Result<()> {
+        let path = self.dir.join(STATE);
+        vtk::write_atomic(&path, json).map_err(io(&path))
+    }
+
     /// Append a diagnostics row (flushed, so a crash keeps every row written).
     pub fn row(&mut self, r: &Row) -> Result<()> {
         let path = self.dir.join("diagnostics.csv");
         writeln!(
             self.diagnostics,
-            "{},{:.6},{},{},{:e},{:e},{:e},{:e},{},{:.3},{:e},{:e},{:e}",
+            "{},{:.6},{},{},{:e},{:e},{:e},{:e},{},{:.3},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{},{}",
             r.step,
             r.time,
             r.grains,
@@ -168,7 +259,13 @@ impl ResultDir {
             r.iterations,
             r.residual,
             r.max_overlap,
-            r.rotational_kinetic_energy
+            r.rotational_kinetic_energy,
+            r.elastic_energy,
+            r.total_energy,
+            r.barycentre[0],
+            r.barycentre[1],
+            r.grain_collisions,
+            r.wall_collisions
         )
         .and_then(|_| self.diagnostics.flush())
         .map_err(io(&path))
@@ -268,4 +365,11 @@ pub struct Summary {
     /// step was taken (and in older files).
     #[serde(default)]
     pub max_substeps: u32,
+    /// Grains the `[[emitters]]` added during the run. Absent in older files (read as 0).
+    #[serde(default)]
+    pub emitted: u64,
+    /// Emissions whose spot was taken (by a grain or a wall) when they were
+    /// due, so they waited for a later step (each counted once).
+    #[serde(default)]
+    pub emissions_waited: u64,
 }

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use super::xml::{self, Element, bad};
-use super::{DIAGNOSTICS_HEADER, DIAGNOSTICS_HEADER_BEFORE_ROTATION, Row, Summary};
+use super::{DIAGNOSTICS_HEADER, DIAGNOSTICS_HEADER_BEFORE_LAB, DIAGNOSTICS_HEADER_BEFORE_ROTATION, Row, Summary};
 use crate::error::{Error, Result};
 use crate::model::{Grains, Walls};
 
@@ -312,14 +312,16 @@ pub fn walls(dir: &Path) -> Result<Walls> {
 }
 
 /// The rows of DIR/diagnostics.csv (also of an older one, without
-/// `rotational_kinetic_energy`: read as 0).
+/// `rotational_kinetic_energy` or without the lab's columns: read as 0;
+/// an older file's `total_energy` is the sum of the parts it has).
 pub fn diagnostics(dir: &Path) -> Result<Vec<Row>> {
     result_dir(dir)?;
     let path = dir.join("diagnostics.csv");
     let text = read_text(&path)?;
     let mut lines = text.lines();
     let columns = match lines.next().map(str::trim) {
-        Some(h) if h == DIAGNOSTICS_HEADER => 13,
+        Some(h) if h == DIAGNOSTICS_HEADER => 19,
+        Some(h) if h == DIAGNOSTICS_HEADER_BEFORE_LAB => 13,
         Some(h) if h == DIAGNOSTICS_HEADER_BEFORE_ROTATION => 12,
         _ => return Err(bad(&path, "the header is not the diagnostics header")),
     };
@@ -349,6 +351,14 @@ pub fn diagnostics(dir: &Path) -> Result<Vec<Row>> {
             residual: f[10],
             max_overlap: f[11],
             rotational_kinetic_energy: f.get(12).copied().unwrap_or(0.0),
+            elastic_energy: f.get(13).copied().unwrap_or(0.0),
+            total_energy: f
+                .get(14)
+                .copied()
+                .unwrap_or_else(|| f[4] + f[5] + f.get(12).copied().unwrap_or(0.0)),
+            barycentre: [f.get(15).copied().unwrap_or(0.0), f.get(16).copied().unwrap_or(0.0)],
+            grain_collisions: f.get(17).copied().unwrap_or(0.0) as u64,
+            wall_collisions: f.get(18).copied().unwrap_or(0.0) as u64,
         });
     }
     Ok(rows)

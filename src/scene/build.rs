@@ -29,6 +29,8 @@ pub struct Setup {
     pub impulse: ImpulseParams,
     /// Things the user should hear about (one line each).
     pub notices: Vec<String>,
+    /// The `[[emitters]]`, every grain they will add drawn up front.
+    pub emitters: Vec<super::emit::Emitter>,
 }
 
 impl Setup {
@@ -185,16 +187,33 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         Some(list) => list.iter().map(|r| [r[2] as f32, r[3] as f32]).collect(),
         None => vec![[0.0; 2]; count],
     };
-    let grains = Grains::new(
+    let mut grains = Grains::new(
         positions.iter().map(|p| [p[0] as f32, p[1] as f32]).collect(),
         vel,
         radii.iter().map(|&r| r as f32).collect(),
-        g.density,
+        1.0,
     );
+    // Masses: a list row's own, else `grains.mass`, else density pi r^2.
+    for (i, &r) in radii.iter().enumerate() {
+        let own = explicit.and_then(|list| list[i].get(5).copied());
+        grains.inv_mass[i] = (1.0 / own.unwrap_or_else(|| g.mass_of(r))) as f32;
+    }
+    if g.mass.is_none() {
+        resolved.grains.density = Some(g.density.unwrap_or(DEFAULT_DENSITY));
+    }
     if resolved.run.duration.is_none() && resolved.run.steps.is_none() {
         resolved.run.duration = Some(DEFAULT_DURATION);
     }
-    let kn = dem_kn(&scene.dem, &grains, g.density, scene.gravity);
+    let emitters = super::emit::emitters(scene);
+    // k_n and dt are chosen for every grain of the run, the emitted ones too.
+    let mut all = grains.clone();
+    for e in &emitters {
+        let k = &e.grains;
+        all.pos.extend(&k.pos);
+        all.radius.extend(&k.radius);
+        all.inv_mass.extend(&k.inv_mass);
+    }
+    let kn = dem_kn(&scene.dem, &all, equivalent_density(&all), scene.gravity);
     resolved.dem.kn = Some(kn);
     let s = &scene.solver;
     let integrator = s.integrator.unwrap_or(s.kind.default_integrator());
@@ -204,10 +223,10 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     let dt = match s.dt {
         Some(dt) => dt,
         None => match s.kind {
-            SolverKind::Dem => dem_dt(&grains, kn, scene.dem.cfl),
+            SolverKind::Dem => dem_dt(&all, kn, scene.dem.cfl),
             // The same CFL rule with the linear stiffness: a period of the
             // lightest grain on a wall is 2 pi sqrt(m/k_s), ~60 steps at 0.1.
-            SolverKind::Spring => dem_dt(&grains, scene.spring.ks, scene.spring.cfl),
+            SolverKind::Spring => dem_dt(&all, scene.spring.ks, scene.spring.cfl),
             _ => default_dt(&walls, &gate, scene.gravity, s.alert),
         },
     };
@@ -278,6 +297,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         dem,
         impulse,
         notices,
+        emitters,
     })
 }
 
@@ -443,6 +463,25 @@ pub fn dem_kn(d: &super::spec::DemSpec, grains: &Grains, rho: f64, gravity: [f64
     if kn.is_finite() && kn > 0.0 { kn } else { COURSE_KN }
 }
 
+/// The areal density of grains of the same mean mass and mean radius,
+/// kg/m^2 ([`DEFAULT_DENSITY`] without movable grains): `density` itself for
+/// a fill by density, what the scene preset's k_n needs when masses are given.
+fn equivalent_density(grains: &Grains) -> f64 {
+    let moving: Vec<usize> = (0..grains.len()).filter(|&i| grains.inv_mass[i] > 0.0).collect();
+    if moving.is_empty() {
+        return DEFAULT_DENSITY;
+    }
+    let n = moving.len() as f64;
+    let m = moving.iter().map(|&i| grains.mass(i)).sum::<f64>() / n;
+    let r2 = moving.iter().map(|&i| f64::from(grains.radius[i]).powi(2)).sum::<f64>() / n;
+    let rho = m / (std::f64::consts::PI * r2);
+    if rho.is_finite() && rho > 0.0 {
+        rho
+    } else {
+        DEFAULT_DENSITY
+    }
+}
+
 /// The DEM time step (DESIGN §1b): dt = cfl * min_i sqrt(m_i / k_n), s
 /// ([`MAX_DEFAULT_DT`] without movable grains).
 pub fn dem_dt(grains: &Grains, kn: f64, cfl: f64) -> f64 {
@@ -472,7 +511,7 @@ fn gate_height(gate: &[[[f64; 2]; 2]]) -> Option<f64> {
 #[allow(clippy::too_many_arguments)]
 fn place(
     radii: &[f64],
-    explicit: Option<&Vec<[f64; 5]>>,
+    explicit: Option<&Vec<Vec<f64>>>,
     walls: &[[[f64; 2]; 2]],
     gate: &[[[f64; 2]; 2]],
     neck_y: f64,

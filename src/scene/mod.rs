@@ -5,6 +5,7 @@
 //! hourglass. Unknown keys are errors that name the key and the line.
 
 pub mod build;
+pub mod emit;
 pub mod fill;
 pub mod gmsh;
 pub mod hourglass;

@@ -25,6 +25,9 @@ pub struct Scene {
     /// Impulse model (used when `solver.kind = "impulse"`).
     pub impulse: ImpulseSpec,
     pub run: RunSpec,
+    /// `[[emitters]]`: points that add grains during the run (DESIGN §1c).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub emitters: Vec<EmitterSpec>,
     /// Where the scene came from (file name, or "built-in scene"), for errors.
     #[serde(skip)]
     pub origin: String,
@@ -42,6 +45,7 @@ impl Default for Scene {
             spring: SpringSpec::default(),
             impulse: ImpulseSpec::default(),
             run: RunSpec::default(),
+            emitters: Vec::new(),
             origin: "built-in scene".to_string(),
         }
     }
@@ -115,16 +119,38 @@ pub struct GrainsSpec {
     /// Radii above this are redrawn, m.
     pub radius_max: f64,
     /// Areal density, kg/m^2 (mass per unit thickness: m = rho pi r^2).
-    pub density: f64,
+    /// Exclusive with `mass`; neither given: [`DEFAULT_DENSITY`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub density: Option<f64>,
+    /// Mass of every grain, kg (per unit thickness), whatever its radius.
+    /// Exclusive with `density` (the course's lab gives masses, not densities).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mass: Option<f64>,
     /// Seed of the radii and placement; the same seed gives the same grains.
     pub seed: u64,
     /// Fill box [xmin, ymin, xmax, ymax], m. Default: the part of the wall
     /// loop above the neck (the upper bulb).
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "super::strict::region")]
     pub region: Option<[f64; 4]>,
-    /// Explicit grains [x, y, vx, vy, r] (m, m/s); replaces the fill.
+    /// Explicit grains [x, y, vx, vy, r] (m, m/s), or [x, y, vx, vy, r, m]
+    /// with the grain's own mass m (kg) that wins over `density` / `mass`;
+    /// replaces the fill.
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "super::strict::grains")]
-    pub list: Option<Vec<[f64; 5]>>,
+    pub list: Option<Vec<Vec<f64>>>,
+}
+
+/// Areal density when neither `grains.density` nor `grains.mass` is given, kg/m^2 (glass).
+pub const DEFAULT_DENSITY: f64 = 2500.0;
+
+impl GrainsSpec {
+    /// The mass of a grain of radius `r` (m) without a mass of its own, kg:
+    /// `mass`, else `density` pi r^2.
+    pub fn mass_of(&self, r: f64) -> f64 {
+        match self.mass {
+            Some(m) => m,
+            None => self.density.unwrap_or(DEFAULT_DENSITY) * std::f64::consts::PI * r * r,
+        }
+    }
 }
 
 impl Default for GrainsSpec {
@@ -135,12 +161,49 @@ impl Default for GrainsSpec {
             radius_std: 0.001,
             radius_min: 0.0015,
             radius_max: 0.006,
-            density: 2500.0,
+            density: None,
+            mass: None,
             seed: 1,
             region: None,
             list: None,
         }
     }
+}
+
+/// `[[emitters]]`: a point that adds a grain every `interval` seconds from
+/// `start` on, `count` grains in all (DESIGN §1c). An emission whose spot is
+/// taken (the new grain would overlap a grain or a wall) waits for the next
+/// step; summary.json counts such emissions (`emissions_waited`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EmitterSpec {
+    /// Where a grain appears, [x, y] m.
+    #[serde(deserialize_with = "super::strict::position")]
+    pub position: [f64; 2],
+    /// Each grain appears up to this far from `position` in x and in y
+    /// (uniform, seeded from `grains.seed`), m. Default 0.
+    #[serde(default)]
+    pub jitter: f64,
+    /// Velocity of a new grain, [vx, vy] m/s. Default at rest.
+    #[serde(default, deserialize_with = "super::strict::velocity")]
+    pub velocity: [f64; 2],
+    /// Radius of every grain, m (exclusive with `radius_mean`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radius: Option<f64>,
+    /// Mean radius of drawn radii, m (log-normal like the fill, within 3
+    /// standard deviations, seeded from `grains.seed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radius_mean: Option<f64>,
+    /// Standard deviation of drawn radii, m. Default 0.
+    #[serde(default)]
+    pub radius_std: f64,
+    /// Time between two grains, s.
+    pub interval: f64,
+    /// Grains in all.
+    pub count: u64,
+    /// Time of the first grain, s. Default 0 (the start state).
+    #[serde(default)]
+    pub start: f64,
 }
 
 /// `[solver]`: contact model and its numerical parameters.
@@ -386,6 +449,11 @@ pub struct RunSpec {
     /// The settle phase ends when every grain is slower than this, m/s.
     pub settle_speed: f64,
     pub backend: BackendChoice,
+    /// Count new grain-grain and grain-wall contacts at every step (the
+    /// `grain_collisions`, `wall_collisions` columns): one host detection
+    /// per step, and on the GPU one read-back of the grains per step. False
+    /// writes 0 there and looks only at the rows (the elastic energy). Default true.
+    pub collisions: bool,
 }
 
 impl Default for RunSpec {
@@ -398,6 +466,7 @@ impl Default for RunSpec {
             settle: 0.3,
             settle_speed: 0.01,
             backend: BackendChoice::Auto,
+            collisions: true,
         }
     }
 }

@@ -48,6 +48,25 @@ pub fn gate<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<[f64; 4]>>, D:
     rows(d, "walls.gate", "[x0, y0, x1, y1] in m")
 }
 
-pub fn grains<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<[f64; 5]>>, D::Error> {
-    rows(d, "grains.list", "[x, y, vx, vy, r] in m and m/s")
+/// `grains.list`: rows of 5 values, or 6 with the grain's mass.
+pub fn grains<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<Vec<f64>>>, D::Error> {
+    let rows: Vec<Vec<f64>> = Vec::deserialize(d)?;
+    for (i, values) in rows.iter().enumerate() {
+        let found = values.len();
+        if found != 5 && found != 6 {
+            let s = if found == 1 { "" } else { "s" };
+            return Err(D::Error::custom(format!(
+                "`grains.list[{i}]` has {found} value{s}, expected 5 or 6 ([x, y, vx, vy, r] in m and m/s, then optionally the mass m in kg)"
+            )));
+        }
+    }
+    Ok(Some(rows))
+}
+
+pub fn position<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
+    row(d, "emitters.position", "[x, y] in m")
+}
+
+pub fn velocity<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
+    row(d, "emitters.velocity", "[vx, vy] in m/s")
 }

@@ -56,6 +56,19 @@ impl Check<'_> {
             Err(Error::field(self.origin, field, format!("must be >= 0, got {v}")))
         }
     }
+    /// A grain's mass, kg: > 0 with a finite, non-zero inverse in single precision.
+    fn mass(&self, field: &str, m: f64) -> Result<()> {
+        let im = (1.0 / m) as f32;
+        if m > 0.0 && im.is_finite() && im > 0.0 {
+            Ok(())
+        } else {
+            Err(Error::field(
+                self.origin,
+                field,
+                format!("mass must be > 0 with an inverse in single precision, got {m:e} kg"),
+            ))
+        }
+    }
     fn all_finite(&self, field: &str, rows: &[impl AsRef<[f64]>]) -> Result<()> {
         for (i, row) in rows.iter().enumerate() {
             for &v in row.as_ref() {
@@ -133,16 +146,30 @@ impl Scene {
         c.non_negative("grains.radius_std", g.radius_std)?;
         c.positive("grains.radius_min", g.radius_min)?;
         c.positive("grains.radius_max", g.radius_max)?;
-        c.positive("grains.density", g.density)?;
+        if g.density.is_some() && g.mass.is_some() {
+            return Err(Error::field(
+                &self.origin,
+                "grains.mass",
+                "give `density` or `mass`, not both",
+            ));
+        }
+        if let Some(m) = g.mass {
+            c.positive("grains.mass", m)?;
+            c.mass("grains.mass", m)?;
+        }
+        if let Some(density) = g.density {
+            c.positive("grains.density", density)?;
+        }
         // The simulation runs in f32: the lightest grain's inverse mass must be finite there.
-        let im = 1.0 / (g.density * std::f64::consts::PI * g.radius_min * g.radius_min);
+        let im = 1.0 / g.mass_of(g.radius_min);
         if !((im as f32).is_finite() && (im as f32) > 0.0 && ((g.radius_min * g.radius_min) as f32) > 0.0) {
             return Err(Error::field(
                 &self.origin,
                 "grains.density",
                 format!(
                     "density {} with radius_min {} gives grain masses outside single precision",
-                    g.density, g.radius_min
+                    g.density.unwrap_or(DEFAULT_DENSITY),
+                    g.radius_min
                 ),
             ));
         }
@@ -163,11 +190,52 @@ impl Scene {
                 ),
             ));
         }
-        if g.list.is_none() && g.count == 0 {
+        if g.list.is_none() && g.count == 0 && self.emitters.is_empty() {
             return Err(Error::field(
                 &self.origin,
                 "grains.count",
-                "must be >= 1: a scene without grains has nothing to simulate",
+                "must be >= 1: a scene without grains has nothing to simulate (or give [[emitters]])",
+            ));
+        }
+        let mut emitted = 0u64;
+        for (k, e) in self.emitters.iter().enumerate() {
+            let f = |key: &str| format!("emitters[{k}].{key}");
+            c.finite(&f("position"), e.position[0])?;
+            c.finite(&f("position"), e.position[1])?;
+            c.finite(&f("velocity"), e.velocity[0])?;
+            c.finite(&f("velocity"), e.velocity[1])?;
+            c.non_negative(&f("jitter"), e.jitter)?;
+            c.positive(&f("interval"), e.interval)?;
+            c.non_negative(&f("start"), e.start)?;
+            c.non_negative(&f("radius_std"), e.radius_std)?;
+            match (e.radius, e.radius_mean) {
+                (Some(r), None) => c.positive(&f("radius"), r)?,
+                (None, Some(r)) => c.positive(&f("radius_mean"), r)?,
+                _ => {
+                    return Err(Error::field(
+                        &self.origin,
+                        &f("radius"),
+                        "give `radius` or `radius_mean` (with `radius_std`), exactly one",
+                    ));
+                }
+            }
+            if e.radius.is_some() && e.radius_std > 0.0 {
+                return Err(Error::field(
+                    &self.origin,
+                    &f("radius_std"),
+                    "goes with `radius_mean`, not with a fixed `radius`",
+                ));
+            }
+            if e.count == 0 {
+                return Err(Error::field(&self.origin, &f("count"), "must be >= 1"));
+            }
+            emitted = emitted.saturating_add(e.count);
+        }
+        if emitted > 0 && emitted.saturating_add(g.count) > u64::from(crate::model::contact::BODY_INDEX_MASK) {
+            return Err(Error::field(
+                &self.origin,
+                "emitters",
+                format!("{emitted} emitted grains are more than this build addresses"),
             ));
         }
         if g.count > u64::from(crate::model::contact::BODY_INDEX_MASK) {
@@ -197,6 +265,9 @@ impl Scene {
             }
             c.all_finite("grains.list", list)?;
             for (i, row) in list.iter().enumerate() {
+                if let Some(&m) = row.get(5) {
+                    c.mass(&format!("grains.list[{i}]"), m)?;
+                }
                 if row[4] <= 0.0 {
                     return Err(Error::field(
                         &self.origin,

@@ -1,0 +1,241 @@
+//! The lab's contact figures (DESIGN §1c), found on the host from the grains
+//! as every backend hands them over, so the CPU and the GPU are counted by
+//! the same code (the GPU's `reduce` has no word for them):
+//!
+//! ```text
+//!   touching      = { pairs with gap < touch }  found by one CPU binning and a
+//!                   detection with alert `touch`: 0 for the soft models (a
+//!                   contact is an overlap), the solver's geometric tolerance
+//!                   `solver.tol` for NSCD (rigid contacts close to gap 0 within
+//!                   it, from either side); a grain-grain pair keyed by its
+//!                   two ids (once), a grain-wall pair by the grain's id and
+//!                   the segment or corner
+//!   new contacts  = | touching(step) \ touching(step - 1) |, counted every
+//!                   step, grain-grain and grain-wall apart
+//!   elastic       = sum over touching pairs of the model's contact potential:
+//!                   NSCD 0 (rigid), DEM Hertz 2/5 k_n dx^2.5 (dx = -gap)
+//! ```
+//!
+//! Cost: one host detection per step, and on the GPU one read-back of the
+//! grains per step (the lab's scenes have tens to thousands of grains).
+
+use crate::cpu::detect::bin_and_detect;
+use crate::cpu::grid::Bins;
+use crate::model::{Body, ContactLists, Grains, Grid, Walls};
+
+/// The elastic potential of one contact of the running model.
+///
+/// The hook for the explicit models: a linear spring (DESIGN §1c) adds
+/// `Spring { ks }` with energy 1/2 k_s dx^2; the impulse model stores none.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Elastic {
+    /// Rigid contacts (NSCD, impulses): no stored energy.
+    Rigid,
+    /// Hertz (DEM, DESIGN §1b): F = k_n dx^1.5, energy 2/5 k_n dx^2.5; k_n in N/m^2.5.
+    Hertz { kn: f64 },
+    /// Linear spring: F = k_s dx, energy 1/2 k_s dx^2; k_s in N/m.
+    Spring { ks: f64 },
+}
+
+impl Elastic {
+    /// Energy stored in a contact of overlap `dx` (m, > 0), J (per unit thickness).
+    pub fn energy(self, dx: f64) -> f64 {
+        match self {
+            Elastic::Rigid => 0.0,
+            Elastic::Hertz { kn } => 0.4 * kn * dx * dx * dx.sqrt(),
+            Elastic::Spring { ks } => 0.5 * ks * dx * dx,
+        }
+    }
+}
+
+/// What touches at one instant.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Touching {
+    /// Touching grain-grain pairs.
+    pub grain_pairs: u64,
+    /// Touching grain-wall (segment or corner) pairs.
+    pub wall_pairs: u64,
+    /// Energy stored in them, J.
+    pub elastic_energy: f64,
+}
+
+/// A pair's key: the grain's id, the other body (a grain's id, or a segment
+/// or corner index tagged by kind).
+type Key = (u32, u32, u8);
+
+const GRAIN: u8 = 0;
+const SEGMENT: u8 = 1;
+const CORNER: u8 = 2;
+
+/// Counts new contacts step by step.
+#[derive(Debug, Clone)]
+pub struct Census {
+    grid: Grid,
+    bins: Bins,
+    lists: ContactLists,
+    elastic: Elastic,
+    /// Pairs closer than this touch, m.
+    touch: f32,
+    /// The keys touching at the last look, sorted.
+    before: Vec<Key>,
+    now: Vec<Key>,
+    /// New contacts since the last [`Census::take`]: grain-grain, grain-wall.
+    pub new_grain: u64,
+    pub new_wall: u64,
+}
+
+impl Census {
+    /// A census of pairs closer than `touch` (m, >= 0).
+    pub fn new(grid: Grid, capacity: usize, elastic: Elastic, touch: f32) -> Self {
+        Census {
+            touch,
+            grid,
+            bins: Bins::default(),
+            lists: ContactLists::new(0, capacity),
+            elastic,
+            before: Vec::new(),
+            now: Vec::new(),
+            new_grain: 0,
+            new_wall: 0,
+        }
+    }
+
+    /// Look at `grains` (after a step): count the pairs touching now that
+    /// did not at the last look, and return what touches now. The first
+    /// look (the start state) counts nothing as new.
+    pub fn look(&mut self, grains: &Grains, walls: &Walls, first: bool) -> Touching {
+        bin_and_detect(&self.grid, &mut self.bins, grains, walls, self.touch, &mut self.lists);
+        let mut t = Touching::default();
+        self.now.clear();
+        for i in 0..self.lists.grains().min(grains.len()) {
+            let a = grains.id[i];
+            for c in self.lists.of(i) {
+                if c.gap >= self.touch {
+                    continue;
+                }
+                let key = match c.body() {
+                    Body::Grain(j) => {
+                        if (j as usize) < i {
+                            continue;
+                        }
+                        let b = grains.id[j as usize];
+                        t.grain_pairs += 1;
+                        (a.min(b), a.max(b), GRAIN)
+                    }
+                    Body::Segment(k) => {
+                        t.wall_pairs += 1;
+                        (a, k, SEGMENT)
+                    }
+                    Body::Corner(k) => {
+                        t.wall_pairs += 1;
+                        (a, k, CORNER)
+                    }
+                };
+                if c.gap < 0.0 {
+                    t.elastic_energy += self.elastic.energy(f64::from(-c.gap));
+                }
+                self.now.push(key);
+            }
+        }
+        self.now.sort_unstable();
+        if !first {
+            for key in &self.now {
+                if self.before.binary_search(key).is_err() {
+                    if key.2 == GRAIN {
+                        self.new_grain += 1;
+                    } else {
+                        self.new_wall += 1;
+                    }
+                }
+            }
+        }
+        std::mem::swap(&mut self.before, &mut self.now);
+        t
+    }
+
+    /// The new contacts counted since the last take (grain-grain, grain-wall), reset to 0.
+    pub fn take(&mut self) -> (u64, u64) {
+        let counts = (self.new_grain, self.new_wall);
+        self.new_grain = 0;
+        self.new_wall = 0;
+        counts
+    }
+
+    /// The grid the census bins into (emitted grains extend it: see `sim`).
+    pub fn set_grid(&mut self, grid: Grid) {
+        self.grid = grid;
+    }
+}
+
+/// Mass-weighted centre of the moving grains (inverse mass > 0), m; [0, 0] without any.
+pub fn barycentre(grains: &Grains) -> [f64; 2] {
+    let (mut m, mut x, mut y) = (0.0, 0.0, 0.0);
+    for i in (0..grains.len()).filter(|&i| grains.inv_mass[i] > 0.0) {
+        let mi = grains.mass(i);
+        m += mi;
+        x += mi * f64::from(grains.pos[i][0]);
+        y += mi * f64::from(grains.pos[i][1]);
+    }
+    if m > 0.0 { [x / m, y / m] } else { [0.0, 0.0] }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grid() -> Grid {
+        Grid::covering([-1.0, -1.0, 1.0, 1.0], 0.1).unwrap()
+    }
+
+    #[test]
+    fn hertz_and_spring_energies_of_one_overlap() {
+        // dx = 0.01: 2/5 1e5 1e-5 = 0.4; 1/2 4000 1e-4 = 0.2.
+        assert!((Elastic::Hertz { kn: 1e5 }.energy(0.01) - 0.4).abs() < 1e-12);
+        assert!((Elastic::Spring { ks: 4000.0 }.energy(0.01) - 0.2).abs() < 1e-12);
+        assert_eq!(Elastic::Rigid.energy(0.01), 0.0);
+    }
+
+    #[test]
+    fn new_contacts_are_counted_once_per_pair_and_apart_for_walls() {
+        // A floor y = 0 from x = -0.5 to 0.5. Grains of radius 0.01 (ids 0, 1, 2).
+        let walls = Walls::new(&[[[-0.5, 0.0], [0.5, 0.0]]]);
+        let apart = vec![[0.0, 0.2], [0.1, 0.2], [0.3, 0.2]];
+        let mut g = Grains::new(apart.clone(), vec![[0.0; 2]; 3], vec![0.01; 3], 1.0);
+        let mut c = Census::new(grid(), 8, Elastic::Hertz { kn: 1e5 }, 0.0);
+        assert_eq!(c.look(&g, &walls, true), Touching::default());
+        // Grains 0 and 1 overlap by 0.001; grain 2 sinks 0.002 into the floor.
+        g.pos = vec![[0.0, 0.2], [0.019, 0.2], [0.3, 0.008]];
+        let t = c.look(&g, &walls, false);
+        assert_eq!((t.grain_pairs, t.wall_pairs), (1, 1));
+        let want = 0.4 * 1e5 * (1e-3f64.powf(2.5) + 2e-3f64.powf(2.5));
+        assert!(
+            (t.elastic_energy - want).abs() < 1e-3 * want,
+            "{} {want}",
+            t.elastic_energy
+        );
+        // Still touching at the next step: nothing new.
+        c.look(&g, &walls, false);
+        assert_eq!(c.take(), (1, 1));
+        assert_eq!(c.take(), (0, 0));
+        // Apart, then touching again: counted again; the order of the grains does not matter.
+        g.pos = apart;
+        c.look(&g, &walls, false);
+        g.pos = vec![[0.3, 0.008], [0.019, 0.2], [0.0, 0.2]];
+        g.id = vec![2, 1, 0];
+        c.look(&g, &walls, false);
+        assert_eq!(c.take(), (1, 1));
+    }
+
+    #[test]
+    fn barycentre_is_mass_weighted_over_moving_grains() {
+        let mut g = Grains::new(
+            vec![[0.0, 0.0], [3.0, 6.0], [100.0, 100.0]],
+            vec![[0.0; 2]; 3],
+            vec![1.0; 3],
+            1.0,
+        );
+        g.inv_mass = vec![1.0, 0.5, 0.0];
+        assert_eq!(barycentre(&g), [2.0, 4.0]);
+        assert_eq!(barycentre(&Grains::default()), [0.0, 0.0]);
+    }
+}

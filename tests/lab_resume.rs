@@ -1,0 +1,249 @@
+//! `hourglass run --resume DIR` (issue 14 part 8): a CPU run cut after N
+//! steps and resumed for M more is the uninterrupted N + M run, bit for bit
+//! (diagnostics rows, frames, final grains), also when N falls on a step
+//! where the CPU reorders its grains; a bad DIR is one line.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const BOX: &str = r#"version = 1
+[walls]
+segments = [[0.0, 0.0, 0.1, 0.0], [0.1, 0.0, 0.1, 0.1], [0.1, 0.1, 0.0, 0.1], [0.0, 0.1, 0.0, 0.0]]
+[grains]
+count = 60
+[solver]
+kind = "nlgs"
+[run]
+every = 10
+backend = "cpu"
+"#;
+
+fn hourglass(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hourglass"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn ok(o: Output) {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+fn state_grains(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("state.json")).unwrap();
+    serde_json::from_str::<serde_json::Value>(&text).unwrap()["grains"].clone()
+}
+
+#[test]
+fn a_resumed_cpu_run_is_the_uninterrupted_run_bit_for_bit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scene = tmp.path().join("box.toml");
+    std::fs::write(&scene, BOX).unwrap();
+    let s = scene.to_str().unwrap();
+    let whole = tmp.path().join("whole");
+    ok(hourglass(&[
+        "run",
+        s,
+        "--steps",
+        "270",
+        "--out",
+        whole.to_str().unwrap(),
+        "-q",
+    ]));
+    // 100: the CPU reorders its grains at the next step (every 100 steps).
+    for n in [100u64, 130] {
+        let cut = tmp.path().join(format!("cut{n}"));
+        let c = cut.to_str().unwrap();
+        ok(hourglass(&["run", s, "--steps", &n.to_string(), "--out", c, "-q"]));
+        ok(hourglass(&[
+            "run",
+            "--resume",
+            c,
+            "--steps",
+            &(270 - n).to_string(),
+            "-q",
+        ]));
+        let read = |d: &Path, f: &str| std::fs::read(d.join(f)).unwrap();
+        assert!(
+            read(&whole, "diagnostics.csv") == read(&cut, "diagnostics.csv"),
+            "N = {n}: the rows differ"
+        );
+        assert_eq!(state_grains(&whole), state_grains(&cut), "N = {n}");
+        assert!(read(&whole, "frames.pvd") == read(&cut, "frames.pvd"));
+        assert!(read(&whole, "frames/frame_000027.vtp") == read(&cut, "frames/frame_000027.vtp"));
+        let (a, b) = (
+            hourglass::output::read::summary(&whole).unwrap(),
+            hourglass::output::read::summary(&cut).unwrap(),
+        );
+        assert_eq!((b.steps, b.frames, b.completed), (270, 28, true));
+        assert_eq!(
+            (a.max_overlap, a.overlap_p99, a.itmax_steps),
+            (b.max_overlap, b.overlap_p99, b.itmax_steps)
+        );
+    }
+}
+
+#[test]
+fn a_resumed_run_takes_a_new_solver_and_appends_its_rows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scene = tmp.path().join("box.toml");
+    std::fs::write(&scene, BOX).unwrap();
+    let out = tmp.path().join("run");
+    let o = out.to_str().unwrap();
+    ok(hourglass(&[
+        "run",
+        scene.to_str().unwrap(),
+        "--steps",
+        "50",
+        "--out",
+        o,
+        "-q",
+    ]));
+    ok(hourglass(&[
+        "run", "--resume", o, "--solver", "jacobi", "--steps", "40", "-q",
+    ]));
+    let rows = hourglass::output::read::diagnostics(&out).unwrap();
+    let steps: Vec<u64> = rows.iter().map(|r| r.step).collect();
+    assert_eq!(steps, (0..=9).map(|k| 10 * k).collect::<Vec<_>>());
+    let summary = hourglass::output::read::summary(&out).unwrap();
+    assert_eq!(
+        (summary.steps, summary.solver.as_str(), summary.frames),
+        (90, "jacobi", 10)
+    );
+    assert!(
+        std::fs::read_to_string(out.join("scene.toml"))
+            .unwrap()
+            .contains("kind = \"jacobi\"")
+    );
+}
+
+#[test]
+fn a_bad_resume_directory_is_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("missing");
+    let o = hourglass(&["run", "--resume", missing.to_str().unwrap(), "-q"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("state.json") && err.contains("not a result directory"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"));
+    // A corrupt state: one line naming the file, and the directory is left as it was.
+    let scene = tmp.path().join("box.toml");
+    std::fs::write(&scene, BOX).unwrap();
+    let out = tmp.path().join("run");
+    ok(hourglass(&[
+        "run",
+        scene.to_str().unwrap(),
+        "--steps",
+        "10",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]));
+    std::fs::write(out.join("state.json"), "{\"version\": 1, \"step\": ").unwrap();
+    let o = hourglass(&["run", "--resume", out.to_str().unwrap(), "-q"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("state.json"), "{err}");
+    assert!(
+        out.join("summary.json").exists(),
+        "a refused resume leaves the finished run complete"
+    );
+}
+
+/// The lab's box filled by an emitter: cut while grains are still coming,
+/// the resumed run emits the same grains at the same steps.
+#[test]
+fn a_resumed_run_with_an_emitter_goes_on_emitting_bit_for_bit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/lab_box.toml");
+    let s = scene.to_str().unwrap();
+    let (whole, cut) = (tmp.path().join("whole"), tmp.path().join("cut"));
+    ok(hourglass(&[
+        "run",
+        s,
+        "--steps",
+        "1000",
+        "--out",
+        whole.to_str().unwrap(),
+        "-q",
+    ]));
+    ok(hourglass(&[
+        "run",
+        s,
+        "--steps",
+        "375",
+        "--out",
+        cut.to_str().unwrap(),
+        "-q",
+    ]));
+    ok(hourglass(&[
+        "run",
+        "--resume",
+        cut.to_str().unwrap(),
+        "--steps",
+        "625",
+        "-q",
+    ]));
+    let read = |d: &Path| std::fs::read(d.join("diagnostics.csv")).unwrap();
+    assert!(read(&whole) == read(&cut), "the rows differ");
+    assert_eq!(state_grains(&whole), state_grains(&cut));
+    let (a, b) = (
+        hourglass::output::read::summary(&whole).unwrap(),
+        hourglass::output::read::summary(&cut).unwrap(),
+    );
+    // 1000 steps of 2 ms: grains at 0, 0.2, ... 1.8 s and 2.0 s.
+    assert_eq!((a.emitted, b.emitted, b.grains), (11, 11, 11));
+}
+
+/// An interrupted run (no summary.json) cut after a row was written but
+/// before its state was: the resumed run drops that row and writes it again,
+/// and the result is the uninterrupted run's.
+#[test]
+fn an_interrupted_run_resumes_from_its_last_state_and_drops_later_rows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scene = tmp.path().join("box.toml");
+    std::fs::write(&scene, BOX).unwrap();
+    let s = scene.to_str().unwrap();
+    let (whole, cut) = (tmp.path().join("whole"), tmp.path().join("cut"));
+    ok(hourglass(&[
+        "run",
+        s,
+        "--steps",
+        "200",
+        "--out",
+        whole.to_str().unwrap(),
+        "-q",
+    ]));
+    ok(hourglass(&[
+        "run",
+        s,
+        "--steps",
+        "130",
+        "--out",
+        cut.to_str().unwrap(),
+        "-q",
+    ]));
+    std::fs::remove_file(cut.join("summary.json")).unwrap();
+    let rows = std::fs::read_to_string(whole.join("diagnostics.csv")).unwrap();
+    let next = rows.lines().find(|l| l.starts_with("140,")).unwrap();
+    let mut csv = std::fs::read_to_string(cut.join("diagnostics.csv")).unwrap();
+    csv.push_str(&format!("{next}\n"));
+    std::fs::write(cut.join("diagnostics.csv"), csv).unwrap();
+    ok(hourglass(&[
+        "run",
+        "--resume",
+        cut.to_str().unwrap(),
+        "--steps",
+        "70",
+        "-q",
+    ]));
+    let read = |d: &Path| std::fs::read(d.join("diagnostics.csv")).unwrap();
+    assert!(read(&whole) == read(&cut), "the rows differ");
+    assert_eq!(state_grains(&whole), state_grains(&cut));
+    assert!(cut.join("summary.json").exists());
+}
