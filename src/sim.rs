@@ -315,7 +315,10 @@ impl Run {
             overlaps: OverlapHistogram::new(grid, radius_mean, capacity),
             census: Census::new(grid, capacity, elastic, touch),
             touching: Touching::default(),
-            collisions: setup.scene.run.collisions,
+            collisions: setup.scene.run.collisions.unwrap_or(matches!(
+                p.solver,
+                SolverKind::Dem | SolverKind::Spring | SolverKind::Impulse
+            )),
             emitters: setup.emitters.clone(),
             emitted: vec![0; setup.emitters.len()],
             waiting: vec![false; setup.emitters.len()],

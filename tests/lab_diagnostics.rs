@@ -75,7 +75,7 @@ fn first_row_of_a_hand_made_state_has_exact_lab_columns() {
 fn a_run_counts_each_new_contact_once_and_writes_nineteen_columns() {
     let dir = tempfile::tempdir().unwrap();
     let s = setup(
-        "[grains]\nlist = [[0.3, 0.5, 1.0, 0.0, 0.05], [0.7, 0.5, -1.0, 0.0, 0.05], [0.8, 0.2, 1.0, 0.0, 0.05]]\n[solver]\nkind = \"nlgs\"\ndt = 1e-3\n[run]\nsteps = 300\nevery = 10\nbackend = \"cpu\"\n",
+        "[grains]\nlist = [[0.3, 0.5, 1.0, 0.0, 0.05], [0.7, 0.5, -1.0, 0.0, 0.05], [0.8, 0.2, 1.0, 0.0, 0.05]]\n[solver]\nkind = \"nlgs\"\ndt = 1e-3\n[run]\nsteps = 300\nevery = 10\nbackend = \"cpu\"\ncollisions = true\n",
     );
     let rows = run(&s, dir.path());
     let csv = std::fs::read_to_string(dir.path().join("diagnostics.csv")).unwrap();
@@ -94,15 +94,16 @@ fn a_run_counts_each_new_contact_once_and_writes_nineteen_columns() {
     assert!(rows.last().unwrap().total_energy < rows[0].total_energy);
 }
 
-/// `run.collisions = false` skips the per-step census: the two collision
+/// Without `run.collisions` (an NSCD run's default) the per-step census is skipped: the two collision
 /// columns are 0 and every other column is the counted run's, bit for bit
 /// (the census only looks).
 #[test]
 fn without_the_census_the_rows_are_the_same_but_for_the_collision_columns() {
     let body = "[grains]\nlist = [[0.3, 0.5, 1.0, 0.0, 0.05], [0.7, 0.5, -1.0, 0.0, 0.05], [0.8, 0.2, 1.0, 0.0, 0.05]]\n[solver]\nkind = \"nlgs\"\ndt = 1e-3\n[run]\nsteps = 300\nevery = 10\nbackend = \"cpu\"\n";
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let counted = run(&setup(body), a.path());
-    let quiet = run(&setup(&format!("{body}collisions = false\n")), b.path());
+    // NSCD runs count no collisions unless asked (run.collisions).
+    let counted = run(&setup(&format!("{body}collisions = true\n")), a.path());
+    let quiet = run(&setup(body), b.path());
     assert_eq!(counted.len(), quiet.len());
     assert!(counted.iter().any(|r| r.grain_collisions > 0));
     for (c, q) in counted.iter().zip(&quiet) {

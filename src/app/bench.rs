@@ -169,7 +169,7 @@ pub fn discharge(
     scene.run.steps = None;
     scene.run.duration = Some(cfg.duration);
     // The figure is the solver's: no per-step contact census (diagnostics.csv's collision columns).
-    scene.run.collisions = false;
+    scene.run.collisions = Some(false);
     let dir = scratch_dir()?;
     scene.run.out = dir.clone();
     let setup = build(&scene)?;
