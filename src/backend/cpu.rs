@@ -190,4 +190,10 @@ impl Backend for CpuImpulseBackend {
     fn totals(&mut self, region: &Region) -> Result<Totals> {
         Ok(reduce(&self.grains, &self.stepper.lists, &self.walls, region))
     }
+    /// The arrays grow; the stepper keeps nothing per grain between steps
+    /// (it detects afresh every step).
+    fn add_grains(&mut self, new: &Grains) -> Result<()> {
+        self.grains.extend(new);
+        Ok(())
+    }
 }
