@@ -62,3 +62,58 @@ fn plot_of_a_missing_directory_fails_in_one_line() {
         "{err}"
     );
 }
+
+#[test]
+fn a_column_run_gets_the_compression_figure_and_an_hourglass_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = env!("CARGO_BIN_EXE_hourglass");
+    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/column.toml");
+    let col = dir.path().join("column");
+    let st = Command::new(bin)
+        .args(["run", scene, "--duration", "0.5", "--every", "50", "-q", "--out"])
+        .arg(&col)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    assert!(
+        Command::new(bin)
+            .args(["plot", "-q"])
+            .arg(&col)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let img = image::open(col.join("plot_column.png")).unwrap().to_rgba8();
+    assert_eq!(
+        img.dimensions(),
+        (hourglass::app::plot::WIDTH, hourglass::app::plot::PANEL_HEIGHT)
+    );
+    let hg = dir.path().join("hourglass");
+    let st = Command::new(bin)
+        .args([
+            "run",
+            "--grains",
+            "60",
+            "--steps",
+            "10",
+            "--every",
+            "5",
+            "--backend",
+            "cpu",
+            "-q",
+            "--out",
+        ])
+        .arg(&hg)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    assert!(
+        Command::new(bin)
+            .args(["plot", "-q"])
+            .arg(&hg)
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert!(!hg.join("plot_column.png").exists(), "an hourglass is no column");
+}

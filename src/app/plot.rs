@@ -366,10 +366,11 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
             ],
         ),
     ];
+    let column = column_panel(dir)?;
     // Written through the manifest (when the directory has one), so a later run removes them.
     let mut outputs = crate::output::Outputs::open(dir)?;
     let mut out = Vec::new();
-    for (name, panels) in plots {
+    for (name, panels) in plots.into_iter().chain(column.map(|p| ("plot_column.png", vec![p]))) {
         let path = outputs.file(name)?;
         crate::render::save_png(&figure(&panels), &path)?;
         out.push(path);
@@ -377,9 +378,120 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// The lab's column figure: the compression of the lowest contacts over
+/// time (floor - first grain, first - second, second - third), when every
+/// frame's grains stand in one column (their centres within half a mean
+/// radius of one vertical line); `None` for any other run.
+fn column_panel(dir: &Path) -> Result<Option<Panel>> {
+    let frames = read::frames(dir)?;
+    let Ok(walls) = read::walls(dir) else { return Ok(None) };
+    let mut series: Vec<Series> = ["floor - 1st", "1st - 2nd", "2nd - 3rd"]
+        .iter()
+        .zip([RED, ORANGE, BLUE])
+        .map(|(l, c)| Series {
+            label: (*l).into(),
+            color: c,
+            points: Vec::new(),
+        })
+        .collect();
+    for (t, path) in &frames {
+        let g = read::grains(path)?;
+        let Some(c) = column_compressions(&g, &walls) else {
+            return Ok(None);
+        };
+        for (s, v) in series.iter_mut().zip(c) {
+            s.points.push((*t, v));
+        }
+    }
+    // A single grain is no column.
+    if series[1].points.is_empty() {
+        return Ok(None);
+    }
+    series.retain(|s| !s.points.is_empty());
+    Ok(Some(Panel {
+        title: "compression of the lowest contacts".into(),
+        x_label: "time (s)".into(),
+        y_label: "overlap (m)".into(),
+        series,
+        log_y: false,
+    }))
+}
+
+/// The overlaps (m, 0 when apart) of the lowest contacts of a column of
+/// grains: the lowest grain with the wall segment under it, then each of
+/// the next two pairs up; `None` when the grains do not stand in one column.
+pub fn column_compressions(g: &crate::model::Grains, walls: &crate::model::Walls) -> Option<Vec<f64>> {
+    let n = g.len();
+    if n == 0 {
+        // A fed column before its first grain.
+        return Some(Vec::new());
+    }
+    let r_mean = g.radius.iter().map(|&r| f64::from(r)).sum::<f64>() / n as f64;
+    let xs = g.pos.iter().map(|p| f64::from(p[0]));
+    let (lo, hi) = xs.clone().fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    if hi - lo > 0.5 * r_mean {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| g.pos[a][1].total_cmp(&g.pos[b][1]));
+    let p = |i: usize| [f64::from(g.pos[i][0]), f64::from(g.pos[i][1])];
+    let r = |i: usize| f64::from(g.radius[i]);
+    // The floor: the nearest segment below the lowest centre.
+    let first = order[0];
+    let floor = walls
+        .segments
+        .iter()
+        .map(|s| point_segment(p(first), s))
+        .fold(f64::MAX, f64::min);
+    let mut out = vec![(r(first) - floor).max(0.0)];
+    for w in order.windows(2).take(2) {
+        let (a, b) = (p(w[0]), p(w[1]));
+        let d = (a[0] - b[0]).hypot(a[1] - b[1]);
+        out.push((r(w[0]) + r(w[1]) - d).max(0.0));
+    }
+    Some(out)
+}
+
+/// Distance from `x` to segment `s`, m.
+fn point_segment(x: [f64; 2], s: &crate::model::Segment) -> f64 {
+    let (a, b) = (
+        [f64::from(s.a[0]), f64::from(s.a[1])],
+        [f64::from(s.b[0]), f64::from(s.b[1])],
+    );
+    let (ab, ax) = ([b[0] - a[0], b[1] - a[1]], [x[0] - a[0], x[1] - a[1]]);
+    let len2 = ab[0] * ab[0] + ab[1] * ab[1];
+    let t = if len2 > 0.0 {
+        ((ax[0] * ab[0] + ax[1] * ab[1]) / len2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (x[0] - a[0] - t * ab[0]).hypot(x[1] - a[1] - t * ab[1])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_column_gives_its_lowest_overlaps_and_a_pile_none() {
+        use crate::model::{Grains, Walls};
+        let walls = Walls::new(&[[[-1.0, 0.0], [1.0, 0.0]]]);
+        // Radius 0.3: the lowest 0.01 into the floor, the next pairs 0.02 and 0.03.
+        let ys = [0.29f32, 0.29 + 0.58, 0.29 + 0.58 + 0.57, 0.29 + 0.58 + 0.57 + 0.6];
+        let g = Grains::new(
+            ys.iter().map(|&y| [0.0, y]).collect(),
+            vec![[0.0; 2]; 4],
+            vec![0.3; 4],
+            1.0,
+        );
+        let c = column_compressions(&g, &walls).unwrap();
+        for (got, want) in c.iter().zip([0.01, 0.02, 0.03]) {
+            assert!((got - want).abs() < 1e-6, "{c:?}");
+        }
+        assert_eq!(c.len(), 3);
+        let spread = Grains::new(vec![[0.0, 0.3], [0.5, 0.3]], vec![[0.0; 2]; 2], vec![0.3; 2], 1.0);
+        assert_eq!(column_compressions(&spread, &walls), None);
+    }
 
     #[test]
     fn ticks_are_round_and_cover_the_range() {
