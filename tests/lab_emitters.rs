@@ -106,6 +106,8 @@ fn gpu_emits_count_grains_at_the_interval_without_overlap() {
         let grid = grid_for(&s).unwrap();
         let backend = hourglass::backend::gpu_backend(&s, grid, ctx.clone()).unwrap();
         let mut s = s;
+        // NSCD counts collisions only when asked (run.collisions).
+        s.scene.run.collisions = Some(true);
         s.scene.run.steps = Some(3500);
         s.scene.run.every = 10;
         let (rows, summary) = run(&s, backend, dir.path());
