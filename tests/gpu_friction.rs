@@ -243,7 +243,17 @@ fn run(scene: &Scene, choice: BackendChoice) -> Summary {
 
 /// A frictional discharge (mu = 0.5, walls 0.5), 600 grains, 0.5 s after a
 /// 0.3 s settle (the bulb is still draining), frictional Jacobi on both
-/// backends: passed counts within 10%.
+/// backends: mean passed counts within 10%.
+///
+/// The flow is chaotic and the GPU's summation order changes from run to
+/// run, so one run of each is one draw from a spread: measured on seed 1,
+/// the CPU under gravity changed by 1e-5 relative gave 206-229 passed (7
+/// draws) and the GPU 203-224 (7 runs), a standard deviation of about 8
+/// each. One draw each against 10% failed about one run in twenty, so the
+/// test compares means of four draws (gravity scaled by 1 + k 1e-5): with
+/// the wider CPU spread seen there (191-229) the 10% band is still about 3
+/// standard deviations of the difference of the means. That the band still tells friction apart is checked too:
+/// the frictionless CPU run passes about 70% more (366).
 #[test]
 fn frictional_hourglass_passed_counts_agree_between_backends() {
     if context().is_none() {
@@ -258,19 +268,38 @@ fn frictional_hourglass_passed_counts_agree_between_backends() {
     scene.run.settle = 0.3;
     scene.run.duration = Some(0.5);
     scene.run.every = 100;
-    let cpu = run(&scene, BackendChoice::Cpu);
-    let gpu = run(&scene, BackendChoice::Gpu);
-    for s in [&cpu, &gpu] {
-        println!(
-            "{} ({}): {} passed, {} lost, mean iterations {:.1}, itmax steps {}, {:.1} steps/s",
-            s.backend, s.adapter, s.passed, s.lost_grains, s.mean_iterations, s.itmax_steps, s.steps_per_second
-        );
-        assert_eq!(s.lost_grains, 0, "{}: grains lost", s.backend);
-        assert!(s.passed > 20, "{}: hardly anything passed the neck", s.backend);
-        // A drained bulb would make the counts equal whatever the flow.
-        assert!(s.passed < 600, "{}: the bulb drained", s.backend);
-    }
-    assert_eq!(gpu.backend, "gpu");
-    let (a, b) = (cpu.passed as f64, gpu.passed as f64);
-    assert!((a - b).abs() <= 0.10 * a.max(b), "passed: cpu {a} vs gpu {b}");
+    const DRAWS: usize = 4;
+    let g0 = scene.gravity;
+    let mean = |choice: BackendChoice| -> f64 {
+        let mut total = 0.0;
+        for k in 0..DRAWS {
+            let mut draw = scene.clone();
+            let f = 1.0 + 1e-5 * k as f64;
+            draw.gravity = [g0[0] * f, g0[1] * f];
+            let s = run(&draw, choice);
+            println!(
+                "{} ({}), gravity x {f}: {} passed, {} lost, mean iterations {:.1}, itmax steps {}, {:.1} steps/s",
+                s.backend, s.adapter, s.passed, s.lost_grains, s.mean_iterations, s.itmax_steps, s.steps_per_second
+            );
+            assert_eq!(s.lost_grains, 0, "{}: grains lost", s.backend);
+            assert!(s.passed > 20, "{}: hardly anything passed the neck", s.backend);
+            // A drained bulb would make the counts equal whatever the flow.
+            assert!(s.passed < 600, "{}: the bulb drained", s.backend);
+            total += s.passed as f64;
+        }
+        total / DRAWS as f64
+    };
+    let (a, b) = (mean(BackendChoice::Cpu), mean(BackendChoice::Gpu));
+    assert!(
+        (a - b).abs() <= 0.10 * a.max(b),
+        "mean passed: cpu {a:.1} vs gpu {b:.1}"
+    );
+    let mut dry = scene.clone();
+    (dry.solver.mu, dry.solver.mu_wall) = (0.0, 0.0);
+    let frictionless = run(&dry, BackendChoice::Cpu).passed as f64;
+    println!("frictionless cpu: {frictionless} passed");
+    assert!(
+        frictionless > 1.3 * a.max(b),
+        "friction barely slows the flow: {frictionless} vs {a:.1} and {b:.1}"
+    );
 }

@@ -1,6 +1,7 @@
 //! The whole product on both backends: a 1,500-grain hourglass run for 3 s of
-//! discharge on the CPU reference and on the GPU (lavapipe in CI) gives
-//! passed counts within 15% of each other (why 15%: see the assertion).
+//! discharge on the CPU reference and on the GPU (lavapipe in CI) drains
+//! the bulb on both, at flow rates within 10% of each other (why rates and
+//! not counts: see the assertion).
 //!
 //! The scene uses tol = 1e-5 m and itmax = 200 (both backends alike) so the
 //! Jacobi solve costs ~150 iterations a step instead of ~450: lavapipe runs
@@ -59,11 +60,21 @@ fn hourglass_passed_counts_agree_between_backends() {
         assert!(s.passed > 0, "{}: nothing passed the neck", s.backend);
     }
     assert_eq!(gpu.backend, "gpu");
-    // 15%, not 10%: the GPU path is not bit-reproducible (bin_scatter fills a
-    // cell in atomicAdd order, so contact order and the f32 sums in the
-    // gather vary with thread timing), and the flow through a 4-diameter neck
-    // amplifies it: identical inputs gave 1,120 and 1,003 passed on lavapipe
-    // in two runs of this test on 2026-11-23 (CPU: 1,125 both times).
-    let (a, b) = (cpu.passed as f64, gpu.passed as f64);
-    assert!((a - b).abs() <= 0.15 * a.max(b), "passed: cpu {a} vs gpu {b}");
+    // The 6.5-diameter neck drains all 1,500 grains in about 1.9 s on both
+    // backends, so the passed counts are equal whatever the flow; the steady
+    // flow rate (the fit of `analysis::fit_flow_rate`, 20-80 % of the
+    // discharge) is what the backends must agree on. The GPU path is not
+    // bit-reproducible (bin_scatter fills a cell in atomicAdd order, so
+    // contact order and the f32 sums vary with thread timing) and the flow is
+    // chaotic; the rate averages over about 900 grains: measured 811 (CPU)
+    // against 825 grains/s (lavapipe) on 2026-11-23, 1.7 % apart.
+    assert_eq!((cpu.passed, gpu.passed), (1500, 1500), "the bulb did not drain");
+    let (a, b) = (
+        cpu.flow_rate.expect("cpu flow rate"),
+        gpu.flow_rate.expect("gpu flow rate"),
+    );
+    assert!(
+        (a - b).abs() <= 0.10 * a.max(b),
+        "flow rate: cpu {a:.0} vs gpu {b:.0} grains/s"
+    );
 }
