@@ -193,6 +193,82 @@ impl CpuStepper {
         if p.warm_start && p.solver != SolverKind::Seed {
             warm_start::warm_start(&self.prev, &mut self.lists);
         }
+        let mut stats = self.solve_lists(grains, p)?;
+        if self.lists.slots.is_empty() || n == 0 {
+            stats.converged = true;
+        }
+        stats.max_displacement = grains.vel.iter().map(|v| dot(*v, *v)).fold(0.0f32, f32::max).sqrt() * p.dt;
+        if split {
+            let l = &self.lists;
+            self.correction.apply(
+                &l.count,
+                &l.slots,
+                l.capacity,
+                &grains.inv_mass,
+                &grains.vel,
+                &mut grains.pos,
+                p.dt,
+                push_out,
+                p.slop(),
+                p.omega,
+                p.overlap_iterations,
+            );
+        }
+        integrate::integrate(&mut grains.pos, &grains.vel, p.dt);
+        if p.friction() {
+            integrate::integrate_angle(&mut grains.angle, &grains.ang_vel, p.dt);
+        }
+        // This step's lists become the warm-start source of the next one.
+        std::mem::swap(&mut self.prev, &mut self.lists);
+        Ok(stats)
+    }
+
+    /// The contacts of the last detection ([`CpuStepper::detect_keeping_impulses`])
+    /// solved for the free velocities `grains.vel` (the course's
+    /// `solve_contacts_*`, python/): `grains.vel` becomes the velocity after
+    /// the contacts; the positions do not move. The lists then become the
+    /// warm-start source of the next detection.
+    pub fn solve_detected(&mut self, grains: &mut Grains, p: &StepParams) -> Result<StepStats> {
+        if self.lists.grains() != grains.len() {
+            return Err(Error::field(
+                "contacts",
+                "grains",
+                format!(
+                    "the last detection saw {} grains, the solve has {}: detect again",
+                    self.lists.grains(),
+                    grains.len()
+                ),
+            ));
+        }
+        self.vel_free.clear();
+        self.vel_free.extend_from_slice(&grains.vel);
+        let mut stats = self.solve_lists(grains, p)?;
+        if self.lists.slots.is_empty() || grains.is_empty() {
+            stats.converged = true;
+        }
+        self.prev = self.lists.clone();
+        Ok(stats)
+    }
+
+    /// Detection as [`CpuStepper::detect`], each contact found by the last
+    /// solve starting from its impulse (warm start).
+    pub fn detect_keeping_impulses(&mut self, grains: &Grains, walls: &Walls, alert: f32) -> &ContactLists {
+        detect::bin_and_detect(&self.grid, &mut self.bins, grains, walls, alert, &mut self.lists);
+        if self.prev.grains() == grains.len() {
+            warm_start::warm_start(&self.prev, &mut self.lists);
+        }
+        &self.lists
+    }
+
+    /// The lists of the last detection (with the impulses of a solve since).
+    pub fn detected(&self) -> &ContactLists {
+        &self.lists
+    }
+
+    /// Step 3 of DESIGN §1a on the detected (and warm-started) lists: the
+    /// solver `p.solver` takes the free velocities `vel_free` (and
+    /// `spin_free` with friction) to `grains.vel` (and spins).
+    fn solve_lists(&mut self, grains: &mut Grains, p: &StepParams) -> Result<StepStats> {
         let inv_dt = 1.0 / p.dt;
         let threshold = p.tol * inv_dt;
         let mut stats = StepStats {
@@ -357,32 +433,6 @@ impl CpuStepper {
                 });
             }
         }
-        if self.lists.slots.is_empty() || n == 0 {
-            stats.converged = true;
-        }
-        stats.max_displacement = grains.vel.iter().map(|v| dot(*v, *v)).fold(0.0f32, f32::max).sqrt() * p.dt;
-        if split {
-            let l = &self.lists;
-            self.correction.apply(
-                &l.count,
-                &l.slots,
-                l.capacity,
-                &grains.inv_mass,
-                &grains.vel,
-                &mut grains.pos,
-                p.dt,
-                push_out,
-                p.slop(),
-                p.omega,
-                p.overlap_iterations,
-            );
-        }
-        integrate::integrate(&mut grains.pos, &grains.vel, p.dt);
-        if p.friction() {
-            integrate::integrate_angle(&mut grains.angle, &grains.ang_vel, p.dt);
-        }
-        // This step's lists become the warm-start source of the next one.
-        std::mem::swap(&mut self.prev, &mut self.lists);
         Ok(stats)
     }
 }

@@ -1,0 +1,46 @@
+"""Reading a result directory (``hourglass run --out DIR``) into numpy arrays."""
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+
+from . import _core
+
+
+def read_result(directory, frames=True):
+    """Read a result directory.
+
+    Returns a dict with
+    - ``diagnostics``: one numpy array per diagnostics.csv column (``time``,
+      ``passed``, ``kinetic_energy``, ...);
+    - ``summary``: summary.json as a dict, or None for an interrupted run;
+    - ``walls``: (M, 2, 2) wall segments, m;
+    - ``times``: (F,) frame times, s;
+    - ``frames``: F dicts of arrays (``positions`` (N, 2), ``velocities``
+      (N, 2), ``radii`` (N,), ``ids`` (N,), ``angular_velocities``,
+      ``angles``), in grain-id order; an empty list when ``frames=False``.
+    """
+    directory = Path(directory)
+    listed = _core.frame_list(str(directory))
+    with open(directory / "diagnostics.csv", newline="") as f:
+        rows = list(csv.reader(f))
+    header, body = rows[0], [r for r in rows[1:] if r]
+    table = np.array(body, dtype=np.float64).reshape(len(body), len(header))
+    diagnostics = {name.strip(): table[:, k] for k, name in enumerate(header)}
+    summary_path = directory / "summary.json"
+    summary = json.loads(summary_path.read_text()) if summary_path.is_file() else None
+    out_frames = []
+    if frames:
+        for _, path in listed:
+            fr = _core.read_frame(str(path))
+            order = np.argsort(fr["ids"], kind="stable")
+            out_frames.append({k: v[order] for k, v in fr.items()})
+    return {
+        "diagnostics": diagnostics,
+        "summary": summary,
+        "walls": _core.read_walls(str(directory)),
+        "times": np.array([t for t, _ in listed], dtype=np.float64),
+        "frames": out_frames,
+    }
