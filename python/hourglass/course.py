@@ -67,6 +67,8 @@ class GrainProblem:
         self.segments = np.asarray(segments, dtype=np.float64).reshape(-1, 2, 2).copy()
         self.disks = np.asarray(disks, dtype=np.float64).reshape(-1, 3).copy()
         self.contacts = []
+        #: Set by :meth:`from_scene` (the scene's values); None otherwise.
+        self.dt = self.alert = self.gravity = None
         self._stages = _core.Stages()
         self._arrays = None
 
@@ -78,7 +80,10 @@ class GrainProblem:
 
         sim = Simulation.from_scene(path, backend="cpu", **overrides)
         sim.open_gate()
-        return cls(sim.positions, sim.velocities, sim.radii, sim.masses, segments=sim.walls)
+        problem = cls(sim.positions, sim.velocities, sim.radii, sim.masses, segments=sim.walls)
+        # The scene's step, alert distance and gravity, for the run script.
+        problem.dt, problem.alert, problem.gravity = sim.dt, sim.alert, sim.gravity
+        return problem
 
     @property
     def n_grains(self):

@@ -445,6 +445,18 @@ impl Simulation {
         self.setup.scene.solver.dt.unwrap_or(f64::from(self.setup.params.dt))
     }
 
+    /// The alert distance, m (pairs closer than it are potential contacts).
+    #[getter]
+    fn alert(&self) -> f64 {
+        f64::from(self.setup.params.alert)
+    }
+
+    /// Gravity, m/s^2.
+    #[getter]
+    fn gravity(&self) -> (f64, f64) {
+        (self.setup.scene.gravity[0], self.setup.scene.gravity[1])
+    }
+
     #[getter]
     fn gate_open(&self) -> bool {
         self.gate_open

@@ -1,0 +1,73 @@
+"""Physics through the Python API."""
+
+import math
+
+import numpy as np
+import pytest
+
+import hourglass
+
+BOX = "[[0.0, 0.0, 1.0, 0.0], [1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, 0.0]]"
+
+
+def test_inelastic_collision_of_equal_grains_halves_the_kinetic_energy(scene):
+    path = scene(
+        f"""
+version = 1
+gravity = [0.0, 0.0]
+[walls]
+segments = {BOX}
+[grains]
+density = 1000.0
+list = [[0.3, 0.5, 0.8, 0.0, 0.02], [0.6, 0.5, 0.0, 0.0, 0.02]]
+[solver]
+kind = "nlgs"
+dt = 1e-4
+tol = 1e-9
+"""
+    )
+    sim = hourglass.Simulation.from_scene(str(path))
+    m, v = sim.masses, sim.velocities
+    ke0 = 0.5 * (m * (v**2).sum(axis=1)).sum()
+    p0 = (m[:, None] * v).sum(axis=0)
+    sim.step(4000)  # 0.4 s: they meet after 0.325 s
+    v = sim.velocities
+    ke = 0.5 * (m * (v**2).sum(axis=1)).sum()
+    assert ke == pytest.approx(0.5 * ke0, rel=1e-4)
+    assert (m[:, None] * v).sum(axis=0) == pytest.approx(p0, abs=1e-6 * abs(p0[0]))
+    # They leave together (to the solver's tolerance: 2e-4 m/s measured).
+    assert v[0] == pytest.approx(v[1], abs=1e-3 * 0.4)
+    assert v[0][0] == pytest.approx(0.4, rel=1e-3)
+
+
+def test_a_grain_on_a_frictionless_slope_accelerates_at_g_sin_a(scene):
+    a = math.radians(30.0)
+    r = 0.01
+    # A slope through the origin, the grain resting on it near the top.
+    top = (0.9 * math.cos(a), 0.9 * math.sin(a))
+    n = (-math.sin(a), math.cos(a))
+    x0 = (top[0] + 1.00001 * r * n[0], top[1] + 1.00001 * r * n[1])
+    path = scene(
+        f"""
+version = 1
+gravity = [0.0, -9.81]
+[walls]
+segments = [[0.0, 0.0, {math.cos(a):.12f}, {math.sin(a):.12f}]]
+[grains]
+density = 1000.0
+list = [[{x0[0]:.12f}, {x0[1]:.12f}, 0.0, 0.0, {r}]]
+[solver]
+kind = "nlgs"
+dt = 1e-3
+tol = 1e-9
+"""
+    )
+    sim = hourglass.Simulation.from_scene(str(path))
+    t = 0.2
+    sim.step(int(round(t / sim.dt)))
+    v = sim.velocities[0]
+    speed = float(np.hypot(*v))
+    assert speed == pytest.approx(9.81 * math.sin(a) * t, rel=0.01)
+    # Down the slope, not into it.
+    assert v[0] < 0 and v[1] < 0
+    assert abs(v[0] * n[0] + v[1] * n[1]) < 1e-3 * speed
