@@ -15,10 +15,40 @@ Every error of the simulator is a :class:`HourglassError` whose message is
 the line the CLI prints.
 """
 
-from . import _core
+import os as _os
+import tempfile as _tempfile
+
+
+def _private_runtime_dir():
+    """Point XDG_RUNTIME_DIR at a private folder when it is unset or unusable,
+    as the CLI does (src/main.rs): the graphics stack otherwise prints
+    `error: XDG_RUNTIME_DIR is invalid or not set in the environment.` on
+    every GPU use. The folder is $TMPDIR/hourglass-runtime-<uid>, mode 0700,
+    ours only; when it cannot be made safe the environment is left as it is."""
+    d = _os.environ.get("XDG_RUNTIME_DIR")
+    if d and _os.path.isabs(d) and _os.path.isdir(d):
+        return
+    uid = _os.getuid()
+    path = _os.path.join(_tempfile.gettempdir(), f"hourglass-runtime-{uid}")
+    try:
+        _os.makedirs(path, exist_ok=True)
+        st = _os.lstat(path)
+        import stat as _stat
+
+        if not _stat.S_ISDIR(st.st_mode) or st.st_uid != uid:
+            return
+        _os.chmod(path, 0o700)
+    except OSError:
+        return
+    _os.environ["XDG_RUNTIME_DIR"] = path
+
+
+_private_runtime_dir()
+
+from . import _core  # noqa: E402
 from ._core import HourglassError, ResultWriter, Simulation
-from .course import GrainProblem
-from .results import read_result
+from .course import GrainProblem  # noqa: E402
+from .results import read_result  # noqa: E402
 
 __all__ = ["Simulation", "GrainProblem", "HourglassError", "ResultWriter", "read_result"]
 __version__ = _core.__version__
