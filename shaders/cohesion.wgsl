@@ -8,7 +8,7 @@
 // CPU twin: cpu::cohesion::cohesion.
 
 // Keep in sync with model::cohesion::Cohesion (src/model/cohesion.rs);
-// tests/gpu_layout.rs checks sizes and offsets.
+// tests/gpu_cohesion.rs checks sizes and offsets.
 struct Cohesion {
     gamma: f32,     // surface tension, N/m
     a: f32,         // decay rate, 1/m
