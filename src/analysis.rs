@@ -46,24 +46,6 @@ pub fn fit_flow_rate(time: &[f64], passed: &[u64]) -> Option<FlowFit> {
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fits_a_constant_rate_exactly() {
-        let t: Vec<f64> = (0..100).map(|k| k as f64 * 0.1).collect();
-        let p: Vec<u64> = t.iter().map(|&t| (t * 50.0).round() as u64).collect();
-        let fit = fit_flow_rate(&t, &p).unwrap();
-        assert!((fit.rate - 50.0).abs() < 0.5, "{fit:?}");
-    }
-
-    #[test]
-    fn no_fit_without_flow() {
-        assert!(fit_flow_rate(&[0.0, 1.0, 2.0], &[0, 0, 0]).is_none());
-    }
-}
-
 /// The surface of a heap: (x, top of the grain, y + r) of every grain
 /// below `below` (m) slower than `speed` (m/s): the grains at rest, not a
 /// stream still falling onto the heap.
@@ -116,4 +98,38 @@ pub fn heap_angle(tops: &[(f64, f64)], bin: f64) -> Option<f64> {
     let left = flank((0..=peak).rev().collect())?;
     let right = flank((peak..n).collect())?;
     Some((left + right) / 2.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fits_a_constant_rate_exactly() {
+        let t: Vec<f64> = (0..100).map(|k| k as f64 * 0.1).collect();
+        let p: Vec<u64> = t.iter().map(|&t| (t * 50.0).round() as u64).collect();
+        let fit = fit_flow_rate(&t, &p).unwrap();
+        assert!((fit.rate - 50.0).abs() < 0.5, "{fit:?}");
+    }
+
+    #[test]
+    fn no_fit_without_flow() {
+        assert!(fit_flow_rate(&[0.0, 1.0, 2.0], &[0, 0, 0]).is_none());
+    }
+
+    #[test]
+    fn heap_angle_of_a_triangle_of_tops() {
+        // Tops every 2 mm on the flanks of a 30-degree heap, 20 cm wide.
+        let tan = 30f64.to_radians().tan();
+        let tops: Vec<(f64, f64)> = (0..=100)
+            .map(|k| {
+                let x = -0.1 + 0.002 * k as f64;
+                (x, tan * (0.1 - x.abs()))
+            })
+            .collect();
+        let a = super::heap_angle(&tops, 0.01).unwrap();
+        assert!((a - 30.0).abs() < 1.0, "{a}");
+        assert_eq!(super::heap_angle(&[(0.0, 0.01)], 0.01), None);
+        assert_eq!(super::heap_angle(&[], 0.01), None);
+    }
 }

@@ -26,6 +26,7 @@ impl CohesionStage {
     }
 
     /// Bindings: params, (law), count, slots, radius, inv_mass, vel_free (written).
+    #[allow(clippy::too_many_arguments)]
     pub fn bind(
         &self,
         ctx: &GpuContext,
