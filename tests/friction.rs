@@ -253,37 +253,9 @@ fn pour(solver: SolverKind, mu: f32, seconds: f64) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// The angle of a heap's flanks, degrees: the surface profile (highest
-/// grain top per 1 cm bin) from the peak to the foot on each side, least
-/// squares over the middle 20-80 % of each flank, the two sides averaged.
+/// The angle of a heap's flanks, degrees (`analysis::heap_angle`, 1 cm bins).
 fn repose_angle(tops: &[(f64, f64)]) -> f64 {
-    let bin = 0.01;
-    let lo = tops.iter().map(|t| t.0).fold(f64::MAX, f64::min);
-    let hi = tops.iter().map(|t| t.0).fold(f64::MIN, f64::max);
-    let n = ((hi - lo) / bin).ceil() as usize + 1;
-    let mut h = vec![0.0f64; n];
-    for &(x, y) in tops {
-        let k = ((x - lo) / bin) as usize;
-        h[k] = h[k].max(y);
-    }
-    let peak = (0..n).max_by(|&a, &b| h[a].total_cmp(&h[b])).unwrap();
-    let flank = |ks: Vec<usize>| {
-        let m = ks.len();
-        let pick: Vec<(f64, f64)> = ks[m / 5..(4 * m / 5).max(m / 5 + 2).min(m)]
-            .iter()
-            .map(|&k| ((k as f64 - peak as f64).abs() * bin, h[k]))
-            .collect();
-        let q = pick.len() as f64;
-        let (sx, sy) = pick.iter().fold((0.0, 0.0), |s, p| (s.0 + p.0, s.1 + p.1));
-        let (mx, my) = (sx / q, sy / q);
-        let (sxy, sxx) = pick.iter().fold((0.0, 0.0), |s, p| {
-            (s.0 + (p.0 - mx) * (p.1 - my), s.1 + (p.0 - mx) * (p.0 - mx))
-        });
-        (-sxy / sxx).atan().to_degrees()
-    };
-    let left = flank((0..=peak).rev().collect());
-    let right = flank((peak..n).collect());
-    (left + right) / 2.0
+    hourglass::analysis::heap_angle(tops, 0.01).expect("a heap")
 }
 
 #[test]

@@ -29,6 +29,7 @@ fn params(dt: f32) -> StepParams {
         warm_start: false,
         mu: 0.0,
         mu_wall: 0.0,
+        cohesion: Default::default(),
     }
 }
 

@@ -29,6 +29,7 @@ fn params(gravity: f32, dt: f32, solver: SolverKind) -> StepParams {
         warm_start: false,
         mu: 0.0,
         mu_wall: 0.0,
+        cohesion: Default::default(),
     }
 }
 

@@ -24,6 +24,7 @@
 
 use super::{Backend, BackendKind};
 use crate::cpu::CpuStepper;
+use crate::cpu::cohesion::cohesion;
 use crate::cpu::integrate::free_velocity;
 use crate::cpu::jacobi::{jacobi_gather, jacobi_gather_friction};
 use crate::cpu::reduce::reduce;
@@ -115,6 +116,21 @@ impl BisectBackend {
         self.gpu
             .upload_counters(lists.overflow(), lists.distinct(), lists.max_overlap());
         if self.from == GpuFrom::Solve {
+            if p.cohesion.on() {
+                // The GPU's Cohesion stage does not run from `solve` on.
+                let (k, g) = (lists.capacity, &self.grains);
+                cohesion(
+                    &p.cohesion,
+                    p.dt,
+                    &lists.count,
+                    &lists.slots,
+                    k,
+                    &g.radius,
+                    &g.inv_mass,
+                    &mut self.vel_free,
+                );
+                self.gpu.upload_vel_free(&self.vel_free);
+            }
             if p.warm_start {
                 warm_start(&self.prev, &mut lists);
             }

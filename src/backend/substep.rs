@@ -206,6 +206,7 @@ mod tests {
             warm_start: true,
             mu: 0.0,
             mu_wall: 0.0,
+            cohesion: Default::default(),
         }
     }
 

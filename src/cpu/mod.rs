@@ -3,12 +3,13 @@
 //!
 //! One NSCD step (DESIGN §1a):
 //! ```text
-//!   free_velocity -> bin_count -> prefix_sum -> bin_scatter -> detect
+//!   free_velocity -> bin_count -> prefix_sum -> bin_scatter -> detect -> [cohesion]
 //!     -> warm_start -> solve (jacobi_contact + jacobi_gather | NLGS sweep | seed sweep | apgd)
 //!     -> integrate
 //! ```
 
 pub mod apgd;
+pub mod cohesion;
 pub mod colored;
 pub mod coloring;
 pub mod correct;
@@ -189,6 +190,11 @@ impl CpuStepper {
             self.spin_free.extend_from_slice(&grains.ang_vel);
         }
         self.detect(grains, walls, p.alert);
+        if p.cohesion.on() {
+            let (l, vf) = (&self.lists, &mut self.vel_free);
+            let (r, im) = (&grains.radius, &grains.inv_mass);
+            cohesion::cohesion(&p.cohesion, p.dt, &l.count, &l.slots, l.capacity, r, im, vf);
+        }
         // The seed rule only ever adds impulse, so it must start from zero.
         if p.warm_start && p.solver != SolverKind::Seed {
             warm_start::warm_start(&self.prev, &mut self.lists);

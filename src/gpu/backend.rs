@@ -5,7 +5,7 @@
 //! and run by [`super::step::record`], into few submits:
 //! ```text
 //!   submit 1: ClearStats [Reorder] ClearCells FreeVelocity BinCount PrefixSum CursorCopy
-//!             BinScatter Detect [WarmStart] Gather [Color: submits per batch of rounds]
+//!             BinScatter Detect [Cohesion] [WarmStart] Gather [Color: submits per batch of rounds]
 //!             Solve: CHECK iterations, residual_max, copy stats -> staging  (wait, read 16 bytes)
 //!   submit 2..: CHECK more iterations + residual_max, while residual >= tol/dt and < itmax
 //!   last:     [Mirror] [PredictGap Correct Shift] Integrate        (no wait)
@@ -258,6 +258,9 @@ impl GpuBackend {
         q.mu = p.mu;
         q.mu_wall = p.mu_wall;
         self.core.write_params();
+        if p.cohesion.on() {
+            self.kernels.cohesion.write(&self.core.ctx, &p.cohesion);
+        }
         if split(&p) {
             let c = Params {
                 beta: p.overlap_relax,
@@ -308,6 +311,9 @@ impl GpuBackend {
             BinScatter,
             Detect,
         ]);
+        if p.cohesion.on() {
+            stages.push(Cohesion);
+        }
         if p.warm_start && self.warm_valid {
             stages.push(WarmStart);
         }
@@ -516,6 +522,7 @@ impl Recorder for StepRun<'_> {
         let (k, g, n, c) = (&be.kernels, &be.groups, be.core.n as u32, be.cur);
         match stage {
             StepStage::FreeVelocity => k.free_velocity.dispatch(ps, &g.free_velocity, n),
+            StepStage::Cohesion => k.cohesion.dispatch(ps, &g.cohesion[c], n),
             StepStage::WarmStart => k.warm_start.dispatch(ps, &g.warm_start[c], n),
             StepStage::Gather if self.p.friction() => {
                 k.jacobi_gather.dispatch_friction(ps, &g.jacobi_gather_friction[c], n)

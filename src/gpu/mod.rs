@@ -24,6 +24,7 @@ pub mod backend;
 pub mod bin_count;
 pub mod bin_scatter;
 pub mod buffers;
+pub mod cohesion;
 pub mod colored;
 pub mod coloring;
 pub mod context;
@@ -92,10 +93,11 @@ pub enum Stage {
     Apgd,
     DemForce,
     DemIntegrate,
+    Cohesion,
 }
 
 impl Stage {
-    pub const ALL: [Stage; 19] = [
+    pub const ALL: [Stage; 20] = [
         Stage::FreeVelocity,
         Stage::BinCount,
         Stage::PrefixSum,
@@ -115,6 +117,7 @@ impl Stage {
         Stage::Apgd,
         Stage::DemForce,
         Stage::DemIntegrate,
+        Stage::Cohesion,
     ];
 
     pub fn name(self) -> &'static str {
@@ -138,6 +141,7 @@ impl Stage {
             Stage::Apgd => "apgd",
             Stage::DemForce => "dem_force",
             Stage::DemIntegrate => "dem_integrate",
+            Stage::Cohesion => "cohesion",
         }
     }
 
@@ -168,6 +172,7 @@ impl Stage {
             Stage::Apgd => include_str!("../../shaders/apgd.wgsl"),
             Stage::DemForce => include_str!("../../shaders/dem_force.wgsl"),
             Stage::DemIntegrate => include_str!("../../shaders/dem_integrate.wgsl"),
+            Stage::Cohesion => include_str!("../../shaders/cohesion.wgsl"),
         }
     }
 

@@ -90,6 +90,8 @@ const fn cpu(cpu: &'static str, test: &'static str) -> Twin {
 #[rustfmt::skip]
 pub const ENTRY_POINTS: &[EntryPoint] = &[
     entry!(FreeVelocity :: "main", [0: Uniform params, 1: ReadOnly vel, 2: ReadOnly inv_mass, 3: ReadWrite vel_free], cpu("cpu::integrate::free_velocity", "free_velocity_matches_cpu")),
+    // Capillary cohesion (DESIGN §1e), after detection, into the free velocities.
+    entry!(Cohesion :: "main", [0: Uniform params, 1: Uniform law, 2: ReadOnly count, 3: ReadOnly slots, 4: ReadOnly radius, 5: ReadOnly inv_mass, 6: ReadWrite vel_free], cpu("cpu::cohesion::cohesion", "cohesion_matches_cpu")),
     entry!(BinCount :: "main", [0: Uniform params, 1: ReadOnly pos, 2: ReadWrite cell_of, 3: ReadWrite cell_count], cpu("cpu::grid::bin_count", "bin_count_matches_cpu")),
     // The two passes of one multi-level scan; the test compares the whole scan.
     entry!(PrefixSum :: "scan", [0: Uniform level, 1: ReadOnly src, 2: ReadWrite dst, 3: ReadWrite block_sums], cpu("cpu::grid::prefix_sum", "prefix_sum_matches_cpu")),

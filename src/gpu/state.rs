@@ -18,8 +18,8 @@
 use super::buffers::{storage, storage_zeroed, uniform};
 use super::pipeline::{GRAIN_ARRAYS, INV_MASS, POS, Pipeline, RADIUS, VEL};
 use super::{
-    GpuContext, Params, ShaderConfig, free_velocity, integrate, jacobi_contact, jacobi_gather, predict_gap, reorder,
-    residual_max, warm_start,
+    GpuContext, Params, ShaderConfig, cohesion, free_velocity, integrate, jacobi_contact, jacobi_gather, predict_gap,
+    reorder, residual_max, warm_start,
 };
 
 /// Pipelines of the NSCD stages, built once.
@@ -32,6 +32,7 @@ pub struct Kernels {
     pub residual_max: residual_max::ResidualMax,
     pub integrate: integrate::Integrate,
     pub predict_gap: predict_gap::PredictGap,
+    pub cohesion: cohesion::CohesionStage,
 }
 
 impl Kernels {
@@ -45,6 +46,7 @@ impl Kernels {
             residual_max: residual_max::ResidualMax::new(ctx, cfg),
             integrate: integrate::Integrate::new(ctx, cfg),
             predict_gap: predict_gap::PredictGap::new(ctx, cfg),
+            cohesion: cohesion::CohesionStage::new(ctx, cfg),
         }
     }
 }
@@ -146,6 +148,8 @@ pub struct Groups {
     pub correct_gather: [wgpu::BindGroup; 2],
     /// `integrate` of the correction: pos += dt shift.
     pub shift: wgpu::BindGroup,
+    /// `cohesion` on lists p, into `vel_free`.
+    pub cohesion: [wgpu::BindGroup; 2],
 }
 
 impl Groups {
@@ -235,6 +239,11 @@ impl Groups {
                 )
             }),
             shift: k.integrate.bind(ctx, &b.params, &g[POS], &own.shift),
+            cohesion: [0, 1].map(|p| {
+                let (r, im) = (&g[RADIUS], &g[INV_MASS]);
+                k.cohesion
+                    .bind(ctx, &b.params, &b.count[p], &b.slots[p], r, im, &own.vel_free)
+            }),
         }
     }
 }

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //!   NSCD:  ClearStats [Reorder] [SpinFree] ClearCells FreeVelocity BinCount PrefixSum CursorCopy
-//!          BinScatter Detect [WarmStart] Gather [Color] Solve [Mirror] [PredictGap Correct Shift]
+//!          BinScatter Detect [Cohesion] [WarmStart] Gather [Color] Solve [Mirror] [PredictGap Correct Shift]
 //!          Integrate
 //!   DEM:   [ClearCells BinCount PrefixSum CursorCopy BinScatter Detect DemForce ClearStats]
 //!          DemKickDrift ClearCells BinCount PrefixSum CursorCopy BinScatter Detect DemForce DemKick
@@ -44,6 +44,8 @@ pub enum StepStage {
     /// Grain indices in cell order (binning, 5/5).
     BinScatter,
     Detect,
+    /// Capillary bridges into the free velocities (`[cohesion]`, DESIGN §1e).
+    Cohesion,
     WarmStart,
     /// Velocities from the free velocities and the (warm) impulses.
     Gather,
@@ -97,6 +99,7 @@ impl StepStage {
             StepStage::Shift | StepStage::Integrate => Stage::Integrate,
             StepStage::DemKickDrift | StepStage::DemKick => Stage::DemIntegrate,
             StepStage::DemForce => Stage::DemForce,
+            StepStage::Cohesion => Stage::Cohesion,
         }
     }
 
@@ -120,7 +123,7 @@ impl StepStage {
         match self {
             StepStage::Detect => GpuFrom::Detect,
             // SpinFree feeds the first gather: it runs wherever the gather does.
-            StepStage::SpinFree | StepStage::WarmStart | StepStage::Gather => GpuFrom::WarmStart,
+            StepStage::SpinFree | StepStage::Cohesion | StepStage::WarmStart | StepStage::Gather => GpuFrom::WarmStart,
             StepStage::Color | StepStage::Solve | StepStage::Mirror => GpuFrom::Solve,
             // The correction moves the grains: it belongs with integrate.
             StepStage::PredictGap | StepStage::Correct | StepStage::Shift | StepStage::Integrate => GpuFrom::Integrate,

@@ -5,6 +5,7 @@
 //! fixed-capacity per-grain lists (see [`contact`]). Everything the GPU sees is
 //! `#[repr(C)]` + bytemuck and mirrored in `shaders/shared.wgsl`.
 
+pub mod cohesion;
 pub mod contact;
 pub mod grains;
 pub mod grid;
@@ -13,6 +14,7 @@ pub mod params;
 pub mod totals;
 pub mod walls;
 
+pub use cohesion::Cohesion;
 pub use contact::{Body, Contact, ContactLists, MAX_COLORS, OVERFLOW, UNCOLORED};
 pub use grains::Grains;
 pub use grid::Grid;

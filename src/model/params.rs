@@ -264,6 +264,8 @@ pub struct StepParams {
     pub mu: f32,
     /// Coulomb friction between a grain and a wall or corner; 0: frictionless.
     pub mu_wall: f32,
+    /// Capillary cohesion (`[cohesion]`, DESIGN §1e); all zero: none.
+    pub cohesion: super::Cohesion,
 }
 
 /// Overlaps shallower than this many `tol` are not pushed out (see `Contact::target`).

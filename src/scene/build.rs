@@ -245,6 +245,17 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         mu_wall: s.mu_wall as f32,
         solver: s.kind,
         warm_start: s.warm_start,
+        cohesion: scene
+            .cohesion
+            .as_ref()
+            .map_or_else(Default::default, |co| crate::model::Cohesion {
+                gamma: co.gamma as f32,
+                a: co.a as f32,
+                b: co.b as f32,
+                c: co.c as f32,
+                rupture: co.rupture as f32,
+                walls: u32::from(co.walls),
+            }),
     };
     let d = &scene.dem;
     let mut dem = DemParams {

@@ -24,6 +24,9 @@ pub struct Scene {
     pub spring: SpringSpec,
     /// Impulse model (used when `solver.kind = "impulse"`).
     pub impulse: ImpulseSpec,
+    /// `[cohesion]`: capillary bridges (DESIGN §1e); absent: dry grains.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cohesion: Option<CohesionSpec>,
     pub run: RunSpec,
     /// `[[emitters]]`: points that add grains during the run (DESIGN §1c).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -44,6 +47,7 @@ impl Default for Scene {
             dem: DemSpec::default(),
             spring: SpringSpec::default(),
             impulse: ImpulseSpec::default(),
+            cohesion: None,
             run: RunSpec::default(),
             emitters: Vec::new(),
             origin: "built-in scene".to_string(),
@@ -416,6 +420,45 @@ pub struct ImpulseSpec {
 impl Default for ImpulseSpec {
     fn default() -> Self {
         ImpulseSpec { e: 0.5, kp: 0.4 }
+    }
+}
+
+/// `[cohesion]`: capillary cohesion between grains (and, with `walls`,
+/// between a grain and a wall), DESIGN §1e, `model::cohesion`:
+/// F = pi gamma r (exp(-a D + b) + c) while the gap D < `rupture`.
+/// The defaults are water bridges between 3 mm grains of density 2500
+/// (weight per unit thickness rho pi r^2 g = 0.69 N/m): at contact the
+/// force is pi 0.072 0.003 (e^8 + 0) = 2.0 N/m, about 3 weights; 1/a =
+/// 0.2 mm, so it has fallen to 1/100 at 0.9 mm (0.3 r) and the bridge
+/// breaks at 1 mm (1/150 of the contact force).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CohesionSpec {
+    /// Surface tension, N/m. Default 0.072 (water at 20 C).
+    pub gamma: f64,
+    /// A, 1/m: decay rate with the gap. Default 5000 (1/A = 0.2 mm).
+    pub a: f64,
+    /// B: exp(B) + C is the force at contact in units of pi gamma r. Default 8.
+    pub b: f64,
+    /// C: constant part, in units of pi gamma r. Default 0.
+    pub c: f64,
+    /// Rupture gap, m: no bridge at or beyond it; at most `solver.alert`
+    /// (detection lists only pairs closer than the alert distance). Default 1e-3.
+    pub rupture: f64,
+    /// Grain-wall bridges too (the wall as a grain of infinite radius: r = r_i). Default false.
+    pub walls: bool,
+}
+
+impl Default for CohesionSpec {
+    fn default() -> Self {
+        CohesionSpec {
+            gamma: 0.072,
+            a: 5000.0,
+            b: 8.0,
+            c: 0.0,
+            rupture: 1e-3,
+            walls: false,
+        }
     }
 }
 

@@ -375,6 +375,10 @@ impl Scene {
             ));
         }
 
+        if let Some(co) = &self.cohesion {
+            self.check_cohesion(&c, co)?;
+        }
+
         let d = &self.dem;
         if let Some(kn) = d.kn {
             c.positive("dem.kn", kn)?;
@@ -404,6 +408,55 @@ impl Scene {
         }
         c.non_negative("run.settle", r.settle)?;
         c.positive("run.settle_speed", r.settle_speed)?;
+        Ok(())
+    }
+}
+
+impl Scene {
+    /// `[cohesion]`: every key finite, in range, and the rupture gap within
+    /// the alert distance (detection lists only the pairs closer than
+    /// `solver.alert`, so a wider bridge would be missed).
+    fn check_cohesion(&self, c: &Check, co: &super::CohesionSpec) -> Result<()> {
+        c.non_negative("cohesion.gamma", co.gamma)?;
+        c.non_negative("cohesion.a", co.a)?;
+        c.finite("cohesion.b", co.b)?;
+        c.finite("cohesion.c", co.c)?;
+        c.positive("cohesion.rupture", co.rupture)?;
+        if co.b > 80.0 {
+            return Err(Error::field(
+                &self.origin,
+                "cohesion.b",
+                format!("exp(b) overflows single precision above 80, got {}", co.b),
+            ));
+        }
+        if co.rupture > self.solver.alert {
+            return Err(Error::field(
+                &self.origin,
+                "cohesion.rupture",
+                format!(
+                    "{} m exceeds solver.alert = {} m: contacts are detected only within the alert distance, so raise solver.alert to at least the rupture gap",
+                    co.rupture, self.solver.alert
+                ),
+            ));
+        }
+        let at_rupture = (co.b - co.a * co.rupture).exp() + co.c;
+        if at_rupture < 0.0 {
+            return Err(Error::field(
+                &self.origin,
+                "cohesion.c",
+                format!("the bridge would push below the rupture gap: exp(b - a rupture) + c = {at_rupture:.3e} < 0"),
+            ));
+        }
+        if self.solver.kind.explicit() {
+            return Err(Error::field(
+                &self.origin,
+                "cohesion",
+                format!(
+                    "capillary cohesion acts in the NSCD projection only; `{}` refuses [cohesion] (use nlgs, jacobi, colored, uzawa or apgd)",
+                    self.solver.kind.name()
+                ),
+            ));
+        }
         Ok(())
     }
 }

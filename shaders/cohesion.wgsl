@@ -1,0 +1,64 @@
+// Stage cohesion: capillary bridges (DESIGN §1e) added to the free velocity
+// before the NSCD projection. Each grain sums the bridges of its own contact
+// list (a grain-grain contact is listed twice with opposite normals: equal
+// and opposite forces, no atomics):
+//   F = pi gamma r (exp(b - a max(d, 0)) + c) for d < rupture,
+//   r = 2 r_i r_j / (r_i + r_j) (grain j), r_i (a wall, when law.walls = 1)
+//   v_free_i -= dt im_i F n_c
+// CPU twin: cpu::cohesion::cohesion.
+
+// Keep in sync with model::cohesion::Cohesion (src/model/cohesion.rs);
+// tests/gpu_cohesion.rs checks sizes and offsets.
+struct Cohesion {
+    gamma: f32,     // surface tension, N/m
+    a: f32,         // decay rate, 1/m
+    b: f32,
+    c: f32,
+    rupture: f32,   // rupture gap, m
+    walls: u32,     // 1: grain-wall bridges too
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<uniform> law: Cohesion;
+@group(0) @binding(2) var<storage, read> count: array<u32>;
+@group(0) @binding(3) var<storage, read> slots: array<Contact>;
+@group(0) @binding(4) var<storage, read> radius: array<f32>;
+@group(0) @binding(5) var<storage, read> inv_mass: array<f32>;
+@group(0) @binding(6) var<storage, read_write> vel_free: array<vec2<f32>>;
+
+const PI: f32 = 3.14159265358979;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= params.n_grains {
+        return;
+    }
+    let im = inv_mass[i];
+    if im <= 0.0 {
+        return;
+    }
+    let ri = radius[i];
+    let n = min(count[i], CAPACITY);
+    var fx = 0.0;
+    var fy = 0.0;
+    for (var k = 0u; k < n; k++) {
+        let c = slots[i * CAPACITY + k];
+        var r = ri;
+        if (c.other & (BODY_SEGMENT | BODY_CORNER)) == 0u {
+            let rj = radius[c.other];
+            r = 2.0 * ri * rj / (ri + rj);
+        } else if law.walls == 0u {
+            continue;
+        }
+        if c.gap >= law.rupture {
+            continue;
+        }
+        let f = PI * law.gamma * r * (exp(law.b - law.a * max(c.gap, 0.0)) + law.c);
+        fx -= f * c.normal.x;
+        fy -= f * c.normal.y;
+    }
+    let vf = vel_free[i];
+    vel_free[i] = vec2<f32>(vf.x + params.dt * im * fx, vf.y + params.dt * im * fy);
+}

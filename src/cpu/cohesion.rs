@@ -1,0 +1,55 @@
+//! Stage `cohesion`: CPU twin of shaders/cohesion.wgsl. Capillary bridges
+//! (DESIGN §1e, `model::cohesion`) added to the free velocity before the
+//! NSCD projection:
+//! ```text
+//!   for each grain i (im_i > 0), for each contact c of i's list with gap d < D_rupt:
+//!     r   = 2 r_i r_j / (r_i + r_j)    (other body a grain j)
+//!         = r_i                        (a segment or corner, only when `walls` is on)
+//!     v_free_i -= dt im_i F(r, d) n_c   (n_c points from the other body to i: -n_c pulls i towards it)
+//! ```
+//! Each grain sums the bridges of its own list; a grain-grain contact is
+//! listed in both grains' lists with opposite normals and the same gap, so
+//! the pair gets equal and opposite impulses with no atomics (F_ji = -F_ij).
+
+use rayon::prelude::*;
+
+use crate::model::cohesion::effective_radius;
+use crate::model::{Body, Cohesion, Contact};
+
+/// Stage `cohesion`: `vel_free` += dt F / m of every bridge of each grain's list.
+#[allow(clippy::too_many_arguments)]
+pub fn cohesion(
+    law: &Cohesion,
+    dt: f32,
+    count: &[u32],
+    slots: &[Contact],
+    capacity: usize,
+    radius: &[f32],
+    inv_mass: &[f32],
+    vel_free: &mut [[f32; 2]],
+) {
+    vel_free
+        .par_iter_mut()
+        .enumerate()
+        .with_min_len(super::PAR_MIN)
+        .for_each(|(i, vf)| {
+            let im = inv_mass[i];
+            if im <= 0.0 {
+                return;
+            }
+            let n = (count[i] as usize).min(capacity);
+            let (mut fx, mut fy) = (0.0f32, 0.0f32);
+            for c in &slots[i * capacity..i * capacity + n] {
+                let r = match c.body() {
+                    Body::Grain(j) => effective_radius(radius[i], radius[j as usize]),
+                    _ if law.walls != 0 => radius[i],
+                    _ => continue,
+                };
+                let f = law.force(r, c.gap);
+                fx -= f * c.normal[0];
+                fy -= f * c.normal[1];
+            }
+            vf[0] += dt * im * fx;
+            vf[1] += dt * im * fy;
+        });
+}
