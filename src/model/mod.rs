@@ -6,6 +6,7 @@
 //! `#[repr(C)]` + bytemuck and mirrored in `shaders/shared.wgsl`.
 
 pub mod contact;
+pub mod crowd;
 pub mod grains;
 pub mod grid;
 pub mod law;
@@ -14,6 +15,7 @@ pub mod totals;
 pub mod walls;
 
 pub use contact::{Body, Contact, ContactLists, MAX_COLORS, OVERFLOW, UNCOLORED};
+pub use crowd::Crowd;
 pub use grains::Grains;
 pub use grid::Grid;
 pub use law::{DemLaw, law};
