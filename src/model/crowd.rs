@@ -334,8 +334,8 @@ impl Crowd {
     /// Unit direction a person at x wants to walk in (module doc); `None`
     /// where the aim is out of sight and no free cell of the field is near.
     pub fn direction(&self, x: [f32; 2]) -> Option<[f32; 2]> {
-        // In the doorway or past it, in front of the clear part: on, out.
-        if self.in_front(x) && dot(sub(x, self.clear[0]), self.out) >= 0.0 {
+        // On the door line or past it (only through the door): on, out.
+        if dot(sub(x, self.door[0]), self.out) >= 0.0 {
             return Some(self.out);
         }
         let aim = self.aim(x);
