@@ -486,6 +486,7 @@ impl Run {
         if self.evacuation_time.is_none()
             && let Some(out_count) = backend.evacuated()
             && out_count >= self.n
+            && (0..self.emitters.len()).all(|e| self.emitted[e] >= self.emitters[e].grains.len())
         {
             // The room is empty: the run ends with this step (and its row).
             self.evacuation_time = Some(time);

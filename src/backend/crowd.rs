@@ -107,6 +107,10 @@ impl Backend for CpuCrowdBackend {
     fn view(&mut self) -> Result<GrainView<'_>> {
         self.inner.view()
     }
+    /// People an emitter lets in (an entrance) join the room.
+    fn add_grains(&mut self, new: &Grains) -> Result<()> {
+        self.inner.add_grains(new)
+    }
     fn evacuated(&self) -> Option<u64> {
         Some(self.evacuated)
     }
