@@ -222,3 +222,53 @@ fn everyone_leaves_the_evacuation_room_and_every_row_counts_them_all() {
         summary.max_overlap
     );
 }
+
+/// `hourglass ARGS` from the crate root: (exit success, stderr).
+fn hourglass(args: &[&str]) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hourglass"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn the_gpu_and_resume_refuse_a_crowd_in_one_line_before_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("gpu");
+    let o = out.to_str().unwrap();
+    let (ok, err) = hourglass(&[
+        "run",
+        "scenes/evacuation.toml",
+        "--backend",
+        "gpu",
+        "--out",
+        o,
+        "--quiet",
+    ]);
+    assert!(!ok);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("crowd motion runs on the CPU only"), "{err}");
+    assert!(!out.exists(), "nothing is written");
+    // A short run, then --resume: refused, and the run's summary stays.
+    let out = dir.path().join("cpu");
+    let o = out.to_str().unwrap();
+    let (ok, err) = hourglass(&[
+        "run",
+        "scenes/evacuation.toml",
+        "--steps",
+        "20",
+        "--every",
+        "10",
+        "--out",
+        o,
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    let (ok, err) = hourglass(&["run", "--resume", o, "--steps", "10", "--quiet"]);
+    assert!(!ok);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("resuming a crowd run"), "{err}");
+    assert!(out.join("summary.json").exists());
+}
