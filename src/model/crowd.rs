@@ -179,14 +179,29 @@ impl Crowd {
     /// Fast marching from the cells at the door's clear part.
     fn march(&self) -> Vec<f32> {
         let (nx, ny, h) = (self.nx, self.ny, self.cell);
-        let blocked: Vec<bool> = (0..nx * ny)
-            .map(|k| {
-                let x = self.centre(k % nx, k / nx);
-                self.segments
-                    .iter()
-                    .any(|s| distance(x, closest(s.a, s.b, x)) < self.clearance)
-            })
-            .collect();
+        // Each segment blocks the cells of its box grown by the clearance
+        // whose centre is within the clearance of it.
+        let mut blocked = vec![false; nx * ny];
+        let c = self.clearance;
+        let index = |v: f32, o: f32, n: usize| (((v - o) / h).floor().max(0.0) as usize).min(n - 1);
+        for s in &self.segments {
+            let (i0, i1) = (
+                index(s.a[0].min(s.b[0]) - c, self.origin[0], nx),
+                index(s.a[0].max(s.b[0]) + c, self.origin[0], nx),
+            );
+            let (j0, j1) = (
+                index(s.a[1].min(s.b[1]) - c, self.origin[1], ny),
+                index(s.a[1].max(s.b[1]) + c, self.origin[1], ny),
+            );
+            for j in j0..=j1 {
+                for i in i0..=i1 {
+                    let x = self.centre(i, j);
+                    if distance(x, closest(s.a, s.b, x)) < c {
+                        blocked[j * nx + i] = true;
+                    }
+                }
+            }
+        }
         let mut dist = vec![f32::INFINITY; nx * ny];
         let mut done = vec![false; nx * ny];
         let mut heap = BinaryHeap::new();
