@@ -36,6 +36,9 @@ use super::{Segment, Walls, dot, sub};
 /// mistake (`crowd.cell` in mm for a room in m).
 pub const MAX_FIELD_CELLS: usize = 4_000_000;
 
+/// Fraction of a cell by which the field's grid is shifted off the walls' box.
+const RIDGE_SHIFT: f32 = 0.381_966;
+
 /// Crowd motion's parameters and the distance field of its door, built once per scene.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Crowd {
@@ -144,7 +147,9 @@ impl Crowd {
         let bb = walls.bounding_box();
         let (bb, cell) = (bb, cell.max(f32::MIN_POSITIVE));
         let margin = 2.0 * cell;
-        let origin = [bb[0] - margin, bb[1] - margin];
+        // Offset by an odd fraction of a cell: a grid symmetric about an
+        // obstacle would make its ridge exact, where a lone person stalls.
+        let origin = [bb[0] - margin - RIDGE_SHIFT * cell, bb[1] - margin - RIDGE_SHIFT * cell];
         let nx = (((bb[2] - bb[0] + 2.0 * margin) / cell).ceil() as usize).max(1);
         let ny = (((bb[3] - bb[1] + 2.0 * margin) / cell).ceil() as usize).max(1);
         let mut crowd = Crowd {
