@@ -143,6 +143,8 @@ pub struct Run {
     emitted: Vec<usize>,
     waiting: Vec<bool>,
     emissions_waited: u64,
+    /// Crowd motion: the time the last person left the room, s.
+    evacuation_time: Option<f64>,
 }
 
 /// How long each phase of a run lasts.
@@ -323,6 +325,7 @@ impl Run {
             emitted: vec![0; setup.emitters.len()],
             waiting: vec![false; setup.emitters.len()],
             emissions_waited: 0,
+            evacuation_time: None,
             region,
             n: setup.grains.len() as u64,
             tally: Tally::default(),
@@ -480,6 +483,16 @@ impl Run {
         let steps = self.tally.steps;
         let time = steps as f64 * f64::from(self.p.dt);
         self.emit(backend, time)?;
+        if self.evacuation_time.is_none()
+            && let Some(out_count) = backend.evacuated()
+            && out_count >= self.n
+            && (0..self.emitters.len()).all(|e| self.emitted[e] >= self.emitters[e].grains.len())
+        {
+            // The room is empty: the run ends with this step (and its row).
+            self.evacuation_time = Some(time);
+            self.discharge = self.discharge_steps;
+            obs.notice(&format!("the room is empty at t = {time:.3} s"));
+        }
         let row = steps.is_multiple_of(self.every);
         if self.collisions {
             self.look(backend, false)?;
@@ -622,6 +635,7 @@ impl Run {
             max_substeps: tally.max_substeps,
             emitted: self.emitted.iter().map(|&k| k as u64).sum(),
             emissions_waited: self.emissions_waited,
+            evacuation_time: self.evacuation_time,
         })
     }
 }

@@ -219,6 +219,7 @@ impl ResultWriter {
             max_substeps: 1,
             emitted: 0,
             emissions_waited: 0,
+            evacuation_time: None,
         };
         out.finish(&summary).map_err(py_err)
     }

@@ -13,6 +13,7 @@
 pub mod bisect;
 pub mod census;
 pub mod cpu;
+pub mod crowd;
 pub mod gpu;
 pub mod overlap;
 pub mod regrow;
@@ -115,6 +116,11 @@ pub trait Backend {
     /// by waiting for the device around them: one extra host wait per step,
     /// so off by default. The CPU's times need no wait and ignore it.
     fn set_profiling(&mut self, _on: bool) {}
+    /// People who have left through the door (crowd motion); `None` where
+    /// grains never leave.
+    fn evacuated(&self) -> Option<u64> {
+        None
+    }
     /// The solver that actually runs (`auto` resolved for this backend).
     fn solver(&self, asked: SolverKind) -> SolverKind {
         asked.resolve(self.kind() == BackendKind::Gpu)
@@ -147,6 +153,17 @@ pub enum Device<'a> {
 
 /// The CPU backend of `setup`'s solver.
 pub fn cpu_backend(setup: &Setup, grid: Grid) -> Box<dyn Backend> {
+    if let (SolverKind::Crowd, Some(crowd)) = (setup.params.solver, &setup.crowd) {
+        let (grains, walls) = (setup.grains.clone(), setup.walls(false).clone());
+        let capacity = setup.scene.solver.contact_capacity as usize;
+        return Box::new(crowd::CpuCrowdBackend::new(
+            grains,
+            walls,
+            grid,
+            capacity,
+            crowd.clone(),
+        ));
+    }
     cpu_backend_from(&Start::of(setup, grid))
 }
 
@@ -224,6 +241,13 @@ pub fn select(
                 &setup.scene.origin,
                 "solver.kind",
                 crate::scene::IMPULSE_ON_GPU,
+            ));
+        }
+        if choice == BackendChoice::Gpu && solver == SolverKind::Crowd {
+            return Err(Error::field(
+                &setup.scene.origin,
+                "solver.kind",
+                crate::scene::CROWD_ON_GPU,
             ));
         }
         if choice == BackendChoice::Gpu {

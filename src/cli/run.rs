@@ -246,6 +246,12 @@ fn resumed(
     state: &hourglass::sim::State,
     quiet: bool,
 ) -> Result<Summary> {
+    if setup.params.solver == SolverKind::Crowd {
+        // The saved grains are the people still in the room; who left is not saved.
+        return Err(Error::NotImplemented {
+            what: "resuming a crowd run (`--resume` with solver.kind = \"crowd\")".to_string(),
+        });
+    }
     let mut from = setup.clone();
     from.grains = state.grains.clone();
     let mut notices = setup.notices.clone();

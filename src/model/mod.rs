@@ -7,6 +7,7 @@
 
 pub mod cohesion;
 pub mod contact;
+pub mod crowd;
 pub mod grains;
 pub mod grid;
 pub mod law;
@@ -16,6 +17,7 @@ pub mod walls;
 
 pub use cohesion::Cohesion;
 pub use contact::{Body, Contact, ContactLists, MAX_COLORS, OVERFLOW, UNCOLORED};
+pub use crowd::Crowd;
 pub use grains::Grains;
 pub use grid::Grid;
 pub use law::{DemLaw, law};

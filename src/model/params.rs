@@ -28,6 +28,10 @@ pub enum SolverKind {
     Impulse,
     /// Linear spring-dashpot penalty model (DESIGN §1c): the DEM's stages with a linear normal law.
     Spring,
+    /// Crowd motion (Maury-Venel, DESIGN §1e): first order, the velocity is
+    /// the desired velocity towards the door projected onto the feasible set
+    /// by the NLGS (model::crowd; CPU only).
+    Crowd,
 }
 
 impl SolverKind {
@@ -43,6 +47,7 @@ impl SolverKind {
             SolverKind::Dem => "dem",
             SolverKind::Impulse => "impulse",
             SolverKind::Spring => "spring",
+            SolverKind::Crowd => "crowd",
         }
     }
 
@@ -72,6 +77,7 @@ impl SolverKind {
                 | SolverKind::Apgd
                 | SolverKind::Impulse
                 | SolverKind::Spring
+                | SolverKind::Crowd
         )
     }
 

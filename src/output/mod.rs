@@ -372,4 +372,8 @@ pub struct Summary {
     /// due, so they waited for a later step (each counted once).
     #[serde(default)]
     pub emissions_waited: u64,
+    /// Crowd motion: the time the last person left the room, s (absent
+    /// when the room did not empty, and for every other solver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evacuation_time: Option<f64>,
 }

@@ -5,7 +5,7 @@ use super::gmsh;
 use super::hourglass;
 use super::spec::*;
 use crate::error::{Error, Result};
-use crate::model::{DemParams, Grains, ImpulseParams, NormalLaw, SolverKind, StepParams, Walls};
+use crate::model::{Crowd, DemParams, Grains, ImpulseParams, NormalLaw, SolverKind, StepParams, Walls};
 
 /// Everything a simulation starts from.
 #[derive(Debug, Clone)]
@@ -27,6 +27,8 @@ pub struct Setup {
     pub dem: DemParams,
     /// The impulse model (`[impulse]`), used when `params.solver` is `impulse`.
     pub impulse: ImpulseParams,
+    /// Crowd motion's door and distance field (`[crowd]`), built when `params.solver` is `crowd`.
+    pub crowd: Option<std::sync::Arc<Crowd>>,
     /// Things the user should hear about (one line each).
     pub notices: Vec<String>,
     /// The `[[emitters]]`, every grain they will add drawn up front.
@@ -227,6 +229,11 @@ pub fn build(scene: &Scene) -> Result<Setup> {
             // The same CFL rule with the linear stiffness: a period of the
             // lightest grain on a wall is 2 pi sqrt(m/k_s), ~60 steps at 0.1.
             SolverKind::Spring => dem_dt(&all, scene.spring.ks, scene.spring.cfl),
+            // Crowd motion: the fastest person crosses 0.8 of the alert distance.
+            SolverKind::Crowd => {
+                let speed = scene.crowd.as_ref().map_or(1.0, |c| c.speed);
+                CROWD_MAX_DT.min(0.8 * s.alert / speed)
+            }
             _ => default_dt(&walls, &gate, scene.gravity, s.alert),
         },
     };
@@ -292,6 +299,11 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         integrator,
     };
     let open = Walls::new(&walls);
+    let crowd = if s.kind == SolverKind::Crowd {
+        Some(std::sync::Arc::new(crowd_of(scene, &open, &all)?))
+    } else {
+        None
+    };
     let closed = if gate.is_empty() {
         open.clone()
     } else {
@@ -307,9 +319,60 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         params,
         dem,
         impulse,
+        crowd,
         notices,
         emitters,
     })
+}
+
+/// The door and distance field of a crowd scene (validated: `[crowd] door` is there).
+fn crowd_of(scene: &Scene, walls: &Walls, people: &Grains) -> Result<Crowd> {
+    let origin = &scene.origin;
+    let spec = scene.crowd.clone().unwrap_or_default();
+    let d = spec.door.unwrap_or_default();
+    let door = [[d[0] as f32, d[1] as f32], [d[2] as f32, d[3] as f32]];
+    let n = people.len().max(1) as f32;
+    let inside = if people.is_empty() {
+        let b = walls.bounding_box();
+        [0.5 * (b[0] + b[2]), 0.5 * (b[1] + b[3])]
+    } else {
+        let sum = people.pos.iter().fold([0.0f32; 2], |a, p| [a[0] + p[0], a[1] + p[1]]);
+        [sum[0] / n, sum[1] / n]
+    };
+    let b = walls.bounding_box();
+    let cells = ((f64::from(b[2] - b[0]) / spec.cell + 5.0) * (f64::from(b[3] - b[1]) / spec.cell + 5.0)).max(0.0);
+    if cells > crate::model::crowd::MAX_FIELD_CELLS as f64 {
+        return Err(Error::field(
+            origin,
+            "crowd.cell",
+            format!(
+                "{} m makes a distance field of {cells:.3e} cells over the walls (at most {}): use a larger cell",
+                spec.cell,
+                crate::model::crowd::MAX_FIELD_CELLS
+            ),
+        ));
+    }
+    let clearance = people.max_radius();
+    let crowd = Crowd::new(walls, door, inside, spec.speed as f32, clearance, spec.cell as f32).ok_or_else(|| {
+        Error::field(
+            origin,
+            "crowd.door",
+            "the people's centroid lies on the door's line: cannot tell the room's side",
+        )
+    })?;
+    for (i, p) in people.pos.iter().enumerate() {
+        if !crowd.reachable(*p) {
+            return Err(Error::field(
+                origin,
+                "crowd.door",
+                format!(
+                    "person {i} at ({}, {}) cannot reach the door (walled off, or the way is narrower than a person)",
+                    p[0], p[1]
+                ),
+            ));
+        }
+    }
+    Ok(crowd)
 }
 
 /// Most grains a scene may ask for: ~1.6 KB each on the GPU (BENCHMARKS.md),
@@ -432,6 +495,11 @@ fn check_dt(
 
 /// Largest default time step, s.
 pub const MAX_DEFAULT_DT: f64 = 1e-3;
+
+/// Largest default step of crowd motion, s: people move at a walking pace
+/// with no inertia, so a step is a hundredth of a second at most (a 0.2 m
+/// person at 1.3 m/s covers 6.5 % of their radius).
+pub const CROWD_MAX_DT: f64 = 1e-2;
 
 /// The default time step: 1e-3 s, or less where a grain that falls half the
 /// height H of the walls (speed sqrt(g H): from a bulb's top to the neck, or

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 pub use build::{Setup, build};
 pub use spec::*;
-pub use validate::IMPULSE_ON_GPU;
+pub use validate::{CROWD_ON_GPU, IMPULSE_ON_GPU};
 
 use crate::error::{Error, Result};
 

@@ -27,6 +27,9 @@ pub struct Scene {
     /// `[cohesion]`: capillary bridges (DESIGN §1e); absent: dry grains.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cohesion: Option<CohesionSpec>,
+    /// Crowd motion (required when `solver.kind = "crowd"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crowd: Option<CrowdSpec>,
     pub run: RunSpec,
     /// `[[emitters]]`: points that add grains during the run (DESIGN §1c).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -48,6 +51,7 @@ impl Default for Scene {
             spring: SpringSpec::default(),
             impulse: ImpulseSpec::default(),
             cohesion: None,
+            crowd: None,
             run: RunSpec::default(),
             emitters: Vec::new(),
             origin: "built-in scene".to_string(),
@@ -458,6 +462,33 @@ impl Default for CohesionSpec {
             c: 0.0,
             rupture: 1e-3,
             walls: false,
+        }
+    }
+}
+
+/// `[crowd]`: crowd motion of DESIGN §1e (`model::crowd`): people walk
+/// towards the door at `speed`, their velocity projected onto the feasible set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CrowdSpec {
+    /// Desired walking speed, m/s. Default 1.3 (a relaxed adult walk).
+    pub speed: f64,
+    /// The door, a segment [x0, y0, x1, y1] (m) across a gap in the walls;
+    /// its outside is the side away from the people's centroid. Required.
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "super::strict::door")]
+    pub door: Option<[f64; 4]>,
+    /// Cell side of the distance field to the door, m. Default 0.05: a
+    /// quarter of a 0.2 m person's radius, so that the clear part of a door
+    /// a few radii wide spans several cells.
+    pub cell: f64,
+}
+
+impl Default for CrowdSpec {
+    fn default() -> Self {
+        CrowdSpec {
+            speed: 1.3,
+            door: None,
+            cell: 0.05,
         }
     }
 }

@@ -70,3 +70,7 @@ pub fn position<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
 pub fn velocity<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
     row(d, "emitters.velocity", "[vx, vy] in m/s")
 }
+
+pub fn door<'de, D: Deserializer<'de>>(d: D) -> Result<Option<[f64; 4]>, D::Error> {
+    row(d, "crowd.door", "[x0, y0, x1, y1] in m").map(Some)
+}

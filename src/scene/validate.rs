@@ -9,6 +9,10 @@ use crate::model::SolverKind;
 pub const IMPULSE_ON_GPU: &str =
     "the impulse model runs on the CPU only (use --backend cpu, or --solver spring on the GPU)";
 
+/// Why `--solver crowd --backend gpu` is refused (no GPU stage samples the
+/// desired velocities yet).
+pub const CROWD_ON_GPU: &str = "crowd motion runs on the CPU only (use --backend cpu)";
+
 struct Check<'a> {
     origin: &'a str,
 }
@@ -378,6 +382,7 @@ impl Scene {
         if let Some(co) = &self.cohesion {
             self.check_cohesion(&c, co)?;
         }
+        self.validate_crowd(&c)?;
 
         let d = &self.dem;
         if let Some(kn) = d.kn {
@@ -408,6 +413,58 @@ impl Scene {
         }
         c.non_negative("run.settle", r.settle)?;
         c.positive("run.settle_speed", r.settle_speed)?;
+        Ok(())
+    }
+
+    /// `[crowd]`, and the keys crowd motion refuses (gravity, friction, a gate).
+    fn validate_crowd(&self, c: &Check<'_>) -> Result<()> {
+        if let Some(cr) = &self.crowd {
+            c.positive("crowd.speed", cr.speed)?;
+            c.positive("crowd.cell", cr.cell)?;
+            if let Some(d) = cr.door {
+                for (k, v) in d.iter().enumerate() {
+                    c.finite(&format!("crowd.door[{k}]"), *v)?;
+                }
+                if (d[2] - d[0]).hypot(d[3] - d[1]) as f32 <= 0.0 {
+                    return Err(Error::field(&self.origin, "crowd.door", "the door has zero length"));
+                }
+            }
+        }
+        if self.solver.kind != SolverKind::Crowd {
+            return Ok(());
+        }
+        if self.crowd.as_ref().and_then(|cr| cr.door).is_none() {
+            return Err(Error::field(
+                &self.origin,
+                "crowd.door",
+                "solver.kind = \"crowd\" needs a door: [crowd] door = [x0, y0, x1, y1]",
+            ));
+        }
+        if self.gravity != [0.0, 0.0] {
+            return Err(Error::field(
+                &self.origin,
+                "gravity",
+                "crowd motion is a room seen from above: set gravity = [0.0, 0.0]",
+            ));
+        }
+        if self.solver.mu > 0.0 || self.solver.mu_wall > 0.0 {
+            let field = if self.solver.mu > 0.0 {
+                "solver.mu"
+            } else {
+                "solver.mu_wall"
+            };
+            return Err(Error::field(&self.origin, field, "crowd motion is frictionless"));
+        }
+        if self.walls.gate.is_some() {
+            return Err(Error::field(
+                &self.origin,
+                "walls.gate",
+                "crowd motion has no gate (people leave by [crowd] door)",
+            ));
+        }
+        if self.run.backend == BackendChoice::Gpu {
+            return Err(Error::field(&self.origin, "solver.kind", CROWD_ON_GPU));
+        }
         Ok(())
     }
 }
