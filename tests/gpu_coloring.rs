@@ -193,6 +193,8 @@ fn step_params(solver: SolverKind) -> StepParams {
         warm_start: true,
         mu: 0.0,
         mu_wall: 0.0,
+        restitution: 0.0,
+        forcing: Default::default(),
     }
 }
 

@@ -29,6 +29,8 @@ fn params(dt: f32) -> StepParams {
         warm_start: false,
         mu: 0.0,
         mu_wall: 0.0,
+        restitution: 0.0,
+        forcing: Default::default(),
     }
 }
 

@@ -29,6 +29,8 @@ fn params(gravity: f32, dt: f32, solver: SolverKind) -> StepParams {
         warm_start: false,
         mu: 0.0,
         mu_wall: 0.0,
+        restitution: 0.0,
+        forcing: Default::default(),
     }
 }
 

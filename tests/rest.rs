@@ -36,6 +36,8 @@ fn defaults(solver: SolverKind) -> StepParams {
         warm_start: s.warm_start,
         mu: 0.0,
         mu_wall: 0.0,
+        restitution: 0.0,
+        forcing: Default::default(),
     }
 }
 

@@ -206,6 +206,8 @@ mod tests {
             warm_start: true,
             mu: 0.0,
             mu_wall: 0.0,
+            restitution: 0.0,
+            forcing: Default::default(),
         }
     }
 

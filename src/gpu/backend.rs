@@ -257,6 +257,10 @@ impl GpuBackend {
         q.slop = p.slop();
         q.mu = p.mu;
         q.mu_wall = p.mu_wall;
+        q.restitution = p.restitution;
+        q.sigma = p.forcing.sigma;
+        q.seed = p.forcing.seed;
+        q.step = self.steps as u32;
         self.core.write_params();
         if split(&p) {
             let c = Params {
@@ -310,6 +314,9 @@ impl GpuBackend {
         ]);
         if p.warm_start && self.warm_valid {
             stages.push(WarmStart);
+        }
+        if p.restitution > 0.0 {
+            stages.push(Bounce);
         }
         stages.push(Gather);
         let colored = p.solver == SolverKind::Colored;
@@ -517,6 +524,7 @@ impl Recorder for StepRun<'_> {
         match stage {
             StepStage::FreeVelocity => k.free_velocity.dispatch(ps, &g.free_velocity, n),
             StepStage::WarmStart => k.warm_start.dispatch(ps, &g.warm_start[c], n),
+            StepStage::Bounce => k.warm_start.dispatch_bounce(ps, &g.bounce[c], n),
             StepStage::Gather if self.p.friction() => {
                 k.jacobi_gather.dispatch_friction(ps, &g.jacobi_gather_friction[c], n)
             }

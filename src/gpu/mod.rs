@@ -54,7 +54,11 @@ pub use view::{DeviceGrains, GrainView};
 
 use crate::model::Grid;
 use crate::model::contact::{BODY_CORNER, BODY_INDEX_MASK, BODY_SEGMENT, TANGENT_MASS_RATIO};
+use crate::model::noise::SALT as NOISE_SALT;
 use crate::model::walls::CORNER_DIRS;
+
+/// 2 pi as the forcing's Box-Muller writes it (`model::noise::normal2`).
+const NOISE_TAU: f32 = std::f32::consts::TAU;
 use crate::model::{MAX_COLORS, OVERFLOW, UNCOLORED};
 
 /// Invocations per workgroup for every stage. 256 is a multiple of every
@@ -209,7 +213,9 @@ impl ShaderConfig {
              const MAX_COLORS: u32 = {MAX_COLORS}u;\n\
              const OVERFLOW_COLOR: u32 = {OVERFLOW}u;\n\
              const UNCOLORED: u32 = {UNCOLORED:#x}u;\n\
-             const TANGENT_MASS_RATIO: f32 = {TANGENT_MASS_RATIO:?};\n",
+             const TANGENT_MASS_RATIO: f32 = {TANGENT_MASS_RATIO:?};\n\
+             const NOISE_SALT: u32 = {NOISE_SALT:#x}u;\n\
+             const NOISE_TAU: f32 = {NOISE_TAU:?};\n",
             self.capacity
         )
     }
@@ -264,6 +270,14 @@ pub struct Params {
     /// (`StepParams::mu`, `mu_wall`; 0 = frictionless, DESIGN §1d).
     pub mu: f32,
     pub mu_wall: f32,
+    /// Restitution e of the NSCD projection (`StepParams::restitution`;
+    /// entry point `bounce` of shaders/warm_start.wgsl).
+    pub restitution: f32,
+    /// Stochastic forcing (`model::Forcing`, shaders/free_velocity.wgsl):
+    /// sigma (m s^-3/2, 0 = off), the folded seed and the step index.
+    pub sigma: f32,
+    pub seed: u32,
+    pub step: u32,
 }
 
 impl Params {

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //!   NSCD:  ClearStats [Reorder] [SpinFree] ClearCells FreeVelocity BinCount PrefixSum CursorCopy
-//!          BinScatter Detect [WarmStart] Gather [Color] Solve [Mirror] [PredictGap Correct Shift]
+//!          BinScatter Detect [WarmStart] [Bounce] Gather [Color] Solve [Mirror] [PredictGap Correct Shift]
 //!          Integrate
 //!   DEM:   [ClearCells BinCount PrefixSum CursorCopy BinScatter Detect DemForce ClearStats]
 //!          DemKickDrift ClearCells BinCount PrefixSum CursorCopy BinScatter Detect DemForce DemKick
@@ -45,6 +45,9 @@ pub enum StepStage {
     BinScatter,
     Detect,
     WarmStart,
+    /// Restitution (e > 0): each contact's bounce velocity from the
+    /// start-of-step velocities (entry point `bounce` of warm_start).
+    Bounce,
     /// Velocities from the free velocities and the (warm) impulses.
     Gather,
     /// Graph colouring and colour buckets (coloured solver; reads back sizes).
@@ -88,7 +91,7 @@ impl StepStage {
             StepStage::PrefixSum => Stage::PrefixSum,
             StepStage::CursorCopy | StepStage::BinScatter => Stage::BinScatter,
             StepStage::Detect => Stage::Detect,
-            StepStage::WarmStart => Stage::WarmStart,
+            StepStage::WarmStart | StepStage::Bounce => Stage::WarmStart,
             StepStage::Gather | StepStage::SpinFree => Stage::JacobiGather,
             StepStage::Color => Stage::Coloring,
             StepStage::Mirror => Stage::Colored,
@@ -120,7 +123,7 @@ impl StepStage {
         match self {
             StepStage::Detect => GpuFrom::Detect,
             // SpinFree feeds the first gather: it runs wherever the gather does.
-            StepStage::SpinFree | StepStage::WarmStart | StepStage::Gather => GpuFrom::WarmStart,
+            StepStage::SpinFree | StepStage::WarmStart | StepStage::Bounce | StepStage::Gather => GpuFrom::WarmStart,
             StepStage::Color | StepStage::Solve | StepStage::Mirror => GpuFrom::Solve,
             // The correction moves the grains: it belongs with integrate.
             StepStage::PredictGap | StepStage::Correct | StepStage::Shift | StepStage::Integrate => GpuFrom::Integrate,

@@ -9,6 +9,7 @@ pub mod contact;
 pub mod grains;
 pub mod grid;
 pub mod law;
+pub mod noise;
 pub mod params;
 pub mod totals;
 pub mod walls;
@@ -17,6 +18,7 @@ pub use contact::{Body, Contact, ContactLists, MAX_COLORS, OVERFLOW, UNCOLORED};
 pub use grains::Grains;
 pub use grid::Grid;
 pub use law::{DemLaw, law};
+pub use noise::Forcing;
 pub use params::{
     APGD_START, DemParams, ImpulseParams, Integrator, NormalLaw, Phase, SolverKind, StepParams, StepStats, UZAWA_STEP,
 };

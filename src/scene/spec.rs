@@ -24,6 +24,8 @@ pub struct Scene {
     pub spring: SpringSpec,
     /// Impulse model (used when `solver.kind = "impulse"`).
     pub impulse: ImpulseSpec,
+    /// Stochastic forcing of the NSCD free velocity (DESIGN §1e).
+    pub forcing: ForcingSpec,
     pub run: RunSpec,
     /// `[[emitters]]`: points that add grains during the run (DESIGN §1c).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -44,6 +46,7 @@ impl Default for Scene {
             dem: DemSpec::default(),
             spring: SpringSpec::default(),
             impulse: ImpulseSpec::default(),
+            forcing: ForcingSpec::default(),
             run: RunSpec::default(),
             emitters: Vec::new(),
             origin: "built-in scene".to_string(),
@@ -252,6 +255,11 @@ pub struct SolverSpec {
     /// results), leapfrog for spring and impulse. The NSCD solvers refuse it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub integrator: Option<Integrator>,
+    /// Restitution e in [0, 1] of the NSCD projection (DESIGN §1e): a contact
+    /// closing within a step separates at -e times its normal velocity at
+    /// the start of the step. Default 0 (perfectly inelastic, DESIGN §1a).
+    /// The explicit models refuse it (the impulse model has `impulse.e`).
+    pub restitution: f64,
 }
 
 impl Default for SolverSpec {
@@ -270,6 +278,7 @@ impl Default for SolverSpec {
             mu: 0.0,
             mu_wall: 0.0,
             integrator: None,
+            restitution: 0.0,
         }
     }
 }
@@ -417,6 +426,18 @@ impl Default for ImpulseSpec {
     fn default() -> Self {
         ImpulseSpec { e: 0.5, kp: 0.4 }
     }
+}
+
+/// `[forcing]`: stochastic forcing (DESIGN §1e, `model::noise`): every step
+/// adds sqrt(dt) sigma w to each movable grain's free velocity, w standard
+/// normal per component, drawn from (grains.seed, step, grain id): the same
+/// draws on the CPU and the GPU, whatever the order of the grains.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ForcingSpec {
+    /// Noise strength sigma, m s^-3/2 (a free grain's velocity variance per
+    /// component grows as sigma^2 t). Default 0 (off). NSCD solvers only.
+    pub sigma: f64,
 }
 
 /// Which backend runs the steps.

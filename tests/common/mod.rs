@@ -21,6 +21,8 @@ pub fn params(solver: SolverKind) -> StepParams {
         warm_start: true,
         mu: 0.0,
         mu_wall: 0.0,
+        restitution: 0.0,
+        forcing: Default::default(),
     }
 }
 
