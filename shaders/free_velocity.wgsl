@@ -1,6 +1,6 @@
 // Stage free_velocity: v_free = v + dt g for movable grains (im > 0), v otherwise;
-// with stochastic forcing (sigma > 0, DESIGN §1e) movable grains also get
-// sqrt(dt) sigma w, w two standard normals drawn from (seed, step, id).
+// with stochastic forcing (kick = sqrt(dt) sigma > 0, DESIGN §1e) movable grains
+// also get kick w, w two standard draws from (seed, step, id).
 // CPU twin: cpu::integrate::free_velocity, then cpu::integrate::forcing;
 // the generator is model::noise (same arithmetic).
 
@@ -17,14 +17,22 @@ fn pcg(x: u32) -> u32 {
     return (word >> 22u) ^ word;
 }
 
-// model::noise::normal2: two independent standard normals (Box-Muller).
+// model::noise::standard: 12 uniforms of 20 bits summed, centred, scaled (exact).
+fn standard(key: u32) -> f32 {
+    var h = key;
+    var sum = 0u;
+    for (var j = 0u; j < NOISE_TERMS; j++) {
+        h = pcg(h);
+        sum += h >> (32u - NOISE_BITS);
+    }
+    let centred = i32(2u * sum) - i32(NOISE_TERMS * ((1u << NOISE_BITS) - 1u));
+    return f32(centred) * (1.0 / f32(1u << (NOISE_BITS + 1u)));
+}
+
+// model::noise::normal2: the x and y draws of grain `gid` at `step`.
 fn normal2(seed: u32, step: u32, gid: u32) -> vec2<f32> {
     let key = pcg(pcg(pcg(step) ^ gid) ^ seed);
-    let u1 = f32((pcg(key) >> 8u) + 1u) * (1.0 / 16777216.0);
-    let u2 = f32(pcg(key ^ NOISE_SALT) >> 8u) * (1.0 / 16777216.0);
-    let r = sqrt(-2.0 * log(u1));
-    let theta = NOISE_TAU * u2;
-    return vec2<f32>(r * cos(theta), r * sin(theta));
+    return vec2<f32>(standard(pcg(key)), standard(pcg(key ^ NOISE_SALT)));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -37,10 +45,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let v = vel[i];
     if inv_mass[i] > 0.0 {
         var vf = vec2<f32>(v.x + params.dt * params.gravity.x, v.y + params.dt * params.gravity.y);
-        if params.sigma > 0.0 {
+        if params.kick > 0.0 {
             let w = normal2(params.seed, params.step, id[i]);
-            let s = sqrt(params.dt) * params.sigma;
-            vf = vec2<f32>(vf.x + s * w.x, vf.y + s * w.y);
+            vf = vec2<f32>(vf.x + params.kick * w.x, vf.y + params.kick * w.y);
         }
         vel_free[i] = vf;
     } else {

@@ -50,7 +50,7 @@ struct Params {
     mu: f32,              // Coulomb friction of grain-grain contacts (DESIGN §1d)
     mu_wall: f32,         // Coulomb friction of wall contacts
     restitution: f32,     // restitution e of the projection (DESIGN §1e)
-    sigma: f32,           // stochastic forcing, m s^-3/2 (0 = off)
+    kick: f32,            // stochastic forcing: sqrt(dt) sigma, m/s (0 = off)
     seed: u32,            // the forcing's folded seed (model::noise::fold_seed)
     step: u32,            // the step index of the forcing's draws
 }

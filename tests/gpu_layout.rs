@@ -110,7 +110,7 @@ fn shared_structs_match_rust_in_every_stage() {
                     ("mu", offset_of!(Params, mu)),
                     ("mu_wall", offset_of!(Params, mu_wall)),
                     ("restitution", offset_of!(Params, restitution)),
-                    ("sigma", offset_of!(Params, sigma)),
+                    ("kick", offset_of!(Params, kick)),
                     ("seed", offset_of!(Params, seed)),
                     ("step", offset_of!(Params, step)),
                 ],

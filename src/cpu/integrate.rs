@@ -31,13 +31,14 @@ pub fn free_velocity(vel: &[[f32; 2]], inv_mass: &[f32], gravity: [f32; 2], dt: 
 /// w drawn from (seed, step, the grain's id). Runs after [`free_velocity`]
 /// when sigma > 0; together they are the twin of shaders/free_velocity.wgsl.
 pub fn forcing(inv_mass: &[f32], id: &[u32], forcing: Forcing, dt: f32, vel_free: &mut [[f32; 2]]) {
+    let scale = forcing.scale(dt);
     vel_free
         .par_iter_mut()
         .zip(inv_mass.par_iter().zip(id))
         .with_min_len(super::PAR_MIN)
         .for_each(|(vf, (&im, &id))| {
             if im > 0.0 {
-                let k = forcing.kick(id, dt);
+                let k = forcing.kick(id, scale);
                 vf[0] += k[0];
                 vf[1] += k[1];
             }

@@ -258,7 +258,7 @@ impl GpuBackend {
         q.mu = p.mu;
         q.mu_wall = p.mu_wall;
         q.restitution = p.restitution;
-        q.sigma = p.forcing.sigma;
+        q.kick = p.forcing.scale(p.dt);
         q.seed = p.forcing.seed;
         q.step = self.steps as u32;
         self.core.write_params();

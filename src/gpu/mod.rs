@@ -54,11 +54,8 @@ pub use view::{DeviceGrains, GrainView};
 
 use crate::model::Grid;
 use crate::model::contact::{BODY_CORNER, BODY_INDEX_MASK, BODY_SEGMENT, TANGENT_MASS_RATIO};
-use crate::model::noise::SALT as NOISE_SALT;
+use crate::model::noise::{BITS as NOISE_BITS, SALT as NOISE_SALT, TERMS as NOISE_TERMS};
 use crate::model::walls::CORNER_DIRS;
-
-/// 2 pi as the forcing's Box-Muller writes it (`model::noise::normal2`).
-const NOISE_TAU: f32 = std::f32::consts::TAU;
 use crate::model::{MAX_COLORS, OVERFLOW, UNCOLORED};
 
 /// Invocations per workgroup for every stage. 256 is a multiple of every
@@ -215,7 +212,8 @@ impl ShaderConfig {
              const UNCOLORED: u32 = {UNCOLORED:#x}u;\n\
              const TANGENT_MASS_RATIO: f32 = {TANGENT_MASS_RATIO:?};\n\
              const NOISE_SALT: u32 = {NOISE_SALT:#x}u;\n\
-             const NOISE_TAU: f32 = {NOISE_TAU:?};\n",
+             const NOISE_TERMS: u32 = {NOISE_TERMS}u;\n\
+             const NOISE_BITS: u32 = {NOISE_BITS}u;\n",
             self.capacity
         )
     }
@@ -274,8 +272,9 @@ pub struct Params {
     /// entry point `bounce` of shaders/warm_start.wgsl).
     pub restitution: f32,
     /// Stochastic forcing (`model::Forcing`, shaders/free_velocity.wgsl):
-    /// sigma (m s^-3/2, 0 = off), the folded seed and the step index.
-    pub sigma: f32,
+    /// the kick's scale sqrt(dt) sigma (m/s, 0 = off, `Forcing::scale`,
+    /// computed on the host as on the CPU), the folded seed and the step index.
+    pub kick: f32,
     pub seed: u32,
     pub step: u32,
 }

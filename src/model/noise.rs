@@ -1,22 +1,27 @@
 //! Stochastic forcing (DESIGN §1e): a counter-based normal generator that the
-//! CPU and the GPU (`noise` in shaders/free_velocity.wgsl) compute with the
-//! same integer and float arithmetic.
+//! CPU and the GPU (`normal2` in shaders/free_velocity.wgsl) compute with the
+//! same integer arithmetic, so their draws are bit-identical.
 //!
 //! ```text
-//!   key    = pcg(pcg(pcg(step) ^ id) ^ seed)          (id: the grain's original id)
-//!   u1     = (pcg(key)        >> 8 + 1) / 2^24   in (0, 1]
-//!   u2     = (pcg(key ^ SALT) >> 8)     / 2^24   in [0, 1)
-//!   w      = sqrt(-2 ln u1) (cos 2 pi u2, sin 2 pi u2)  (Box-Muller: two
-//!            independent standard normals, one per component)
-//!   v_free += sqrt(dt) sigma w                         (movable grains)
+//!   key_c  = pcg(pcg(pcg(pcg(step) ^ id) ^ seed) ^ c SALT)   c = 0 (x), 1 (y)
+//!   h_j    = pcg(h_{j-1}), h_0 = key_c,  k_j = h_j >> 12     12 uniforms of 20 bits
+//!   w_c    = (2 sum_j k_j - 12 (2^20 - 1)) / 2^21            (Irwin-Hall: 12 uniforms - 6)
+//!   v_free += sqrt(dt) sigma w                                (movable grains)
 //! ```
+//! w has mean 0 and variance 1 (1 - 2^-40) exactly; it is the sum of 12
+//! uniforms, so its tails stop at 6 (a normal passes 6 with probability
+//! 2e-9) and its kurtosis is 2.9 instead of 3; over many steps the kicks
+//! add up to a normal anyway. Box-Muller would be exactly normal, but its
+//! ln, cos and sin are the platform's: lavapipe's cos differed from the
+//! CPU's by 1.5e-6 (absolute), far more than an ulp of a small draw. Here
+//! every operation is an exact integer one: the sum is below 2^24, so its
+//! conversion to f32 is exact, and so is the scaling by 2^-21.
+//!
 //! A draw depends on (seed, step, id) only: not on the thread that computes
 //! it, nor on the order the GPU keeps its grains in (which it permutes for
 //! locality; the id travels with the grain). `pcg` is the 32-bit
 //! permuted-congruential hash of Jarzynski and Olano (JCGT 2020, "Hash
-//! functions for GPU rendering"). The integer part is exact on both sides;
-//! ln, cos and sin are the platform's, so a GPU draw may differ from the CPU
-//! twin's in the last bits (tests/gpu_forcing.rs measures by how much).
+//! functions for GPU rendering").
 
 /// The PCG hash of one 32-bit word.
 #[inline]
@@ -34,16 +39,30 @@ pub fn fold_seed(seed: u64) -> u32 {
     (seed as u32) ^ ((seed >> 32) as u32)
 }
 
-/// Two independent standard normal draws (x and y components) for grain
-/// `id` at step `step` of a run seeded with `seed`.
+/// Uniforms summed per draw (Irwin-Hall).
+pub const TERMS: u32 = 12;
+/// Bits of each uniform: 12 of them sum below 2^24, exact in f32.
+pub const BITS: u32 = 20;
+
+/// One standard draw from `key` (see the module doc).
+#[inline]
+pub fn standard(key: u32) -> f32 {
+    let mut h = key;
+    let mut sum = 0u32;
+    for _ in 0..TERMS {
+        h = pcg(h);
+        sum += h >> (32 - BITS);
+    }
+    let centred = (2 * sum) as i32 - (TERMS * ((1 << BITS) - 1)) as i32;
+    centred as f32 * (1.0 / (1u32 << (BITS + 1)) as f32)
+}
+
+/// Two independent standard draws (x and y components) for grain `id` at
+/// step `step` of a run seeded with `seed`.
 #[inline]
 pub fn normal2(seed: u32, step: u32, id: u32) -> [f32; 2] {
     let key = pcg(pcg(pcg(step) ^ id) ^ seed);
-    let u1 = ((pcg(key) >> 8) + 1) as f32 * (1.0 / 16_777_216.0);
-    let u2 = (pcg(key ^ SALT) >> 8) as f32 * (1.0 / 16_777_216.0);
-    let r = (-2.0 * u1.ln()).sqrt();
-    let theta = std::f32::consts::TAU * u2;
-    [r * theta.cos(), r * theta.sin()]
+    [standard(pcg(key)), standard(pcg(key ^ SALT))]
 }
 
 /// The stochastic forcing of one step (`[forcing]`): standard deviation
@@ -57,12 +76,17 @@ pub struct Forcing {
 }
 
 impl Forcing {
-    /// The velocity kick of grain `id` this step: sqrt(dt) sigma w, m/s.
+    /// The standard deviation of a kick per component, sqrt(dt) sigma (m/s;
+    /// computed once on the host for the GPU as well).
+    pub fn scale(&self, dt: f32) -> f32 {
+        dt.sqrt() * self.sigma
+    }
+
+    /// The velocity kick of grain `id` this step: `scale` w, m/s.
     #[inline]
-    pub fn kick(&self, id: u32, dt: f32) -> [f32; 2] {
+    pub fn kick(&self, id: u32, scale: f32) -> [f32; 2] {
         let w = normal2(self.seed, self.step, id);
-        let s = dt.sqrt() * self.sigma;
-        [s * w[0], s * w[1]]
+        [scale * w[0], scale * w[1]]
     }
 }
 
