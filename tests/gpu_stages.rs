@@ -227,11 +227,12 @@ fn bounce_matches_cpu() {
         run(&ctx, |ps| k.dispatch_bounce(ps, &g, n as u32));
         let got = get::<Contact>(&ctx, &sb, n * c.k);
         for i in 0..n {
-            for s in i * c.k..i * c.k + (want.count[i] as usize).min(c.k) {
-                let (a, b) = (got[s].bounce, want.slots[s].bounce);
+            let r = i * c.k..i * c.k + (want.count[i] as usize).min(c.k);
+            for (s, (g, w)) in got[r.clone()].iter().zip(&want.slots[r]).enumerate() {
+                let (a, b) = (g.bounce, w.bounce);
                 assert!(
                     close(a, b, 1e-6, 1e-9),
-                    "{}: bounce of slot {s}: gpu {a} cpu {b}",
+                    "{}: bounce of grain {i}'s slot {s}: gpu {a} cpu {b}",
                     c.name
                 );
             }
