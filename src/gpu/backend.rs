@@ -170,6 +170,11 @@ impl GpuBackend {
         self.steps
     }
 
+    /// Count steps from `n` on (`Backend::set_step_count`).
+    pub fn set_steps(&mut self, n: u64) {
+        self.steps = n;
+    }
+
     pub fn context(&self) -> &GpuContext {
         &self.core.ctx
     }
