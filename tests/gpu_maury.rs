@@ -24,7 +24,9 @@ fn gpu(g: Grains, w: Walls, bbox: [f32; 4], p: &StepParams) -> Option<GpuBackend
 
 /// One grain dropped from 0.1 m (its lowest point) onto a floor, dt = 2e-4 s,
 /// e = 0.5: the highest gap after the bounce is 1/4 of the drop within 2 %,
-/// on every GPU solver; with e = 0 it stays on the floor.
+/// on every GPU solver; with e = 0 it stays on the floor. With the scenes'
+/// default split push-out (4 correction iterations), which must leave the
+/// bounce to the velocities.
 #[test]
 fn a_dropped_grain_rebounds_to_e_squared_of_its_height_on_every_gpu_solver() {
     let (r, h) = (0.005f32, 0.1f32);
@@ -41,6 +43,7 @@ fn a_dropped_grain_rebounds_to_e_squared_of_its_height_on_every_gpu_solver() {
                 tol: 1e-9,
                 itmax: 5000,
                 restitution: e,
+                overlap_iterations: 4,
                 ..params(solver)
             };
             let w = walls(&[[0.0, 0.0, 0.1, 0.0]]);

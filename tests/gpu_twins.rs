@@ -514,6 +514,8 @@ fn predict_gap_matches_cpu() {
                     "{what}"
                 );
                 assert_eq!((a.impulse, b.impulse), (0.0, 0.0), "{what}");
+                // The correction only pushes out: no bounce (restitution).
+                assert_eq!((a.bounce, b.bounce), (0.0, 0.0), "{what}");
                 assert!(close(a.gap, b.gap, 0.0, 1e-9), "{what}");
                 moved |= b.gap != p.lists.slots[i * p.k + s].gap;
             }

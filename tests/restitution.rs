@@ -28,6 +28,11 @@ const H: f32 = 0.1;
 /// largest gap after the grain first came within 1 um of the floor (NaN if
 /// it never did), m.
 fn drop(solver: SolverKind, e: f32, mu: f32) -> (f32, f32) {
+    drop_with(solver, e, mu, 0)
+}
+
+/// [`drop`] with `overlap_iterations` of the split push-out (the scenes' default is 4).
+fn drop_with(solver: SolverKind, e: f32, mu: f32, overlap_iterations: u32) -> (f32, f32) {
     let p = StepParams {
         dt: 1e-4,
         tol: 1e-9,
@@ -35,6 +40,7 @@ fn drop(solver: SolverKind, e: f32, mu: f32) -> (f32, f32) {
         restitution: e,
         mu,
         mu_wall: mu,
+        overlap_iterations,
         ..params(solver)
     };
     let mut g = grains(&[(0.05, R + H, R)]);
@@ -83,6 +89,22 @@ fn a_grain_dropped_with_e_one_half_rebounds_to_a_quarter_of_its_height_on_every_
         assert!(
             (ratio - 0.25).abs() < 0.02 * 0.25,
             "{solver:?} mu {mu}: rebound to {ratio} of the drop height, want 0.25 within 2 %"
+        );
+    }
+}
+
+/// The split push-out (`overlap_iterations` > 0, the scenes' default) moves
+/// grains out of overlaps only: a bounce is the velocity's, so the drop's
+/// apex is the same with it as without (a bounce left in the correction's
+/// copy of the contacts pushed the grain up by a further bounce * dt, 70 um).
+#[test]
+fn the_split_push_out_leaves_the_bounce_alone() {
+    for solver in SOLVERS {
+        let (plain, _) = drop_with(solver, 0.5, 0.0, 0);
+        let (split, _) = drop_with(solver, 0.5, 0.0, 4);
+        assert!(
+            (split - plain).abs() < 1e-6,
+            "{solver:?}: apex {split} m with the split push-out, {plain} m without"
         );
     }
 }
