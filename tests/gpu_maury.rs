@@ -30,15 +30,25 @@ fn gpu(g: Grains, w: Walls, bbox: [f32; 4], p: &StepParams) -> Option<GpuBackend
 #[test]
 fn a_dropped_grain_rebounds_to_e_squared_of_its_height_on_every_gpu_solver() {
     let (r, h) = (0.005f32, 0.1f32);
-    let solvers = [
-        SolverKind::Jacobi,
-        SolverKind::Colored,
-        SolverKind::Uzawa,
-        SolverKind::Apgd,
+    // Frictionless on every GPU solver, e = 0.5 and 0; with friction (mu =
+    // 0.5, a sideways speed and a spin) on those that carry it.
+    let runs = [
+        (SolverKind::Jacobi, 0.0),
+        (SolverKind::Colored, 0.0),
+        (SolverKind::Uzawa, 0.0),
+        (SolverKind::Apgd, 0.0),
+        (SolverKind::Jacobi, 0.5),
+        (SolverKind::Colored, 0.5),
+        (SolverKind::Apgd, 0.5),
     ];
-    for solver in solvers {
+    for (solver, mu) in runs {
         for e in [0.5f32, 0.0] {
+            if mu > 0.0 && e == 0.0 {
+                continue;
+            }
             let p = StepParams {
+                mu,
+                mu_wall: mu,
                 dt: 2e-4,
                 tol: 1e-9,
                 itmax: 5000,
@@ -47,7 +57,11 @@ fn a_dropped_grain_rebounds_to_e_squared_of_its_height_on_every_gpu_solver() {
                 ..params(solver)
             };
             let w = walls(&[[0.0, 0.0, 0.1, 0.0]]);
-            let Some(mut be) = gpu(grains(&[(0.05, r + h, r)]), w, [-0.01, -0.01, 0.11, 0.15], &p) else {
+            let mut g = grains(&[(0.05, r + h, r)]);
+            if mu > 0.0 {
+                (g.vel[0], g.ang_vel[0]) = ([0.05, 0.0], 3.0);
+            }
+            let Some(mut be) = gpu(g, w, [-0.01, -0.01, 0.11, 0.15], &p) else {
                 return;
             };
             let (mut bounced, mut apex, mut landed, mut after) = (false, 0.0f32, false, 0.0f32);
@@ -67,10 +81,10 @@ fn a_dropped_grain_rebounds_to_e_squared_of_its_height_on_every_gpu_solver() {
             }
             if e > 0.0 {
                 let ratio = apex / h;
-                eprintln!("{solver:?}: rebound ratio {ratio:.5}");
+                eprintln!("{solver:?} mu {mu}: rebound ratio {ratio:.5}");
                 assert!(
                     (ratio - 0.25).abs() < 0.02 * 0.25,
-                    "{solver:?}: rebound to {ratio} of the drop height, want 0.25 within 2 %"
+                    "{solver:?} mu {mu}: rebound to {ratio} of the drop height, want 0.25 within 2 %"
                 );
             } else {
                 assert!(landed && after < 1e-6, "{solver:?} e = 0: gap {after} m after landing");
@@ -79,11 +93,16 @@ fn a_dropped_grain_rebounds_to_e_squared_of_its_height_on_every_gpu_solver() {
     }
 }
 
-/// A head-on pair of unequal grains on the GPU's Jacobi and APGD: the
-/// relative velocity after is -e times before, the momentum kept.
+/// A head-on pair of unequal grains on every GPU solver: the relative
+/// velocity after is -e times before, the momentum kept.
 #[test]
 fn a_head_on_pair_leaves_at_minus_e_times_its_closing_velocity_on_the_gpu() {
-    for solver in [SolverKind::Jacobi, SolverKind::Apgd] {
+    for solver in [
+        SolverKind::Jacobi,
+        SolverKind::Colored,
+        SolverKind::Uzawa,
+        SolverKind::Apgd,
+    ] {
         let e = 0.8f32;
         let p = StepParams {
             gravity: [0.0, 0.0],
