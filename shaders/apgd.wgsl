@@ -66,7 +66,7 @@ fn apgd_contact(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
         let dv = vec2<f32>(v.x - vo.x, v.y - vo.y);
         let u = dv.x * c.normal.x + dv.y * c.normal.y;
         // Contact::target (src/model/contact.rs)
-        let goal = u + (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
+        let goal = normal_goal(c, u, params);
         let p = max(y - params.omega * goal / c.inv_mass_sum, 0.0);
         worst = max(worst, abs(p - y) * c.inv_mass_sum / params.omega);
         prev[s] = c.impulse;
@@ -168,7 +168,7 @@ fn apgd_contact_friction(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_wor
         let dv = vec2<f32>(v.x - vo.x, v.y - vo.y);
         let u = dv.x * c.normal.x + dv.y * c.normal.y;
         let u_t = dv.x * -c.normal.y + dv.y * c.normal.x - (rw + rwo);
-        let goal = u + (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
+        let goal = normal_goal(c, u, params);
         let p = coulomb(y, y_t, goal, u_t, c.inv_mass_sum, params.omega, mu_of(c.other, params));
         worst = max(worst, friction_correction(p.x - y, p.y - y_t, c.inv_mass_sum, params.omega));
         prev[s] = c.impulse;

@@ -61,7 +61,7 @@ fn update(s: u32, a: u32) -> f32 {
     let dv = vec2<f32>(va.x - vb.x, va.y - vb.y);
     let u = dv.x * c.normal.x + dv.y * c.normal.y;
     // Contact::target (src/model/contact.rs)
-    let t = u + (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
+    let t = normal_goal(c, u, params);
     let p = max(c.impulse - t / c.inv_mass_sum, 0.0);
     let dp = p - c.impulse;
     slots[s].impulse = p;
@@ -194,7 +194,7 @@ fn update_friction(s: u32, a: u32) -> f32 {
     let dv = vec2<f32>(va.x - vb.x, va.y - vb.y);
     let u = dv.x * c.normal.x + dv.y * c.normal.y;
     let u_t = dv.x * -c.normal.y + dv.y * c.normal.x - (radius[a] * spin[a] + rwb);
-    let goal = u + (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
+    let goal = normal_goal(c, u, params);
     let p = coulomb(c.impulse, c.impulse_t, goal, u_t, c.inv_mass_sum, 1.0, mu_of(c.other, params));
     let dn = p.x - c.impulse;
     let dtan = p.y - c.impulse_t;

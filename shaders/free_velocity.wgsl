@@ -1,10 +1,39 @@
-// Stage free_velocity: v_free = v + dt g for movable grains (im > 0), v otherwise.
-// CPU twin: cpu::integrate::free_velocity.
+// Stage free_velocity: v_free = v + dt g for movable grains (im > 0), v otherwise;
+// with stochastic forcing (kick = sqrt(dt) sigma > 0, DESIGN §1e) movable grains
+// also get kick w, w two standard draws from (seed, step, id).
+// CPU twin: cpu::integrate::free_velocity, then cpu::integrate::forcing;
+// the generator is model::noise (same arithmetic).
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> vel: array<vec2<f32>>;
 @group(0) @binding(2) var<storage, read> inv_mass: array<f32>;
 @group(0) @binding(3) var<storage, read_write> vel_free: array<vec2<f32>>;
+@group(0) @binding(4) var<storage, read> id: array<u32>;
+
+// model::noise::pcg
+fn pcg(x: u32) -> u32 {
+    let state = x * 747796405u + 2891336453u;
+    let word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
+    return (word >> 22u) ^ word;
+}
+
+// model::noise::standard: 12 uniforms of 20 bits summed, centred, scaled (exact).
+fn standard(key: u32) -> f32 {
+    var h = key;
+    var sum = 0u;
+    for (var j = 0u; j < NOISE_TERMS; j++) {
+        h = pcg(h);
+        sum += h >> (32u - NOISE_BITS);
+    }
+    let centred = i32(2u * sum) - i32(NOISE_TERMS * ((1u << NOISE_BITS) - 1u));
+    return f32(centred) * (1.0 / f32(1u << (NOISE_BITS + 1u)));
+}
+
+// model::noise::normal2: the x and y draws of grain `gid` at `step`.
+fn normal2(seed: u32, step: u32, gid: u32) -> vec2<f32> {
+    let key = pcg(pcg(pcg(step) ^ gid) ^ seed);
+    return vec2<f32>(standard(pcg(key)), standard(pcg(key ^ NOISE_SALT)));
+}
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -15,7 +44,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     let v = vel[i];
     if inv_mass[i] > 0.0 {
-        vel_free[i] = vec2<f32>(v.x + params.dt * params.gravity.x, v.y + params.dt * params.gravity.y);
+        var vf = vec2<f32>(v.x + params.dt * params.gravity.x, v.y + params.dt * params.gravity.y);
+        if params.kick > 0.0 {
+            let w = normal2(params.seed, params.step, id[i]);
+            vf = vec2<f32>(vf.x + params.kick * w.x, vf.y + params.kick * w.y);
+        }
+        vel_free[i] = vf;
     } else {
         vel_free[i] = v;
     }

@@ -30,7 +30,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let dv = vec2<f32>(v.x - vo.x, v.y - vo.y);
         let u = dv.x * c.normal.x + dv.y * c.normal.y;
         // Contact::target (src/model/contact.rs)
-        let goal = u + (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
+        let goal = normal_goal(c, u, params);
         let p = max(c.impulse - params.omega * goal / c.inv_mass_sum, 0.0);
         worst = max(worst, abs(p - c.impulse) * c.inv_mass_sum / params.omega);
         slots[s].impulse = p;
@@ -72,7 +72,7 @@ fn friction(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
         let u = dv.x * c.normal.x + dv.y * c.normal.y;
         // Contact::slip: t = (-n.y, n.x)
         let u_t = dv.x * -c.normal.y + dv.y * c.normal.x - (rw + rwo);
-        let goal = u + (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
+        let goal = normal_goal(c, u, params);
         let p = coulomb(c.impulse, c.impulse_t, goal, u_t, c.inv_mass_sum, params.omega, mu_of(c.other, params));
         worst = max(worst, friction_correction(p.x - c.impulse, p.y - c.impulse_t, c.inv_mass_sum, params.omega));
         slots[s].impulse = p.x;

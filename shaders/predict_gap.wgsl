@@ -1,7 +1,9 @@
 // Stage predict_gap: for every listed contact of grain i, a copy with the gap
 // the solved velocities will leave after the step and a zero impulse (the
-// overlap correction's own accumulator, written to the scratch lists `out`):
-//   d' = d + dt (v_i - v_other) . n,   P = 0
+// overlap correction's own accumulator, written to the scratch lists `out`)
+// and no bounce (restitution acted on the velocities; the correction only
+// pushes overlaps out):
+//   d' = d + dt (v_i - v_other) . n,   P = 0,   bounce = 0
 // CPU twin: cpu::correct::predict_gap.
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -30,6 +32,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let u = dv.x * c.normal.x + dv.y * c.normal.y;
         c.gap = c.gap + params.dt * u;
         c.impulse = 0.0;
+        c.bounce = 0.0;
         out[s] = c;
     }
 }

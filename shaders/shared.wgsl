@@ -11,7 +11,7 @@ struct Contact {
     impulse: f32,        // accumulated normal impulse P >= 0, N s
     normal: vec2<f32>,   // unit normal from the other body towards this grain
     impulse_t: f32,      // accumulated tangential impulse along t = (-n.y, n.x), N s (DESIGN §1d)
-    spare: f32,          // unused: keeps the struct a multiple of 8 bytes
+    bounce: f32,         // restitution: separate at u >= bounce (m/s), 0 = no bounce (model::contact::bounce)
 }
 
 // Keep in sync with model::walls::Segment.
@@ -49,6 +49,10 @@ struct Params {
     n_cells: u32,         // nx * ny
     mu: f32,              // Coulomb friction of grain-grain contacts (DESIGN §1d)
     mu_wall: f32,         // Coulomb friction of wall contacts
+    restitution: f32,     // restitution e of the projection (DESIGN §1e)
+    kick: f32,            // stochastic forcing: sqrt(dt) sigma, m/s (0 = off)
+    seed: u32,            // the forcing's folded seed (model::noise::fold_seed)
+    step: u32,            // the step index of the forcing's draws
 }
 
 // Keep in sync with gpu::ReducePartial (src/gpu/mod.rs).
@@ -117,4 +121,14 @@ fn friction_correction(dp_n: f32, dp_t: f32, w: f32, relax: f32) -> f32 {
 // dw = -2 im dP_t / r (model::contact::spin_kick; 0 for r = 0).
 fn spin_kick(im: f32, r: f32, dp_t: f32) -> f32 {
     return select(0.0, -2.0 * im * dp_t / r, r > 0.0);
+}
+
+// The velocity a contact drives to zero or above (model::contact::Contact::target):
+// u >= bounce for a bouncing contact (restitution), else u + max(d, 0)/dt
+// + beta min(d + slop, 0)/dt >= 0.
+fn normal_goal(c: Contact, u: f32, params: Params) -> f32 {
+    if c.bounce > 0.0 {
+        return u - c.bounce;
+    }
+    return u + (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
 }

@@ -46,7 +46,7 @@ fn uzawa_contact(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
         let dv = vec2<f32>(v.x - vo.x, v.y - vo.y);
         let u = dv.x * c.normal.x + dv.y * c.normal.y;
         // Contact::target (src/model/contact.rs)
-        let t = u + (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
+        let t = normal_goal(c, u, params);
         let p = max(c.impulse - rho * t, 0.0);
         worst = max(worst, abs(p - c.impulse) / rho);
         slots[s].impulse = p;

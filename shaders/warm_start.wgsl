@@ -2,12 +2,17 @@
 // list of grain i (same other body) starts from its previous impulses (normal
 // and tangential); others
 // start at 0. CPU twin: cpu::warm_start::warm_start.
+// Entry point bounce (restitution e > 0, DESIGN §1e): every listed contact gets
+// its bounce velocity -e u (u < 0 its start-of-step normal velocity, from vel
+// before the contacts act) when gap + dt u <= 0, else 0. CPU twin:
+// cpu::warm_start::bounce.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> count: array<u32>;
 @group(0) @binding(2) var<storage, read_write> slots: array<Contact>;
 @group(0) @binding(3) var<storage, read> prev_count: array<u32>;
 @group(0) @binding(4) var<storage, read> prev_slots: array<Contact>;
+@group(0) @binding(5) var<storage, read> vel: array<vec2<f32>>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -32,5 +37,30 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
         slots[s].impulse = p;
         slots[s].impulse_t = pt;
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn bounce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+          @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if i >= params.n_grains {
+        return;
+    }
+    let n = min(count[i], CAPACITY);
+    for (var k = 0u; k < n; k++) {
+        let s = i * CAPACITY + k;
+        let c = slots[s];
+        var vo = vec2<f32>(0.0, 0.0);
+        if (c.other & (BODY_SEGMENT | BODY_CORNER)) == 0u {
+            vo = vel[c.other];
+        }
+        let dv = vec2<f32>(vel[i].x - vo.x, vel[i].y - vo.y);
+        let u = dv.x * c.normal.x + dv.y * c.normal.y;
+        var b = 0.0;
+        if u < 0.0 && c.gap + params.dt * u <= 0.0 {
+            b = -params.restitution * u;
+        }
+        slots[s].bounce = b;
     }
 }

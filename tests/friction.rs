@@ -19,6 +19,8 @@ fn frictional(solver: SolverKind, mu: f32) -> StepParams {
     StepParams {
         mu,
         mu_wall: mu,
+        restitution: 0.0,
+        forcing: Default::default(),
         overlap_iterations: 4,
         ..params(solver)
     }

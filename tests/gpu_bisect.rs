@@ -71,9 +71,15 @@ fn agrees(from: GpuFrom) {
 /// one below leaves room for, overlaps of ~2e-5 m, four times the slop, so
 /// that a correction left out shows).
 fn agrees_with(from: GpuFrom, overlap_iterations: u32) {
+    agrees_in(from, overlap_iterations, |_| {});
+}
+
+/// [`agrees_with`] on the step parameters `tweak` leaves.
+fn agrees_in(from: GpuFrom, overlap_iterations: u32, tweak: impl Fn(&mut StepParams)) {
     let Some(ctx) = context() else { return };
     let (mut grains, walls, grid, mut p) = scene();
     p.overlap_iterations = overlap_iterations;
+    tweak(&mut p);
     if overlap_iterations > 0 {
         let r = 0.003;
         for q in grains.pos.iter_mut() {
@@ -154,6 +160,24 @@ fn gpu_from_integrate_agrees_with_cpu_and_gpu() {
 fn split_push_out_agrees_with_cpu_and_gpu_at_every_boundary() {
     for from in GpuFrom::ALL {
         agrees_with(from, 4);
+    }
+}
+
+/// Restitution (the bounce stage runs with warm start, on the CPU before
+/// `solve`) and stochastic forcing (with the free velocity, on the CPU
+/// before `detect`; the draws follow the backends' step counts) at every
+/// boundary (DESIGN §1e).
+#[test]
+fn restitution_and_forcing_agree_with_cpu_and_gpu_at_every_boundary() {
+    for from in GpuFrom::ALL {
+        agrees_in(from, 0, |p| {
+            p.restitution = 0.5;
+            p.forcing = hourglass::model::Forcing {
+                sigma: 0.2,
+                seed: 3,
+                step: 0,
+            };
+        });
     }
 }
 

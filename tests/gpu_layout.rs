@@ -62,7 +62,7 @@ fn shared_structs_match_rust_in_every_stage() {
                     ("impulse", offset_of!(Contact, impulse)),
                     ("normal", offset_of!(Contact, normal)),
                     ("impulse_t", offset_of!(Contact, impulse_t)),
-                    ("spare", offset_of!(Contact, spare)),
+                    ("bounce", offset_of!(Contact, bounce)),
                 ],
             );
             check(
@@ -109,6 +109,10 @@ fn shared_structs_match_rust_in_every_stage() {
                     ("n_cells", offset_of!(Params, n_cells)),
                     ("mu", offset_of!(Params, mu)),
                     ("mu_wall", offset_of!(Params, mu_wall)),
+                    ("restitution", offset_of!(Params, restitution)),
+                    ("kick", offset_of!(Params, kick)),
+                    ("seed", offset_of!(Params, seed)),
+                    ("step", offset_of!(Params, step)),
                 ],
             );
             check(

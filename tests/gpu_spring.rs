@@ -30,6 +30,8 @@ fn params(dt: f32) -> StepParams {
         mu: 0.0,
         mu_wall: 0.0,
         cohesion: Default::default(),
+        restitution: 0.0,
+        forcing: Default::default(),
     }
 }
 

@@ -22,7 +22,7 @@ use hourglass::gpu::{
 };
 use hourglass::model::Grid;
 use hourglass::model::Region;
-use hourglass::model::{Body, Contact, ContactLists, Grains, Totals, Walls};
+use hourglass::model::{Body, Contact, ContactLists, Forcing, Grains, Totals, Walls};
 
 const ALERT: f32 = 0.003;
 
@@ -72,6 +72,9 @@ fn cases() -> Vec<Case> {
         case("one cell", 50, 0.0085, (0.0005, 0.003), 64, 4),
         // A dense cluster with K = 4: most lists overflow.
         case("overflow K=4", 300, 0.03, (0.001, 0.002), 4, 5),
+        // Restitution (DESIGN §1e): `lists_with_impulses` gives its
+        // approaching contacts a bounce velocity (e = 0.7).
+        case(BOUNCING, 2000, 0.3, (0.001, 0.003), 16, 6),
     ]
 }
 
@@ -117,16 +120,123 @@ fn assert_vec2_close(what: &str, gpu: &[[f32; 2]], cpu: &[[f32; 2]], rel: f32, a
 fn free_velocity_matches_cpu() {
     let Some(ctx) = context() else { return };
     for c in cases() {
+        // Plain (sigma = 0), and with the stochastic forcing (DESIGN §1e).
+        for sigma in [0.0f32, 0.3] {
+            let n = c.grains.len();
+            let mut p = params(&c);
+            (p.seed, p.step) = (77, 12);
+            // Ids not in index order: the draws follow the id, not the slot.
+            let ids: Vec<u32> = c.grains.id.iter().rev().copied().collect();
+            let mut want = vec![[0.0; 2]; n];
+            cpu::integrate::free_velocity(&c.grains.vel, &c.grains.inv_mass, p.gravity, p.dt, &mut want);
+            let f = Forcing {
+                sigma,
+                seed: p.seed,
+                step: p.step,
+            };
+            p.kick = f.scale(p.dt);
+            if sigma > 0.0 {
+                cpu::integrate::forcing(&c.grains.inv_mass, &ids, f, p.dt, &mut want);
+            }
+            let k = free_velocity::FreeVelocity::new(&ctx, &cfg(&c));
+            let (pb, vel, im) = (uni(&ctx, &p), buf(&ctx, &c.grains.vel), buf(&ctx, &c.grains.inv_mass));
+            let out = storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n);
+            let g = k.bind(&ctx, &pb, &vel, &im, &out, &buf(&ctx, &ids));
+            run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
+            // The draws are exact on both sides; v + dt g + kick w may fuse.
+            assert_vec2_close(c.name, &get(&ctx, &out, n), &want, 1e-6, 1e-12);
+        }
+    }
+}
+
+/// The forcing's generator on the GPU (`normal2` of shaders/free_velocity.wgsl,
+/// read through free_velocity with v = 0, g = 0, dt = 1, sigma = 1, so the
+/// free velocity is the draw w itself): 2 x 200,000 draws have mean 0 within
+/// four standard errors, variance 1 within 2 % and the normal's fourth
+/// moment 3 within 5 % (Irwin-Hall's is 2.9), and each is model::noise::normal2's bit for bit.
+#[test]
+fn forcing_generator_is_standard_normal_and_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    let n = 200_000usize;
+    let grid = Grid::covering([0.0, 0.0, 1.0, 1.0], 0.1).unwrap();
+    let mut p = Params::new(&grid, n, 0, 0);
+    (p.dt, p.kick, p.seed, p.step) = (1.0, 1.0, 3, 41);
+    let k = free_velocity::FreeVelocity::new(&ctx, &ShaderConfig { capacity: 4 });
+    let ids: Vec<u32> = (0..n as u32).collect();
+    let (pb, vel, im) = (
+        uni(&ctx, &p),
+        buf(&ctx, &vec![[0.0f32; 2]; n]),
+        buf(&ctx, &vec![1.0f32; n]),
+    );
+    let out = storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n);
+    let g = k.bind(&ctx, &pb, &vel, &im, &out, &buf(&ctx, &ids));
+    run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
+    let got: Vec<[f32; 2]> = get(&ctx, &out, n);
+    let (mut sum, mut sum2, mut sum4) = ([0.0f64; 2], [0.0f64; 2], [0.0f64; 2]);
+    for (i, w) in got.iter().enumerate() {
+        let want = hourglass::model::noise::normal2(3, 41, i as u32);
+        assert_eq!(
+            w.map(f32::to_bits),
+            want.map(f32::to_bits),
+            "draw {i}: gpu {w:?} cpu {want:?}"
+        );
+        for c in 0..2 {
+            let x = f64::from(w[c]);
+            sum[c] += x;
+            sum2[c] += x * x;
+            sum4[c] += x * x * x * x;
+        }
+    }
+    let nf = n as f64;
+    for c in 0..2 {
+        let mean = sum[c] / nf;
+        let var = sum2[c] / nf - mean * mean;
+        let m4 = sum4[c] / nf;
+        eprintln!("component {c}: mean {mean:.2e}, variance {var:.4}, fourth moment {m4:.3}");
+        assert!(mean.abs() < 4.0 / nf.sqrt(), "component {c}: mean {mean}");
+        assert!((var - 1.0).abs() < 0.02, "component {c}: variance {var}");
+        assert!((m4 - 3.0).abs() < 0.15, "component {c}: fourth moment {m4}");
+    }
+}
+
+/// Entry point `bounce` of warm_start (restitution): every contact's bounce
+/// velocity from the start-of-step velocities, against cpu::warm_start::bounce.
+#[test]
+fn bounce_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    for c in cases() {
         let n = c.grains.len();
-        let p = params(&c);
-        let mut want = vec![[0.0; 2]; n];
-        cpu::integrate::free_velocity(&c.grains.vel, &c.grains.inv_mass, p.gravity, p.dt, &mut want);
-        let k = free_velocity::FreeVelocity::new(&ctx, &cfg(&c));
-        let (pb, vel, im) = (uni(&ctx, &p), buf(&ctx, &c.grains.vel), buf(&ctx, &c.grains.inv_mass));
-        let out = storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n);
-        let g = k.bind(&ctx, &pb, &vel, &im, &out);
-        run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
-        assert_vec2_close(c.name, &get(&ctx, &out, n), &want, 1e-6, 1e-12);
+        let mut p = params(&c);
+        p.restitution = 0.7;
+        let mut want = lists_with_impulses(&c, 31);
+        let mut slots = want.slots.clone();
+        for s in slots.iter_mut() {
+            s.bounce = -1.0; // must all be overwritten
+        }
+        cpu::warm_start::bounce(&want.count, &mut want.slots, c.k, &c.grains.vel, 0.7, p.dt);
+        let bouncing = want.slots.iter().filter(|s| s.bounce > 0.0).count();
+        assert!(n < 100 || bouncing > 0, "{}: no contact bounces", c.name);
+        let k = warm_start::WarmStart::new(&ctx, &cfg(&c));
+        let (pb, count, sb, vel) = (
+            uni(&ctx, &p),
+            buf(&ctx, &want.count),
+            buf(&ctx, &slots),
+            buf(&ctx, &c.grains.vel),
+        );
+        let g = k.bind_bounce(&ctx, &pb, &count, &sb, &vel);
+        run(&ctx, |ps| k.dispatch_bounce(ps, &g, n as u32));
+        let got = get::<Contact>(&ctx, &sb, n * c.k);
+        for i in 0..n {
+            let r = i * c.k..i * c.k + (want.count[i] as usize).min(c.k);
+            for (s, (g, w)) in got[r.clone()].iter().zip(&want.slots[r]).enumerate() {
+                let (a, b) = (g.bounce, w.bounce);
+                assert!(
+                    close(a, b, 1e-6, 1e-9),
+                    "{}: bounce of grain {i}'s slot {s}: gpu {a} cpu {b}",
+                    c.name
+                );
+            }
+        }
     }
 }
 
@@ -392,8 +502,16 @@ fn lists_with_impulses(c: &Case, seed: u64) -> ContactLists {
     for s in lists.slots.iter_mut() {
         s.impulse = rng.f32(0.0, 1e-4);
     }
+    if c.name == BOUNCING {
+        let k = lists.capacity;
+        cpu::warm_start::bounce(&lists.count, &mut lists.slots, k, &c.grains.vel, 0.7, 1e-3);
+        assert!(lists.slots.iter().any(|s| s.bounce > 0.0));
+    }
     lists
 }
+
+/// The case whose lists carry bounce velocities (restitution e = 0.7).
+const BOUNCING: &str = "bouncing e=0.7";
 
 #[test]
 fn warm_start_matches_cpu() {

@@ -92,6 +92,11 @@ fn pile(name: &'static str, n: usize, side: f32, r: (f32, f32), k: usize, seed: 
     for c in lists.slots.iter_mut() {
         c.impulse = rng.f32(0.0, 1e-4);
     }
+    if name == BOUNCING {
+        // Restitution (DESIGN §1e): approaching contacts get a bounce velocity.
+        cpu::warm_start::bounce(&lists.count, &mut lists.slots, k, &grains.vel, 0.7, 1e-3);
+        assert!(lists.slots.iter().any(|c| c.bounce > 0.0));
+    }
     Pile {
         name,
         grains,
@@ -111,8 +116,12 @@ fn piles() -> Vec<Pile> {
         pile("one cell", 80, 0.0085, (0.0005, 0.003), 96, 4),
         // A dense cluster with K = 4: most lists are full, so copies are orphaned.
         pile("overflow K=4", 300, 0.03, (0.001, 0.002), 4, 5),
+        pile(BOUNCING, 1531, 0.2, (0.002, 0.004), 16, 6),
     ]
 }
+
+/// The pile whose lists carry bounce velocities (restitution e = 0.7).
+const BOUNCING: &str = "bouncing e=0.7";
 
 fn params(p: &Pile) -> Params {
     let mut q = Params::new(&p.grid, p.grains.len(), 5, 6);
@@ -505,6 +514,8 @@ fn predict_gap_matches_cpu() {
                     "{what}"
                 );
                 assert_eq!((a.impulse, b.impulse), (0.0, 0.0), "{what}");
+                // The correction only pushes out: no bounce (restitution).
+                assert_eq!((a.bounce, b.bounce), (0.0, 0.0), "{what}");
                 assert!(close(a.gap, b.gap, 0.0, 1e-9), "{what}");
                 moved |= b.gap != p.lists.slots[i * p.k + s].gap;
             }

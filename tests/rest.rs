@@ -37,6 +37,8 @@ fn defaults(solver: SolverKind) -> StepParams {
         mu: 0.0,
         mu_wall: 0.0,
         cohesion: Default::default(),
+        restitution: 0.0,
+        forcing: Default::default(),
     }
 }
 

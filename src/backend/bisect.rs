@@ -104,6 +104,13 @@ impl BisectBackend {
         self.vel_free.resize(n, [0.0; 2]);
         let g = &self.grains;
         free_velocity(&g.vel, &g.inv_mass, p.gravity, p.dt, &mut self.vel_free);
+        if p.forcing.sigma > 0.0 {
+            let f = crate::model::Forcing {
+                step: self.gpu.steps() as u32,
+                ..p.forcing
+            };
+            crate::cpu::integrate::forcing(&g.inv_mass, &g.id, f, p.dt, &mut self.vel_free);
+        }
         self.gpu.upload_vel_free(&self.vel_free);
         if self.from == GpuFrom::Detect {
             let bins = &mut self.cpu.bins;
@@ -133,6 +140,10 @@ impl BisectBackend {
             }
             if p.warm_start {
                 warm_start(&self.prev, &mut lists);
+            }
+            if p.restitution > 0.0 {
+                let (c, k) = (&lists.count, lists.capacity);
+                crate::cpu::warm_start::bounce(c, &mut lists.slots, k, &g.vel, p.restitution, p.dt);
             }
             let (k, g) = (lists.capacity, &mut self.grains);
             if p.friction() {

@@ -72,6 +72,7 @@ impl Backend for CpuBackend {
     }
     fn set_step_count(&mut self, n: u64) {
         self.steps = n;
+        self.stepper.steps = n;
     }
     fn grains(&mut self) -> Result<&Grains> {
         Ok(&self.grains)

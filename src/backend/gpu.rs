@@ -20,6 +20,14 @@ impl Backend for GpuBackend {
     fn set_walls(&mut self, walls: &Walls) {
         GpuBackend::set_walls(self, walls)
     }
+    fn step_count(&self) -> u64 {
+        self.steps()
+    }
+    /// Go on counting from `n` (a resumed run, a rebuilt stepper): the
+    /// stochastic forcing's draws follow the count, and so do the reorders.
+    fn set_step_count(&mut self, n: u64) {
+        self.set_steps(n);
+    }
     fn grains(&mut self) -> Result<&Grains> {
         GpuBackend::grains(self)
     }

@@ -29,6 +29,9 @@ pub struct Regrown {
     inner: Option<Box<dyn Backend>>,
     /// No grains (what `grains` returns before the first one).
     none: Grains,
+    /// Steps taken, with or without a stepper: a rebuilt stepper goes on
+    /// counting from here (the stochastic forcing's draws follow the count).
+    steps: u64,
 }
 
 impl Regrown {
@@ -44,6 +47,7 @@ impl Regrown {
             profiling: false,
             inner: None,
             none: Grains::default(),
+            steps: 0,
         };
         if !start.grains.is_empty() {
             r.rebuild(start.grains)?;
@@ -67,6 +71,7 @@ impl Regrown {
             inner.set_phase(phase);
         }
         inner.set_profiling(self.profiling);
+        inner.set_step_count(self.steps);
         self.inner = Some(inner);
         Ok(())
     }
@@ -80,12 +85,22 @@ impl Backend for Regrown {
         self.ctx.adapter_name()
     }
     fn step(&mut self, p: &StepParams) -> Result<StepStats> {
+        self.steps += 1;
         match &mut self.inner {
             Some(b) => b.step(p),
             None => Ok(StepStats {
                 converged: true,
                 ..StepStats::default()
             }),
+        }
+    }
+    fn step_count(&self) -> u64 {
+        self.steps
+    }
+    fn set_step_count(&mut self, n: u64) {
+        self.steps = n;
+        if let Some(b) = &mut self.inner {
+            b.set_step_count(n);
         }
     }
     fn set_walls(&mut self, walls: &Walls) {

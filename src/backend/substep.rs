@@ -207,6 +207,8 @@ mod tests {
             mu: 0.0,
             mu_wall: 0.0,
             cohesion: Default::default(),
+            restitution: 0.0,
+            forcing: Default::default(),
         }
     }
 

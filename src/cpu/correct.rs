@@ -24,7 +24,8 @@ use rayon::prelude::*;
 
 /// Stage `predict_gap`: a copy of this step's contacts with the gap the
 /// velocities `vel` will leave after the step, d' = d + dt (v_i - v_j).n,
-/// and a zero impulse (the correction's own accumulator).
+/// a zero impulse (the correction's own accumulator) and no bounce (the
+/// restitution acted on the velocities; the correction only pushes out).
 pub fn predict_gap(
     count: &[u32],
     slots: &[Contact],
@@ -48,6 +49,7 @@ pub fn predict_gap(
                 *o = Contact {
                     gap: c.gap + dt * u,
                     impulse: 0.0,
+                    bounce: 0.0,
                     ..*c
                 };
             }

@@ -94,7 +94,7 @@ pub fn detect_grain(inp: &DetectInput, i: usize, out: &mut [Contact]) -> u32 {
                         impulse: 0.0,
                         normal: n,
                         impulse_t: 0.0,
-                        spare: 0.0,
+                        bounce: 0.0,
                     });
                 }
             }
@@ -121,7 +121,7 @@ pub fn detect_grain(inp: &DetectInput, i: usize, out: &mut [Contact]) -> u32 {
                 impulse: 0.0,
                 normal: n,
                 impulse_t: 0.0,
-                spare: 0.0,
+                bounce: 0.0,
             });
         }
     }
@@ -140,7 +140,7 @@ pub fn detect_grain(inp: &DetectInput, i: usize, out: &mut [Contact]) -> u32 {
                 impulse: 0.0,
                 normal: n,
                 impulse_t: 0.0,
-                spare: 0.0,
+                bounce: 0.0,
             });
         }
     }

@@ -3,10 +3,13 @@
 //!
 //! ```text
 //!   free_velocity: v_free = v + dt g        (fixed grains, im = 0, keep v)
+//!                  v_free += sqrt(dt) sigma w  (stochastic forcing, sigma > 0: `forcing`)
 //!   integrate:     x     += dt v             (after the contact solve)
 //! ```
 
 use rayon::prelude::*;
+
+use crate::model::Forcing;
 
 /// Stage `free_velocity`: gravity over one step.
 pub fn free_velocity(vel: &[[f32; 2]], inv_mass: &[f32], gravity: [f32; 2], dt: f32, vel_free: &mut [[f32; 2]]) {
@@ -20,6 +23,25 @@ pub fn free_velocity(vel: &[[f32; 2]], inv_mass: &[f32], gravity: [f32; 2], dt: 
             } else {
                 *v
             };
+        });
+}
+
+/// The stochastic forcing of stage `free_velocity` (DESIGN §1e,
+/// `model::noise`): each movable grain's free velocity gets sqrt(dt) sigma w,
+/// w drawn from (seed, step, the grain's id). Runs after [`free_velocity`]
+/// when sigma > 0; together they are the twin of shaders/free_velocity.wgsl.
+pub fn forcing(inv_mass: &[f32], id: &[u32], forcing: Forcing, dt: f32, vel_free: &mut [[f32; 2]]) {
+    let scale = forcing.scale(dt);
+    vel_free
+        .par_iter_mut()
+        .zip(inv_mass.par_iter().zip(id))
+        .with_min_len(super::PAR_MIN)
+        .for_each(|(vf, (&im, &id))| {
+            if im > 0.0 {
+                let k = forcing.kick(id, scale);
+                vf[0] += k[0];
+                vf[1] += k[1];
+            }
         });
 }
 

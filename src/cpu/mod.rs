@@ -92,6 +92,9 @@ pub struct CpuStepper {
     /// residual (largest |dP| W, m/s) here (`hourglass study`). `None` by
     /// default: nothing is recorded and nothing is paid.
     pub residual_history: Option<Vec<f32>>,
+    /// Steps taken (the stochastic forcing's step index, `model::noise`;
+    /// a resumed run sets it).
+    pub steps: u64,
 }
 
 impl CpuStepper {
@@ -111,6 +114,7 @@ impl CpuStepper {
             correction: correct::Correction::default(),
             colors: 0,
             residual_history: None,
+            steps: 0,
         }
     }
 
@@ -183,6 +187,14 @@ impl CpuStepper {
         let n = grains.len();
         self.vel_free.resize(n, [0.0; 2]);
         integrate::free_velocity(&grains.vel, &grains.inv_mass, p.gravity, p.dt, &mut self.vel_free);
+        if p.forcing.sigma > 0.0 {
+            let f = crate::model::Forcing {
+                step: self.steps as u32,
+                ..p.forcing
+            };
+            integrate::forcing(&grains.inv_mass, &grains.id, f, p.dt, &mut self.vel_free);
+        }
+        self.steps += 1;
         if p.friction() {
             grains.ang_vel.resize(n, 0.0);
             grains.angle.resize(n, 0.0);
@@ -198,6 +210,10 @@ impl CpuStepper {
         // The seed rule only ever adds impulse, so it must start from zero.
         if p.warm_start && p.solver != SolverKind::Seed {
             warm_start::warm_start(&self.prev, &mut self.lists);
+        }
+        if p.restitution > 0.0 {
+            let l = &mut self.lists;
+            warm_start::bounce(&l.count, &mut l.slots, l.capacity, &grains.vel, p.restitution, p.dt);
         }
         let mut stats = self.solve_lists(grains, p)?;
         if self.lists.slots.is_empty() || n == 0 {

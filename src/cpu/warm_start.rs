@@ -4,7 +4,8 @@
 
 use rayon::prelude::*;
 
-use crate::model::{Contact, ContactLists};
+use crate::model::contact::bounce as bounce_of;
+use crate::model::{Body, Contact, ContactLists, dot, sub};
 
 /// Copy last step's impulses (normal and tangential) into every contact of
 /// `lists` found again in `prev` (same grain, same other body); others start
@@ -27,6 +28,32 @@ pub fn warm_start(prev: &ContactLists, lists: &mut ContactLists) {
                     .iter()
                     .find(|o: &&Contact| o.other == c.other)
                     .map_or((0.0, 0.0), |o| (o.impulse, o.impulse_t));
+            }
+        });
+}
+
+/// Entry point `bounce` of shaders/warm_start.wgsl (restitution e > 0,
+/// DESIGN §1e): every listed contact of grain i gets its bounce velocity
+/// `model::contact::bounce` from the start-of-step velocities `vel` (v^n,
+/// before gravity and the contacts), so both copies of a grain-grain contact
+/// get the same value; contacts that do not close within the step keep 0.
+pub fn bounce(count: &[u32], slots: &mut [Contact], k: usize, vel: &[[f32; 2]], e: f32, dt: f32) {
+    if k == 0 {
+        return;
+    }
+    slots
+        .par_chunks_mut(k)
+        .zip(count)
+        .with_min_len(super::PAR_MIN)
+        .enumerate()
+        .for_each(|(i, (list, &n))| {
+            for c in list.iter_mut().take((n as usize).min(k)) {
+                let vo = match c.body() {
+                    Body::Grain(j) => vel[j as usize],
+                    _ => [0.0, 0.0],
+                };
+                let u = dot(sub(vel[i], vo), c.normal);
+                c.bounce = bounce_of(e, c.gap, u, dt);
             }
         });
 }

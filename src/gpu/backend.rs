@@ -170,6 +170,11 @@ impl GpuBackend {
         self.steps
     }
 
+    /// Count steps from `n` on (`Backend::set_step_count`).
+    pub fn set_steps(&mut self, n: u64) {
+        self.steps = n;
+    }
+
     pub fn context(&self) -> &GpuContext {
         &self.core.ctx
     }
@@ -257,6 +262,10 @@ impl GpuBackend {
         q.slop = p.slop();
         q.mu = p.mu;
         q.mu_wall = p.mu_wall;
+        q.restitution = p.restitution;
+        q.kick = p.forcing.scale(p.dt);
+        q.seed = p.forcing.seed;
+        q.step = self.steps as u32;
         self.core.write_params();
         if p.cohesion.on() {
             self.kernels.cohesion.write(&self.core.ctx, &p.cohesion);
@@ -316,6 +325,9 @@ impl GpuBackend {
         }
         if p.warm_start && self.warm_valid {
             stages.push(WarmStart);
+        }
+        if p.restitution > 0.0 {
+            stages.push(Bounce);
         }
         stages.push(Gather);
         let colored = p.solver == SolverKind::Colored;
@@ -524,6 +536,7 @@ impl Recorder for StepRun<'_> {
             StepStage::FreeVelocity => k.free_velocity.dispatch(ps, &g.free_velocity, n),
             StepStage::Cohesion => k.cohesion.dispatch(ps, &g.cohesion[c], n),
             StepStage::WarmStart => k.warm_start.dispatch(ps, &g.warm_start[c], n),
+            StepStage::Bounce => k.warm_start.dispatch_bounce(ps, &g.bounce[c], n),
             StepStage::Gather if self.p.friction() => {
                 k.jacobi_gather.dispatch_friction(ps, &g.jacobi_gather_friction[c], n)
             }

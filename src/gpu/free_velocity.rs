@@ -1,5 +1,6 @@
 //! Stage `free_velocity` (shaders/free_velocity.wgsl): v_free = v + dt g for
-//! movable grains. CPU twin: `cpu::integrate::free_velocity`.
+//! movable grains, plus the stochastic forcing sqrt(dt) sigma w when sigma >
+//! 0. CPU twin: `cpu::integrate::free_velocity`, then `cpu::integrate::forcing`.
 
 use super::{GpuContext, Kernel, ShaderConfig, Stage};
 
@@ -14,7 +15,8 @@ impl FreeVelocity {
         }
     }
 
-    /// Bindings: params, vel, inv_mass, vel_free (written).
+    /// Bindings: params, vel, inv_mass, vel_free (written), id (the grains'
+    /// original ids, which the forcing's draws follow).
     pub fn bind(
         &self,
         ctx: &GpuContext,
@@ -22,8 +24,9 @@ impl FreeVelocity {
         vel: &wgpu::Buffer,
         inv_mass: &wgpu::Buffer,
         vel_free: &wgpu::Buffer,
+        id: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
-        self.kernel.bind(ctx, &[params, vel, inv_mass, vel_free])
+        self.kernel.bind(ctx, &[params, vel, inv_mass, vel_free, id])
     }
 
     pub fn dispatch(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {

@@ -55,6 +55,7 @@ pub use view::{DeviceGrains, GrainView};
 
 use crate::model::Grid;
 use crate::model::contact::{BODY_CORNER, BODY_INDEX_MASK, BODY_SEGMENT, TANGENT_MASS_RATIO};
+use crate::model::noise::{BITS as NOISE_BITS, SALT as NOISE_SALT, TERMS as NOISE_TERMS};
 use crate::model::walls::CORNER_DIRS;
 use crate::model::{MAX_COLORS, OVERFLOW, UNCOLORED};
 
@@ -214,7 +215,10 @@ impl ShaderConfig {
              const MAX_COLORS: u32 = {MAX_COLORS}u;\n\
              const OVERFLOW_COLOR: u32 = {OVERFLOW}u;\n\
              const UNCOLORED: u32 = {UNCOLORED:#x}u;\n\
-             const TANGENT_MASS_RATIO: f32 = {TANGENT_MASS_RATIO:?};\n",
+             const TANGENT_MASS_RATIO: f32 = {TANGENT_MASS_RATIO:?};\n\
+             const NOISE_SALT: u32 = {NOISE_SALT:#x}u;\n\
+             const NOISE_TERMS: u32 = {NOISE_TERMS}u;\n\
+             const NOISE_BITS: u32 = {NOISE_BITS}u;\n",
             self.capacity
         )
     }
@@ -269,6 +273,15 @@ pub struct Params {
     /// (`StepParams::mu`, `mu_wall`; 0 = frictionless, DESIGN §1d).
     pub mu: f32,
     pub mu_wall: f32,
+    /// Restitution e of the NSCD projection (`StepParams::restitution`;
+    /// entry point `bounce` of shaders/warm_start.wgsl).
+    pub restitution: f32,
+    /// Stochastic forcing (`model::Forcing`, shaders/free_velocity.wgsl):
+    /// the kick's scale sqrt(dt) sigma (m/s, 0 = off, `Forcing::scale`,
+    /// computed on the host as on the CPU), the folded seed and the step index.
+    pub kick: f32,
+    pub seed: u32,
+    pub step: u32,
 }
 
 impl Params {

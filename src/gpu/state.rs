@@ -16,7 +16,7 @@
 //! read them (the next step's detection overwrites them).
 
 use super::buffers::{storage, storage_zeroed, uniform};
-use super::pipeline::{GRAIN_ARRAYS, INV_MASS, POS, Pipeline, RADIUS, VEL};
+use super::pipeline::{GRAIN_ARRAYS, ID, INV_MASS, POS, Pipeline, RADIUS, VEL};
 use super::{
     GpuContext, Params, ShaderConfig, cohesion, free_velocity, integrate, jacobi_contact, jacobi_gather, predict_gap,
     reorder, residual_max, warm_start,
@@ -131,6 +131,8 @@ pub struct Groups {
     /// Reorder of the spins and angles (`Spins::arrays` into `Spins::tmp`).
     pub reorder_spins: Vec<(bool, wgpu::BindGroup)>,
     pub warm_start: [wgpu::BindGroup; 2],
+    /// Entry point `bounce` of warm_start on lists p (restitution).
+    pub bounce: [wgpu::BindGroup; 2],
     pub jacobi_contact: [wgpu::BindGroup; 2],
     pub jacobi_gather: [wgpu::BindGroup; 2],
     /// The frictional `jacobi_contact` and `jacobi_gather` (DESIGN §1d).
@@ -159,7 +161,7 @@ impl Groups {
         Groups {
             free_velocity: k
                 .free_velocity
-                .bind(ctx, &b.params, &g[VEL], &g[INV_MASS], &own.vel_free),
+                .bind(ctx, &b.params, &g[VEL], &g[INV_MASS], &own.vel_free, &g[ID]),
             reorder: (0..g.len())
                 .map(|a| k.reorder.bind(ctx, wide(a), &b.params, &b.sorted, &g[a], &own.tmp[a]))
                 .collect(),
@@ -172,6 +174,10 @@ impl Groups {
                     &b.count[1 - p],
                     &b.slots[1 - p],
                 )
+            }),
+            bounce: [0, 1].map(|p| {
+                k.warm_start
+                    .bind_bounce(ctx, &b.params, &b.count[p], &b.slots[p], &g[VEL])
             }),
             jacobi_contact: [0, 1].map(|p| {
                 k.jacobi_contact

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //!   NSCD:  ClearStats [Reorder] [SpinFree] ClearCells FreeVelocity BinCount PrefixSum CursorCopy
-//!          BinScatter Detect [Cohesion] [WarmStart] Gather [Color] Solve [Mirror] [PredictGap Correct Shift]
+//!          BinScatter Detect [Cohesion] [WarmStart] [Bounce] Gather [Color] Solve [Mirror] [PredictGap Correct Shift]
 //!          Integrate
 //!   DEM:   [ClearCells BinCount PrefixSum CursorCopy BinScatter Detect DemForce ClearStats]
 //!          DemKickDrift ClearCells BinCount PrefixSum CursorCopy BinScatter Detect DemForce DemKick
@@ -47,6 +47,9 @@ pub enum StepStage {
     /// Capillary bridges into the free velocities (`[cohesion]`, DESIGN §1e).
     Cohesion,
     WarmStart,
+    /// Restitution (e > 0): each contact's bounce velocity from the
+    /// start-of-step velocities (entry point `bounce` of warm_start).
+    Bounce,
     /// Velocities from the free velocities and the (warm) impulses.
     Gather,
     /// Graph colouring and colour buckets (coloured solver; reads back sizes).
@@ -90,7 +93,7 @@ impl StepStage {
             StepStage::PrefixSum => Stage::PrefixSum,
             StepStage::CursorCopy | StepStage::BinScatter => Stage::BinScatter,
             StepStage::Detect => Stage::Detect,
-            StepStage::WarmStart => Stage::WarmStart,
+            StepStage::WarmStart | StepStage::Bounce => Stage::WarmStart,
             StepStage::Gather | StepStage::SpinFree => Stage::JacobiGather,
             StepStage::Color => Stage::Coloring,
             StepStage::Mirror => Stage::Colored,
@@ -123,7 +126,11 @@ impl StepStage {
         match self {
             StepStage::Detect => GpuFrom::Detect,
             // SpinFree feeds the first gather: it runs wherever the gather does.
-            StepStage::SpinFree | StepStage::Cohesion | StepStage::WarmStart | StepStage::Gather => GpuFrom::WarmStart,
+            StepStage::SpinFree
+            | StepStage::Cohesion
+            | StepStage::WarmStart
+            | StepStage::Bounce
+            | StepStage::Gather => GpuFrom::WarmStart,
             StepStage::Color | StepStage::Solve | StepStage::Mirror => GpuFrom::Solve,
             // The correction moves the grains: it belongs with integrate.
             StepStage::PredictGap | StepStage::Correct | StepStage::Shift | StepStage::Integrate => GpuFrom::Integrate,

@@ -66,8 +66,11 @@ pub struct Contact {
     /// copies of a grain-grain contact hold the same value: the mirror copy's
     /// normal and tangent are both negated.
     pub impulse_t: f32,
-    /// Unused (keeps the struct a multiple of its 8-byte alignment in WGSL).
-    pub spare: f32,
+    /// Restitution (DESIGN §1e): the normal velocity this contact must
+    /// separate at, -e u_n^- >= 0 (m/s), for a contact closing within the step
+    /// at its start-of-step velocity u_n^- (`bounce`); 0 otherwise, and
+    /// always with e = 0 (the target is then DESIGN §1a's, bit for bit).
+    pub bounce: f32,
 }
 
 /// The contact's tangent t = (-n_y, n_x): the normal turned a quarter turn
@@ -119,8 +122,14 @@ impl Contact {
     /// to tol every step. The slop keeps the push-out from chattering in
     /// resting piles (measured: a settled 210-grain pile needs 1-10 NLGS
     /// sweeps per step with a slop of 5 tol, up to 276 with none).
+    ///
+    /// A bouncing contact (`bounce` > 0, restitution) is driven to u >=
+    /// bounce instead: u+ = -e u- (DESIGN §1e).
     #[inline]
     pub fn target(&self, u: f32, inv_dt: f32, beta: f32, slop: f32) -> f32 {
+        if self.bounce > 0.0 {
+            return u - self.bounce;
+        }
         u + (self.gap.max(0.0) + beta * (self.gap + slop).min(0.0)) * inv_dt
     }
 
@@ -133,6 +142,16 @@ impl Contact {
         let t = tangent(self.normal);
         (v_i[0] - v_o[0]) * t[0] + (v_i[1] - v_o[1]) * t[1] - (rw_i + rw_o)
     }
+}
+
+/// The bounce velocity of a contact (restitution e, DESIGN §1e): -e u for a
+/// contact whose start-of-step normal velocity `u` (m/s) closes its gap `gap`
+/// (m) within the step (gap + dt u <= 0, u < 0), else 0. The start-of-step
+/// velocity, not the free velocity, so that a resting contact, whose
+/// velocity is ~0 at the start, gets no bounce from one step of gravity.
+#[inline]
+pub fn bounce(e: f32, gap: f32, u: f32, dt: f32) -> f32 {
+    if u < 0.0 && gap + dt * u <= 0.0 { -e * u } else { 0.0 }
 }
 
 /// Per-grain contact lists of fixed capacity K.

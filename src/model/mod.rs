@@ -11,6 +11,7 @@ pub mod crowd;
 pub mod grains;
 pub mod grid;
 pub mod law;
+pub mod noise;
 pub mod params;
 pub mod totals;
 pub mod walls;
@@ -21,6 +22,7 @@ pub use crowd::Crowd;
 pub use grains::Grains;
 pub use grid::Grid;
 pub use law::{DemLaw, law};
+pub use noise::Forcing;
 pub use params::{
     APGD_START, DemParams, ImpulseParams, Integrator, NormalLaw, Phase, SolverKind, StepParams, StepStats, UZAWA_STEP,
 };

@@ -272,6 +272,13 @@ pub struct StepParams {
     pub mu_wall: f32,
     /// Capillary cohesion (`[cohesion]`, DESIGN §1e); all zero: none.
     pub cohesion: super::Cohesion,
+    /// Restitution e in [0, 1] of the NSCD projection (DESIGN §1e): a contact
+    /// closing within the step separates at -e times its approach velocity
+    /// (`model::contact::bounce`); 0: perfectly inelastic, DESIGN §1a.
+    pub restitution: f32,
+    /// Stochastic forcing (DESIGN §1e, `model::noise`): sigma (m s^-3/2; 0 =
+    /// off) and seed; the backends fill in the step index.
+    pub forcing: super::Forcing,
 }
 
 /// Overlaps shallower than this many `tol` are not pushed out (see `Contact::target`).

@@ -250,6 +250,12 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         overlap_iterations: s.overlap_iterations,
         mu: s.mu as f32,
         mu_wall: s.mu_wall as f32,
+        restitution: s.restitution as f32,
+        forcing: crate::model::Forcing {
+            sigma: scene.forcing.sigma as f32,
+            seed: crate::model::noise::fold_seed(scene.grains.seed),
+            step: 0,
+        },
         solver: s.kind,
         warm_start: s.warm_start,
         cohesion: scene

@@ -30,6 +30,8 @@ pub struct Scene {
     /// Crowd motion (required when `solver.kind = "crowd"`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub crowd: Option<CrowdSpec>,
+    /// Stochastic forcing of the NSCD free velocity (DESIGN §1e).
+    pub forcing: ForcingSpec,
     pub run: RunSpec,
     /// `[[emitters]]`: points that add grains during the run (DESIGN §1c).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -52,6 +54,7 @@ impl Default for Scene {
             impulse: ImpulseSpec::default(),
             cohesion: None,
             crowd: None,
+            forcing: ForcingSpec::default(),
             run: RunSpec::default(),
             emitters: Vec::new(),
             origin: "built-in scene".to_string(),
@@ -260,6 +263,11 @@ pub struct SolverSpec {
     /// results), leapfrog for spring and impulse. The NSCD solvers refuse it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub integrator: Option<Integrator>,
+    /// Restitution e in [0, 1] of the NSCD projection (DESIGN §1e): a contact
+    /// closing within a step separates at -e times its normal velocity at
+    /// the start of the step. Default 0 (perfectly inelastic, DESIGN §1a).
+    /// The explicit models refuse it (the impulse model has `impulse.e`).
+    pub restitution: f64,
 }
 
 impl Default for SolverSpec {
@@ -278,6 +286,7 @@ impl Default for SolverSpec {
             mu: 0.0,
             mu_wall: 0.0,
             integrator: None,
+            restitution: 0.0,
         }
     }
 }
@@ -491,6 +500,18 @@ impl Default for CrowdSpec {
             cell: 0.05,
         }
     }
+}
+
+/// `[forcing]`: stochastic forcing (DESIGN §1e, `model::noise`): every step
+/// adds sqrt(dt) sigma w to each movable grain's free velocity, w standard
+/// normal per component, drawn from (grains.seed, step, grain id): the same
+/// draws on the CPU and the GPU, whatever the order of the grains.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ForcingSpec {
+    /// Noise strength sigma, m s^-3/2 (a free grain's velocity variance per
+    /// component grows as sigma^2 t). Default 0 (off). NSCD solvers only.
+    pub sigma: f64,
 }
 
 /// Which backend runs the steps.

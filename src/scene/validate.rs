@@ -338,6 +338,36 @@ impl Scene {
             }
         }
 
+        c.non_negative("solver.restitution", s.restitution)?;
+        if s.restitution > 1.0 {
+            return Err(Error::field(
+                &self.origin,
+                "solver.restitution",
+                format!("restitution must be in [0, 1], got {}", s.restitution),
+            ));
+        }
+        if s.restitution > 0.0 && s.kind.explicit() {
+            return Err(Error::field(
+                &self.origin,
+                "solver.restitution",
+                format!(
+                    "restitution belongs to the NSCD solvers; `{}` has its own contact law (the impulse model: impulse.e)",
+                    s.kind.name()
+                ),
+            ));
+        }
+        c.non_negative("forcing.sigma", self.forcing.sigma)?;
+        if self.forcing.sigma > 0.0 && s.kind.explicit() {
+            return Err(Error::field(
+                &self.origin,
+                "forcing.sigma",
+                format!(
+                    "stochastic forcing acts on the NSCD free velocity; `{}` has none (use an NSCD solver)",
+                    s.kind.name()
+                ),
+            ));
+        }
+
         if s.integrator.is_some() && !s.kind.explicit() {
             return Err(Error::field(
                 &self.origin,
