@@ -169,12 +169,25 @@ fn ten_millisecond_steps_lose_nothing() {
 /// bulb, need up to 68 substeps at 50 ms (57 in another run of the same
 /// scene: the flow is chaotic), more than MAX_SUBSTEPS, and the run stops
 /// with a one-line error (`Error::StepTooLong`) before any grain is lost.
-/// So this scene widens the alert to 8 mm (about 34 substeps).
+/// So this scene widens the alert to 8 mm (about 34 substeps). The scene is
+/// scenes/huge_step.toml, which the README names: it must be this test's.
 #[test]
 fn fifty_times_the_default_step_loses_nothing_and_keeps_the_flow() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/huge_step.toml");
+    let file = Scene::load(&path).unwrap();
     let mut scene = scene(Some(5e-2));
     scene.solver.alert = 0.008;
-    let (s, notices) = discharge(&scene);
+    scene.run.every = file.run.every;
+    scene.run.out = file.run.out.clone();
+    scene.origin = file.origin.clone();
+    // Compared resolved (every default written out), as `hourglass run` writes scene.toml.
+    let resolved = |s: &Scene| build(s).unwrap().scene.to_toml();
+    assert_eq!(
+        resolved(&file),
+        resolved(&scene),
+        "scenes/huge_step.toml is not the tested scene"
+    );
+    let (s, notices) = discharge(&file);
     check_saved(&s, &notices, 5e-2, true);
     let base = PASSED_AT_DEFAULT_DT as f64;
     assert!(
