@@ -66,7 +66,7 @@ class GrainProblem:
         self.masses = np.asarray(masses, dtype=np.float64).copy()
         self.segments = np.asarray(segments, dtype=np.float64).reshape(-1, 2, 2).copy()
         self.disks = np.asarray(disks, dtype=np.float64).reshape(-1, 3).copy()
-        self.contacts = []
+        self._contacts = []
         #: Set by :meth:`from_scene` (the scene's values); None otherwise.
         self.dt = self.alert = self.gravity = None
         self._stages = _core.Stages()
@@ -86,6 +86,19 @@ class GrainProblem:
         return problem
 
     @property
+    def contacts(self):
+        """The :data:`Contact` list of the last detection, with the impulses
+        of the last solve (built when read: a run script that never looks at
+        it pays nothing for it)."""
+        if self._contacts is None:
+            self._contacts = self._build_contacts()
+        return self._contacts
+
+    @contacts.setter
+    def contacts(self, value):
+        self._contacts = list(value)
+
+    @property
     def n_grains(self):
         return len(self.radii)
 
@@ -101,11 +114,19 @@ class GrainProblem:
             float(alert),
         )
         self._arrays = a
-        self._fill_contacts()
-        return len(self.contacts)
+        self._contacts = None
+        return int(np.count_nonzero(a["grain"] < self.n_grains))
 
-    def _fill_contacts(self):
+    def contact_arrays(self):
+        """The contacts of the last detection as arrays (``grain``, ``other``,
+        ``wall``, ``kind``, ``normal``, ``gap``, ``impulse``, ``impulse_t``;
+        boundary disks are grains ``N..N+K``), without building the list."""
+        return self._arrays
+
+    def _build_contacts(self):
         a, n = self._arrays, self.n_grains
+        if a is None:
+            return []
         contacts = []
         for k in range(len(a["grain"])):
             i, kind = int(a["grain"][k]), int(a["kind"][k])
@@ -120,7 +141,7 @@ class GrainProblem:
                 # A boundary disk's own copy of a pair with a grain: listed from the grain.
                 continue
             contacts.append(Contact(i, j, a["normal"][k].copy(), float(a["gap"][k]), t, float(a["impulse"][k])))
-        self.contacts = contacts
+        return contacts
 
     def _solve(self, tol, dt, itmax, solver):
         if self._arrays is None:
@@ -131,7 +152,7 @@ class GrainProblem:
         self.velocities[...] = v
         self.iterations, self.converged = iterations, converged
         self._arrays = self._stages.contacts()
-        self._fill_contacts()
+        self._contacts = None
         return iterations
 
     def solve_contacts_nlgs(self, tol, dt, itmax=1000):
