@@ -302,6 +302,13 @@ impl Simulation {
     /// inside the walls' box and overlap nothing (the others are the run's
     /// own state, whose overlaps within the solver's tolerance stay).
     fn rebuild(&mut self, grains: Grains, new_from: usize) -> PyResult<()> {
+        if self.setup.params.solver == hourglass::model::SolverKind::Crowd {
+            // The crowd backend counts who has left; a rebuilt one would start over.
+            return Err(field_err(
+                "velocities",
+                "a crowd's people cannot be edited during a run (their wishes are the velocities)",
+            ));
+        }
         let mut setup = self.setup.clone();
         setup.grains = grains;
         let grid = backend::grid_for(&setup).map_err(py_err)?;
@@ -333,10 +340,13 @@ impl Simulation {
                 }
             }
         }
+        // The backend's own count (substeps included): the forcing's draws
+        // and the CPU's reorder schedule go on from it.
+        let count = self.backend.step_count();
         let mut notices = Vec::new();
         let mut b = backend::select(&setup, grid, self.choice, Device::Open, &mut notices).map_err(py_err)?;
         b.set_walls(setup.walls(!self.gate_open));
-        b.set_step_count(self.steps);
+        b.set_step_count(count);
         self.backend = b;
         self.grid = grid;
         self.setup = setup;
@@ -602,16 +612,15 @@ impl Simulation {
         };
         let mut g = self.grains_by_id()?;
         let old = g.len();
-        let mut new = Grains::new(
-            pos,
-            vel,
-            radius,
-            self.setup
-                .scene
-                .grains
-                .density
-                .unwrap_or(hourglass::scene::DEFAULT_DENSITY),
-        );
+        let g_spec = &self.setup.scene.grains;
+        let density = g_spec.density.unwrap_or(hourglass::scene::DEFAULT_DENSITY);
+        let mut new = Grains::new(pos, vel, radius, density);
+        // A scene of given masses (`grains.mass`) gives its new grains that mass.
+        new.inv_mass = new
+            .radius
+            .iter()
+            .map(|&r| (1.0 / g_spec.mass_of(f64::from(r))) as f32)
+            .collect();
         let next = g.id.iter().max().map_or(0, |&m| m + 1);
         for (j, id) in new.id.iter_mut().enumerate() {
             *id = next + j as u32;

@@ -90,8 +90,6 @@ const fn cpu(cpu: &'static str, test: &'static str) -> Twin {
 #[rustfmt::skip]
 pub const ENTRY_POINTS: &[EntryPoint] = &[
     entry!(FreeVelocity :: "main", [0: Uniform params, 1: ReadOnly vel, 2: ReadOnly inv_mass, 3: ReadWrite vel_free, 4: ReadOnly id], cpu("cpu::integrate::free_velocity", "free_velocity_matches_cpu")),
-    // Capillary cohesion (DESIGN §1e), after detection, into the free velocities.
-    entry!(Cohesion :: "main", [0: Uniform params, 1: Uniform law, 2: ReadOnly count, 3: ReadOnly slots, 4: ReadOnly radius, 5: ReadOnly inv_mass, 6: ReadWrite vel_free], cpu("cpu::cohesion::cohesion", "cohesion_matches_cpu")),
     entry!(BinCount :: "main", [0: Uniform params, 1: ReadOnly pos, 2: ReadWrite cell_of, 3: ReadWrite cell_count], cpu("cpu::grid::bin_count", "bin_count_matches_cpu")),
     // The two passes of one multi-level scan; the test compares the whole scan.
     entry!(PrefixSum :: "scan", [0: Uniform level, 1: ReadOnly src, 2: ReadWrite dst, 3: ReadWrite block_sums], cpu("cpu::grid::prefix_sum", "prefix_sum_matches_cpu")),
@@ -100,6 +98,8 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     entry!(Reorder :: "gather1", [0: Uniform params, 1: ReadOnly sorted, 2: ReadOnly src1, 3: ReadWrite dst1], cpu("cpu::reorder::gather", "reorder_matches_cpu")),
     entry!(Reorder :: "gather2", [0: Uniform params, 1: ReadOnly sorted, 4: ReadOnly src2, 5: ReadWrite dst2], cpu("cpu::reorder::gather", "reorder_matches_cpu")),
     entry!(Detect :: "main", [0: Uniform params, 1: ReadOnly cell_start, 2: ReadOnly sorted, 3: ReadOnly pos, 4: ReadOnly radius, 5: ReadOnly inv_mass, 6: ReadOnly segments, 7: ReadOnly corners, 8: ReadWrite count, 9: ReadWrite slots, 10: ReadWrite stats], cpu("cpu::detect::detect", "detect_matches_cpu")),
+    // Capillary cohesion (DESIGN §1e), after detection, into the free velocities.
+    entry!(Cohesion :: "main", [0: Uniform params, 1: Uniform law, 2: ReadOnly count, 3: ReadOnly slots, 4: ReadOnly radius, 5: ReadOnly inv_mass, 6: ReadWrite vel_free], cpu("cpu::cohesion::cohesion", "cohesion_matches_cpu")),
     entry!(WarmStart :: "main", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly prev_count, 4: ReadOnly prev_slots], cpu("cpu::warm_start::warm_start", "warm_start_matches_cpu")),
     entry!(WarmStart :: "bounce", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 5: ReadOnly vel], cpu("cpu::warm_start::bounce", "bounce_matches_cpu")),
     entry!(JacobiContact :: "main", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly vel, 4: ReadWrite residual], cpu("cpu::jacobi::jacobi_contact", "jacobi_contact_matches_cpu")),

@@ -2,13 +2,18 @@
 //! a liquid bridge between two grains at surface gap D < D_rupt pulls them
 //! together along the line of centres with
 //! ```text
-//!   F = pi gamma r (exp(-A max(D, 0) + B) + C)        (attractive, N per m of thickness)
+//!   F = pi gamma r (exp(-A max(D, 0) + B) + C)        (attractive; see units below)
 //!   r = 2 r_i r_j / (r_i + r_j)   grain-grain (harmonic mean: r for equal grains)
 //!   r = r_i                       grain-wall (a wall is a grain of infinite radius)
 //! ```
 //! The course writes the law for a common radius r; the harmonic mean is the
 //! effective radius of two spheres of different radii (the Derjaguin
 //! approximation of the bridge force), and it equals r when the radii agree.
+//! Units: pi gamma r is a force (N) in 3D, the bridge between two spheres;
+//! our 2D grains are disks of unit thickness whose forces are N per metre.
+//! We apply the course's law as it is written, its value taken as N/m (one
+//! such bridge per metre of thickness): a modelling choice of the course's
+//! 2D scheme, not a derivation; the constants a, b, c set its size.
 //! An overlap (D < 0) pulls with the force at contact. The force enters the
 //! free velocity, v_free += dt F / m, before the NSCD projection, which then
 //! keeps the pulled grains from overlapping (`cpu::cohesion`,

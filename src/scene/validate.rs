@@ -485,6 +485,30 @@ impl Scene {
             };
             return Err(Error::field(&self.origin, field, "crowd motion is frictionless"));
         }
+        // First order, no inertia (DESIGN §1e): the free velocity is the wish,
+        // so a bounce (taken from the step's start velocity), a random kick or
+        // a capillary pull would act on what people want, not on their motion.
+        if self.solver.restitution > 0.0 {
+            return Err(Error::field(
+                &self.origin,
+                "solver.restitution",
+                "crowd motion has no inertia: people do not bounce (set 0)",
+            ));
+        }
+        if self.forcing.sigma > 0.0 {
+            return Err(Error::field(
+                &self.origin,
+                "forcing.sigma",
+                "crowd motion has no inertia: stochastic forcing applies to the NSCD models of grains",
+            ));
+        }
+        if self.cohesion.is_some() {
+            return Err(Error::field(
+                &self.origin,
+                "cohesion",
+                "crowd motion has no capillary bridges: remove [cohesion]",
+            ));
+        }
         if self.walls.gate.is_some() {
             return Err(Error::field(
                 &self.origin,
