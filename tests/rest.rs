@@ -1,5 +1,5 @@
 //! Rest is rest: a resting column of 10 grains and a settled pile stay at
-//! rest under every NSCD solver with the scene's default settings: the top
+//! rest under NLGS, Jacobi, coloured NLGS, APGD and Uzawa with the scene's default settings: the top
 //! grain slower than 1e-4 m/s, kinetic energy not growing, overlap not creeping.
 
 mod common;
@@ -9,15 +9,12 @@ use hourglass::cpu::reduce::reduce;
 use hourglass::model::{Grains, Region, SolverKind, StepParams, Walls};
 use hourglass::scene::SolverSpec;
 
-// Uzawa is not held to rest yet: its per-contact stopping error (up to
-// tol/dt = 1e-3 m/s) adds up along a column and the top grain keeps moving at
-// about 8e-3 m/s (measured; issue 12 part 5 is open for it). Its figures are
-// printed by `uzawa_rest_is_measured`.
-const SOLVERS: [SolverKind; 4] = [
+const SOLVERS: [SolverKind; 5] = [
     SolverKind::Nlgs,
     SolverKind::Jacobi,
     SolverKind::Colored,
     SolverKind::Apgd,
+    SolverKind::Uzawa,
 ];
 
 /// The scene's default solver settings at dt = 1e-3 s.
@@ -55,17 +52,9 @@ fn column(r: f32) -> (Grains, Walls) {
 }
 
 #[test]
-fn columns_and_piles_stay_at_rest_under_nlgs_jacobi_colored_and_apgd() {
+fn columns_and_piles_stay_at_rest_under_nlgs_jacobi_colored_apgd_and_uzawa() {
     let failures = watch(&SOLVERS);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-#[test]
-fn uzawa_rest_is_measured() {
-    // Printed, not asserted (see SOLVERS); fails if Uzawa starts to rest, so the
-    // exclusion above cannot outlive its reason.
-    let failures = watch(&[SolverKind::Uzawa]);
-    assert!(!failures.is_empty(), "Uzawa now rests: add it to SOLVERS");
 }
 
 /// Settle 1 s, watch 2 s; the failures of the rest conditions.

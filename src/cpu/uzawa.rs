@@ -18,8 +18,9 @@
 //! row sum for c = (a, b) is g_c = im_a N_a + im_b N_b (N = listed contacts of
 //! a grain), and the row sums of diag(1/g) D are all <= 1, so the gradient
 //! step scaled by rho_c = s / g_c converges for any s in (0, 2)
-//! ([`UZAWA_STEP`] = 1, a constant: the largest step the bound guarantees with
-//! margin). Unlike Jacobi's omega, s needs no study: it is safe by
+//! ([`UZAWA_STEP`] = 1.9: close to the bound, so that the slow mode of a
+//! resting column is damped fast enough for it to rest; the convergence
+//! test is a quarter of tol/dt, [`crate::model::UZAWA_THRESHOLD`]). Unlike Jacobi's omega, s needs no study: it is safe by
 //! construction, whatever the coordination of the pile. Both copies of a
 //! grain-grain contact compute the same g_c (im_a N_a + im_b N_b is commutative),
 //! so they stay bit-identical, as in Jacobi.
@@ -128,7 +129,7 @@ pub fn solve_with(
     history: Option<&mut Vec<f32>>,
 ) {
     let k = lists.capacity;
-    let (inv_dt, threshold) = (1.0 / p.dt, p.tol / p.dt);
+    let (inv_dt, threshold) = (1.0 / p.dt, p.threshold());
     // Per-grain residuals, reduced like the GPU's uzawa_contact + residual_max.
     let mut residual = vec![0.0f32; vel.len()];
     super::jacobi::jacobi_gather(&lists.count, &lists.slots, k, vel_free, inv_mass, vel);

@@ -25,6 +25,7 @@ pub use law::{DemLaw, law};
 pub use noise::Forcing;
 pub use params::{
     APGD_START, DemParams, ImpulseParams, Integrator, NormalLaw, Phase, SolverKind, StepParams, StepStats, UZAWA_STEP,
+    UZAWA_THRESHOLD,
 };
 pub use totals::{Region, Totals, rotational_kinetic_energy};
 pub use walls::{Corner, Segment, Walls};
