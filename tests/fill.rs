@@ -9,8 +9,6 @@
 //! heights of the wall end points, so the midpoint rule over those intervals
 //! is exact.
 
-use std::time::Instant;
-
 use hourglass::scene::fill::{self, FillRegion, point_in_polygon, segment_distance};
 use hourglass::scene::hourglass::outline;
 use hourglass::scene::{GrainsSpec, HourglassSpec, Scene, Setup, build};
@@ -210,15 +208,15 @@ fn a_denser_fill_fits_a_smaller_hourglass() {
     assert_eq!((spec.width, spec.bulb_height), (0.30, 0.40));
 }
 
-/// Placement cost: N grains of the default radii in the default hourglass
-/// scaled to hold them at area fraction ~0.66, placed in well under a minute
-/// for a million (`cargo test --release --test fill -- --ignored`).
+/// Placement at scale: 50,000 grains of the default radii in the default
+/// hourglass scaled to hold them at area fraction ~0.66 are all placed. How
+/// long placement takes is a benchmark, not a test: `cargo bench --bench
+/// fill` (BENCHMARKS.md).
 #[test]
-#[ignore = "places a million grains (tens of seconds)"]
-fn a_million_grains_place_in_under_a_minute() {
+fn fifty_thousand_grains_all_place_in_a_scaled_hourglass() {
     let base = HourglassSpec::default();
     let spec = GrainsSpec::default();
-    for n in [50_000usize, 1_000_000] {
+    for n in [50_000usize] {
         let radii = fill::sample_radii(&spec, n, &mut fill::rng(1));
         let solid: f64 = radii.iter().map(|r| std::f64::consts::PI * r * r).sum();
         // The default upper bulb (0.30 m x 0.40 m) has 0.0965 m^2.
@@ -236,15 +234,7 @@ fn a_million_grains_place_in_under_a_minute() {
             polygon: Some(&out.walls),
             obstacles: &obstacles,
         };
-        let t = Instant::now();
         let placed = fill::place(&radii, &region, &mut fill::rng(2));
-        let secs = t.elapsed().as_secs_f64();
-        println!(
-            "{n} grains: {} placed in {secs:.2} s (bulb {:.2} m wide)",
-            placed.len(),
-            hg.width
-        );
-        assert_eq!(placed.len(), n);
-        assert!(secs < 60.0, "{n} grains took {secs} s");
+        assert_eq!(placed.len(), n, "bulb {:.2} m wide", hg.width);
     }
 }
