@@ -39,6 +39,10 @@ impl CpuCrowdBackend {
     /// Remove the people who have left; true when anyone did.
     fn leave(&mut self) -> bool {
         let g = &mut self.inner.grains;
+        // Most steps nobody leaves: look before building the mask.
+        if !(0..g.len()).any(|i| self.crowd.left(g.pos[i], g.radius[i])) {
+            return false;
+        }
         let stay: Vec<bool> = (0..g.len()).map(|i| !self.crowd.left(g.pos[i], g.radius[i])).collect();
         let gone = stay.iter().filter(|&&s| !s).count();
         if gone == 0 {
