@@ -116,3 +116,36 @@ fn without_the_census_the_rows_are_the_same_but_for_the_collision_columns() {
         assert_eq!(&without, q);
     }
 }
+
+/// The spring model's `elastic_energy` is 1/2 k_s dx^2 over its contacts: a
+/// 1 kg ball of radius 0.3 m (the lab's) set at rest on the floor at its
+/// equilibrium sink dx = m g / k_s stays there, and every row holds
+/// (m g)^2 / (2 k_s) (single-precision positions: dx to about 1e-5, the
+/// energy to 2e-5; asserted to 1e-4), total = kinetic + potential + elastic.
+#[test]
+fn a_spring_ball_resting_on_the_floor_stores_half_ks_dx_squared() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ks, m, g, r) = (4000.0f64, 1.0f64, 9.81f64, 0.3f64);
+    let dx = m * g / ks;
+    let text = format!(
+        "version = 1\ngravity = [0.0, -9.81]\n{BOX}[grains]\nmass = 1.0\nlist = [[0.5, {y}, 0.0, 0.0, 0.3]]\n[solver]\nkind = \"spring\"\ndt = 1e-3\n[spring]\nks = {ks}\nkd = 126.0\n[run]\nsteps = 1000\nevery = 100\nbackend = \"cpu\"\n",
+        y = r - dx
+    );
+    let s = build(&Scene::parse(&text, Path::new("lab.toml")).unwrap()).unwrap();
+    let rows = run(&s, dir.path());
+    assert_eq!(rows.len(), 11);
+    let want = 0.5 * ks * dx * dx;
+    for row in &rows {
+        assert!(
+            (row.elastic_energy - want).abs() < 1e-4 * want,
+            "step {}: elastic {} J, want {want} J",
+            row.step,
+            row.elastic_energy
+        );
+        let parts = row.kinetic_energy + row.potential_energy + row.elastic_energy + row.rotational_kinetic_energy;
+        assert!(
+            (row.total_energy - parts).abs() < 1e-12 * parts.abs().max(1.0),
+            "{row:?}"
+        );
+    }
+}

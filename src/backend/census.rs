@@ -13,7 +13,8 @@
 //!   new contacts  = | touching(step) \ touching(step - 1) |, counted every
 //!                   step, grain-grain and grain-wall apart
 //!   elastic       = sum over touching pairs of the model's contact potential:
-//!                   NSCD 0 (rigid), DEM Hertz 2/5 k_n dx^2.5 (dx = -gap)
+//!                   NSCD and impulses 0 (rigid), DEM Hertz 2/5 k_n dx^2.5,
+//!                   linear spring 1/2 k_s dx^2 (dx = -gap)
 //! ```
 //!
 //! Cost: one host detection per step, and on the GPU one read-back of the
@@ -25,8 +26,9 @@ use crate::model::{Body, ContactLists, Grains, Grid, Walls};
 
 /// The elastic potential of one contact of the running model.
 ///
-/// The hook for the explicit models: a linear spring (DESIGN §1c) adds
-/// `Spring { ks }` with energy 1/2 k_s dx^2; the impulse model stores none.
+/// `sim` picks it from the solver: Hertz for the DEM, `Spring { ks }` for
+/// the linear spring model (DESIGN §1c), rigid for NSCD and the impulse
+/// model (whose projection moves grains and stores nothing).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Elastic {
     /// Rigid contacts (NSCD, impulses): no stored energy.

@@ -22,7 +22,7 @@ pub struct RunArgs {
     pub backend: Option<BackendChoice>,
     #[arg(long, value_enum)]
     pub solver: Option<SolverKind>,
-    /// Integrator of the explicit models (dem, spring, impulse): `[solver] integrator`.
+    /// Integrator of the explicit models (dem, spring, impulse): `[solver] integrator`; velocity_verlet is another name for leapfrog (the same kick-drift-kick scheme).
     #[arg(long, value_enum)]
     pub integrator: Option<Integrator>,
     /// Normal stiffness of the spring model, N/m: `[spring] ks`.
