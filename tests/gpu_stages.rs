@@ -518,7 +518,13 @@ fn warm_start_matches_cpu() {
     let Some(ctx) = context() else { return };
     for c in cases() {
         let n = c.grains.len();
-        let prev = lists_with_impulses(&c, 11);
+        // Tangential impulses too (in the cone, as a frictional solver leaves
+        // them): the stage must carry both.
+        let mut prev = lists_with_impulses(&c, 11);
+        let mut rng = Rng::new(14);
+        for s in prev.slots.iter_mut() {
+            s.impulse_t = rng.f32(-0.5, 0.5) * s.impulse;
+        }
         // The grains move a little: some contacts persist, some are new.
         let mut moved = case(c.name, 0, 0.1, (0.002, 0.003), c.k, 0);
         moved.grains = c.grains.clone();
@@ -531,9 +537,18 @@ fn warm_start_matches_cpu() {
         let mut want = lists_with_impulses(&moved, 13);
         let mut slots = want.slots.clone();
         for s in slots.iter_mut() {
-            s.impulse = -1.0; // must all be overwritten
+            // Must all be overwritten.
+            s.impulse = -1.0;
+            s.impulse_t = -1.0;
         }
         cpu::warm_start::warm_start(&prev, &mut want);
+        let carried_t = (0..n)
+            .flat_map(|i| want.of(i).iter())
+            .filter(|s| s.impulse_t != 0.0)
+            .count();
+        if n > 10 {
+            assert!(carried_t > 0, "{}: no tangential impulse carried", c.name);
+        }
         let k = warm_start::WarmStart::new(&ctx, &cfg(&c));
         let (pb, count, sb) = (uni(&ctx, &params(&c)), buf(&ctx, &want.count), buf(&ctx, &slots));
         let (pc, ps_) = (buf(&ctx, &prev.count), buf(&ctx, &prev.slots));

@@ -402,14 +402,21 @@ fn colored_mirror_matches_cpu() {
     let Some(ctx) = context() else { return };
     for p in piles() {
         let n = p.grains.len();
-        // Random impulses: every non-owned copy differs from its owner before the mirror.
-        let mut want = p.lists.clone();
+        // Random impulses, normal and tangential (in the cone, as a
+        // frictional sweep leaves them): every non-owned copy differs from
+        // its owner before the mirror.
+        let mut before = p.lists.clone();
+        let mut rng = Rng::new(31);
+        for c in before.slots.iter_mut() {
+            c.impulse_t = rng.f32(-0.5, 0.5) * c.impulse;
+        }
+        let mut want = before.clone();
         cpu::colored::colored_mirror(&want.count, &mut want.slots, p.k);
         let kernels = Colored::new(&ctx, &cfg(&p));
         let (pb, count, slots) = (
             uni(&ctx, &params(&p)),
-            buf(&ctx, &p.lists.count),
-            buf(&ctx, &p.lists.slots),
+            buf(&ctx, &before.count),
+            buf(&ctx, &before.slots),
         );
         let group = kernels.bind_mirror(&ctx, &pb, &count, &slots);
         run(&ctx, |ps| kernels.dispatch_mirror(ps, &group, n as u32));
@@ -419,7 +426,15 @@ fn colored_mirror_matches_cpu() {
             assert_eq!(&got[r.clone()], &want.slots[r], "{}: colored_mirror grain {i}", p.name);
         }
         if n > 10 {
-            assert!(want.slots != p.lists.slots, "{}: nothing mirrored", p.name);
+            assert!(want.slots != before.slots, "{}: nothing mirrored", p.name);
+            // The tangential impulse is mirrored too: some copy took its
+            // owner's nonzero value (the assert_eq above holds the GPU to it).
+            let mirrored_t = (0..n)
+                .flat_map(|i| (0..want.of(i).len()).map(move |s| i * p.k + s))
+                .filter(|&at| want.slots[at].impulse_t != before.slots[at].impulse_t)
+                .filter(|&at| want.slots[at].impulse_t != 0.0)
+                .count();
+            assert!(mirrored_t > 0, "{}: no tangential impulse mirrored", p.name);
         }
     }
 }
