@@ -13,7 +13,7 @@
 //! the lower grain's list overflowed and lost its copy, the higher grain's
 //! copy is solved instead (an overflow never drops a contact twice).
 
-use crate::model::contact::{TANGENT_MASS_RATIO, coulomb, spin_kick, tangent};
+use crate::model::contact::{TANGENT_MASS_RATIO, coulomb, slip, spin_kick, tangent};
 use crate::model::{Body, Contact, ContactLists, dot, sub};
 
 /// Which sequential update rule a sweep applies.
@@ -209,60 +209,6 @@ impl Sweep {
         (dpn.abs() * c.inv_mass_sum).max(dpt.abs() * TANGENT_MASS_RATIO * c.inv_mass_sum)
     }
 
-    /// One sweep of the acting contacts: on one thread in sweep order, or,
-    /// split at grain `split.mid`, the contacts within each half on two
-    /// threads at once (they touch disjoint grains and slots; from
-    /// `par_min` acting contacts, [`PAR_SWEEP_MIN`] by default), then the
-    /// contacts across the halves. Returns the largest |dP| W.
-    #[allow(clippy::too_many_arguments)]
-    fn sweep_acting(
-        &self,
-        split: &Split,
-        acting: &[u32],
-        slots: &mut [Contact],
-        inv_mass: &[f32],
-        vel: &mut [[f32; 2]],
-        mut spin: Option<Turn<'_>>,
-        how: &Visit,
-    ) -> f32 {
-        let whole =
-            |list: &[u32], slots: &mut [Contact], vel: &mut [[f32; 2]], mut spin: Option<Turn<'_>>, part: Part| {
-                let im = &inv_mass[part.grain0..];
-                // One loop per kind, so the frictionless one carries no spins.
-                match spin.as_mut() {
-                    None => list.iter().fold(0.0f32, |w, &k| {
-                        w.max(self.visit_in(k as usize, part, slots, im, vel, how))
-                    }),
-                    Some(t) => list.iter().fold(0.0f32, |w, &k| {
-                        w.max(self.visit_turn(k as usize, part, slots, im, vel, t, how))
-                    }),
-                }
-            };
-        if split.mid == 0 {
-            return whole(acting, slots, vel, spin, Part::WHOLE);
-        }
-        let (mid, cap) = (split.mid, split.capacity);
-        let ((s0, s1), (v0, v1)) = (slots.split_at_mut(mid * cap), vel.split_at_mut(mid));
-        let (t0, t1) = match spin.as_mut() {
-            Some(t) => {
-                let (r0, r1) = t.radius.split_at(mid);
-                let (w0, w1) = t.w.split_at_mut(mid);
-                (Some(Turn { radius: r0, w: w0 }), Some(Turn { radius: r1, w: w1 }))
-            }
-            None => (None, None),
-        };
-        let lower = Part::WHOLE;
-        let upper = Part {
-            grain0: mid,
-            slot0: mid * cap,
-        };
-        let (r0, r1) = rayon::join(
-            || whole(&split.lower, s0, v0, t0, lower),
-            || whole(&split.upper, s1, v1, t1, upper),
-        );
-        r0.max(r1).max(whole(&split.across, slots, vel, spin, Part::WHOLE))
-    }
-
     /// Iterate to `threshold` (m/s), sweeping the contacts that can act and
     /// checking the others now and then. A contact whose gap is open by more
     /// than `reach` (m) beyond what the step's velocities close (target * dt,
@@ -321,13 +267,12 @@ impl Sweep {
                 h.push(r);
             }
         };
-        split.build(self, acting, vel.len(), slots.len(), par_min);
-        // Frictionless sweeps run on a packed copy of the acting contacts
-        // ([`Packed`]), written back when the solve ends or the acting set grows.
-        let pack = spin.is_none();
-        if pack {
-            packed.build(self, split, acting, slots, inv_mass, how);
-        }
+        split.build(self, acting, vel.len(), par_min);
+        // The sweeps run on a packed copy of the acting contacts ([`Packed`],
+        // [`Turned`] with friction), written back when the solve ends or the
+        // acting set grows.
+        let radius = spin.as_ref().map(|t| t.radius);
+        packed.build(self, split, acting, slots, inv_mass, radius, how);
         // Over-relaxed while far from the threshold, plain Gauss-Seidel near
         // it and on a step's first sweep (a resting pile, which starts near
         // it, is then solved exactly: see SOR).
@@ -337,19 +282,7 @@ impl Sweep {
         let mut last = 0.0f32;
         while stats.iterations < itmax {
             let how = if last > above { &relaxed } else { &plain };
-            let r = if pack {
-                packed.sweep(split, vel, how)
-            } else {
-                self.sweep_acting(
-                    split,
-                    acting,
-                    slots,
-                    inv_mass,
-                    vel,
-                    spin.as_mut().map(Turn::reborrow),
-                    how,
-                )
-            };
+            let r = packed.sweep(split, vel, spin.as_mut().map(|t| &mut *t.w), how);
             last = r;
             record(stats, r);
             // The idle contacts are checked once the acting ones converged,
@@ -389,19 +322,13 @@ impl Sweep {
                 break;
             }
             if acting.len() > before {
-                if pack {
-                    packed.write_back(slots);
-                }
+                packed.write_back(slots);
                 acting.sort_unstable();
-                split.build(self, acting, vel.len(), slots.len(), par_min);
-                if pack {
-                    packed.build(self, split, acting, slots, inv_mass, how);
-                }
+                split.build(self, acting, vel.len(), par_min);
+                packed.build(self, split, acting, slots, inv_mass, radius, how);
             }
         }
-        if pack {
-            packed.write_back(slots);
-        }
+        packed.write_back(slots);
     }
 
     /// Copy each owned impulse into its mirror copy.
@@ -456,7 +383,7 @@ pub struct SolveScratch {
     packed: Packs,
 }
 
-/// A frictionless acting contact as a sweep visits it, packed in sweep
+/// An acting contact as a sweep visits it, packed in sweep
 /// order: grains `a` and `b` (indices within the sweep's part of the
 /// arrays; `b` = [`Sweep::NO_MIRROR`] for a wall or corner), the normal, W,
 /// the part of the target that does not depend on the velocities
@@ -484,6 +411,19 @@ struct Packs {
     lists: [Vec<Packed>; 3],
     slots: [Vec<u32>; 3],
     rule: Option<Rule>,
+    /// With friction: each packed contact's tangential side.
+    turns: [Vec<Turned>; 3],
+    friction: bool,
+}
+
+/// The tangential side of a packed frictional contact: its impulse, both
+/// radii (`rb` 0 for a wall) and its Coulomb coefficient.
+#[derive(Debug, Clone, Copy, Default)]
+struct Turned {
+    impulse_t: f32,
+    ra: f32,
+    rb: f32,
+    mu: f32,
 }
 
 impl Packs {
@@ -495,9 +435,11 @@ impl Packs {
         acting: &[u32],
         slots: &[Contact],
         inv_mass: &[f32],
+        radius: Option<&[f32]>,
         how: &Visit,
     ) {
         self.rule = Some(how.rule);
+        self.friction = radius.is_some();
         let (lower, upper, across): (&[u32], &[u32], &[u32]) = if split.mid == 0 {
             (acting, &[], &[])
         } else {
@@ -505,9 +447,10 @@ impl Packs {
         };
         let mid = split.mid;
         for (n, (list, grain0)) in [(lower, 0usize), (upper, mid), (across, 0)].into_iter().enumerate() {
-            let (out, at) = (&mut self.lists[n], &mut self.slots[n]);
+            let (out, at, turns) = (&mut self.lists[n], &mut self.slots[n], &mut self.turns[n]);
             out.clear();
             at.clear();
+            turns.clear();
             for &k in list {
                 let k = k as usize;
                 let c = &slots[sweep.slot[k] as usize];
@@ -534,13 +477,36 @@ impl Packs {
                     ib,
                 });
                 at.push(sweep.slot[k]);
+                if let Some(r) = radius {
+                    let wall = b == Sweep::NO_MIRROR;
+                    turns.push(Turned {
+                        impulse_t: c.impulse_t,
+                        ra: r[a],
+                        rb: if wall { 0.0 } else { r[b as usize + grain0] },
+                        mu: if wall { how.mu_wall } else { how.mu },
+                    });
+                }
             }
         }
     }
 
     /// One sweep, as [`Sweep::sweep_acting`] does it (both halves on two
     /// threads, then the contacts across); returns the largest |dP| W.
-    fn sweep(&mut self, split: &Split, vel: &mut [[f32; 2]], how: &Visit) -> f32 {
+    fn sweep(&mut self, split: &Split, vel: &mut [[f32; 2]], spin: Option<&mut [f32]>, how: &Visit) -> f32 {
+        if let Some(w) = spin {
+            let [lower, upper, across] = &mut self.lists;
+            let [t0, t1, t2] = &mut self.turns;
+            if split.mid == 0 {
+                return visit_packed_turn(lower, t0, vel, w, how);
+            }
+            let (v0, v1) = vel.split_at_mut(split.mid);
+            let (w0, w1) = w.split_at_mut(split.mid);
+            let (r0, r1) = rayon::join(
+                || visit_packed_turn(lower, t0, v0, w0, how),
+                || visit_packed_turn(upper, t1, v1, w1, how),
+            );
+            return r0.max(r1).max(visit_packed_turn(across, t2, vel, w, how));
+        }
         let rule = self.rule.unwrap_or(Rule::Accumulated);
         let [lower, upper, across] = &mut self.lists;
         if split.mid == 0 {
@@ -561,7 +527,57 @@ impl Packs {
                 slots[s as usize].impulse = p.impulse;
             }
         }
+        if self.friction {
+            for (turns, at) in self.turns.iter().zip(&self.slots) {
+                for (t, &s) in turns.iter().zip(at) {
+                    slots[s as usize].impulse_t = t.impulse_t;
+                }
+            }
+        }
     }
+}
+
+/// [`Sweep::visit_turn`] on packed contacts, in order (`turns` beside
+/// `list`, spins `w` indexed like `vel`); returns the largest of |dP_n| W
+/// and |dP_t| 3 W.
+fn visit_packed_turn(
+    list: &mut [Packed],
+    turns: &mut [Turned],
+    vel: &mut [[f32; 2]],
+    w: &mut [f32],
+    how: &Visit,
+) -> f32 {
+    let mut worst = 0.0f32;
+    for (c, t) in list.iter_mut().zip(turns.iter_mut()) {
+        let a = c.a as usize;
+        let wall = c.b == Sweep::NO_MIRROR;
+        let b = c.b as usize;
+        let vb = if wall { [0.0, 0.0] } else { vel[b] };
+        let u = dot(sub(vel[a], vb), c.normal);
+        let target = u + c.offset;
+        let rw_b = if wall { 0.0 } else { t.rb * w[b] };
+        let slip = slip(c.normal, vel[a], vb, t.ra * w[a], rw_b);
+        let (pn, pt) = coulomb(c.impulse, t.impulse_t, target, slip, c.w, how.sor, t.mu);
+        let (dpn, dpt) = (pn - c.impulse, pt - t.impulse_t);
+        (c.impulse, t.impulse_t) = (pn, pt);
+        let tn = tangent(c.normal);
+        for (n, dp) in [(c.normal, dpn), (tn, dpt)] {
+            let ia = c.ia * dp;
+            vel[a][0] += ia * n[0];
+            vel[a][1] += ia * n[1];
+            if !wall {
+                let ib = c.ib * dp;
+                vel[b][0] -= ib * n[0];
+                vel[b][1] -= ib * n[1];
+            }
+        }
+        w[a] += spin_kick(c.ia, t.ra, dpt);
+        if !wall {
+            w[b] += spin_kick(c.ib, t.rb, dpt);
+        }
+        worst = worst.max((dpn.abs() * c.w).max(dpt.abs() * TANGENT_MASS_RATIO * c.w));
+    }
+    worst
 }
 
 /// [`Sweep::visit_in`] on packed contacts, in order; returns the largest |dP| W.
@@ -613,19 +629,17 @@ impl Part {
 #[derive(Debug, Clone, Default)]
 struct Split {
     mid: usize,
-    capacity: usize,
     lower: Vec<u32>,
     upper: Vec<u32>,
     across: Vec<u32>,
 }
 
 impl Split {
-    fn build(&mut self, sweep: &Sweep, acting: &[u32], grains: usize, slots: usize, par_min: usize) {
+    fn build(&mut self, sweep: &Sweep, acting: &[u32], grains: usize, par_min: usize) {
         self.mid = 0;
         if acting.len() < par_min || grains < 2 {
             return;
         }
-        self.capacity = slots / grains;
         let mid = grains / 2;
         self.lower.clear();
         self.upper.clear();

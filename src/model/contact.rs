@@ -101,6 +101,13 @@ pub fn coulomb(p_n: f32, p_t: f32, target: f32, u_t: f32, inv_mass_sum: f32, rel
     (pn, pt)
 }
 
+/// [`Contact::slip`] of a contact with normal `normal`.
+#[inline]
+pub fn slip(normal: [f32; 2], v_i: [f32; 2], v_o: [f32; 2], rw_i: f32, rw_o: f32) -> f32 {
+    let t = tangent(normal);
+    (v_i[0] - v_o[0]) * t[0] + (v_i[1] - v_o[1]) * t[1] - (rw_i + rw_o)
+}
+
 /// The spin change of a grain of inverse mass `im` and radius `r` from a
 /// tangential impulse `dp_t` at its contact point (on either body of the
 /// contact, each along its own copy's tangent): dw = -r dP_t / I = -2 im dP_t / r.
@@ -139,8 +146,7 @@ impl Contact {
     /// contact compute the same value (negated factors, commutative sum).
     #[inline]
     pub fn slip(&self, v_i: [f32; 2], v_o: [f32; 2], rw_i: f32, rw_o: f32) -> f32 {
-        let t = tangent(self.normal);
-        (v_i[0] - v_o[0]) * t[0] + (v_i[1] - v_o[1]) * t[1] - (rw_i + rw_o)
+        slip(self.normal, v_i, v_o, rw_i, rw_o)
     }
 }
 
