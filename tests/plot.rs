@@ -117,3 +117,33 @@ fn a_column_run_gets_the_compression_figure_and_an_hourglass_does_not() {
     );
     assert!(!hg.join("plot_column.png").exists(), "an hourglass is no column");
 }
+
+/// The total energy stays visible where a part equals it (a billiard's is
+/// all kinetic): drawn 3 px wide under the parts, it shows in black above
+/// and below the kinetic line, which shows too.
+#[test]
+fn total_energy_line_shows_around_an_equal_kinetic_line() {
+    use hourglass::app::plot::{BLACK, ORANGE, PANEL_HEIGHT, Panel, Series, WIDTH, figure};
+    let flat: Vec<(f64, f64)> = (0..=20).map(|k| (f64::from(k), 7.79)).collect();
+    let line = |label: &str, color, wide| Series {
+        label: label.into(),
+        color,
+        points: flat.clone(),
+        wide,
+    };
+    let panel = Panel {
+        title: "total energy".into(),
+        x_label: "time (s)".into(),
+        y_label: "J".into(),
+        series: vec![line("total", BLACK, true), line("kinetic", ORANGE, false)],
+        log_y: false,
+    };
+    let img = figure(&[panel]);
+    assert_eq!(img.dimensions(), (WIDTH, PANEL_HEIGHT));
+    let count = |c: [u8; 4]| img.pixels().filter(|p| p.0 == c).count();
+    // The plot area is about 700 px wide: two black rows and one orange row
+    // along it (the legend adds a few dozen of each).
+    let (black, orange) = (count(BLACK), count(ORANGE));
+    assert!(black > 1000, "{black} black pixels: the total is hidden");
+    assert!(orange > 500, "{orange} orange pixels: the kinetic line is hidden");
+}

@@ -28,6 +28,8 @@ pub const PANEL_HEIGHT: u32 = 360;
 const BG: [u8; 4] = [255, 255, 255, 255];
 const AXIS: [u8; 4] = [40, 40, 40, 255];
 const GRID: [u8; 4] = [228, 228, 228, 255];
+/// The total energy's line (darker than the axes and text).
+pub const BLACK: [u8; 4] = [0, 0, 0, 255];
 pub const BLUE: [u8; 4] = [31, 119, 180, 255];
 pub const ORANGE: [u8; 4] = [255, 127, 14, 255];
 pub const GREEN: [u8; 4] = [44, 160, 44, 255];
@@ -39,6 +41,10 @@ pub struct Series {
     pub label: String,
     pub color: [u8; 4],
     pub points: Vec<(f64, f64)>,
+    /// Drawn 3 px wide, under the series after it: a sum whose part may
+    /// equal it (the total energy of a billiard is all kinetic) stays visible
+    /// around the part.
+    pub wide: bool,
 }
 
 /// One set of axes.
@@ -198,10 +204,14 @@ fn draw_panel(img: &mut RgbaImage, panel: &Panel, x0: u32, y0: u32, w: u32, h: u
                 continue;
             }
             let p = (sx(x), sy(fy(y)));
-            if let Some(q) = prev {
-                line(img, q, p, s.color, clip);
-            } else if s.points.len() == 1 {
-                line(img, p, p, s.color, clip);
+            let offsets: &[f64] = if s.wide { &[-1.0, 0.0, 1.0] } else { &[0.0] };
+            for &d in offsets {
+                let (p, q) = ((p.0, p.1 + d), prev.map(|q: (f64, f64)| (q.0, q.1 + d)));
+                if let Some(q) = q {
+                    line(img, q, p, s.color, clip);
+                } else if s.points.len() == 1 {
+                    line(img, p, p, s.color, clip);
+                }
             }
             prev = Some(p);
         }
@@ -245,6 +255,7 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
         label: "passed".into(),
         color: BLUE,
         points: pts(&|r| r.passed as f64),
+        wide: false,
     }];
     if let Some(s) = &summary
         && let (Some(rate), Some([t0, t1])) = (s.flow_rate, s.flow_fit_window)
@@ -257,6 +268,7 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
                 label: format!("fit {} grains/s", short_number(rate)),
                 color: RED,
                 points: vec![(t0, b + rate * t0), (t1, b + rate * t1)],
+                wide: false,
             });
         }
     }
@@ -264,6 +276,7 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
         label: label.into(),
         color,
         points: pts(f),
+        wide: false,
     };
     let energy = |title: &str, series: Vec<Series>| Panel {
         title: format!("{title} energy"),
@@ -302,7 +315,10 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
                 energy(
                     "total",
                     vec![
-                        series("total", AXIS, &|r| r.total_energy),
+                        Series {
+                            wide: true,
+                            ..series("total", BLACK, &|r| r.total_energy)
+                        },
                         series("kinetic", ORANGE, &|r| r.kinetic_energy),
                         series("rotational", BLUE, &|r| r.rotational_kinetic_energy),
                         series("potential", GREEN, &|r| r.potential_energy),
@@ -349,6 +365,7 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
                         label: "iterations".into(),
                         color: BLUE,
                         points: pts(&|r| r.iterations),
+                        wide: false,
                     }],
                     log_y: false,
                 },
@@ -360,6 +377,7 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
                         label: "residual".into(),
                         color: RED,
                         points: pts(&|r| r.residual),
+                        wide: false,
                     }],
                     log_y: true,
                 },
@@ -392,6 +410,7 @@ fn column_panel(dir: &Path) -> Result<Option<Panel>> {
             label: (*l).into(),
             color: c,
             points: Vec::new(),
+            wide: false,
         })
         .collect();
     for (t, path) in &frames {

@@ -121,6 +121,7 @@ pub fn residual_plot(
                 .enumerate()
                 .map(|(i, r)| ((i + 1) as f64, f64::from(*r)))
                 .collect(),
+            wide: false,
         })
         .collect();
     let longest = histories.iter().map(|(_, h)| h.len()).max().unwrap_or(1).max(1);
@@ -128,6 +129,7 @@ pub fn residual_plot(
         label: "tol/dt".into(),
         color: [120, 120, 120, 255],
         points: vec![(1.0, f64::from(threshold)), (longest as f64, f64::from(threshold))],
+        wide: false,
     });
     let panel = Panel {
         title: title.to_string(),
