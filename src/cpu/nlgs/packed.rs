@@ -1,0 +1,232 @@
+//! The NLGS sweeps' working copy of the acting contacts ([`Sweep::solve`]):
+//! packed in sweep order, visited in order, written back into the slots.
+
+use super::{Rule, Split, Sweep, Visit};
+use crate::model::contact::{TANGENT_MASS_RATIO, coulomb, slip, spin_kick, tangent};
+use crate::model::{Body, Contact, dot, sub};
+
+/// An acting contact as a sweep visits it, packed in sweep
+/// order: grains `a` and `b` (indices within the sweep's part of the
+/// arrays; `b` = [`Sweep::NO_MIRROR`] for a wall or corner), the normal, W,
+/// the part of the target that does not depend on the velocities
+/// ([`Contact::target`] = u + `offset`), the impulse, and both inverse
+/// masses. A visit then reads 36 contiguous bytes and the two velocities,
+/// where it read the contact's slot (32 bytes among a grain's 16) through
+/// two index arrays; the arithmetic is the same, operation for operation,
+/// so the results are the same bit for bit.
+#[derive(Debug, Clone, Copy, Default)]
+struct Packed {
+    a: u32,
+    b: u32,
+    normal: [f32; 2],
+    w: f32,
+    offset: f32,
+    impulse: f32,
+    ia: f32,
+    ib: f32,
+}
+
+/// The packed lists of a [`Split`] (lower, upper, across) and, for the
+/// write-back, each entry's slot.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Packs {
+    lists: [Vec<Packed>; 3],
+    slots: [Vec<u32>; 3],
+    rule: Option<Rule>,
+    /// With friction: each packed contact's tangential side.
+    turns: [Vec<Turned>; 3],
+    friction: bool,
+}
+
+/// The tangential side of a packed frictional contact: its impulse, both
+/// radii (`rb` 0 for a wall) and its Coulomb coefficient.
+#[derive(Debug, Clone, Copy, Default)]
+struct Turned {
+    impulse_t: f32,
+    ra: f32,
+    rb: f32,
+    mu: f32,
+}
+
+impl Packs {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn build(
+        &mut self,
+        sweep: &Sweep,
+        split: &Split,
+        acting: &[u32],
+        slots: &[Contact],
+        inv_mass: &[f32],
+        radius: Option<&[f32]>,
+        how: &Visit,
+    ) {
+        self.rule = Some(how.rule);
+        self.friction = radius.is_some();
+        let (lower, upper, across): (&[u32], &[u32], &[u32]) = if split.mid == 0 {
+            (acting, &[], &[])
+        } else {
+            (&split.lower, &split.upper, &split.across)
+        };
+        let mid = split.mid;
+        for (n, (list, grain0)) in [(lower, 0usize), (upper, mid), (across, 0)].into_iter().enumerate() {
+            let (out, at, turns) = (&mut self.lists[n], &mut self.slots[n], &mut self.turns[n]);
+            out.clear();
+            at.clear();
+            turns.clear();
+            for &k in list {
+                let k = k as usize;
+                let c = &slots[sweep.slot[k] as usize];
+                let a = sweep.grain[k] as usize;
+                let (b, ib) = match c.body() {
+                    Body::Grain(j) => ((j as usize - grain0) as u32, inv_mass[j as usize]),
+                    _ => (Sweep::NO_MIRROR, 0.0),
+                };
+                // Contact::target with u = 0 would add 0.0 to the offset;
+                // the sum u + offset is formed in the visit as it is there.
+                let offset = if c.bounce > 0.0 {
+                    -c.bounce
+                } else {
+                    (c.gap.max(0.0) + how.beta * (c.gap + how.slop).min(0.0)) * how.inv_dt
+                };
+                out.push(Packed {
+                    a: (a - grain0) as u32,
+                    b,
+                    normal: c.normal,
+                    w: c.inv_mass_sum,
+                    offset,
+                    impulse: c.impulse,
+                    ia: inv_mass[a],
+                    ib,
+                });
+                at.push(sweep.slot[k]);
+                if let Some(r) = radius {
+                    let wall = b == Sweep::NO_MIRROR;
+                    turns.push(Turned {
+                        impulse_t: c.impulse_t,
+                        ra: r[a],
+                        rb: if wall { 0.0 } else { r[b as usize + grain0] },
+                        mu: if wall { how.mu_wall } else { how.mu },
+                    });
+                }
+            }
+        }
+    }
+
+    /// One sweep, as [`Sweep::sweep_acting`] does it (both halves on two
+    /// threads, then the contacts across); returns the largest |dP| W.
+    pub(super) fn sweep(&mut self, split: &Split, vel: &mut [[f32; 2]], spin: Option<&mut [f32]>, how: &Visit) -> f32 {
+        if let Some(w) = spin {
+            let [lower, upper, across] = &mut self.lists;
+            let [t0, t1, t2] = &mut self.turns;
+            if split.mid == 0 {
+                return visit_packed_turn(lower, t0, vel, w, how);
+            }
+            let (v0, v1) = vel.split_at_mut(split.mid);
+            let (w0, w1) = w.split_at_mut(split.mid);
+            let (r0, r1) = rayon::join(
+                || visit_packed_turn(lower, t0, v0, w0, how),
+                || visit_packed_turn(upper, t1, v1, w1, how),
+            );
+            return r0.max(r1).max(visit_packed_turn(across, t2, vel, w, how));
+        }
+        let rule = self.rule.unwrap_or(Rule::Accumulated);
+        let [lower, upper, across] = &mut self.lists;
+        if split.mid == 0 {
+            return visit_packed(lower, vel, how, rule);
+        }
+        let (v0, v1) = vel.split_at_mut(split.mid);
+        let (r0, r1) = rayon::join(
+            || visit_packed(lower, v0, how, rule),
+            || visit_packed(upper, v1, how, rule),
+        );
+        r0.max(r1).max(visit_packed(across, vel, how, rule))
+    }
+
+    /// Copy the packed impulses back into their slots.
+    pub(super) fn write_back(&self, slots: &mut [Contact]) {
+        for (list, at) in self.lists.iter().zip(&self.slots) {
+            for (p, &s) in list.iter().zip(at) {
+                slots[s as usize].impulse = p.impulse;
+            }
+        }
+        if self.friction {
+            for (turns, at) in self.turns.iter().zip(&self.slots) {
+                for (t, &s) in turns.iter().zip(at) {
+                    slots[s as usize].impulse_t = t.impulse_t;
+                }
+            }
+        }
+    }
+}
+
+/// [`Sweep::visit_turn`] on packed contacts, in order (`turns` beside
+/// `list`, spins `w` indexed like `vel`); returns the largest of |dP_n| W
+/// and |dP_t| 3 W.
+fn visit_packed_turn(
+    list: &mut [Packed],
+    turns: &mut [Turned],
+    vel: &mut [[f32; 2]],
+    w: &mut [f32],
+    how: &Visit,
+) -> f32 {
+    let mut worst = 0.0f32;
+    for (c, t) in list.iter_mut().zip(turns.iter_mut()) {
+        let a = c.a as usize;
+        let wall = c.b == Sweep::NO_MIRROR;
+        let b = c.b as usize;
+        let vb = if wall { [0.0, 0.0] } else { vel[b] };
+        let u = dot(sub(vel[a], vb), c.normal);
+        let target = u + c.offset;
+        let rw_b = if wall { 0.0 } else { t.rb * w[b] };
+        let slip = slip(c.normal, vel[a], vb, t.ra * w[a], rw_b);
+        let (pn, pt) = coulomb(c.impulse, t.impulse_t, target, slip, c.w, how.sor, t.mu);
+        let (dpn, dpt) = (pn - c.impulse, pt - t.impulse_t);
+        (c.impulse, t.impulse_t) = (pn, pt);
+        let tn = tangent(c.normal);
+        for (n, dp) in [(c.normal, dpn), (tn, dpt)] {
+            let ia = c.ia * dp;
+            vel[a][0] += ia * n[0];
+            vel[a][1] += ia * n[1];
+            if !wall {
+                let ib = c.ib * dp;
+                vel[b][0] -= ib * n[0];
+                vel[b][1] -= ib * n[1];
+            }
+        }
+        w[a] += spin_kick(c.ia, t.ra, dpt);
+        if !wall {
+            w[b] += spin_kick(c.ib, t.rb, dpt);
+        }
+        worst = worst.max((dpn.abs() * c.w).max(dpt.abs() * TANGENT_MASS_RATIO * c.w));
+    }
+    worst
+}
+
+/// [`Sweep::visit_in`] on packed contacts, in order; returns the largest |dP| W.
+#[inline]
+fn visit_packed(list: &mut [Packed], vel: &mut [[f32; 2]], how: &Visit, rule: Rule) -> f32 {
+    let mut worst = 0.0f32;
+    for c in list.iter_mut() {
+        let a = c.a as usize;
+        let wall = c.b == Sweep::NO_MIRROR;
+        let vb = if wall { [0.0, 0.0] } else { vel[c.b as usize] };
+        let u = dot(sub(vel[a], vb), c.normal);
+        let target = u + c.offset;
+        let dp = match rule {
+            Rule::Accumulated => (c.impulse - how.sor * target / c.w).max(0.0) - c.impulse,
+            Rule::Seed => (-target).max(0.0) / c.w,
+        };
+        c.impulse += dp;
+        let ia = c.ia * dp;
+        vel[a][0] += ia * c.normal[0];
+        vel[a][1] += ia * c.normal[1];
+        if !wall {
+            let ib = c.ib * dp;
+            let b = c.b as usize;
+            vel[b][0] -= ib * c.normal[0];
+            vel[b][1] -= ib * c.normal[1];
+        }
+        worst = worst.max(dp.abs() * c.w);
+    }
+    worst
+}
