@@ -29,6 +29,31 @@ fn ok(o: Output) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
+/// `hourglass run SCENE --steps STEPS --out OUT -q`, which must succeed.
+fn run_steps(scene: &str, steps: u64, out: &Path) {
+    ok(hourglass(&[
+        "run",
+        scene,
+        "--steps",
+        &steps.to_string(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]));
+}
+
+/// `hourglass run --resume DIR --steps STEPS -q`, which must succeed.
+fn resume(dir: &Path, steps: u64) {
+    ok(hourglass(&[
+        "run",
+        "--resume",
+        dir.to_str().unwrap(),
+        "--steps",
+        &steps.to_string(),
+        "-q",
+    ]));
+}
+
 fn state_grains(dir: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(dir.join("state.json")).unwrap();
     serde_json::from_str::<serde_json::Value>(&text).unwrap()["grains"].clone()
@@ -163,32 +188,9 @@ fn a_resumed_run_with_an_emitter_goes_on_emitting_bit_for_bit() {
     let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/lab_box.toml");
     let s = scene.to_str().unwrap();
     let (whole, cut) = (tmp.path().join("whole"), tmp.path().join("cut"));
-    ok(hourglass(&[
-        "run",
-        s,
-        "--steps",
-        "1000",
-        "--out",
-        whole.to_str().unwrap(),
-        "-q",
-    ]));
-    ok(hourglass(&[
-        "run",
-        s,
-        "--steps",
-        "375",
-        "--out",
-        cut.to_str().unwrap(),
-        "-q",
-    ]));
-    ok(hourglass(&[
-        "run",
-        "--resume",
-        cut.to_str().unwrap(),
-        "--steps",
-        "625",
-        "-q",
-    ]));
+    run_steps(s, 1000, &whole);
+    run_steps(s, 375, &cut);
+    resume(&cut, 625);
     let read = |d: &Path| std::fs::read(d.join("diagnostics.csv")).unwrap();
     assert!(read(&whole) == read(&cut), "the rows differ");
     assert_eq!(state_grains(&whole), state_grains(&cut));
@@ -210,38 +212,15 @@ fn an_interrupted_run_resumes_from_its_last_state_and_drops_later_rows() {
     std::fs::write(&scene, BOX).unwrap();
     let s = scene.to_str().unwrap();
     let (whole, cut) = (tmp.path().join("whole"), tmp.path().join("cut"));
-    ok(hourglass(&[
-        "run",
-        s,
-        "--steps",
-        "200",
-        "--out",
-        whole.to_str().unwrap(),
-        "-q",
-    ]));
-    ok(hourglass(&[
-        "run",
-        s,
-        "--steps",
-        "130",
-        "--out",
-        cut.to_str().unwrap(),
-        "-q",
-    ]));
+    run_steps(s, 200, &whole);
+    run_steps(s, 130, &cut);
     std::fs::remove_file(cut.join("summary.json")).unwrap();
     let rows = std::fs::read_to_string(whole.join("diagnostics.csv")).unwrap();
     let next = rows.lines().find(|l| l.starts_with("140,")).unwrap();
     let mut csv = std::fs::read_to_string(cut.join("diagnostics.csv")).unwrap();
     csv.push_str(&format!("{next}\n"));
     std::fs::write(cut.join("diagnostics.csv"), csv).unwrap();
-    ok(hourglass(&[
-        "run",
-        "--resume",
-        cut.to_str().unwrap(),
-        "--steps",
-        "70",
-        "-q",
-    ]));
+    resume(&cut, 70);
     let read = |d: &Path| std::fs::read(d.join("diagnostics.csv")).unwrap();
     assert!(read(&whole) == read(&cut), "the rows differ");
     assert_eq!(state_grains(&whole), state_grains(&cut));
@@ -264,33 +243,9 @@ fn the_impulse_and_spring_models_resume_bit_for_bit() {
             tmp.path().join(format!("{name}-whole")),
             tmp.path().join(format!("{name}-cut")),
         );
-        let steps = |k: u64| k.to_string();
-        ok(hourglass(&[
-            "run",
-            s,
-            "--steps",
-            &steps(n + m),
-            "--out",
-            whole.to_str().unwrap(),
-            "-q",
-        ]));
-        ok(hourglass(&[
-            "run",
-            s,
-            "--steps",
-            &steps(n),
-            "--out",
-            cut.to_str().unwrap(),
-            "-q",
-        ]));
-        ok(hourglass(&[
-            "run",
-            "--resume",
-            cut.to_str().unwrap(),
-            "--steps",
-            &steps(m),
-            "-q",
-        ]));
+        run_steps(s, n + m, &whole);
+        run_steps(s, n, &cut);
+        resume(&cut, m);
         let read = |d: &Path, f: &str| std::fs::read(d.join(f)).unwrap();
         assert!(
             read(&whole, "diagnostics.csv") == read(&cut, "diagnostics.csv"),
