@@ -247,9 +247,11 @@ impl Sweep {
             idle,
             split,
             packed,
+            probes,
         } = scratch;
         acting.clear();
         idle.clear();
+        probes.list.clear();
         for k in 0..self.len() {
             let c = &slots[self.slot[k] as usize];
             let vb = match c.body() {
@@ -261,8 +263,11 @@ impl Sweep {
                 acting.push(k as u32);
             } else {
                 idle.push(k as u32);
+                probes.list.push(Probe::of(c, self.grain[k], how));
             }
         }
+        // Only frictionless visits are screened: with friction every check visits.
+        let screen = spin.is_none();
         let mut record = |stats: &mut crate::model::StepStats, r: f32| {
             stats.iterations += 1;
             stats.residual = r;
@@ -308,6 +313,16 @@ impl Sweep {
             // Check the idle contacts once; those that moved act from now on.
             let mut worst = 0.0f32;
             let before = acting.len();
+            if screen && !probes.any_closing(vel) {
+                // No idle contact would take an impulse: visiting them would
+                // leave them and the velocities as they are (each r = 0).
+                record(stats, r);
+                if r < threshold {
+                    stats.converged = true;
+                    break;
+                }
+                continue;
+            }
             idle.retain(|&k| {
                 let r = self.visit(k as usize, slots, inv_mass, vel, spin.as_mut().map(Turn::reborrow), how);
                 worst = worst.max(r);
@@ -323,6 +338,9 @@ impl Sweep {
                 // Every contact's last visit is under the threshold.
                 stats.converged = true;
                 break;
+            }
+            if screen && acting.len() > before {
+                probes.build(self, idle, slots, how);
             }
             if acting.len() > before {
                 packed.write_back(slots);
@@ -384,6 +402,69 @@ pub struct SolveScratch {
     idle: Vec<u32>,
     split: Split,
     packed: Packs,
+    probes: Probes,
+}
+
+/// The idle contacts of a frictionless solve, packed for the periodic check
+/// ([`Sweep::solve`]): grains `a` and `b` (`b` = [`Sweep::NO_MIRROR`] for a
+/// wall or corner), the normal and the velocity-free part of the target, as
+/// the packed acting contacts hold them. An idle contact holds no impulse, so
+/// a visit gives it one exactly when its target u + offset is negative: the
+/// check screens them all for that, on both threads, reading 20 contiguous
+/// bytes a contact, and visits them in order only when one is found.
+/// Measured on the 10,000-grain discharge (tol 5e-6): the checks took 2.55 ms
+/// of a 23.6 ms step when every one visited each idle contact in its slot.
+#[derive(Debug, Clone, Default)]
+struct Probes {
+    list: Vec<Probe>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Probe {
+    a: u32,
+    b: u32,
+    normal: [f32; 2],
+    offset: f32,
+}
+
+impl Probe {
+    fn of(c: &Contact, a: u32, how: &Visit) -> Probe {
+        Probe {
+            a,
+            b: match c.body() {
+                Body::Grain(j) => j,
+                _ => Sweep::NO_MIRROR,
+            },
+            normal: c.normal,
+            // Contact::target is u + offset (u - bounce for a bounce).
+            offset: c.target(0.0, how.inv_dt, how.beta, how.slop),
+        }
+    }
+}
+
+/// Idle contacts screened per rayon task.
+const PROBE_CHUNK: usize = 4096;
+
+impl Probes {
+    fn build(&mut self, sweep: &Sweep, idle: &[u32], slots: &[Contact], how: &Visit) {
+        self.list.clear();
+        let of = |&k: &u32| Probe::of(&slots[sweep.slot[k as usize] as usize], sweep.grain[k as usize], how);
+        self.list.extend(idle.iter().map(of));
+    }
+
+    /// Whether some idle contact's target is negative at `vel`.
+    fn any_closing(&self, vel: &[[f32; 2]]) -> bool {
+        use rayon::prelude::*;
+        let closing = |p: &Probe| {
+            let vb = if p.b == Sweep::NO_MIRROR {
+                [0.0, 0.0]
+            } else {
+                vel[p.b as usize]
+            };
+            dot(sub(vel[p.a as usize], vb), p.normal) + p.offset < 0.0
+        };
+        self.list.par_chunks(PROBE_CHUNK).any(|ch| ch.iter().any(closing))
+    }
 }
 
 /// Where a part of the arrays starts ([`Sweep::visit_in`]).
