@@ -54,7 +54,11 @@ impl Backend for CpuBackend {
             self.stepper.reorder(&mut self.grains);
         }
         self.steps += 1;
-        self.stepper.step(&mut self.grains, &self.walls, p)
+        // The step runs on a pool thread, so that the two-thread sweeps'
+        // joins (several per iteration) hand work to the other pool thread
+        // directly instead of waking the pool from outside and blocking on it.
+        let (stepper, grains, walls) = (&mut self.stepper, &mut self.grains, &self.walls);
+        rayon::scope(|_| stepper.step(grains, walls, p))
     }
     fn set_walls(&mut self, walls: &Walls) {
         self.walls = walls.clone();
