@@ -250,7 +250,7 @@ pub fn format_discharge(r: &DischargeRow) -> String {
         ),
     };
     format!(
-        "| {} | {} | {} | {:.0e} | {:.1e} | {} | {} |",
+        "| {} | {} | {} | {:e} | {:.1e} | {} | {} |",
         r.backend, r.adapter, r.solver, r.tol, r.dt, r.grains, figures
     )
 }
