@@ -263,15 +263,20 @@ fn sweep_list(
             .iter_mut()
             .fold(0.0f32, |w, c| w.max(visit_packed(c, vel, how, rule)));
     };
+    // Branch-free compaction: every index is written, and the length only
+    // grows past those over the mark (a branch here mispredicted on the
+    // 40 % or so of contacts that are hot, in no pattern).
     marked.clear();
+    marked.resize(list.len(), 0);
+    let mut hot = 0;
     let mut worst = 0.0f32;
     for (k, c) in list.iter_mut().enumerate() {
         let r = visit_packed(c, vel, how, rule);
-        if r > mark {
-            marked.push(k as u32);
-        }
+        marked[hot] = k as u32;
+        hot += usize::from(r > mark);
         worst = worst.max(r);
     }
+    marked.truncate(hot);
     worst
 }
 
