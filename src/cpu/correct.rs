@@ -45,15 +45,21 @@ pub fn predict_gap(
         .enumerate()
         .for_each(|(i, ((o, s), &n))| {
             for (o, c) in o.iter_mut().zip(s).take(n as usize) {
-                let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal);
-                *o = Contact {
-                    gap: c.gap + dt * u,
-                    impulse: 0.0,
-                    bounce: 0.0,
-                    ..*c
-                };
+                *o = predicted(c, i, vel, dt);
             }
         });
+}
+
+/// Grain `i`'s contact `c` as `predict_gap` copies it.
+#[inline]
+fn predicted(c: &Contact, i: usize, vel: &[[f32; 2]], dt: f32) -> Contact {
+    let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal);
+    Contact {
+        gap: c.gap + dt * u,
+        impulse: 0.0,
+        bounce: 0.0,
+        ..*c
+    }
 }
 
 /// Whether some contact's predicted gap d + dt u (stage `predict_gap`) is
@@ -82,6 +88,10 @@ pub struct Correction {
     zero: Vec<[f32; 2]>,
     /// Pseudo-velocity of each grain, m/s: the correction moves it dt w.
     pub shift: Vec<[f32; 2]>,
+    /// The sparse iterations' grain sets ([`Correction::apply`]).
+    seen: Vec<bool>,
+    active: Vec<u32>,
+    next: Vec<u32>,
 }
 
 impl Correction {
@@ -114,6 +124,12 @@ impl Correction {
         if !deeper_than(count, slots, capacity, vel, dt, slop) {
             return;
         }
+        if !count.iter().any(|&c| c as usize > capacity) {
+            self.apply_near(
+                count, slots, capacity, inv_mass, vel, pos, dt, beta, slop, omega, iterations,
+            );
+            return;
+        }
         predict_gap(count, slots, capacity, vel, dt, &mut self.slots);
         self.zero.clear();
         self.zero.resize(n, [0.0; 2]);
@@ -128,5 +144,118 @@ impl Correction {
             }
         }
         super::integrate::integrate(pos, &self.shift, dt);
+    }
+
+    /// [`Correction::apply`] on the grains the push-out reaches, with the
+    /// same result bit for bit. A contact holds no impulse and moves no grain
+    /// unless it is deeper than the slop or one of its grains moved; so
+    /// iteration k only needs the grains owning a deep contact and those
+    /// within one contact of a grain that holds an impulse after iteration
+    /// k - 1, and every other grain keeps a zero impulse and shift (the
+    /// per-grain arithmetic is `jacobi_contact`'s and `jacobi_gather`'s).
+    /// The neighbours come from each grain's own list, so a list that
+    /// overflowed (its contacts no longer symmetric) takes the full pass.
+    /// Measured on the 10,000-grain discharge at tol 3.5e-6: the full pass
+    /// was 13 % of a step.
+    #[allow(clippy::too_many_arguments)]
+    fn apply_near(
+        &mut self,
+        count: &[u32],
+        slots: &[Contact],
+        capacity: usize,
+        inv_mass: &[f32],
+        vel: &[[f32; 2]],
+        pos: &mut [[f32; 2]],
+        dt: f32,
+        beta: f32,
+        slop: f32,
+        omega: f32,
+        iterations: u32,
+    ) {
+        let n = pos.len();
+        let k = capacity;
+        let list = |i: usize| &slots[i * k..i * k + count[i] as usize];
+        let deep: Vec<u32> = (0..n as u32)
+            .into_par_iter()
+            .with_min_len(super::PAR_MIN)
+            .filter(|&i| {
+                let i = i as usize;
+                list(i).iter().any(|c| predicted(c, i, vel, dt).gap < -slop)
+            })
+            .collect();
+        self.slots.resize(slots.len(), Contact::default());
+        self.shift.clear();
+        self.shift.resize(n, [0.0; 2]);
+        self.seen.clear();
+        self.seen.resize(n, false);
+        // Rows of the copy are predicted when their grain first joins.
+        let mut copied = std::mem::take(&mut self.seen);
+        let (active, next) = (&mut self.active, &mut self.next);
+        active.clear();
+        active.extend_from_slice(&deep);
+        let inv_dt = 1.0 / dt;
+        let mut moved = Vec::new();
+        for _ in 0..iterations {
+            for &i in active.iter() {
+                let i = i as usize;
+                if !copied[i] {
+                    copied[i] = true;
+                    moved.push(i as u32);
+                    for (s, c) in list(i).iter().enumerate() {
+                        self.slots[i * k + s] = predicted(c, i, vel, dt);
+                    }
+                }
+            }
+            // jacobi_contact on the active grains, from the last shifts.
+            let mut r = 0.0f32;
+            for &i in active.iter() {
+                let i = i as usize;
+                let m = count[i] as usize;
+                for c in &mut self.slots[i * k..i * k + m] {
+                    let u = dot(sub(self.shift[i], other_velocity(c, &self.shift)), c.normal);
+                    let target = c.target(u, inv_dt, beta, slop);
+                    let p = (c.impulse - omega * target / c.inv_mass_sum).max(0.0);
+                    r = r.max((p - c.impulse).abs() * c.inv_mass_sum / omega);
+                    c.impulse = p;
+                }
+            }
+            // jacobi_gather on the same grains (the others hold no impulse).
+            for &i in active.iter() {
+                let i = i as usize;
+                let mut acc = [0.0f32; 2];
+                for c in &self.slots[i * k..i * k + count[i] as usize] {
+                    acc[0] += c.impulse * c.normal[0];
+                    acc[1] += c.impulse * c.normal[1];
+                }
+                self.shift[i] = [0.0 + inv_mass[i] * acc[0], 0.0 + inv_mass[i] * acc[1]];
+            }
+            if r == 0.0 {
+                break;
+            }
+            // Next: the deep grains and every grain within one contact of a
+            // grain holding an impulse.
+            next.clear();
+            next.extend_from_slice(&deep);
+            for &i in active.iter() {
+                let i = i as usize;
+                let row = &self.slots[i * k..i * k + count[i] as usize];
+                if row.iter().any(|c| c.impulse != 0.0) {
+                    next.push(i as u32);
+                    next.extend(row.iter().filter_map(|c| match c.body() {
+                        crate::model::Body::Grain(j) => Some(j),
+                        _ => None,
+                    }));
+                }
+            }
+            next.sort_unstable();
+            next.dedup();
+            std::mem::swap(active, next);
+        }
+        for &i in &moved {
+            let i = i as usize;
+            pos[i][0] += dt * self.shift[i][0];
+            pos[i][1] += dt * self.shift[i][1];
+        }
+        self.seen = copied;
     }
 }
