@@ -93,30 +93,31 @@ pub fn detect_grain(inp: &DetectInput, i: usize, out: &mut [Contact]) -> u32 {
     };
     let g = inp.grid;
     let (cx, cy) = g.coords(x);
+    // The cells of one row of the 3 x 3 block are consecutive, and so are
+    // their grains in `sorted`: one range per row, in the same order.
+    let (x0, x1) = (cx.saturating_sub(1), (cx + 1).min(g.nx - 1));
     for ny in cy.saturating_sub(1)..=(cy + 1).min(g.ny - 1) {
-        for nx in cx.saturating_sub(1)..=(cx + 1).min(g.nx - 1) {
-            let cell = (ny * g.nx + nx) as usize;
-            for &j in &inp.sorted[inp.cell_start[cell] as usize..inp.cell_start[cell + 1] as usize] {
-                let j = j as usize;
-                if j == i {
-                    continue;
-                }
-                if beyond(sub(x, inp.pos[j]), r + inp.radius[j] + inp.alert) {
-                    continue;
-                }
-                let (n, dist) = normal_between(x, inp.pos[j], i < j);
-                let gap = dist - (r + inp.radius[j]);
-                if gap < inp.alert {
-                    push(Contact {
-                        other: Body::Grain(j as u32).encode(),
-                        gap,
-                        inv_mass_sum: im + inp.inv_mass[j],
-                        impulse: 0.0,
-                        normal: n,
-                        impulse_t: 0.0,
-                        bounce: 0.0,
-                    });
-                }
+        let (first, last) = ((ny * g.nx + x0) as usize, (ny * g.nx + x1) as usize);
+        for &j in &inp.sorted[inp.cell_start[first] as usize..inp.cell_start[last + 1] as usize] {
+            let j = j as usize;
+            if j == i {
+                continue;
+            }
+            if beyond(sub(x, inp.pos[j]), r + inp.radius[j] + inp.alert) {
+                continue;
+            }
+            let (n, dist) = normal_between(x, inp.pos[j], i < j);
+            let gap = dist - (r + inp.radius[j]);
+            if gap < inp.alert {
+                push(Contact {
+                    other: Body::Grain(j as u32).encode(),
+                    gap,
+                    inv_mass_sum: im + inp.inv_mass[j],
+                    impulse: 0.0,
+                    normal: n,
+                    impulse_t: 0.0,
+                    bounce: 0.0,
+                });
             }
         }
     }
