@@ -57,14 +57,16 @@ impl Sweep {
     pub fn build(&mut self, lists: &ContactLists) {
         self.clear();
         let n = lists.grains();
+        // With no list full, every grain-grain contact has both copies.
+        let whole = lists.count.iter().all(|&c| c as usize <= lists.capacity);
         if n < 2 * BUILD_BLOCK {
-            (0..n).for_each(|i| self.push_grain(lists, i));
+            (0..n).for_each(|i| self.push_grain(lists, i, whole));
             return;
         }
         self.blocks.resize_with(n.div_ceil(BUILD_BLOCK), Sweep::default);
         self.blocks.par_iter_mut().enumerate().for_each(|(b, part)| {
             part.clear();
-            (b * BUILD_BLOCK..((b + 1) * BUILD_BLOCK).min(n)).for_each(|i| part.push_grain(lists, i));
+            (b * BUILD_BLOCK..((b + 1) * BUILD_BLOCK).min(n)).for_each(|i| part.push_grain(lists, i, whole));
         });
         for part in &self.blocks {
             self.grain.extend_from_slice(&part.grain);
@@ -84,10 +86,13 @@ impl Sweep {
     /// Append grain i's contacts: a grain-grain contact is owned by the lower
     /// index, unless the lower grain's full list dropped its copy. One scan of
     /// the other grain's list finds both whether it holds the copy and where.
-    fn push_grain(&mut self, lists: &ContactLists, i: usize) {
+    /// With `whole` lists (none overflowed) the lower grain holds its copy,
+    /// and a higher grain skips the contact without a scan.
+    fn push_grain(&mut self, lists: &ContactLists, i: usize, whole: bool) {
         let k = lists.capacity;
         for (s, c) in lists.of(i).iter().enumerate() {
             let (mirror, other) = match c.body() {
+                Body::Grain(j) if whole && (j as usize) < i => continue,
                 Body::Grain(j) => {
                     let copy = lists.of(j as usize).iter().position(|m| m.other == i as u32);
                     match copy {
