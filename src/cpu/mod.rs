@@ -229,11 +229,13 @@ impl CpuStepper {
                 &grains.inv_mass,
                 &grains.vel,
                 &mut grains.pos,
-                p.dt,
-                push_out,
-                p.slop(),
-                p.omega,
-                p.overlap_iterations,
+                &correct::PushOut {
+                    dt: p.dt,
+                    beta: push_out,
+                    slop: p.slop(),
+                    omega: p.omega,
+                    iterations: p.overlap_iterations,
+                },
             );
         }
         integrate::integrate(&mut grains.pos, &grains.vel, p.dt);
