@@ -110,6 +110,7 @@ impl Correction {
     /// Push out overlaps deeper than `slop` by a fraction `beta` with
     /// `iterations` Jacobi iterations (relaxation `omega`), then move the
     /// grains: pos += dt w. Velocities are left as they are.
+    #[allow(clippy::too_many_arguments)]
     pub fn apply(
         &mut self,
         count: &[u32],
@@ -169,6 +170,7 @@ impl Correction {
     /// overflowed (its contacts no longer symmetric) takes the full pass.
     /// Measured on the 10,000-grain discharge at tol 3.5e-6: the full pass
     /// was 13 % of a step.
+    #[allow(clippy::too_many_arguments)]
     fn apply_near(
         &mut self,
         count: &[u32],
