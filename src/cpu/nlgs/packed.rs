@@ -42,9 +42,10 @@ pub(super) struct Packs {
 }
 
 /// Extra sweeps of the hot contacts after a frictionless full sweep
-/// ([`Packs::sweep`]): when a list's full sweep ends with its largest
-/// correction at or over `threshold`, its contacts whose correction exceeded
-/// `mark` are swept `sweeps` more times, in order, on the same thread.
+/// ([`Packs::sweep`]): when the full sweep's largest correction is at or
+/// over `threshold`, `sweeps` rounds visit the contacts whose correction in
+/// it exceeded `mark`, each round both halves (on two threads), then those
+/// across, in sweep order.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Hot {
     pub threshold: f32,
@@ -128,8 +129,8 @@ impl Packs {
 
     /// One sweep, as [`Sweep::sweep_acting`] does it (both halves on two
     /// threads, then the contacts across); returns the largest |dP| W of the
-    /// full sweep. Frictionless, each list's full sweep is followed by its
-    /// hot sweeps when `hot` is given.
+    /// full sweep. Frictionless and with `hot` given, a full sweep still
+    /// over its threshold is followed by the hot sweeps ([`Hot`]).
     pub(super) fn sweep(
         &mut self,
         split: &Split,
@@ -265,7 +266,9 @@ fn sweep_list(
     };
     // Branch-free compaction: every index is written, and the length only
     // grows past those over the mark (a branch here mispredicted on the
-    // 40 % or so of contacts that are hot, in no pattern).
+    // 40 % or so of contacts that are hot, in no pattern). Keeping the
+    // buffer's length and a separate count, to save the zeroing, measured
+    // 1.05x slower.
     marked.clear();
     marked.resize(list.len(), 0);
     let mut hot = 0;
