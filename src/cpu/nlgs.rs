@@ -467,13 +467,8 @@ pub const HOT_MARK: f32 = 0.5;
 /// Acting contacts from which a sweep runs on two threads ([`Split`]).
 /// Measured (2 cores): on 10,000 grains (about 30,000 acting contacts) the
 /// two-thread sweep takes 0.62x the wall time per simulated second; on
-/// 2,000 grains (about 5,000) the hand-off per sweep made it 1.4x slower
-/// while the step ran outside the rayon pool, so this was 16,384. Since the
-/// step runs on a pool thread (`backend::cpu`), the hand-off is cheap: the
-/// default run (2,000 grains) takes 0.76x the wall time with 2,048, a
-/// 1,000-grain silo 0.79x, and 500 grains (under 2,048 acting contacts)
-/// 0.97x with 1,024.
-pub const PAR_SWEEP_MIN: usize = 2_048;
+/// 2,000 grains (about 5,000) the hand-off per sweep made it 1.4x slower.
+pub const PAR_SWEEP_MIN: usize = 16_384;
 
 /// What [`Sweep::solve`] keeps between steps: the acting and idle contacts
 /// (sweep indices) and their split for two threads.
