@@ -78,13 +78,32 @@ pub fn jacobi_contact(
     omega: f32,
 ) -> f32 {
     update_contacts(count, slots, capacity, |i, c| {
-        let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal);
-        let target = c.target(u, inv_dt, beta, slop);
-        let p = (c.impulse - omega * target / c.inv_mass_sum).max(0.0);
-        let correction = (p - c.impulse).abs() * c.inv_mass_sum / omega;
-        c.impulse = p;
-        correction
+        project(i, c, vel, inv_dt, beta, slop, omega)
     })
+}
+
+/// [`jacobi_contact`] on grain `i`'s contact `c`: its new impulse from the
+/// velocities `vel`; returns the unrelaxed velocity correction.
+#[inline]
+pub fn project(i: usize, c: &mut Contact, vel: &[[f32; 2]], inv_dt: f32, beta: f32, slop: f32, omega: f32) -> f32 {
+    let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal);
+    let target = c.target(u, inv_dt, beta, slop);
+    let p = (c.impulse - omega * target / c.inv_mass_sum).max(0.0);
+    let correction = (p - c.impulse).abs() * c.inv_mass_sum / omega;
+    c.impulse = p;
+    correction
+}
+
+/// [`jacobi_gather`] for one grain: `v_free` plus `im` times the impulses
+/// of its contacts `list`.
+#[inline]
+pub fn gathered(list: &[Contact], v_free: [f32; 2], im: f32) -> [f32; 2] {
+    let mut acc = [0.0f32; 2];
+    for c in list {
+        acc[0] += c.impulse * c.normal[0];
+        acc[1] += c.impulse * c.normal[1];
+    }
+    [v_free[0] + im * acc[0], v_free[1] + im * acc[1]]
 }
 
 /// Stage `jacobi_gather`: each grain's velocity from its free velocity and the
@@ -98,16 +117,8 @@ pub fn jacobi_gather(
     vel: &mut [[f32; 2]],
 ) {
     vel.par_iter_mut().with_min_len(PAR_MIN).enumerate().for_each(|(i, v)| {
-        let mut acc = [0.0f32; 2];
         let n = (count[i] as usize).min(capacity);
-        for c in &slots[i * capacity..i * capacity + n] {
-            acc[0] += c.impulse * c.normal[0];
-            acc[1] += c.impulse * c.normal[1];
-        }
-        *v = [
-            vel_free[i][0] + inv_mass[i] * acc[0],
-            vel_free[i][1] + inv_mass[i] * acc[1],
-        ];
+        *v = gathered(&slots[i * capacity..i * capacity + n], vel_free[i], inv_mass[i]);
     });
 }
 
