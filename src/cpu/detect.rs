@@ -198,6 +198,46 @@ pub fn detect(inp: &DetectInput, lists: &mut ContactLists) {
         .for_each(|(i, (count, out))| *count = detect_grain(inp, i, out));
 }
 
+/// What a step reports of its lists: distinct contacts (a grain-grain pair
+/// once, [`ContactLists::distinct`]), contacts dropped by full lists
+/// ([`ContactLists::overflow`]) and the deepest overlap, m
+/// ([`ContactLists::max_overlap`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Tally {
+    pub contacts: u64,
+    pub overflow: u64,
+    pub max_overlap: f32,
+}
+
+/// [`Tally`] of `lists` in one pass on the rayon pool: the same numbers as
+/// the three `ContactLists` methods (integer sums and a maximum do not
+/// depend on the order). Measured on the 10,000-grain discharge: the three
+/// scans, one after the other on one thread, took 1.0 ms of a 10.9 ms step.
+pub fn tally(lists: &ContactLists) -> Tally {
+    let k = lists.capacity as u32;
+    let grain = |i: usize| {
+        let mut t = Tally {
+            overflow: u64::from(lists.count[i].saturating_sub(k)),
+            ..Tally::default()
+        };
+        for c in lists.of(i) {
+            t.max_overlap = t.max_overlap.max(-c.gap);
+            t.contacts += u64::from(!matches!(c.body(), Body::Grain(j) if (j as usize) < i));
+        }
+        t
+    };
+    let both = |a: Tally, b: Tally| Tally {
+        contacts: a.contacts + b.contacts,
+        overflow: a.overflow + b.overflow,
+        max_overlap: a.max_overlap.max(b.max_overlap),
+    };
+    (0..lists.grains())
+        .into_par_iter()
+        .with_min_len(super::PAR_MIN)
+        .map(grain)
+        .reduce(Tally::default, both)
+}
+
 /// Binning (`bin_count`, `prefix_sum`, `bin_scatter`) then `detect` at the
 /// grains' current positions: the first stages of every step, NSCD or DEM.
 pub fn bin_and_detect(

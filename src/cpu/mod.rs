@@ -15,6 +15,7 @@ pub mod coloring;
 pub mod correct;
 pub mod dem;
 pub mod detect;
+pub mod duo;
 pub mod grid;
 pub mod impulse;
 pub mod integrate;
@@ -295,10 +296,11 @@ impl CpuStepper {
     fn solve_lists(&mut self, grains: &mut Grains, p: &StepParams) -> Result<StepStats> {
         let inv_dt = 1.0 / p.dt;
         let threshold = p.tol * inv_dt;
+        let tally = detect::tally(&self.lists);
         let mut stats = StepStats {
-            contacts: self.lists.distinct(),
-            overflow: self.lists.overflow(),
-            max_overlap: self.lists.max_overlap(),
+            contacts: tally.contacts,
+            overflow: tally.overflow,
+            max_overlap: tally.max_overlap,
             ..StepStats::default()
         };
         let k = self.lists.capacity;

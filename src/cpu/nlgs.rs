@@ -16,6 +16,8 @@
 use crate::model::contact::{TANGENT_MASS_RATIO, coulomb, spin_kick, tangent};
 use rayon::prelude::*;
 
+use crate::cpu::duo::Duo;
+
 use crate::model::{Body, Contact, ContactLists, dot, sub};
 
 mod packed;
@@ -277,31 +279,15 @@ impl Sweep {
         sor_floor: f32,
         mut history: Option<&mut Vec<f32>>,
     ) {
-        let dt = 1.0 / how.inv_dt;
         let SolveScratch {
             acting,
             idle,
             split,
             packed,
             probes,
+            classes,
         } = scratch;
-        acting.clear();
-        idle.clear();
-        probes.list.clear();
-        for k in 0..self.len() {
-            let c = &slots[self.slot[k] as usize];
-            let vb = match c.body() {
-                Body::Grain(j) => vel[j as usize],
-                _ => [0.0, 0.0],
-            };
-            let u = dot(sub(vel[self.grain[k] as usize], vb), c.normal);
-            if c.impulse > 0.0 || c.target(u, how.inv_dt, how.beta, how.slop) * dt < reach {
-                acting.push(k as u32);
-            } else {
-                idle.push(k as u32);
-                probes.list.push(Probe::of(c, self.grain[k], how));
-            }
-        }
+        self.classify(slots, vel, how, reach, acting, idle, &mut probes.list, classes);
         // Only frictionless visits are screened: with friction every check visits.
         let screen = spin.is_none();
         let mut record = |stats: &mut crate::model::StepStats, r: f32| {
@@ -329,74 +315,139 @@ impl Sweep {
         // (8.07e-6 then 8.81e-6 m over two 500-step halves, tests/nscd_physics.rs).
         let tuned = how.beta == 0.0 && how.rule == Rule::Accumulated;
         let above = (if tuned { SOR_ABOVE } else { SOR_ABOVE_VELOCITY_PUSH } * threshold).max(sor_floor);
-        let mut last = 0.0f32;
-        while stats.iterations < itmax {
-            let how = if last > above { &relaxed } else { &plain };
-            let hot = tuned.then_some(packed::Hot {
-                threshold,
-                mark: HOT_MARK * threshold,
-                sweeps: HOT_SWEEPS,
-            });
-            let r = packed.sweep(split, vel, spin.as_mut().map(|t| &mut *t.w), how, hot);
-            last = r;
-            record(stats, r);
-            // The idle contacts are checked once the acting ones converged,
-            // every IDLE_CHECK_EVERY sweeps (a slow step must not leave one
-            // unvisited while velocities change), and on the last iteration.
-            let due = stats.iterations.is_multiple_of(IDLE_CHECK_EVERY) || stats.iterations + 1 >= itmax;
-            if r >= threshold && !due {
-                continue;
-            }
-            if idle.is_empty() {
-                if r < threshold {
-                    stats.converged = true;
-                    break;
-                }
-                continue;
-            }
-            if stats.iterations >= itmax {
-                break;
-            }
-            // Check the idle contacts once; those that moved act from now on.
-            let mut worst = 0.0f32;
-            let before = acting.len();
-            if screen && !probes.any_closing(vel) {
-                // No idle contact would take an impulse: visiting them would
-                // leave them and the velocities as they are (each r = 0).
+        // From two threads on, the partner of the sweeps waits spinning
+        // for the whole solve (cpu::duo): a rayon join per hand-off let it
+        // fall asleep between them.
+        let two = split.mid != 0;
+        let mut solve = |duo: Option<&Duo>| {
+            let mut last = 0.0f32;
+            while stats.iterations < itmax {
+                let how = if last > above { &relaxed } else { &plain };
+                let hot = tuned.then_some(packed::Hot {
+                    threshold,
+                    mark: HOT_MARK * threshold,
+                    sweeps: HOT_SWEEPS,
+                });
+                let r = packed.sweep(split, vel, spin.as_mut().map(|t| &mut *t.w), how, hot, duo);
+                last = r;
                 record(stats, r);
-                if r < threshold {
+                // The idle contacts are checked once the acting ones converged,
+                // every IDLE_CHECK_EVERY sweeps (a slow step must not leave one
+                // unvisited while velocities change), and on the last iteration.
+                let due = stats.iterations.is_multiple_of(IDLE_CHECK_EVERY) || stats.iterations + 1 >= itmax;
+                if r >= threshold && !due {
+                    continue;
+                }
+                if idle.is_empty() {
+                    if r < threshold {
+                        stats.converged = true;
+                        break;
+                    }
+                    continue;
+                }
+                if stats.iterations >= itmax {
+                    break;
+                }
+                // Check the idle contacts once; those that moved act from now on.
+                let mut worst = 0.0f32;
+                let before = acting.len();
+                if screen && !probes.any_closing(vel) {
+                    // No idle contact would take an impulse: visiting them would
+                    // leave them and the velocities as they are (each r = 0).
+                    record(stats, r);
+                    if r < threshold {
+                        stats.converged = true;
+                        break;
+                    }
+                    continue;
+                }
+                idle.retain(|&k| {
+                    let r = self.visit(k as usize, slots, inv_mass, vel, spin.as_mut().map(Turn::reborrow), how);
+                    worst = worst.max(r);
+                    if r > 0.0 {
+                        acting.push(k);
+                        false
+                    } else {
+                        true
+                    }
+                });
+                record(stats, worst.max(r));
+                if r < threshold && worst < threshold {
+                    // Every contact's last visit is under the threshold.
                     stats.converged = true;
                     break;
                 }
-                continue;
-            }
-            idle.retain(|&k| {
-                let r = self.visit(k as usize, slots, inv_mass, vel, spin.as_mut().map(Turn::reborrow), how);
-                worst = worst.max(r);
-                if r > 0.0 {
-                    acting.push(k);
-                    false
-                } else {
-                    true
+                if screen && acting.len() > before {
+                    probes.build(self, idle, slots, how);
                 }
-            });
-            record(stats, worst.max(r));
-            if r < threshold && worst < threshold {
-                // Every contact's last visit is under the threshold.
-                stats.converged = true;
-                break;
+                if acting.len() > before {
+                    packed.write_back(slots);
+                    acting.sort_unstable();
+                    split.build(self, acting, vel.len(), par_min);
+                    packed.build(self, split, acting, slots, inv_mass, radius, how);
+                }
             }
-            if screen && acting.len() > before {
-                probes.build(self, idle, slots, how);
-            }
-            if acting.len() > before {
-                packed.write_back(slots);
-                acting.sort_unstable();
-                split.build(self, acting, vel.len(), par_min);
-                packed.build(self, split, acting, slots, inv_mass, radius, how);
-            }
+        };
+        if two {
+            Duo::with(solve);
+        } else {
+            solve(None);
         }
         packed.write_back(slots);
+    }
+
+    /// Sort the contacts into those that can act and the idle ones (with
+    /// their probes), each in sweep order ([`Sweep::solve`]): a contact acts
+    /// when it holds an impulse or its gap is not predicted open by more
+    /// than `reach` at the warm-started velocities. Blocks of
+    /// [`CLASSIFY_BLOCK`] contacts run on rayon and are concatenated in
+    /// order (on one thread this took 0.54 ms of a 10.9 ms step at 10,000
+    /// grains).
+    #[allow(clippy::too_many_arguments)]
+    fn classify(
+        &self,
+        slots: &[Contact],
+        vel: &[[f32; 2]],
+        how: &Visit,
+        reach: f32,
+        acting: &mut Vec<u32>,
+        idle: &mut Vec<u32>,
+        probes: &mut Vec<Probe>,
+        classes: &mut Vec<Class>,
+    ) {
+        let dt = 1.0 / how.inv_dt;
+        let block = |range: std::ops::Range<usize>, out: &mut Class| {
+            for k in range {
+                let c = &slots[self.slot[k] as usize];
+                let vb = match c.body() {
+                    Body::Grain(j) => vel[j as usize],
+                    _ => [0.0, 0.0],
+                };
+                let u = dot(sub(vel[self.grain[k] as usize], vb), c.normal);
+                if c.impulse > 0.0 || c.target(u, how.inv_dt, how.beta, how.slop) * dt < reach {
+                    out.acting.push(k as u32);
+                } else {
+                    out.idle.push(k as u32);
+                    out.probes.push(Probe::of(c, self.grain[k], how));
+                }
+            }
+        };
+        let n = self.len();
+        classes.resize_with(n.div_ceil(CLASSIFY_BLOCK).max(1), Class::default);
+        classes.par_iter_mut().enumerate().for_each(|(b, out)| {
+            out.acting.clear();
+            out.idle.clear();
+            out.probes.clear();
+            block(b * CLASSIFY_BLOCK..((b + 1) * CLASSIFY_BLOCK).min(n), out);
+        });
+        acting.clear();
+        idle.clear();
+        probes.clear();
+        for part in classes.iter() {
+            acting.extend_from_slice(&part.acting);
+            idle.extend_from_slice(&part.idle);
+            probes.extend_from_slice(&part.probes);
+        }
     }
 
     /// Copy each owned impulse into its mirror copy.
@@ -479,7 +530,20 @@ pub struct SolveScratch {
     split: Split,
     packed: Packs,
     probes: Probes,
+    /// Per-block parts of [`Sweep::classify`], kept for their allocations.
+    classes: Vec<Class>,
 }
+
+/// The acting and idle contacts of one block of sweep indices ([`Sweep::classify`]).
+#[derive(Debug, Clone, Default)]
+struct Class {
+    acting: Vec<u32>,
+    idle: Vec<u32>,
+    probes: Vec<Probe>,
+}
+
+/// Contacts per rayon task of [`Sweep::classify`]; under two blocks it runs on one thread.
+const CLASSIFY_BLOCK: usize = 4096;
 
 /// The idle contacts of a frictionless solve, packed for the periodic check
 /// ([`Sweep::solve`]): grains `a` and `b` (`b` = [`Sweep::NO_MIRROR`] for a

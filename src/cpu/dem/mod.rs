@@ -150,14 +150,15 @@ impl DemStepper {
             self.primed = false;
         }
         let vmax = grains.vel.iter().map(|v| dot(*v, *v)).fold(0.0f32, f32::max).sqrt();
+        let tally = crate::cpu::detect::tally(&self.lists);
         StepStats {
             iterations: 0,
             converged: true,
             residual: 0.0,
-            contacts: self.lists.distinct(),
-            overflow: self.lists.overflow(),
+            contacts: tally.contacts,
+            overflow: tally.overflow,
             max_displacement: vmax * p.dt,
-            max_overlap: self.lists.max_overlap(),
+            max_overlap: tally.max_overlap,
             ..StepStats::default()
         }
     }
