@@ -15,7 +15,6 @@ pub mod coloring;
 pub mod correct;
 pub mod dem;
 pub mod detect;
-pub mod duo;
 pub mod grid;
 pub mod impulse;
 pub mod integrate;

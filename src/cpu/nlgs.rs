@@ -16,8 +16,6 @@
 use crate::model::contact::{TANGENT_MASS_RATIO, coulomb, spin_kick, tangent};
 use rayon::prelude::*;
 
-use crate::cpu::duo::Duo;
-
 use crate::model::{Body, Contact, ContactLists, dot, sub};
 
 mod packed;
@@ -315,83 +313,72 @@ impl Sweep {
         // (8.07e-6 then 8.81e-6 m over two 500-step halves, tests/nscd_physics.rs).
         let tuned = how.beta == 0.0 && how.rule == Rule::Accumulated;
         let above = (if tuned { SOR_ABOVE } else { SOR_ABOVE_VELOCITY_PUSH } * threshold).max(sor_floor);
-        // From two threads on, the partner of the sweeps waits spinning
-        // for the whole solve (cpu::duo): a rayon join per hand-off let it
-        // fall asleep between them.
-        let two = split.mid != 0;
-        let mut solve = |duo: Option<&Duo>| {
-            let mut last = 0.0f32;
-            while stats.iterations < itmax {
-                let how = if last > above { &relaxed } else { &plain };
-                let hot = tuned.then_some(packed::Hot {
-                    threshold,
-                    mark: HOT_MARK * threshold,
-                    sweeps: HOT_SWEEPS,
-                });
-                let r = packed.sweep(split, vel, spin.as_mut().map(|t| &mut *t.w), how, hot, duo);
-                last = r;
-                record(stats, r);
-                // The idle contacts are checked once the acting ones converged,
-                // every IDLE_CHECK_EVERY sweeps (a slow step must not leave one
-                // unvisited while velocities change), and on the last iteration.
-                let due = stats.iterations.is_multiple_of(IDLE_CHECK_EVERY) || stats.iterations + 1 >= itmax;
-                if r >= threshold && !due {
-                    continue;
-                }
-                if idle.is_empty() {
-                    if r < threshold {
-                        stats.converged = true;
-                        break;
-                    }
-                    continue;
-                }
-                if stats.iterations >= itmax {
-                    break;
-                }
-                // Check the idle contacts once; those that moved act from now on.
-                let mut worst = 0.0f32;
-                let before = acting.len();
-                if screen && !probes.any_closing(vel) {
-                    // No idle contact would take an impulse: visiting them would
-                    // leave them and the velocities as they are (each r = 0).
-                    record(stats, r);
-                    if r < threshold {
-                        stats.converged = true;
-                        break;
-                    }
-                    continue;
-                }
-                idle.retain(|&k| {
-                    let r = self.visit(k as usize, slots, inv_mass, vel, spin.as_mut().map(Turn::reborrow), how);
-                    worst = worst.max(r);
-                    if r > 0.0 {
-                        acting.push(k);
-                        false
-                    } else {
-                        true
-                    }
-                });
-                record(stats, worst.max(r));
-                if r < threshold && worst < threshold {
-                    // Every contact's last visit is under the threshold.
+        let mut last = 0.0f32;
+        while stats.iterations < itmax {
+            let how = if last > above { &relaxed } else { &plain };
+            let hot = tuned.then_some(packed::Hot {
+                threshold,
+                mark: HOT_MARK * threshold,
+                sweeps: HOT_SWEEPS,
+            });
+            let r = packed.sweep(split, vel, spin.as_mut().map(|t| &mut *t.w), how, hot);
+            last = r;
+            record(stats, r);
+            // The idle contacts are checked once the acting ones converged,
+            // every IDLE_CHECK_EVERY sweeps (a slow step must not leave one
+            // unvisited while velocities change), and on the last iteration.
+            let due = stats.iterations.is_multiple_of(IDLE_CHECK_EVERY) || stats.iterations + 1 >= itmax;
+            if r >= threshold && !due {
+                continue;
+            }
+            if idle.is_empty() {
+                if r < threshold {
                     stats.converged = true;
                     break;
                 }
-                if screen && acting.len() > before {
-                    probes.build(self, idle, slots, how);
-                }
-                if acting.len() > before {
-                    packed.write_back(slots);
-                    acting.sort_unstable();
-                    split.build(self, acting, vel.len(), par_min);
-                    packed.build(self, split, acting, slots, inv_mass, radius, how);
-                }
+                continue;
             }
-        };
-        if two {
-            Duo::with(solve);
-        } else {
-            solve(None);
+            if stats.iterations >= itmax {
+                break;
+            }
+            // Check the idle contacts once; those that moved act from now on.
+            let mut worst = 0.0f32;
+            let before = acting.len();
+            if screen && !probes.any_closing(vel) {
+                // No idle contact would take an impulse: visiting them would
+                // leave them and the velocities as they are (each r = 0).
+                record(stats, r);
+                if r < threshold {
+                    stats.converged = true;
+                    break;
+                }
+                continue;
+            }
+            idle.retain(|&k| {
+                let r = self.visit(k as usize, slots, inv_mass, vel, spin.as_mut().map(Turn::reborrow), how);
+                worst = worst.max(r);
+                if r > 0.0 {
+                    acting.push(k);
+                    false
+                } else {
+                    true
+                }
+            });
+            record(stats, worst.max(r));
+            if r < threshold && worst < threshold {
+                // Every contact's last visit is under the threshold.
+                stats.converged = true;
+                break;
+            }
+            if screen && acting.len() > before {
+                probes.build(self, idle, slots, how);
+            }
+            if acting.len() > before {
+                packed.write_back(slots);
+                acting.sort_unstable();
+                split.build(self, acting, vel.len(), par_min);
+                packed.build(self, split, acting, slots, inv_mass, radius, how);
+            }
         }
         packed.write_back(slots);
     }

@@ -2,7 +2,6 @@
 //! packed in sweep order, visited in order, written back into the slots.
 
 use super::{Rule, Split, Sweep, Visit};
-use crate::cpu::duo::{Duo, join};
 use crate::model::contact::{TANGENT_MASS_RATIO, coulomb, slip, spin_kick, tangent};
 use crate::model::{Body, Contact, dot, sub};
 
@@ -84,18 +83,48 @@ impl Packs {
             (&split.lower, &split.upper, &split.across)
         };
         let mid = split.mid;
-        // The three lists are packed on rayon (one after the other on one
-        // thread, they took 0.3 ms of a 10.9 ms step at 10,000 grains).
-        let [l0, l1, l2] = &mut self.lists;
-        let [s0, s1, s2] = &mut self.slots;
-        let [t0, t1, t2] = &mut self.turns;
-        let pack = |list: &[u32], grain0: usize, out: &mut Vec<Packed>, at: &mut Vec<u32>, turns: &mut Vec<Turned>| {
-            pack_list(sweep, list, grain0, slots, inv_mass, radius, how, out, at, turns);
-        };
-        rayon::join(
-            || pack(lower, 0, l0, s0, t0),
-            || rayon::join(|| pack(upper, mid, l1, s1, t1), || pack(across, 0, l2, s2, t2)),
-        );
+        for (n, (list, grain0)) in [(lower, 0usize), (upper, mid), (across, 0)].into_iter().enumerate() {
+            let (out, at, turns) = (&mut self.lists[n], &mut self.slots[n], &mut self.turns[n]);
+            out.clear();
+            at.clear();
+            turns.clear();
+            for &k in list {
+                let k = k as usize;
+                let c = &slots[sweep.slot[k] as usize];
+                let a = sweep.grain[k] as usize;
+                let (b, ib) = match c.body() {
+                    Body::Grain(j) => ((j as usize - grain0) as u32, inv_mass[j as usize]),
+                    _ => (Sweep::NO_MIRROR, 0.0),
+                };
+                // Contact::target with u = 0 would add 0.0 to the offset;
+                // the sum u + offset is formed in the visit as it is there.
+                let offset = if c.bounce > 0.0 {
+                    -c.bounce
+                } else {
+                    (c.gap.max(0.0) + how.beta * (c.gap + how.slop).min(0.0)) * how.inv_dt
+                };
+                out.push(Packed {
+                    a: (a - grain0) as u32,
+                    b,
+                    normal: c.normal,
+                    w: c.inv_mass_sum,
+                    offset,
+                    impulse: c.impulse,
+                    ia: inv_mass[a],
+                    ib,
+                });
+                at.push(sweep.slot[k]);
+                if let Some(r) = radius {
+                    let wall = b == Sweep::NO_MIRROR;
+                    turns.push(Turned {
+                        impulse_t: c.impulse_t,
+                        ra: r[a],
+                        rb: if wall { 0.0 } else { r[b as usize + grain0] },
+                        mu: if wall { how.mu_wall } else { how.mu },
+                    });
+                }
+            }
+        }
     }
 
     /// One sweep, as [`Sweep::sweep_acting`] does it (both halves on two
@@ -109,7 +138,6 @@ impl Packs {
         spin: Option<&mut [f32]>,
         how: &Visit,
         hot: Option<Hot>,
-        duo: Option<&Duo>,
     ) -> f32 {
         if let Some(w) = spin {
             let [lower, upper, across] = &mut self.lists;
@@ -119,8 +147,7 @@ impl Packs {
             }
             let (v0, v1) = vel.split_at_mut(split.mid);
             let (w0, w1) = w.split_at_mut(split.mid);
-            let (r0, r1) = join(
-                duo,
+            let (r0, r1) = rayon::join(
                 || visit_packed_turn(lower, t0, v0, w0, how),
                 || visit_packed_turn(upper, t1, v1, w1, how),
             );
@@ -134,8 +161,7 @@ impl Packs {
             sweep_list(lower, h0, vel, how, rule, mark)
         } else {
             let (v0, v1) = vel.split_at_mut(split.mid);
-            let (r0, r1) = join(
-                duo,
+            let (r0, r1) = rayon::join(
                 || sweep_list(lower, h0, v0, how, rule, mark),
                 || sweep_list(upper, h1, v1, how, rule, mark),
             );
@@ -154,8 +180,7 @@ impl Packs {
                 continue;
             }
             let (v0, v1) = vel.split_at_mut(split.mid);
-            join(
-                duo,
+            rayon::join(
                 || sweep_marked(lower, h0, v0, how, rule),
                 || sweep_marked(upper, h1, v1, how, rule),
             );
@@ -177,63 +202,6 @@ impl Packs {
                     slots[s as usize].impulse_t = t.impulse_t;
                 }
             }
-        }
-    }
-}
-
-/// Pack the contacts `list` (sweep indices) of one part of a [`Split`],
-/// whose grains start at `grain0`, into `out`, their slots into `at` and,
-/// with `radius` (friction), their tangential sides into `turns`.
-#[allow(clippy::too_many_arguments)]
-fn pack_list(
-    sweep: &Sweep,
-    list: &[u32],
-    grain0: usize,
-    slots: &[Contact],
-    inv_mass: &[f32],
-    radius: Option<&[f32]>,
-    how: &Visit,
-    out: &mut Vec<Packed>,
-    at: &mut Vec<u32>,
-    turns: &mut Vec<Turned>,
-) {
-    out.clear();
-    at.clear();
-    turns.clear();
-    for &k in list {
-        let k = k as usize;
-        let c = &slots[sweep.slot[k] as usize];
-        let a = sweep.grain[k] as usize;
-        let (b, ib) = match c.body() {
-            Body::Grain(j) => ((j as usize - grain0) as u32, inv_mass[j as usize]),
-            _ => (Sweep::NO_MIRROR, 0.0),
-        };
-        // Contact::target with u = 0 would add 0.0 to the offset;
-        // the sum u + offset is formed in the visit as it is there.
-        let offset = if c.bounce > 0.0 {
-            -c.bounce
-        } else {
-            (c.gap.max(0.0) + how.beta * (c.gap + how.slop).min(0.0)) * how.inv_dt
-        };
-        out.push(Packed {
-            a: (a - grain0) as u32,
-            b,
-            normal: c.normal,
-            w: c.inv_mass_sum,
-            offset,
-            impulse: c.impulse,
-            ia: inv_mass[a],
-            ib,
-        });
-        at.push(sweep.slot[k]);
-        if let Some(r) = radius {
-            let wall = b == Sweep::NO_MIRROR;
-            turns.push(Turned {
-                impulse_t: c.impulse_t,
-                ra: r[a],
-                rb: if wall { 0.0 } else { r[b as usize + grain0] },
-                mu: if wall { how.mu_wall } else { how.mu },
-            });
         }
     }
 }
