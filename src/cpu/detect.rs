@@ -226,8 +226,11 @@ fn detect_grain(inp: &DetectInput, near: &Near, i: usize, out: &mut [Contact]) -
     found
 }
 
-/// Stage `detect` over all grains (parallel over grains).
-pub fn detect(inp: &DetectInput, lists: &mut ContactLists) {
+/// Stage `detect` over all grains (parallel over grains); returns the
+/// [`Tally`] of the lists it wrote, taken while each grain's list is still
+/// in cache (a separate pass over the lists was 2.5 % of a one-thread run's
+/// samples on the 10,000-grain discharge).
+pub fn detect(inp: &DetectInput, lists: &mut ContactLists) -> Tally {
     let k = lists.capacity;
     let n = inp.pos.len();
     lists.count.resize(n, 0);
@@ -239,7 +242,7 @@ pub fn detect(inp: &DetectInput, lists: &mut ContactLists) {
             .par_iter_mut()
             .enumerate()
             .for_each(|(i, c)| *c = detect_grain(inp, &near, i, &mut []));
-        return;
+        return tally(lists);
     }
     lists
         .count
@@ -247,7 +250,11 @@ pub fn detect(inp: &DetectInput, lists: &mut ContactLists) {
         .zip(lists.slots.par_chunks_mut(k))
         .with_min_len(super::PAR_MIN)
         .enumerate()
-        .for_each(|(i, (count, out))| *count = detect_grain(inp, &near, i, out));
+        .map(|(i, (count, out))| {
+            *count = detect_grain(inp, &near, i, out);
+            Tally::of(i, *count, out, k)
+        })
+        .reduce(Tally::default, Tally::and)
 }
 
 /// What a step reports of its lists: distinct contacts (a grain-grain pair
@@ -261,33 +268,41 @@ pub struct Tally {
     pub max_overlap: f32,
 }
 
-/// [`Tally`] of `lists` in one pass on the rayon pool: the same numbers as
-/// the three `ContactLists` methods (integer sums and a maximum do not
-/// depend on the order). Measured on the 10,000-grain discharge: the three
-/// scans, one after the other on one thread, took 1.0 ms of a 10.9 ms step.
-pub fn tally(lists: &ContactLists) -> Tally {
-    let k = lists.capacity as u32;
-    let grain = |i: usize| {
+impl Tally {
+    /// Grain i's part: `count` contacts found, `list` its slots (capacity `k`).
+    fn of(i: usize, count: u32, list: &[Contact], k: usize) -> Tally {
         let mut t = Tally {
-            overflow: u64::from(lists.count[i].saturating_sub(k)),
+            overflow: u64::from(count.saturating_sub(k as u32)),
             ..Tally::default()
         };
-        for c in lists.of(i) {
+        for c in &list[..(count as usize).min(k)] {
             t.max_overlap = t.max_overlap.max(-c.gap);
             t.contacts += u64::from(!matches!(c.body(), Body::Grain(j) if (j as usize) < i));
         }
         t
-    };
-    let both = |a: Tally, b: Tally| Tally {
-        contacts: a.contacts + b.contacts,
-        overflow: a.overflow + b.overflow,
-        max_overlap: a.max_overlap.max(b.max_overlap),
-    };
+    }
+
+    /// Two parts together (integer sums and a maximum: the order does not matter).
+    fn and(self, b: Tally) -> Tally {
+        Tally {
+            contacts: self.contacts + b.contacts,
+            overflow: self.overflow + b.overflow,
+            max_overlap: self.max_overlap.max(b.max_overlap),
+        }
+    }
+}
+
+/// [`Tally`] of `lists` in one pass on the rayon pool: the same numbers as
+/// the three `ContactLists` methods. Measured on the 10,000-grain
+/// discharge: the three scans, one after the other on one thread, took
+/// 0.36 ms of a 7.5 ms step.
+pub fn tally(lists: &ContactLists) -> Tally {
+    let k = lists.capacity;
     (0..lists.grains())
         .into_par_iter()
         .with_min_len(super::PAR_MIN)
-        .map(grain)
-        .reduce(Tally::default, both)
+        .map(|i| Tally::of(i, lists.count[i], &lists.slots[i * k..(i + 1) * k], k))
+        .reduce(Tally::default, Tally::and)
 }
 
 /// Binning (`bin_count`, `prefix_sum`, `bin_scatter`) then `detect` at the
@@ -299,7 +314,7 @@ pub fn bin_and_detect(
     walls: &Walls,
     alert: f32,
     lists: &mut ContactLists,
-) {
+) -> Tally {
     bins.build(grid, &grains.pos);
     let inp = DetectInput {
         grid,
@@ -311,5 +326,5 @@ pub fn bin_and_detect(
         walls,
         alert,
     };
-    detect(&inp, lists);
+    detect(&inp, lists)
 }

@@ -86,6 +86,8 @@ pub struct CpuStepper {
     /// APGD's previous tangential impulses (friction only).
     apgd_prev_t: Vec<f32>,
     correction: correct::Correction,
+    /// The tally of the last detection (`lists`).
+    tally: detect::Tally,
     /// Contact colours of the last coloured step (0 for other solvers).
     pub colors: u32,
     /// When `Some`, every solver iteration of the following steps appends its
@@ -112,6 +114,7 @@ impl CpuStepper {
             apgd_prev: Vec::new(),
             apgd_prev_t: Vec::new(),
             correction: correct::Correction::default(),
+            tally: detect::Tally::default(),
             colors: 0,
             residual_history: None,
             steps: 0,
@@ -170,7 +173,7 @@ impl CpuStepper {
     /// Binning and detection: the contact lists of the current positions
     /// (used by `step`, and on its own by tests).
     pub fn detect(&mut self, grains: &Grains, walls: &Walls, alert: f32) -> &ContactLists {
-        detect::bin_and_detect(&self.grid, &mut self.bins, grains, walls, alert, &mut self.lists);
+        self.tally = detect::bin_and_detect(&self.grid, &mut self.bins, grains, walls, alert, &mut self.lists);
         &self.lists
     }
 
@@ -277,7 +280,7 @@ impl CpuStepper {
     /// Detection as [`CpuStepper::detect`], each contact found by the last
     /// solve starting from its impulse (warm start).
     pub fn detect_keeping_impulses(&mut self, grains: &Grains, walls: &Walls, alert: f32) -> &ContactLists {
-        detect::bin_and_detect(&self.grid, &mut self.bins, grains, walls, alert, &mut self.lists);
+        self.tally = detect::bin_and_detect(&self.grid, &mut self.bins, grains, walls, alert, &mut self.lists);
         if self.prev.grains() == grains.len() {
             warm_start::warm_start(&self.prev, &mut self.lists);
         }
@@ -295,7 +298,7 @@ impl CpuStepper {
     fn solve_lists(&mut self, grains: &mut Grains, p: &StepParams) -> Result<StepStats> {
         let inv_dt = 1.0 / p.dt;
         let threshold = p.tol * inv_dt;
-        let tally = detect::tally(&self.lists);
+        let tally = self.tally;
         let mut stats = StepStats {
             contacts: tally.contacts,
             overflow: tally.overflow,
