@@ -188,6 +188,7 @@ fn step_params(solver: SolverKind) -> StepParams {
         itmax: 2000,
         omega: 0.5,
         overlap_relax: 0.2,
+        overlap_relax_default: false,
         overlap_iterations: 0,
         solver,
         warm_start: true,

@@ -24,6 +24,7 @@ fn params(dt: f32) -> StepParams {
         itmax: 1,
         omega: 0.5,
         overlap_relax: 0.0,
+        overlap_relax_default: false,
         overlap_iterations: 0,
         solver: SolverKind::Spring,
         warm_start: false,

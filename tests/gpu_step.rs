@@ -262,6 +262,7 @@ fn split_push_out_steps_match_cpu() {
             let q = StepParams {
                 overlap_iterations: 0,
                 overlap_relax: relax,
+                overlap_relax_default: false,
                 ..p
             };
             let mut other = CpuBackend::new(grains.clone(), walls.clone(), grid, K);

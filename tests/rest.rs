@@ -27,7 +27,9 @@ fn defaults(solver: SolverKind) -> StepParams {
         tol: s.tol as f32,
         itmax: s.itmax,
         omega: s.omega as f32,
-        overlap_relax: s.overlap_relax as f32,
+        // Unset in the default scene: each solver's own (0.8 for NLGS).
+        overlap_relax: s.overlap_relax.unwrap_or(solver.overlap_relax()) as f32,
+        overlap_relax_default: false,
         overlap_iterations: s.overlap_iterations,
         solver,
         warm_start: s.warm_start,

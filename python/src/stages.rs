@@ -280,6 +280,7 @@ impl Stages {
             gravity: [0.0, 0.0],
             // The course's target u_n >= -max(d, 0)/dt: overlaps are not pushed out.
             overlap_relax: 0.0,
+            overlap_relax_default: false,
             overlap_iterations: 0,
             mu: 0.0,
             mu_wall: 0.0,

@@ -69,10 +69,7 @@ impl BisectBackend {
 
     /// One step: the CPU stages before `from`, their output uploaded, the GPU stages after.
     pub fn step(&mut self, p: &StepParams) -> Result<StepStats> {
-        let p = &StepParams {
-            solver: p.solver.resolve(true),
-            ..*p
-        };
+        let p = &p.resolved(true);
         let mut cpu_stats = None;
         match self.from {
             GpuFrom::FreeVelocity => {}

@@ -201,6 +201,7 @@ mod tests {
             itmax: 100,
             omega: 0.5,
             overlap_relax: 0.2,
+            overlap_relax_default: false,
             overlap_iterations: 0,
             solver: SolverKind::Nlgs,
             warm_start: true,

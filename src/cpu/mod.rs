@@ -179,10 +179,10 @@ impl CpuStepper {
 
     /// Advance the grains by one step.
     pub fn step(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> Result<StepStats> {
+        let p = &p.resolved(false);
         let split = p.overlap_iterations > 0;
         let push_out = p.overlap_relax;
         let p = &StepParams {
-            solver: p.solver.resolve(false),
             // A split push-out moves the grains after the solve instead (cpu::correct).
             overlap_relax: if split { 0.0 } else { p.overlap_relax },
             ..*p
@@ -256,6 +256,7 @@ impl CpuStepper {
     /// the contacts; the positions do not move. The lists then become the
     /// warm-start source of the next detection.
     pub fn solve_detected(&mut self, grains: &mut Grains, p: &StepParams) -> Result<StepStats> {
+        let p = &p.resolved(false);
         if self.lists.grains() != grains.len() {
             return Err(Error::field(
                 "contacts",

@@ -229,10 +229,7 @@ impl GpuBackend {
     /// Check the solver, upload the step's parameters and build the solver's
     /// state on its first step.
     fn begin(&mut self, p: &StepParams) -> Result<StepParams> {
-        let p = StepParams {
-            solver: p.solver.resolve(true),
-            ..*p
-        };
+        let p = p.resolved(true);
         if p.friction() && !matches!(p.solver, SolverKind::Jacobi | SolverKind::Apgd | SolverKind::Colored) {
             return Err(Error::NotImplemented {
                 what: format!(

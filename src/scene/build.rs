@@ -239,6 +239,18 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     };
     check_dt(dt, kn, scene, &walls, &gate, &origin)?;
     resolved.solver.dt = Some(dt);
+    // The push-out fraction a scene leaves unset is its solver's; `auto`
+    // is resolved here when the backend is named, else by the backend that
+    // runs it (StepParams::resolved), and the written scene then omits it.
+    let relax_by = match scene.run.backend {
+        BackendChoice::Cpu => s.kind.resolve(false),
+        BackendChoice::Gpu => s.kind.resolve(true),
+        BackendChoice::Auto => s.kind.resolve(false),
+    };
+    let named = s.kind != SolverKind::Auto || scene.run.backend != BackendChoice::Auto;
+    if s.overlap_relax.is_none() && named {
+        resolved.solver.overlap_relax = Some(relax_by.overlap_relax());
+    }
     let params = StepParams {
         gravity: [scene.gravity[0] as f32, scene.gravity[1] as f32],
         dt: dt as f32,
@@ -246,7 +258,8 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         tol: s.tol as f32,
         itmax: s.itmax,
         omega: s.omega as f32,
-        overlap_relax: s.overlap_relax as f32,
+        overlap_relax: s.overlap_relax.unwrap_or(relax_by.overlap_relax()) as f32,
+        overlap_relax_default: s.overlap_relax.is_none(),
         overlap_iterations: s.overlap_iterations,
         mu: s.mu as f32,
         mu_wall: s.mu_wall as f32,

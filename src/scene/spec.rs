@@ -242,7 +242,12 @@ pub struct SolverSpec {
     /// constraint of DESIGN §1a exactly (u + max(d,0)/dt >= 0), under which the
     /// solver tolerance lets overlaps creep by up to `tol` every step; a small
     /// fraction keeps them bounded near tol (measured in BENCHMARKS.md).
-    pub overlap_relax: f64,
+    /// Unset: the solver's (`SolverKind::overlap_relax`: 0.8 for NLGS, 0.2
+    /// for the others), written into the resolved scene once the solver is
+    /// known (with `kind = "auto"` and backend `auto`, the backend decides
+    /// and the resolved scene leaves it unset).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overlap_relax: Option<f64>,
     /// Jacobi iterations per step of the position correction that pushes
     /// overlaps out by moving grains rather than through their velocities
     /// (docs/solvers.md: resting piles then stay at rest). 0 pushes them out
@@ -279,7 +284,7 @@ impl Default for SolverSpec {
             itmax: 1000,
             alert: 0.004,
             omega: 0.5,
-            overlap_relax: 0.2,
+            overlap_relax: None,
             overlap_iterations: 4,
             warm_start: true,
             contact_capacity: 32,

@@ -303,13 +303,15 @@ impl Scene {
                 format!("must be in (0, 1], got {}", s.omega),
             ));
         }
-        c.non_negative("solver.overlap_relax", s.overlap_relax)?;
-        if s.overlap_relax > 1.0 {
-            return Err(Error::field(
-                &self.origin,
-                "solver.overlap_relax",
-                format!("must be in [0, 1], got {}", s.overlap_relax),
-            ));
+        if let Some(relax) = s.overlap_relax {
+            c.non_negative("solver.overlap_relax", relax)?;
+            if relax > 1.0 {
+                return Err(Error::field(
+                    &self.origin,
+                    "solver.overlap_relax",
+                    format!("must be in [0, 1], got {relax}"),
+                ));
+            }
         }
         if s.itmax == 0 {
             return Err(Error::field(&self.origin, "solver.itmax", "must be >= 1"));

@@ -16,6 +16,7 @@ pub fn params(solver: SolverKind) -> StepParams {
         itmax: 1000,
         omega: 0.5,
         overlap_relax: 0.2,
+        overlap_relax_default: false,
         overlap_iterations: 0,
         solver,
         warm_start: true,
