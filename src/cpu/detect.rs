@@ -91,17 +91,23 @@ struct Near {
 
 impl Near {
     fn gather(sorted: &[u32], pos: &[[f32; 2]], radius: &[f32]) -> Near {
-        let far = std::iter::repeat_n(f32::INFINITY, LANES);
-        let at = |j: &u32| *j as usize;
-        Near {
-            x: sorted.iter().map(|j| pos[at(j)][0]).chain(far.clone()).collect(),
-            y: sorted.iter().map(|j| pos[at(j)][1]).chain(far).collect(),
-            r: sorted
-                .iter()
-                .map(|j| radius[at(j)])
-                .chain(std::iter::repeat_n(0.0, LANES))
-                .collect(),
-        }
+        let n = sorted.len();
+        let mut near = Near {
+            x: vec![f32::INFINITY; n + LANES],
+            y: vec![f32::INFINITY; n + LANES],
+            r: vec![0.0; n + LANES],
+        };
+        // One pass on the pool (three chained iterators on one thread were
+        // 2 % of a one-thread run's samples at 10,000 grains).
+        (&mut near.x[..n], &mut near.y[..n], &mut near.r[..n])
+            .into_par_iter()
+            .zip(sorted)
+            .with_min_len(4 * super::PAR_MIN)
+            .for_each(|((x, y, r), &j)| {
+                let j = j as usize;
+                (*x, *y, *r) = (pos[j][0], pos[j][1], radius[j]);
+            });
+        near
     }
 
     /// Bit t set: the grain at `base + t` in bin order is not surely beyond

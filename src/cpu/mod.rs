@@ -365,8 +365,13 @@ impl CpuStepper {
                     w: &mut grains.ang_vel,
                 });
                 let turn = spin.as_mut().map(nlgs::Turn::reborrow);
-                self.sweep
-                    .apply(&self.lists.slots, &grains.inv_mass, &mut grains.vel, turn);
+                self.sweep.apply(
+                    &self.lists.slots,
+                    &grains.inv_mass,
+                    &mut grains.vel,
+                    turn,
+                    self.sweep_par_min,
+                );
                 let how = nlgs::Visit {
                     // Over-relaxation is for the frictionless rule only: with friction
                     // it overshot into overlaps of 10.7-11.5 % of the mean radius

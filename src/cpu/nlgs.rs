@@ -119,8 +119,49 @@ impl Sweep {
     }
 
     /// Apply the current impulses of the owned copies to the velocities
-    /// (warm start): v = v_free + M^-1 sum P n.
-    pub fn apply(&self, slots: &[Contact], inv_mass: &[f32], vel: &mut [[f32; 2]], mut spin: Option<Turn<'_>>) {
+    /// (warm start): v = v_free + M^-1 sum P n. Frictionless and from
+    /// `par_min` contacts, on two threads as a [`Split`] sweep: the contacts
+    /// within the lower and the upper half of the grains at once, then those
+    /// across, in sweep order (on one thread it took 0.15 ms of a 7 ms step
+    /// at 10,000 grains).
+    pub fn apply(
+        &self,
+        slots: &[Contact],
+        inv_mass: &[f32],
+        vel: &mut [[f32; 2]],
+        mut spin: Option<Turn<'_>>,
+        par_min: usize,
+    ) {
+        if spin.is_none() && self.len() >= par_min && vel.len() >= 2 {
+            let mid = vel.len() / 2;
+            // The sweep order is grain by grain: the owners below `mid` first.
+            let cut = self.grain.partition_point(|&g| (g as usize) < mid);
+            let (v0, v1) = vel.split_at_mut(mid);
+            let (mut across0, mut across1) = (Vec::new(), Vec::new());
+            let half = |ks: std::ops::Range<usize>, v: &mut [[f32; 2]], g0: usize, across: &mut Vec<usize>| {
+                for k in ks {
+                    let (a, o) = (self.grain[k] as usize, self.other[k]);
+                    let b = (o != Self::NO_MIRROR).then_some(o as usize);
+                    let inside = |g: usize| g.wrapping_sub(g0) < v.len();
+                    if !inside(a) || b.is_some_and(|b| !inside(b)) {
+                        across.push(k);
+                        continue;
+                    }
+                    let c = &slots[self.slot[k] as usize];
+                    kick(c.normal, a - g0, b.map(|b| b - g0), c.impulse, &inv_mass[g0..], v);
+                }
+            };
+            rayon::join(
+                || half(0..cut, v0, 0, &mut across0),
+                || half(cut..self.len(), v1, mid, &mut across1),
+            );
+            for k in across0.into_iter().chain(across1) {
+                let c = &slots[self.slot[k] as usize];
+                let b = (self.other[k] != Self::NO_MIRROR).then_some(self.other[k] as usize);
+                kick(c.normal, self.grain[k] as usize, b, c.impulse, inv_mass, vel);
+            }
+            return;
+        }
         for (&a, &s) in self.grain.iter().zip(&self.slot) {
             let c = &slots[s as usize];
             let b = match c.body() {
