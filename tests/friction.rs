@@ -261,6 +261,25 @@ fn pour(solver: SolverKind, mu: f32, seconds: f64) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// The tilt of a surface, degrees: a least-squares line through the highest
+/// grain top of every `bin` m of x that holds one.
+fn surface_tilt(tops: &[(f64, f64)], bin: f64) -> f64 {
+    let mut top = std::collections::BTreeMap::<i64, f64>::new();
+    for &(x, y) in tops {
+        let h = top.entry((x / bin).floor() as i64).or_insert(f64::NEG_INFINITY);
+        *h = h.max(y);
+    }
+    let pts: Vec<(f64, f64)> = top.into_iter().map(|(k, y)| (k as f64 * bin, y)).collect();
+    let q = pts.len() as f64;
+    let (mx, my) = (
+        pts.iter().map(|p| p.0).sum::<f64>() / q,
+        pts.iter().map(|p| p.1).sum::<f64>() / q,
+    );
+    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+    (sxy / sxx).atan().to_degrees().abs()
+}
+
 /// The angle of a heap's flanks, degrees (`analysis::heap_angle`, 1 cm bins).
 fn repose_angle(tops: &[(f64, f64)]) -> f64 {
     hourglass::analysis::heap_angle(tops, 0.01).expect("a heap")
@@ -272,7 +291,11 @@ fn a_heap_stands_at_an_angle_with_friction_and_flattens_without() {
     for solver in [SolverKind::Nlgs] {
         let heap = pour(solver, 0.5, 3.0);
         let rough = repose_angle(&heap);
-        let smooth = repose_angle(&pour(solver, 0.0, 3.0));
+        let flat = pour(solver, 0.0, 3.0);
+        // A layer flat from wall to wall may have its highest bin at a wall,
+        // where heap_angle finds no flank on that side: then the tilt of the
+        // whole surface (a ramp would show there).
+        let smooth = hourglass::analysis::heap_angle(&flat, 0.01).unwrap_or_else(|| surface_tilt(&flat, 0.01));
         println!("{solver:?}: angle of repose {rough:.1} deg with mu = 0.5, {smooth:.1} deg with mu = 0");
         assert!(heap.len() > 1400, "{solver:?}: only {} grains poured", heap.len());
         // Measured (NLGS): 11.3 deg with mu = 0.5 (disks roll freely: no
