@@ -28,7 +28,7 @@ fn defaults(solver: SolverKind) -> StepParams {
         itmax: s.itmax,
         omega: s.omega as f32,
         // Unset in the default scene: each solver's own (0.8 for NLGS).
-        overlap_relax: s.overlap_relax.unwrap_or(solver.overlap_relax()) as f32,
+        overlap_relax: s.overlap_relax.unwrap_or(solver.overlap_relax(false)) as f32,
         overlap_relax_default: false,
         overlap_iterations: s.overlap_iterations,
         solver,

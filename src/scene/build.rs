@@ -247,9 +247,14 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         BackendChoice::Gpu => s.kind.resolve(true),
         BackendChoice::Auto => s.kind.resolve(false),
     };
+    // With capillary bridges (Cohesion::on) every solver keeps 0.2.
+    let wet = scene
+        .cohesion
+        .as_ref()
+        .is_some_and(|co| co.rupture > 0.0 && co.gamma > 0.0);
     let named = s.kind != SolverKind::Auto || scene.run.backend != BackendChoice::Auto;
     if s.overlap_relax.is_none() && named {
-        resolved.solver.overlap_relax = Some(relax_by.overlap_relax());
+        resolved.solver.overlap_relax = Some(relax_by.overlap_relax(wet));
     }
     let params = StepParams {
         gravity: [scene.gravity[0] as f32, scene.gravity[1] as f32],
@@ -258,7 +263,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         tol: s.tol as f32,
         itmax: s.itmax,
         omega: s.omega as f32,
-        overlap_relax: s.overlap_relax.unwrap_or(relax_by.overlap_relax()) as f32,
+        overlap_relax: s.overlap_relax.unwrap_or(relax_by.overlap_relax(wet)) as f32,
         overlap_relax_default: s.overlap_relax.is_none(),
         overlap_iterations: s.overlap_iterations,
         mu: s.mu as f32,
