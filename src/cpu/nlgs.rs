@@ -41,6 +41,9 @@ pub struct Sweep {
     pub other: Vec<u32>,
     /// Per-block parts of a parallel [`Sweep::build`], kept for their allocations.
     blocks: Vec<Sweep>,
+    /// Per slot of the lists, where the last build found the mirror copy of
+    /// that slot's contact in the other grain's list ([`Sweep::push_grain`]).
+    hint: Vec<u8>,
 }
 
 /// Grains per rayon task of [`Sweep::build`]; under two blocks it runs on one thread.
@@ -59,15 +62,28 @@ impl Sweep {
         let n = lists.grains();
         // With no list full, every grain-grain contact has both copies.
         let whole = lists.count.iter().all(|&c| c as usize <= lists.capacity);
+        let k = lists.capacity;
+        self.hint.resize(n * k, 0);
         if n < 2 * BUILD_BLOCK {
-            (0..n).for_each(|i| self.push_grain(lists, i, whole));
+            let mut hint = std::mem::take(&mut self.hint);
+            for (i, h) in hint.chunks_mut(k.max(1)).enumerate().take(n) {
+                self.push_grain(lists, i, whole, h);
+            }
+            self.hint = hint;
             return;
         }
         self.blocks.resize_with(n.div_ceil(BUILD_BLOCK), Sweep::default);
-        self.blocks.par_iter_mut().enumerate().for_each(|(b, part)| {
-            part.clear();
-            (b * BUILD_BLOCK..((b + 1) * BUILD_BLOCK).min(n)).for_each(|i| part.push_grain(lists, i, whole));
-        });
+        let hints = self.hint.par_chunks_mut((BUILD_BLOCK * k).max(1));
+        self.blocks
+            .par_iter_mut()
+            .zip(hints)
+            .enumerate()
+            .for_each(|(b, (part, hint))| {
+                part.clear();
+                for (i, h) in (b * BUILD_BLOCK..((b + 1) * BUILD_BLOCK).min(n)).zip(hint.chunks_mut(k.max(1))) {
+                    part.push_grain(lists, i, whole, h);
+                }
+            });
         for part in &self.blocks {
             self.grain.extend_from_slice(&part.grain);
             self.slot.extend_from_slice(&part.slot);
@@ -87,14 +103,27 @@ impl Sweep {
     /// index, unless the lower grain's full list dropped its copy. One scan of
     /// the other grain's list finds both whether it holds the copy and where.
     /// With `whole` lists (none overflowed) the lower grain holds its copy,
-    /// and a higher grain skips the contact without a scan.
-    fn push_grain(&mut self, lists: &ContactLists, i: usize, whole: bool) {
+    /// and a higher grain skips the contact without a scan. The search
+    /// first tries where the last build found the copy (`hint`, this grain's
+    /// slots): lists mostly keep their order from one step to the next, and
+    /// the scan's loads from the other grain's list were half of this
+    /// function's samples.
+    fn push_grain(&mut self, lists: &ContactLists, i: usize, whole: bool, hint: &mut [u8]) {
         let k = lists.capacity;
         for (s, c) in lists.of(i).iter().enumerate() {
             let (mirror, other) = match c.body() {
                 Body::Grain(j) if whole && (j as usize) < i => continue,
                 Body::Grain(j) => {
-                    let copy = lists.of(j as usize).iter().position(|m| m.other == i as u32);
+                    let theirs = lists.of(j as usize);
+                    let me = Body::Grain(i as u32).encode();
+                    let h = usize::from(hint[s]);
+                    let copy = if theirs.get(h).is_some_and(|m| m.other == me) {
+                        Some(h)
+                    } else {
+                        let p = theirs.iter().position(|m| m.other == me);
+                        hint[s] = p.map_or(0, |p| p.min(usize::from(u8::MAX)) as u8);
+                        p
+                    };
                     match copy {
                         Some(_) if (j as usize) < i => continue,
                         Some(p) => ((j as usize * k + p) as u32, j),
