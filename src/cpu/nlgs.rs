@@ -18,7 +18,9 @@ use rayon::prelude::*;
 
 use crate::model::{Body, Contact, ContactLists, dot, sub};
 
+mod acting;
 mod packed;
+use acting::{Class, Probes, Split};
 use packed::Packs;
 
 /// Which sequential update rule a sweep applies.
@@ -149,7 +151,7 @@ impl Sweep {
 
     /// Apply the current impulses of the owned copies to the velocities
     /// (warm start): v = v_free + M^-1 sum P n. Frictionless and from
-    /// `par_min` contacts, on two threads as a [`Split`] sweep: the contacts
+    /// `par_min` contacts, on two threads as a split sweep (`Split`): the contacts
     /// within the lower and the upper half of the grains at once, then those
     /// across, in sweep order (on one thread it took 0.15 ms of a 7 ms step
     /// at 10,000 grains).
@@ -453,60 +455,6 @@ impl Sweep {
         packed.write_back(slots);
     }
 
-    /// Sort the contacts into those that can act and the idle ones (with
-    /// their probes), each in sweep order ([`Sweep::solve`]): a contact acts
-    /// when it holds an impulse or its gap is not predicted open by more
-    /// than `reach` at the warm-started velocities. Blocks of
-    /// [`CLASSIFY_BLOCK`] contacts run on rayon and are concatenated in
-    /// order (on one thread this took 0.54 ms of a 10.9 ms step at 10,000
-    /// grains).
-    #[allow(clippy::too_many_arguments)]
-    fn classify(
-        &self,
-        slots: &[Contact],
-        vel: &[[f32; 2]],
-        how: &Visit,
-        reach: f32,
-        acting: &mut Vec<u32>,
-        idle: &mut Vec<u32>,
-        probes: &mut Vec<Probe>,
-        classes: &mut Vec<Class>,
-    ) {
-        let dt = 1.0 / how.inv_dt;
-        let block = |range: std::ops::Range<usize>, out: &mut Class| {
-            for k in range {
-                let c = &slots[self.slot[k] as usize];
-                let vb = match c.body() {
-                    Body::Grain(j) => vel[j as usize],
-                    _ => [0.0, 0.0],
-                };
-                let u = dot(sub(vel[self.grain[k] as usize], vb), c.normal);
-                if c.impulse > 0.0 || c.target(u, how.inv_dt, how.beta, how.slop) * dt < reach {
-                    out.acting.push(k as u32);
-                } else {
-                    out.idle.push(k as u32);
-                    out.probes.push(Probe::of(c, self.grain[k], how));
-                }
-            }
-        };
-        let n = self.len();
-        classes.resize_with(n.div_ceil(CLASSIFY_BLOCK).max(1), Class::default);
-        classes.par_iter_mut().enumerate().for_each(|(b, out)| {
-            out.acting.clear();
-            out.idle.clear();
-            out.probes.clear();
-            block(b * CLASSIFY_BLOCK..((b + 1) * CLASSIFY_BLOCK).min(n), out);
-        });
-        acting.clear();
-        idle.clear();
-        probes.clear();
-        for part in classes.iter() {
-            acting.extend_from_slice(&part.acting);
-            idle.extend_from_slice(&part.idle);
-            probes.extend_from_slice(&part.probes);
-        }
-    }
-
     /// Copy each owned impulse into its mirror copy.
     pub fn mirror(&self, slots: &mut [Contact]) {
         for (&s, &m) in self.slot.iter().zip(&self.mirror) {
@@ -600,79 +548,6 @@ pub struct SolveScratch {
     classes: Vec<Class>,
 }
 
-/// The acting and idle contacts of one block of sweep indices ([`Sweep::classify`]).
-#[derive(Debug, Clone, Default)]
-struct Class {
-    acting: Vec<u32>,
-    idle: Vec<u32>,
-    probes: Vec<Probe>,
-}
-
-/// Contacts per rayon task of [`Sweep::classify`]; under two blocks it runs on one thread.
-const CLASSIFY_BLOCK: usize = 4096;
-
-/// The idle contacts of a frictionless solve, packed for the periodic check
-/// ([`Sweep::solve`]): grains `a` and `b` (`b` = [`Sweep::NO_MIRROR`] for a
-/// wall or corner), the normal and the velocity-free part of the target, as
-/// the packed acting contacts hold them. An idle contact holds no impulse, so
-/// a visit gives it one exactly when its target u + offset is negative: the
-/// check screens them all for that, on both threads, reading 20 contiguous
-/// bytes a contact, and visits them in order only when one is found.
-/// Measured on the 10,000-grain discharge (tol 5e-6): the checks took 2.55 ms
-/// of a 23.6 ms step when every one visited each idle contact in its slot.
-#[derive(Debug, Clone, Default)]
-struct Probes {
-    list: Vec<Probe>,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Probe {
-    a: u32,
-    b: u32,
-    normal: [f32; 2],
-    offset: f32,
-}
-
-impl Probe {
-    fn of(c: &Contact, a: u32, how: &Visit) -> Probe {
-        Probe {
-            a,
-            b: match c.body() {
-                Body::Grain(j) => j,
-                _ => Sweep::NO_MIRROR,
-            },
-            normal: c.normal,
-            // Contact::target is u + offset (u - bounce for a bounce).
-            offset: c.target(0.0, how.inv_dt, how.beta, how.slop),
-        }
-    }
-}
-
-/// Idle contacts screened per rayon task.
-const PROBE_CHUNK: usize = 4096;
-
-impl Probes {
-    fn build(&mut self, sweep: &Sweep, idle: &[u32], slots: &[Contact], how: &Visit) {
-        self.list.clear();
-        let of = |&k: &u32| Probe::of(&slots[sweep.slot[k as usize] as usize], sweep.grain[k as usize], how);
-        self.list.extend(idle.iter().map(of));
-    }
-
-    /// Whether some idle contact's target is negative at `vel`.
-    fn any_closing(&self, vel: &[[f32; 2]]) -> bool {
-        use rayon::prelude::*;
-        let closing = |p: &Probe| {
-            let vb = if p.b == Sweep::NO_MIRROR {
-                [0.0, 0.0]
-            } else {
-                vel[p.b as usize]
-            };
-            dot(sub(vel[p.a as usize], vb), p.normal) + p.offset < 0.0
-        };
-        self.list.par_chunks(PROBE_CHUNK).any(|ch| ch.iter().any(closing))
-    }
-}
-
 /// Where a part of the arrays starts ([`Sweep::visit_in`]).
 #[derive(Debug, Clone, Copy)]
 struct Part {
@@ -682,45 +557,6 @@ struct Part {
 
 impl Part {
     const WHOLE: Part = Part { grain0: 0, slot0: 0 };
-}
-
-/// The acting contacts split for two threads: grains below index `mid` and
-/// from `mid` on (the CPU backend keeps grains in cell order, so the halves
-/// are the lower and upper part of the pile), the contacts within each half
-/// and those across. `mid` = 0: one pass in sweep order (few contacts). The
-/// order (both halves, then across) does not depend on the thread count, so
-/// results are the same on one core.
-#[derive(Debug, Clone, Default)]
-struct Split {
-    mid: usize,
-    lower: Vec<u32>,
-    upper: Vec<u32>,
-    across: Vec<u32>,
-}
-
-impl Split {
-    fn build(&mut self, sweep: &Sweep, acting: &[u32], grains: usize, par_min: usize) {
-        self.mid = 0;
-        if acting.len() < par_min || grains < 2 {
-            return;
-        }
-        let mid = grains / 2;
-        self.lower.clear();
-        self.upper.clear();
-        self.across.clear();
-        for &k in acting {
-            let a = sweep.grain[k as usize] as usize;
-            let b = sweep.other[k as usize];
-            let b = if b == Sweep::NO_MIRROR { a } else { b as usize };
-            // The owner's slots hold the contact: it lies in the owner's half.
-            match (a < mid, b < mid) {
-                (true, true) => self.lower.push(k),
-                (false, false) => self.upper.push(k),
-                _ => self.across.push(k),
-            }
-        }
-        self.mid = mid;
-    }
 }
 
 /// How a visit updates a contact: the target's 1/dt, beta and slop, and the rule.
