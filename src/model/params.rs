@@ -51,11 +51,6 @@ impl SolverKind {
         }
     }
 
-    /// Solvers that run today on the CPU path.
-    /// The solver that actually runs on the CPU (`gpu` false) or GPU backend:
-    /// `Auto` becomes NLGS on the CPU (sequential, fewest iterations) and
-    /// APGD on the GPU (one thread per grain, no races, 4x fewer iterations
-    /// than Jacobi: docs/solvers.md "Defaults"); others stay.
     /// The push-out fraction per step when the scene does not set
     /// `solver.overlap_relax`: 0.8 for NLGS, 0.2 for the others. Measured on
     /// the 10,000-grain discharge (NLGS, first 0.25 s): at tol 3.5e-6 the
@@ -78,6 +73,10 @@ impl SolverKind {
         }
     }
 
+    /// The solver that actually runs on the CPU (`gpu` false) or GPU backend:
+    /// `Auto` becomes NLGS on the CPU (sequential, fewest iterations) and
+    /// APGD on the GPU (one thread per grain, no races, 4x fewer iterations
+    /// than Jacobi: docs/solvers.md "Defaults"); others stay.
     pub fn resolve(self, gpu: bool) -> SolverKind {
         match (self, gpu) {
             (SolverKind::Auto, false) => SolverKind::Nlgs,
@@ -86,6 +85,7 @@ impl SolverKind {
         }
     }
 
+    /// Solvers that run today on the CPU path.
     pub fn implemented(self) -> bool {
         matches!(
             self,
