@@ -302,7 +302,7 @@ impl Tally {
 /// the three `ContactLists` methods. Measured on the 10,000-grain
 /// discharge: the three scans, one after the other on one thread, took
 /// 0.36 ms of a 7.5 ms step.
-pub fn tally(lists: &ContactLists) -> Tally {
+fn tally(lists: &ContactLists) -> Tally {
     let k = lists.capacity;
     (0..lists.grains())
         .into_par_iter()

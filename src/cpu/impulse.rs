@@ -40,6 +40,8 @@ pub struct ImpulseStepper {
     pub lists: ContactLists,
     pub params: ImpulseParams,
     shift: Vec<[f32; 2]>,
+    /// The tally of the last detection (the step's contact statistics).
+    tally: detect::Tally,
 }
 
 /// What one sweep of impulses did (for tests and diagnostics).
@@ -59,12 +61,13 @@ impl ImpulseStepper {
             lists: ContactLists::new(0, capacity),
             params,
             shift: Vec::new(),
+            tally: detect::Tally::default(),
         }
     }
 
     /// Binning and detection at the current positions.
     pub fn detect(&mut self, grains: &Grains, walls: &Walls, alert: f32) {
-        detect::bin_and_detect(&self.grid, &mut self.bins, grains, walls, alert, &mut self.lists);
+        self.tally = detect::bin_and_detect(&self.grid, &mut self.bins, grains, walls, alert, &mut self.lists);
     }
 
     /// One step of `self.params.integrator` (see the module doc).
@@ -98,7 +101,7 @@ impl ImpulseStepper {
             drift(grains);
         }
         let vmax = grains.vel.iter().map(|v| dot(*v, *v)).fold(0.0f32, f32::max).sqrt();
-        let tally = crate::cpu::detect::tally(&self.lists);
+        let tally = self.tally;
         StepStats {
             converged: true,
             contacts: tally.contacts,

@@ -83,6 +83,8 @@ pub struct DemStepper {
     primed: bool,
     pub dem: DemParams,
     pub phase: Phase,
+    /// The tally of the last detection (the step's contact statistics).
+    tally: detect::Tally,
 }
 
 impl DemStepper {
@@ -96,6 +98,7 @@ impl DemStepper {
             primed: false,
             dem,
             phase: Phase::Discharge,
+            tally: detect::Tally::default(),
         }
     }
 
@@ -106,7 +109,7 @@ impl DemStepper {
 
     /// Binning and detection at the current positions.
     pub fn detect(&mut self, grains: &Grains, walls: &Walls, alert: f32) {
-        detect::bin_and_detect(&self.grid, &mut self.bins, grains, walls, alert, &mut self.lists);
+        self.tally = detect::bin_and_detect(&self.grid, &mut self.bins, grains, walls, alert, &mut self.lists);
     }
 
     /// Stage `dem_force` on the current lists.
@@ -150,7 +153,7 @@ impl DemStepper {
             self.primed = false;
         }
         let vmax = grains.vel.iter().map(|v| dot(*v, *v)).fold(0.0f32, f32::max).sqrt();
-        let tally = crate::cpu::detect::tally(&self.lists);
+        let tally = self.tally;
         StepStats {
             iterations: 0,
             converged: true,
