@@ -45,7 +45,7 @@ pub(super) struct Packs {
     /// exceeded [`Hot::mark`] (indices into the list).
     hot: [Vec<u32>; 3],
     /// Hot contacts a thread of a rebalanced round left for after the join
-    /// ([`Packs::hot_rebalanced`]): the lower thread's, then the upper
+    /// ([`hot_rebalanced`]): the lower thread's, then the upper
     /// thread's from the lower list and from the list across.
     deferred: [Vec<u32>; 3],
 }
