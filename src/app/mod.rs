@@ -15,3 +15,12 @@ pub mod player;
 pub mod plot;
 pub mod study;
 pub mod window;
+
+/// Write `img` as a PNG file at `path` (a link there is replaced, never written through).
+pub(crate) fn save_png(img: &image::RgbaImage, path: &std::path::Path) -> crate::Result<()> {
+    let bytes = crate::render::encode_png(img)?;
+    crate::output::fresh::write(path, &bytes).map_err(|source| crate::Error::Output {
+        path: path.to_path_buf(),
+        source,
+    })
+}

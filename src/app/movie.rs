@@ -8,7 +8,8 @@ use crate::error::{Error, Result};
 use crate::gpu::{AdapterChoice, GpuContext};
 use crate::output::{Outputs, read};
 use crate::render::movie::MovieRenderer;
-use crate::render::{ColorMode, save_png, write_gif};
+use super::save_png;
+use crate::render::{ColorMode, encode_gif};
 
 /// How to render a result directory.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -98,7 +99,11 @@ pub fn render_dir(dir: &Path, opts: &MovieOptions) -> Result<Movie> {
         images.push(img);
     }
     let gif = outputs.file("render.gif")?;
-    write_gif(&gif, &images, opts.fps)?;
+    let bytes = encode_gif(&images, opts.fps)?;
+    crate::output::fresh::write(&gif, &bytes).map_err(|source| Error::Output {
+        path: gif.clone(),
+        source,
+    })?;
     let mp4 = match (outputs.file("render/frames.txt"), outputs.file("render.mp4")) {
         (Ok(list), Ok(path)) => mp4(&list, &path, &pngs, opts.fps),
         _ => None,
@@ -128,7 +133,10 @@ fn mp4(list: &Path, path: &Path, pngs: &[PathBuf], fps: f64) -> Option<PathBuf> 
         .filter_map(|p| p.file_name())
         .map(|f| format!("file '{}'\nduration {}\n", f.to_string_lossy(), 1.0 / fps))
         .collect();
-    std::fs::write(list, text).ok()?;
+    crate::output::fresh::write(list, text.as_bytes()).ok()?;
+    // ffmpeg writes the movie by name: whatever stands there (a link
+    // included) is removed first, so it is never written through.
+    let _ = std::fs::remove_file(path);
     let ok = Command::new("ffmpeg")
         .args(["-y", "-loglevel", "error", "-f", "concat", "-safe", "0", "-i"])
         .arg(list)

@@ -390,7 +390,7 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for (name, panels) in plots.into_iter().chain(column.map(|p| ("plot_column.png", vec![p]))) {
         let path = outputs.file(name)?;
-        crate::render::save_png(&figure(&panels), &path)?;
+        super::save_png(&figure(&panels), &path)?;
         out.push(path);
     }
     Ok(out)

@@ -31,7 +31,8 @@ use crate::model::Grid;
 use crate::model::Walls;
 use crate::output::Summary;
 use crate::render::renderer::{Frame, Renderer, Source};
-use crate::render::{Camera, ColorMode, Offscreen, Ranges, offscreen, save_png, scene_bbox};
+use super::save_png;
+use crate::render::{Camera, ColorMode, Offscreen, Ranges, offscreen, scene_bbox};
 use crate::scene::Setup;
 
 /// Window options shared by `run --window` and `view`.

@@ -218,6 +218,35 @@ pub fn gpu_backend_from(start: &Start<'_>, ctx: GpuContext) -> Result<Box<dyn Ba
     }
 }
 
+/// The refusal of a solver that `choice` cannot run (a CPU-only solver on
+/// `--backend gpu`), naming the key; checked by [`select`] and, before
+/// anything is written, by the callers that write a result directory.
+pub fn refuse_unrunnable(setup: &Setup, choice: BackendChoice) -> Result<()> {
+    let solver = setup.params.solver;
+    if choice != BackendChoice::Gpu || runs_on_gpu(solver) {
+        return Ok(());
+    }
+    match solver {
+        // Its sequential sweep of impulses has no GPU stage (yet).
+        SolverKind::Impulse => Err(Error::field(
+            &setup.scene.origin,
+            "solver.kind",
+            crate::scene::IMPULSE_ON_GPU,
+        )),
+        SolverKind::Crowd => Err(Error::field(
+            &setup.scene.origin,
+            "solver.kind",
+            crate::scene::CROWD_ON_GPU,
+        )),
+        _ => Err(Error::NotImplemented {
+            what: format!(
+                "solver `{}` on the GPU backend (the GPU runs jacobi, colored, uzawa, apgd, dem and spring)",
+                solver.name()
+            ),
+        }),
+    }
+}
+
 /// The one backend policy. `cpu` always runs on the CPU; `gpu` takes any
 /// adapter (lavapipe too) and refuses, before anything is written, a solver
 /// the GPU does not run; `auto` takes a real GPU when the solver runs there
@@ -234,30 +263,7 @@ pub fn select(
         return Ok(cpu_backend(setup, grid));
     }
     if !runs_on_gpu(solver) {
-        if choice == BackendChoice::Gpu && solver == SolverKind::Impulse {
-            // Its sequential sweep of impulses has no GPU stage (yet): refuse
-            // here, before the run writes anything.
-            return Err(Error::field(
-                &setup.scene.origin,
-                "solver.kind",
-                crate::scene::IMPULSE_ON_GPU,
-            ));
-        }
-        if choice == BackendChoice::Gpu && solver == SolverKind::Crowd {
-            return Err(Error::field(
-                &setup.scene.origin,
-                "solver.kind",
-                crate::scene::CROWD_ON_GPU,
-            ));
-        }
-        if choice == BackendChoice::Gpu {
-            return Err(Error::NotImplemented {
-                what: format!(
-                    "solver `{}` on the GPU backend (the GPU runs jacobi, colored, uzawa, apgd, dem and spring)",
-                    solver.name()
-                ),
-            });
-        }
+        refuse_unrunnable(setup, choice)?;
         notices.push(format!(
             "backend auto: solver `{}` runs only on the CPU; running on the CPU",
             solver.name()

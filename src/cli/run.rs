@@ -167,10 +167,12 @@ pub fn run(args: RunArgs) -> Result<()> {
         return Ok(());
     }
     hourglass::backend::check_initial_state(&setup, &grid)?;
+    // A solver the backend cannot run is refused before the directory is claimed.
+    hourglass::backend::refuse_unrunnable(&setup, setup.scene.run.backend)?;
     let out_dir = setup.scene.run.out.clone();
-    // Claimed before any window opens: a directory that is not ours is refused here.
-    hourglass::output::claim_for_run(&out_dir, args.force)?;
     let summary = if args.window {
+        // Claimed before any window opens: a directory that is not ours is refused here.
+        hourglass::output::claim_for_run(&out_dir, args.force)?;
         if !args.quiet {
             for n in &setup.notices {
                 eprintln!("{n}");
@@ -182,7 +184,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         };
         hourglass::app::window::run_live(setup, grid, opts)?
     } else {
-        headless(&setup, grid, args.quiet)?
+        headless(&setup, grid, args.force, args.quiet)?
     };
     report(&summary, args.quiet);
     if args.render {
@@ -203,7 +205,9 @@ fn grain_count(text: &str) -> Option<u64> {
 }
 
 /// The run without a window: progress bar, result directory, summary.json.
-fn headless(setup: &hourglass::scene::Setup, grid: hourglass::model::Grid, quiet: bool) -> Result<Summary> {
+/// The backend is opened (a missing adapter refused) before the directory
+/// is claimed, so a refused run writes nothing.
+fn headless(setup: &hourglass::scene::Setup, grid: hourglass::model::Grid, force: bool, quiet: bool) -> Result<Summary> {
     let mut notices = setup.notices.clone();
     let mut backend = hourglass::backend::select(
         setup,
@@ -212,6 +216,7 @@ fn headless(setup: &hourglass::scene::Setup, grid: hourglass::model::Grid, quiet
         hourglass::backend::Device::Open,
         &mut notices,
     )?;
+    hourglass::output::claim_for_run(&setup.scene.run.out, force)?;
     let say = |m: &str| {
         if !quiet {
             eprintln!("{m}");
@@ -228,7 +233,7 @@ fn headless(setup: &hourglass::scene::Setup, grid: hourglass::model::Grid, quiet
         backend.adapter(),
         setup.scene.run.out.display()
     ));
-    let mut out = ResultDir::create(&setup.scene.run.out, &setup.scene.to_toml())?;
+    let mut out = ResultDir::create_with(&setup.scene.run.out, &setup.scene.to_toml(), force)?;
     let mut terminal = Terminal::new(quiet);
     let summary = sim::run(setup, backend.as_mut(), &mut out, &mut terminal);
     terminal.clear();

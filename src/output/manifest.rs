@@ -172,6 +172,12 @@ impl Manifest {
         if !valid(name) || name.ends_with('/') {
             return Err(fail(&path, "not a plain relative file name".into()));
         }
+        if !parents_are_real(&self.dir, name) {
+            return Err(fail(
+                &path,
+                "lies under a link or a file where hourglass expects its own folder; move it away (hourglass never writes through a link)".into(),
+            ));
+        }
         if !self.listed.contains(name) {
             if std::fs::symlink_metadata(&path).is_ok() {
                 return Err(fail(
@@ -304,10 +310,22 @@ impl Outputs {
         }
     }
 
+    /// The path of `name` to write. Without a manifest, a name under a
+    /// folder that is a link is refused; the writers replace a link at the
+    /// name itself rather than write through it (`output::fresh`).
     pub fn file(&mut self, name: &str) -> Result<PathBuf> {
         match &mut self.manifest {
             Some(m) => m.file(name),
-            None => Ok(self.dir.join(name)),
+            None => {
+                let path = self.dir.join(name);
+                if !valid(name) || !parents_are_real(&self.dir, name) {
+                    return Err(fail(
+                        &path,
+                        "lies under a link or a file, not a folder; move it away (hourglass never writes through a link)".into(),
+                    ));
+                }
+                Ok(path)
+            }
         }
     }
 
@@ -316,8 +334,17 @@ impl Outputs {
             Some(m) => m.folder(name),
             None => {
                 let path = self.dir.join(name);
-                std::fs::create_dir_all(&path).map_err(io(&path))?;
-                Ok(path)
+                match std::fs::symlink_metadata(&path) {
+                    Ok(m) if m.file_type().is_dir() => Ok(path),
+                    Ok(_) => Err(fail(
+                        &path,
+                        "exists and is not a folder (a link or a file); move it away (hourglass never writes through a link)".into(),
+                    )),
+                    Err(_) => {
+                        std::fs::create_dir_all(&path).map_err(io(&path))?;
+                        Ok(path)
+                    }
+                }
             }
         }
     }

@@ -14,6 +14,7 @@
 //!                         only ones a later run removes (see [`Manifest`])
 //! ```
 
+pub mod fresh;
 mod manifest;
 pub mod read;
 pub mod vtk;
@@ -163,9 +164,9 @@ impl ResultDir {
         }
         manifest.folder("frames")?;
         let scene = manifest.file("scene.toml")?;
-        std::fs::write(&scene, scene_toml).map_err(io(&scene))?;
+        fresh::write(&scene, scene_toml.as_bytes()).map_err(io(&scene))?;
         let path = manifest.file("diagnostics.csv")?;
-        let mut diagnostics = BufWriter::new(File::create(&path).map_err(io(&path))?);
+        let mut diagnostics = BufWriter::new(fresh::create(&path).map_err(io(&path))?);
         writeln!(diagnostics, "{DIAGNOSTICS_HEADER}").map_err(io(&path))?;
         Ok(ResultDir {
             dir: dir.to_path_buf(),

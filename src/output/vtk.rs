@@ -113,9 +113,7 @@ pub fn pvd(frames: &[(f64, String)]) -> String {
 }
 
 /// Write `text` to `path` through a temporary file and a rename, so a reader
-/// never sees half a file.
+/// never sees half a file (and never through a link: [`super::fresh`]).
 pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    let tmp = path.with_extension("partial");
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path)
+    super::fresh::write_atomic(path, text.as_bytes())
 }

@@ -24,7 +24,7 @@ pub mod movie;
 pub mod offscreen;
 pub mod renderer;
 
-pub use offscreen::{Offscreen, save_png, write_gif};
+pub use offscreen::{Offscreen, encode_gif, encode_png};
 pub use renderer::{Renderer, Source};
 
 /// Background colour (sRGB bytes).

@@ -6,8 +6,6 @@
 //!   texture (Rgba8Unorm, w x h) --copy--> buffer [row 0 | pad][row 1 | pad]... --> RgbaImage (w x h)
 //! ```
 
-use std::path::Path;
-
 use image::RgbaImage;
 
 use super::renderer::{Frame, Renderer, Source};
@@ -123,34 +121,31 @@ impl Offscreen {
     }
 }
 
-fn image_error(path: &Path, e: image::ImageError) -> Error {
-    Error::Output {
-        path: path.to_path_buf(),
-        source: std::io::Error::other(e.to_string()),
-    }
+fn image_error(e: image::ImageError) -> Error {
+    Error::Gpu(format!("cannot encode a picture: {e}"))
 }
 
-/// Save a picture as PNG.
-pub fn save_png(img: &RgbaImage, path: &Path) -> Result<()> {
-    img.save_with_format(path, image::ImageFormat::Png)
-        .map_err(|e| image_error(path, e))
+/// A picture as the bytes of a PNG file (the caller writes them: a result
+/// directory is written through `output::fresh`, never through a link).
+pub fn encode_png(img: &RgbaImage) -> Result<Vec<u8>> {
+    let mut bytes = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut bytes, image::ImageFormat::Png).map_err(image_error)?;
+    Ok(bytes.into_inner())
 }
 
-/// An animated GIF of `frames` at `fps`, looping.
-pub fn write_gif(path: &Path, frames: &[RgbaImage], fps: f64) -> Result<()> {
+/// An animated GIF of `frames` at `fps`, looping, as the bytes of the file.
+pub fn encode_gif(frames: &[RgbaImage], fps: f64) -> Result<Vec<u8>> {
     use image::codecs::gif::{GifEncoder, Repeat};
-    let io = |source| Error::Output {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = std::fs::File::create(path).map_err(io)?;
-    // Speed 20 of 1..30: NeuQuant quality is plenty for flat-coloured disks.
-    let mut enc = GifEncoder::new_with_speed(std::io::BufWriter::new(file), 20);
-    enc.set_repeat(Repeat::Infinite).map_err(|e| image_error(path, e))?;
-    let ms = (1000.0 / fps.max(0.1)).round() as u32;
-    for img in frames {
-        let frame = image::Frame::from_parts(img.clone(), 0, 0, image::Delay::from_numer_denom_ms(ms, 1));
-        enc.encode_frame(frame).map_err(|e| image_error(path, e))?;
+    let mut bytes = Vec::new();
+    {
+        // Speed 20 of 1..30: NeuQuant quality is plenty for flat-coloured disks.
+        let mut enc = GifEncoder::new_with_speed(&mut bytes, 20);
+        enc.set_repeat(Repeat::Infinite).map_err(image_error)?;
+        let ms = (1000.0 / fps.max(0.1)).round() as u32;
+        for img in frames {
+            let frame = image::Frame::from_parts(img.clone(), 0, 0, image::Delay::from_numer_denom_ms(ms, 1));
+            enc.encode_frame(frame).map_err(image_error)?;
+        }
     }
-    Ok(())
+    Ok(bytes)
 }

@@ -151,13 +151,13 @@ pub fn write(dir: &Path, text: &str, plot: &RgbaImage, gpu_plot: Option<&RgbaIma
     };
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let md = dir.join("study.md");
-    std::fs::write(&md, text).map_err(io(&md))?;
+    crate::output::fresh::write(&md, text.as_bytes()).map_err(io(&md))?;
     let png = dir.join("residuals.png");
-    crate::render::save_png(plot, &png)?;
+    crate::app::save_png(plot, &png)?;
     let mut written = vec![md, png];
     let gpu_png = dir.join("residuals_gpu.png");
     if let Some(gpu_plot) = gpu_plot {
-        crate::render::save_png(gpu_plot, &gpu_png)?;
+        crate::app::save_png(gpu_plot, &gpu_png)?;
         written.push(gpu_png);
     } else if gpu_png.exists() {
         // An earlier study's GPU plot would pass for this one's.

@@ -1,0 +1,120 @@
+//! No writer follows a link inside a result directory: `run`, `plot` and
+//! `render` replace a symbolic link standing at a name they write (the
+//! link's target, the user's file, keeps its bytes), with or without the
+//! directory's `.hourglass-result` list; a folder they write into that is a
+//! link is refused. A run refused for its solver and backend writes nothing.
+
+#![cfg(unix)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn hourglass(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hourglass"))
+        .args(args)
+        .arg(dir)
+        .output()
+        .expect("the binary starts")
+}
+
+/// A small finished CPU run in `out`.
+fn small_run(out: &Path) {
+    let o = hourglass(
+        &["run", "--grains", "40", "--steps", "20", "--every", "10", "--backend", "cpu", "-q", "--out"],
+        out,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// `name` in `out` replaced by a link to a file of the user's; returns that file.
+fn link_to_mine(out: &Path, name: &str) -> std::path::PathBuf {
+    let mine = out.parent().unwrap().join(format!("mine-{}", name.replace('/', "-")));
+    std::fs::write(&mine, b"my own notes").unwrap();
+    let at = out.join(name);
+    let _ = std::fs::remove_file(&at);
+    std::os::unix::fs::symlink(&mine, &at).unwrap();
+    mine
+}
+
+fn assert_replaced(out: &Path, name: &str, mine: &Path) {
+    assert_eq!(std::fs::read(mine).unwrap(), b"my own notes", "{name}: written through the link");
+    let meta = std::fs::symlink_metadata(out.join(name)).unwrap();
+    assert!(meta.file_type().is_file(), "{name}: not replaced by a file of its own");
+}
+
+#[test]
+fn plot_replaces_a_link_with_and_without_the_list() {
+    for keep_list in [true, false] {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("run");
+        small_run(&out);
+        let o = hourglass(&["plot", "-q"], &out);
+        assert!(o.status.success());
+        if !keep_list {
+            std::fs::remove_file(out.join(".hourglass-result")).unwrap();
+        }
+        let mine = link_to_mine(&out, "plot_passed.png");
+        let o = hourglass(&["plot", "-q"], &out);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_replaced(&out, "plot_passed.png", &mine);
+        // A PNG now, not the user's bytes.
+        assert!(image::open(out.join("plot_passed.png")).is_ok());
+    }
+}
+
+#[test]
+fn a_rerun_replaces_links_at_the_names_it_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    small_run(&out);
+    let names = ["state.json", "state.partial", "diagnostics.csv", "scene.toml", "frames.pvd"];
+    let mine: Vec<_> = names.iter().map(|n| link_to_mine(&out, n)).collect();
+    small_run(&out);
+    for (n, m) in names.iter().zip(&mine) {
+        if *n == "state.partial" {
+            // Renamed over state.json: gone, and the user's file kept.
+            assert_eq!(std::fs::read(m).unwrap(), b"my own notes");
+            continue;
+        }
+        assert_replaced(&out, n, m);
+    }
+}
+
+#[test]
+fn a_folder_that_is_a_link_is_refused_without_the_list() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    small_run(&out);
+    std::fs::remove_file(out.join(".hourglass-result")).unwrap();
+    // The render folder replaced by a link to a folder of the user's.
+    let theirs = tmp.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    std::fs::write(theirs.join("frame_000000.png"), b"my picture").unwrap();
+    let _ = std::fs::remove_dir_all(out.join("render"));
+    std::os::unix::fs::symlink(&theirs, out.join("render")).unwrap();
+    let o = hourglass(&["render", "-q", "--every", "1"], &out);
+    let err = String::from_utf8_lossy(&o.stderr);
+    // Refused in one line naming the folder (or, with no adapter, refused for that);
+    // either way the user's folder is untouched.
+    assert!(!o.status.success());
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert_eq!(std::fs::read(theirs.join("frame_000000.png")).unwrap(), b"my picture");
+    assert_eq!(std::fs::read_dir(&theirs).unwrap().count(), 1);
+}
+
+#[test]
+fn a_solver_the_backend_cannot_run_is_refused_before_anything_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("never");
+    for solver in ["nlgs", "seed", "impulse"] {
+        let o = hourglass(
+            &["run", "--solver", solver, "--backend", "gpu", "--steps", "2", "-q", "--out"],
+            &out,
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{solver}");
+        assert_eq!(err.trim().lines().count(), 1, "{solver}: {err}");
+        assert!(err.contains("--backend") || err.contains("backend"), "{solver}: {err}");
+        assert!(!out.exists(), "{solver}: {} was created before the refusal", out.display());
+    }
+}
