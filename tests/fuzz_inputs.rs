@@ -228,7 +228,11 @@ fn every_error_names_the_file_and_the_key_or_flag() {
 
     let tmp = tempfile::TempDir::new().unwrap();
     let scene = tmp.path().join("tiny.toml");
-    std::fs::write(&scene, format!("version = 1\n{BOX}[grains]\ncount = 4\nradius_std = 0.0\n[run]\nsteps = 1\nbackend = \"cpu\"\n")).unwrap();
+    std::fs::write(
+        &scene,
+        format!("version = 1\n{BOX}[grains]\ncount = 4\nradius_std = 0.0\n[run]\nsteps = 1\nbackend = \"cpu\"\n"),
+    )
+    .unwrap();
     let mesh = tmp.path().join("tinybox.msh");
     std::fs::write(
         &mesh,
@@ -240,7 +244,10 @@ fn every_error_names_the_file_and_the_key_or_flag() {
     let out = tmp.path().join("out");
     let out = out.to_str().unwrap();
     let flags: [(Vec<&str>, &str); 4] = [
-        (vec!["run", scene, "--out", out, "--ks", "5000", "--solver", "nlgs"], "--ks"),
+        (
+            vec!["run", scene, "--out", out, "--ks", "5000", "--solver", "nlgs"],
+            "--ks",
+        ),
         (vec!["run", "--mesh", mesh, "--grains", "50", "--out", out], "--grains"),
         (vec!["run", scene, "--out", out, "--grains", "1e9"], "--grains"),
         (vec!["bench", "--backend", "cpu", "--sizes", "1000000000"], "--sizes"),

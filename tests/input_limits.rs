@@ -178,15 +178,20 @@ fn huge_lengths_name_their_key() {
             "version = 1\n[walls]\nsegments = [[0.0, 0.0, 0.1, 0.0], [0.1, 0.0, 0.1, 0.1], [0.1, 0.1, 0.0, 0.1], [0.0, 0.1, 0.0, 0.0]]\n{extra}"
         );
         let scene = Scene::parse(&text, Path::new("long.toml")).unwrap();
-        build(&scene).and_then(|s| hourglass::backend::grid_for(&s).map(|_| ())).unwrap_err().to_string()
+        build(&scene)
+            .and_then(|s| hourglass::backend::grid_for(&s).map(|_| ()))
+            .unwrap_err()
+            .to_string()
     };
     assert_eq!(
         with("[grains]\nlist = [[0.05, 0.05, 0.0, 0.0, 3.4e38]]\n"),
         "long.toml: field `grains.list[0]`: 3.4e38 m is beyond 1e9 m, the largest coordinate or radius a scene may use (its square or the contact grid would overflow): check the units"
     );
     assert!(
-        with("[grains]\ncount = 0\n[[emitters]]\nposition = [0.05, 0.05]\nradius = 3.4e38\ninterval = 0.01\ncount = 1\n")
-            .starts_with("long.toml: field `emitters[0].radius`: 3.4e38 m is beyond 1e9 m")
+        with(
+            "[grains]\ncount = 0\n[[emitters]]\nposition = [0.05, 0.05]\nradius = 3.4e38\ninterval = 0.01\ncount = 1\n"
+        )
+        .starts_with("long.toml: field `emitters[0].radius`: 3.4e38 m is beyond 1e9 m")
     );
     // Within the bound but far outside the walls: the grid names the grain.
     assert_eq!(

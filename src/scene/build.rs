@@ -155,7 +155,12 @@ pub fn build(scene: &Scene) -> Result<Setup> {
                 hourglass::outline(&spec, g.radius_mean).ok_or_else(|| neck_error(&spec, g.radius_mean, &origin))?;
             if spec == start {
                 // The outline asked for; an enlarged one grows from it by 10 % steps.
-                check_walls(&lines.walls, &[lines.gate], g.radius_min, &WallSource::Hourglass(&origin))?;
+                check_walls(
+                    &lines.walls,
+                    &[lines.gate],
+                    g.radius_min,
+                    &WallSource::Hourglass(&origin),
+                )?;
             }
             let gate = vec![lines.gate];
             let mut attempt = placement_rng(g.seed);
@@ -532,14 +537,7 @@ fn check_counts(scene: &Scene, fill: u64, field: &str) -> Result<()> {
         }
     }
     let available = super::limits::available_memory();
-    super::limits::check_scene_memory(
-        fill,
-        &emitted,
-        scene.solver.contact_capacity,
-        available,
-        origin,
-        field,
-    )
+    super::limits::check_scene_memory(fill, &emitted, scene.solver.contact_capacity, available, origin, field)
 }
 
 /// Refuse an emitter none of whose grains, or some of whose grains, could
@@ -583,7 +581,11 @@ fn check_emitters(
             (0..g.len()).collect()
         } else {
             // The first of the largest (`max_by` keeps the last of equals).
-            (0..g.len()).rev().max_by(|&i, &j| g.radius[i].total_cmp(&g.radius[j])).into_iter().collect()
+            (0..g.len())
+                .rev()
+                .max_by(|&i, &j| g.radius[i].total_cmp(&g.radius[j]))
+                .into_iter()
+                .collect()
         };
         let outside = |x: [f64; 2]| !(x[0] >= b[0] && x[0] <= b[2] && x[1] >= b[1] && x[1] <= b[3]);
         let blocking = |x: [f64; 2], r: f64| near.iter().find(|&&i| fill::segment_distance(x, walls[i]) < r).copied();
@@ -668,7 +670,9 @@ fn check_grid(
     };
     let field = match &scene.grains.list {
         Some(_) => {
-            let i = (0..grains.len()).max_by(|&i, &j| far(grains.pos[i]).total_cmp(&far(grains.pos[j]))).unwrap_or(0);
+            let i = (0..grains.len())
+                .max_by(|&i, &j| far(grains.pos[i]).total_cmp(&far(grains.pos[j])))
+                .unwrap_or(0);
             format!("grains.list[{i}]")
         }
         None => "grains.region".to_string(),

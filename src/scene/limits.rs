@@ -161,7 +161,8 @@ mod tests {
         );
         let e = check_scene_memory(0, &[1_000_000_000], 32, Some(4_000_000_000), "s.toml", "grains.count").unwrap_err();
         assert!(
-            e.to_string().starts_with("s.toml: field `emitters[0].count`: 1000000000 emitted grains need at least"),
+            e.to_string()
+                .starts_with("s.toml: field `emitters[0].count`: 1000000000 emitted grains need at least"),
             "{e}"
         );
         assert!(check_scene_memory(0, &[u64::MAX], 32, None, "s.toml", "grains.count").is_ok());
@@ -173,11 +174,17 @@ mod tests {
         assert!(check_scene_memory(900, &[], 32, have, "s.toml", "grains.count").is_ok());
         let e = check_scene_memory(900, &[], 64, have, "s.toml", "grains.count").unwrap_err();
         assert!(
-            e.to_string().starts_with("s.toml: field `solver.contact_capacity`: 64 contact slots for each of 900 grains need at least"),
+            e.to_string().starts_with(
+                "s.toml: field `solver.contact_capacity`: 64 contact slots for each of 900 grains need at least"
+            ),
             "{e}"
         );
         // Too many grains even at the default capacity: the count is at fault.
         let e = check_scene_memory(2000, &[], 64, have, "s.toml", "grains.count").unwrap_err();
-        assert!(e.to_string().starts_with("s.toml: field `grains.count`: 2000 grains need"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("s.toml: field `grains.count`: 2000 grains need"),
+            "{e}"
+        );
     }
 }
