@@ -541,8 +541,9 @@ fn check_counts(scene: &Scene, fill: u64, field: &str) -> Result<()> {
 }
 
 /// Refuse an emitter none of whose grains, or some of whose grains, could
-/// ever be added: a grain wider than the walls' box, a centre outside the
-/// walls' bounding box (it would be lost at once), or a spot that overlaps
+/// ever be added: a grain wider than the walls' box, a centre more than its
+/// radius outside the walls' bounding box (it would be lost at once, as
+/// `model::Region` counts it), or a spot that overlaps
 /// a wall line (`walls`, the gate aside: it opens), which is never free, so
 /// the emitter would stop there. Each names `emitters[k].position`, or
 /// `.jitter` when the drawn offset alone is at fault, or `.radius`.
@@ -559,7 +560,9 @@ fn check_emitters(
         let g = &e.grains;
         let f = |key: &str| format!("emitters[{k}].{key}");
         let r_max = f64::from(g.max_radius());
-        if 2.0 * r_max >= width.min(height) {
+        // A grain narrower than one side of the box but wider than the other
+        // overlaps a wall wherever it appears: the test on the lines below says so.
+        if 2.0 * r_max > width.max(height) {
             let key = if spec.radius.is_some() { "radius" } else { "radius_mean" };
             return Err(Error::field(
                 origin,
@@ -587,23 +590,25 @@ fn check_emitters(
                 .into_iter()
                 .collect()
         };
-        let outside = |x: [f64; 2]| !(x[0] >= b[0] && x[0] <= b[2] && x[1] >= b[1] && x[1] <= b[3]);
+        // Lost as a run counts it: the centre more than the radius outside the box.
+        let outside =
+            |x: [f64; 2], r: f64| !(x[0] >= b[0] - r && x[0] <= b[2] + r && x[1] >= b[1] - r && x[1] <= b[3] + r);
         let blocking = |x: [f64; 2], r: f64| near.iter().find(|&&i| fill::segment_distance(x, walls[i]) < r).copied();
         for j in grains {
             let x = [f64::from(g.pos[j][0]), f64::from(g.pos[j][1])];
             let r = f64::from(g.radius[j]);
             // The drawn offset is at fault only where `position` itself is a good spot.
-            let blamed = if spec.jitter > 0.0 && !outside(p) && blocking(p, r).is_none() {
+            let blamed = if spec.jitter > 0.0 && !outside(p, r) && blocking(p, r).is_none() {
                 f("jitter")
             } else {
                 f("position")
             };
-            if outside(x) {
+            if outside(x, r) {
                 return Err(Error::field(
                     origin,
                     &blamed,
                     format!(
-                        "grain {j} would appear at ({}, {}), outside the walls' bounding box [{}, {}, {}, {}]: it would be lost at once",
+                        "grain {j} would appear at ({}, {}), more than its radius outside the walls' bounding box [{}, {}, {}, {}]: it would be lost at once",
                         g.pos[j][0], g.pos[j][1], b[0], b[1], b[2], b[3]
                     ),
                 ));
