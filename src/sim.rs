@@ -440,9 +440,11 @@ impl Run {
         if t.lost > 0 {
             // Name the key that holds grains inside the walls in this model.
             let hint = match self.p.solver {
-                SolverKind::Spring => "lower dt, or stiffen spring.ks",
-                SolverKind::Impulse => "lower dt, or raise impulse.kp",
-                _ => "lower dt, or stiffen dem.kn",
+                SolverKind::Dem => "lower solver.dt, or stiffen dem.kn",
+                SolverKind::Spring => "lower solver.dt, or stiffen spring.ks",
+                SolverKind::Impulse => "lower solver.dt, or raise impulse.kp",
+                // NSCD and crowd motion: a contact missed between two detections.
+                _ => "lower solver.dt, or raise solver.alert",
             };
             return Err(Error::Diverged {
                 step,

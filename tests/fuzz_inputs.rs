@@ -177,3 +177,92 @@ proptest! {
         check_mesh(&damaged(&files, pick, &mutations))?;
     }
 }
+
+/// The walls of the table below: a 10 cm box.
+const BOX: &str =
+    "[walls]\nsegments = [[0.0, 0.0, 0.1, 0.0], [0.1, 0.0, 0.1, 0.1], [0.1, 0.1, 0.0, 0.1], [0.0, 0.1, 0.0, 0.0]]\n";
+
+/// Every error a bad scene or flag gives names the file (or "command line")
+/// and the dotted key or the flag at fault, whichever stage finds it: the
+/// field checks, the build, the contact grid or the start state.
+#[test]
+fn every_error_names_the_file_and_the_key_or_flag() {
+    let emitter = |body: &str| format!("{BOX}[grains]\ncount = 0\n[[emitters]]\ninterval = 0.01\n{body}\n");
+    let grains = "[grains]\ncount = 4\nradius_std = 0.0\nregion = [0.0, 0.06, 0.1, 0.1]\n";
+    let scenes: Vec<(String, &str)> = vec![
+        (format!("{BOX}[grains]\nlist = [[0.05, 0.05, 0.0, 0.0, 3.4e38]]\n"), "grains.list[0]"),
+        (format!("{BOX}[grains]\nlist = [[0.05, 0.05, 0.0, 0.0, 0.003], [1e8, 0.05, 0.0, 0.0, 0.003]]\n"), "grains.list[1]"),
+        (emitter("position = [0.05, 0.05]\nradius = 3.4e38\ncount = 1"), "emitters[0].radius"),
+        (emitter("position = [0.05, 0.05]\nradius = 0.2\ncount = 1"), "emitters[0].radius"),
+        (emitter("position = [0.05, 0.5]\nradius = 0.003\ncount = 1"), "emitters[0].position"),
+        (emitter("position = [0.05, 0.001]\nradius = 0.003\ncount = 1"), "emitters[0].position"),
+        (emitter("position = [0.05, 0.05]\njitter = 0.06\nradius = 0.003\ncount = 20"), "emitters[0].jitter"),
+        (emitter("position = [0.05, 0.05]\nradius = 0.003\ncount = 1000000000"), "emitters[0].count"),
+        (format!("{}gate = [[0.0, 0.05, 3.7e11, 0.05]]\n{grains}[solver]\nkind = \"dem\"\n", BOX), "walls.gate[0]"),
+        (format!("{}gate = [[0.0, 0.05, 1e8, 0.05]]\n{grains}[solver]\nkind = \"dem\"\n", BOX), "walls.gate"),
+        (format!("{}gate = [[0.0, 0.05, 1e8, 0.05]]\n{grains}[solver]\nkind = \"nlgs\"\n", BOX), "walls.gate"),
+        (
+            "[walls]\nsegments = [[0.0, 0.0, 300.0, 0.0], [300.0, 0.0, 300.0, 300.0], [300.0, 300.0, 0.0, 300.0], [0.0, 300.0, 0.0, 0.0]]\n[grains]\ncount = 4\nradius_std = 0.0\nregion = [0.0, 0.0, 0.1, 0.1]\n".to_string(),
+            "walls.segments",
+        ),
+        (format!("{BOX}{grains}[solver]\nkind = \"nlgs\"\n[crowd]\ndoor = [0.04, 0.0, 0.06, 0.0]\n"), "crowd"),
+        (format!("{BOX}{grains}[forcing]\nsigma = 1e-300\n"), "forcing.sigma"),
+        (format!("{BOX}{grains}[dem]\nmu_roll = 1e-300\n[solver]\nkind = \"dem\"\n"), "dem.mu_roll"),
+    ];
+    for (text, key) in &scenes {
+        let text = format!("version = 1\n{text}[run]\nsteps = 1\nbackend = \"cpu\"\n");
+        let scene = Scene::parse(&text, Path::new("table/bad.toml")).unwrap();
+        let result = hourglass::scene::build(&scene).and_then(|setup| {
+            let grid = hourglass::backend::grid_for(&setup)?;
+            hourglass::backend::check_initial_state(&setup, &grid)
+        });
+        let message = match result {
+            Ok(()) => panic!("accepted:\n{text}"),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            message.starts_with(&format!("table/bad.toml: field `{key}`: ")),
+            "the error should name table/bad.toml and `{key}`, got: {message}\n{text}"
+        );
+    }
+
+    let tmp = tempfile::TempDir::new().unwrap();
+    let scene = tmp.path().join("tiny.toml");
+    std::fs::write(
+        &scene,
+        format!("version = 1\n{BOX}[grains]\ncount = 4\nradius_std = 0.0\n[run]\nsteps = 1\nbackend = \"cpu\"\n"),
+    )
+    .unwrap();
+    let mesh = tmp.path().join("tinybox.msh");
+    std::fs::write(
+        &mesh,
+        "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 0.01 0 0\n3 0.01 0.01 0\n4 0 0.01 0\n$EndNodes\n\
+         $Elements\n4\n1 1 2 0 1 1 2\n2 1 2 0 1 2 3\n3 1 2 0 1 3 4\n4 1 2 0 1 4 1\n$EndElements\n",
+    )
+    .unwrap();
+    let (scene, mesh) = (scene.to_str().unwrap(), mesh.to_str().unwrap());
+    let out = tmp.path().join("out");
+    let out = out.to_str().unwrap();
+    let flags: [(Vec<&str>, &str); 4] = [
+        (
+            vec!["run", scene, "--out", out, "--ks", "5000", "--solver", "nlgs"],
+            "--ks",
+        ),
+        (vec!["run", "--mesh", mesh, "--grains", "50", "--out", out], "--grains"),
+        (vec!["run", scene, "--out", out, "--grains", "1e9"], "--grains"),
+        (vec!["bench", "--backend", "cpu", "--sizes", "1000000000"], "--sizes"),
+    ];
+    for (args, flag) in &flags {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_hourglass"))
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{args:?} exited 0");
+        assert!(
+            stderr.starts_with(&format!("hourglass: command line: field `{flag}`: ")) && stderr.lines().count() == 1,
+            "`hourglass {}` should name `{flag}` in one line, got: {stderr}",
+            args.join(" ")
+        );
+    }
+}

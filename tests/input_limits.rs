@@ -131,3 +131,71 @@ fn mesh_without_gate_is_a_notice() {
         )]
     );
 }
+
+/// Regression: `[[emitters]] count = 1000000000` drew every grain up front
+/// (7.9 GB after a minute, then an allocation abort). Refused at once,
+/// before a grain is drawn, naming the emitter.
+#[test]
+fn emitter_count_beyond_the_build_is_refused_before_drawing() {
+    let text = "version = 1\n[walls]\nsegments = [[0.0, 0.0, 0.1, 0.0], [0.1, 0.0, 0.1, 0.1], [0.1, 0.1, 0.0, 0.1], [0.0, 0.1, 0.0, 0.0]]\n\
+                [grains]\ncount = 5\nradius_std = 0.0\n\
+                [[emitters]]\nposition = [0.05, 0.05]\nradius = 0.003\ninterval = 0.01\ncount = 10\n\
+                [[emitters]]\nposition = [0.05, 0.05]\nradius = 0.003\ninterval = 0.01\ncount = 1000000000\n\
+                [run]\nsteps = 2\nbackend = \"cpu\"\n";
+    let scene = Scene::parse(text, Path::new("emitters.toml")).unwrap();
+    let start = Instant::now();
+    let message = build(&scene).unwrap_err().to_string();
+    assert_eq!(
+        message,
+        "emitters.toml: field `emitters[1].count`: 1000000015 grains (1000000000 emitted here, 15 before) is more than this build handles (20000000)"
+    );
+    assert!(start.elapsed() < Duration::from_secs(2), "took {:?}", start.elapsed());
+}
+
+/// `bench --sizes` beyond what the build handles: one line naming the flag,
+/// before the table's header.
+#[test]
+fn bench_sizes_beyond_the_build_are_refused() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_hourglass"))
+        .args(["bench", "--backend", "cpu", "--sizes", "100,1000000000"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert_eq!(
+        stderr.trim_end(),
+        "hourglass: command line: field `--sizes`: 1000000000 grains is more than this build handles (20000000)"
+    );
+    assert!(output.stdout.is_empty(), "{}", String::from_utf8_lossy(&output.stdout));
+}
+
+/// Every length of a scene is bounded: a list radius of 3.4e38 m reached
+/// the contact grid as an infinite cell ("grid: field `cell`").
+#[test]
+fn huge_lengths_name_their_key() {
+    let with = |extra: &str| {
+        let text = format!(
+            "version = 1\n[walls]\nsegments = [[0.0, 0.0, 0.1, 0.0], [0.1, 0.0, 0.1, 0.1], [0.1, 0.1, 0.0, 0.1], [0.0, 0.1, 0.0, 0.0]]\n{extra}"
+        );
+        let scene = Scene::parse(&text, Path::new("long.toml")).unwrap();
+        build(&scene)
+            .and_then(|s| hourglass::backend::grid_for(&s).map(|_| ()))
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        with("[grains]\nlist = [[0.05, 0.05, 0.0, 0.0, 3.4e38]]\n"),
+        "long.toml: field `grains.list[0]`: 3.4e38 m is beyond 1e9 m, the largest coordinate or radius a scene may use (its square or the contact grid would overflow): check the units"
+    );
+    assert!(
+        with(
+            "[grains]\ncount = 0\n[[emitters]]\nposition = [0.05, 0.05]\nradius = 3.4e38\ninterval = 0.01\ncount = 1\n"
+        )
+        .starts_with("long.toml: field `emitters[0].radius`: 3.4e38 m is beyond 1e9 m")
+    );
+    // Within the bound but far outside the walls: the grid names the grain.
+    assert_eq!(
+        with("[grains]\nlist = [[0.05, 0.05, 0.0, 0.0, 0.003], [1e8, 0.05, 0.0, 0.0, 0.003]]\n"),
+        "long.toml: field `grains.list[1]`: grains outside the walls stretch the contact grid to 1.000e8 x 1.000e-1 m, more than 268435456 cells: place them inside the walls"
+    );
+}

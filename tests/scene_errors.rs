@@ -229,3 +229,71 @@ fn empty_mesh_flag() {
     let f = reject_with_tiny(&["--mesh", mesh.to_str().unwrap()]);
     assert_contains(&f.line, &[mesh.to_str().unwrap(), "$MeshFormat"]);
 }
+
+#[test]
+fn ks_flag_without_the_spring_solver() {
+    let f = reject_with_tiny(&["--ks", "5000", "--solver", "nlgs"]);
+    assert_contains(&f.line, &["command line", "`--ks`", "`nlgs`", "--solver spring"]);
+    // The tiny scene leaves the solver to `auto`: --ks alone is refused too.
+    let f = reject_with_tiny(&["--ks", "5000"]);
+    assert_contains(&f.line, &["command line", "`--ks`", "`auto`"]);
+}
+
+/// A gmsh box `side` m wide, without a gate.
+fn box_mesh(side: f64) -> String {
+    format!(
+        "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 {side} 0 0\n3 {side} {side} 0\n4 0 {side} 0\n$EndNodes\n\
+         $Elements\n4\n1 1 2 0 1 1 2\n2 1 2 0 1 2 3\n3 1 2 0 1 3 4\n4 1 2 0 1 4 1\n$EndElements\n"
+    )
+}
+
+#[test]
+fn grains_flag_beyond_what_a_mesh_holds() {
+    let tmp = TempDir::new().unwrap();
+    let mesh = tmp.path().join("tinybox.msh");
+    std::fs::write(&mesh, box_mesh(0.01)).unwrap();
+    let f = reject(&["--mesh", mesh.to_str().unwrap(), "--grains", "50"]);
+    assert_contains(
+        &f.line,
+        &[
+            "command line: field `--grains`: 50 grains requested but only",
+            &format!("fit in the walls of {}", mesh.display()),
+        ],
+    );
+}
+
+/// The advice on grains lost through the walls names the keys of the
+/// solver that ran: a grain moved outside the box before the first step is
+/// lost at once.
+#[test]
+fn lost_grains_advice_fits_the_solver() {
+    use hourglass::backend::{self, Device};
+    use hourglass::model::SolverKind;
+    use hourglass::scene::{BackendChoice, Scene};
+    for (solver, advice) in [
+        (SolverKind::Nlgs, "(lower solver.dt, or raise solver.alert)"),
+        (SolverKind::Jacobi, "(lower solver.dt, or raise solver.alert)"),
+        (SolverKind::Dem, "(lower solver.dt, or stiffen dem.kn)"),
+        (SolverKind::Spring, "(lower solver.dt, or stiffen spring.ks)"),
+        (SolverKind::Impulse, "(lower solver.dt, or raise impulse.kp)"),
+    ] {
+        let mut scene = Scene::parse(TINY, Path::new("tiny.toml")).unwrap();
+        scene.solver.kind = solver;
+        scene.run.backend = BackendChoice::Cpu;
+        let tmp = TempDir::new().unwrap();
+        scene.run.out = tmp.path().join("out");
+        let mut setup = hourglass::scene::build(&scene).unwrap();
+        let grid = backend::grid_for(&setup).unwrap();
+        setup.grains.pos[0] = [5.0, 5.0];
+        let mut notices = Vec::new();
+        let mut be = backend::select(&setup, grid, BackendChoice::Cpu, Device::Open, &mut notices).unwrap();
+        let mut out = hourglass::output::ResultDir::create(&setup.scene.run.out, &setup.scene.to_toml()).unwrap();
+        let e = hourglass::sim::run(&setup, be.as_mut(), &mut out, &mut hourglass::sim::Silent).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("step 0: 1 of 4 grains lost through the walls {advice}"),
+            "{}",
+            solver.name()
+        );
+    }
+}

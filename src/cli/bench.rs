@@ -57,6 +57,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
     if args.steps == 0 {
         return Err(flag("--steps", "must be >= 1".to_string()));
     }
+    if !args.discharge {
+        check_sizes(&args.sizes, hourglass::scene::Scene::default().solver.contact_capacity)?;
+    }
     if args.discharge {
         return discharge(args);
     }
@@ -127,6 +130,7 @@ fn discharge(args: BenchArgs) -> Result<()> {
         Some(path) => hourglass::scene::Scene::load(path)?,
         None => hourglass::scene::Scene::default(),
     };
+    check_sizes(&args.sizes, scene.solver.contact_capacity)?;
     let cfg = bench::DischargeConfig {
         scene,
         solvers: if args.solver.is_empty() {
@@ -169,6 +173,25 @@ fn discharge(args: BenchArgs) -> Result<()> {
                 }
             }
         }
+    }
+    Ok(())
+}
+
+/// `--sizes`: each grain count within what this build handles and what
+/// memory holds (with `capacity` contact slots a grain), refused before
+/// the first row rather than by an allocation failing mid-table.
+fn check_sizes(sizes: &[u64], capacity: u32) -> Result<()> {
+    use hourglass::scene::{build::MAX_GRAINS, limits};
+    let available = limits::available_memory();
+    for &n in sizes {
+        if n > MAX_GRAINS {
+            return Err(hourglass::Error::InvalidField {
+                origin: "command line".into(),
+                field: "--sizes".into(),
+                problem: format!("{n} grains is more than this build handles ({MAX_GRAINS})"),
+            });
+        }
+        limits::check_memory(n, capacity, available, "command line", "--sizes")?;
     }
     Ok(())
 }

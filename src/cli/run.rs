@@ -135,6 +135,15 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
         scene.run.every = e;
     }
+    if args.ks.is_some() && scene.solver.kind != SolverKind::Spring {
+        return Err(flag(
+            "--ks",
+            format!(
+                "sets the spring model's stiffness ([spring] ks), which solver `{}` does not read: add --solver spring, or drop --ks",
+                scene.solver.kind.name()
+            ),
+        ));
+    }
     if !scene.solver.kind.implemented() {
         return Err(Error::NotImplemented {
             what: format!("solver `{}`", scene.solver.kind.name()),

@@ -5,6 +5,7 @@ use super::gmsh;
 use super::hourglass;
 use super::spec::*;
 use crate::error::{Error, Result};
+use crate::model::grid::MAX_CELLS;
 use crate::model::{Crowd, DemParams, Grains, ImpulseParams, NormalLaw, SolverKind, StepParams, Walls};
 
 /// Everything a simulation starts from.
@@ -84,8 +85,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     } else {
         "grains.count"
     };
-    let available = super::limits::available_memory();
-    super::limits::check_memory(count as u64, scene.solver.contact_capacity, available, &origin, field)?;
+    check_counts(scene, count as u64, field)?;
     let radii: Vec<f64> = match explicit {
         Some(list) => list.iter().map(|row| row[4]).collect(),
         None => fill::sample_radii(g, count, &mut rng),
@@ -95,7 +95,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     // Fixed walls (a mesh or a list): place the grains once, or fail.
     let mut fixed =
         |walls: Vec<[[f64; 2]; 2]>, gate: Vec<[[f64; 2]; 2]>, source: &WallSource, hint: &str| -> Result<_> {
-            check_walls(&walls, g.radius_min, source)?;
+            check_walls(&walls, &gate, g.radius_min, source)?;
             let neck = gate_height(&gate).unwrap_or_else(|| bbox(&walls)[1]);
             let pos = place(
                 &radii,
@@ -107,12 +107,16 @@ pub fn build(scene: &Scene) -> Result<Setup> {
                 &mut place_rng,
             );
             if pos.len() < radii.len() {
-                return Err(Error::GrainsDoNotFit {
-                    origin: origin.clone(),
-                    requested: radii.len(),
-                    placed: pos.len(),
-                    hint: hint.to_string(),
-                });
+                return Err(Error::field(
+                    &origin,
+                    "grains.count",
+                    format!(
+                        "{} grains requested but only {} fit in {} ({hint})",
+                        radii.len(),
+                        pos.len(),
+                        source.describe()
+                    ),
+                ));
             }
             Ok((walls, gate, neck, pos))
         };
@@ -132,7 +136,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         // Written out absolute: a relative path would resolve against the
         // result directory when the written scene.toml is loaded again.
         resolved.walls.mesh = Some(std::path::absolute(mesh).unwrap_or_else(|_| mesh.clone()));
-        fixed(walls, gate, &source, "lower grains.count or use a larger mesh")?
+        fixed(walls, gate, &source, "ask for fewer grains or use a larger mesh")?
     } else if let Some(segments) = &w.segments {
         let walls: Vec<_> = segments.iter().map(line).collect();
         let gate: Vec<_> = w.gate.iter().flatten().map(line).collect();
@@ -141,7 +145,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
             walls,
             gate,
             &source,
-            "lower grains.count or give a larger grains.region",
+            "ask for fewer grains or give a larger grains.region",
         )?
     } else {
         let mut spec = w.hourglass.clone().unwrap_or_default();
@@ -149,6 +153,15 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         loop {
             let lines =
                 hourglass::outline(&spec, g.radius_mean).ok_or_else(|| neck_error(&spec, g.radius_mean, &origin))?;
+            if spec == start {
+                // The outline asked for; an enlarged one grows from it by 10 % steps.
+                check_walls(
+                    &lines.walls,
+                    &[lines.gate],
+                    g.radius_min,
+                    &WallSource::Hourglass(&origin),
+                )?;
+            }
             let gate = vec![lines.gate];
             let mut attempt = placement_rng(g.seed);
             let placed = place(
@@ -171,12 +184,14 @@ pub fn build(scene: &Scene) -> Result<Setup> {
                 break (lines.walls, gate, 0.0, placed);
             }
             if !spec.fit || explicit.is_some() || spec.width > start.width * 1e4 {
-                return Err(Error::GrainsDoNotFit {
-                    origin: origin.clone(),
-                    requested: count,
-                    placed: placed.len(),
-                    hint: "lower grains.count, set walls.hourglass.fit = true or enlarge the hourglass".to_string(),
-                });
+                return Err(Error::field(
+                    &origin,
+                    "grains.count",
+                    format!(
+                        "{count} grains requested but only {} fit in the hourglass (ask for fewer grains, set walls.hourglass.fit = true or enlarge the hourglass)",
+                        placed.len()
+                    ),
+                ));
             }
             spec.width *= 1.1;
             spec.bulb_height *= 1.1;
@@ -207,6 +222,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         resolved.run.duration = Some(DEFAULT_DURATION);
     }
     let emitters = super::emit::emitters(scene);
+    check_emitters(scene, &emitters, &walls, &gate)?;
     // k_n and dt are chosen for every grain of the run, the emitted ones too.
     let mut all = grains.clone();
     for e in &emitters {
@@ -333,6 +349,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     } else {
         Walls::with_gate(&walls, &gate)
     };
+    check_grid(scene, &closed, &grains, &emitters, &source_of(scene))?;
     Ok(Setup {
         scene: resolved,
         closed,
@@ -407,29 +424,58 @@ pub const MAX_GRAINS: u64 = 20_000_000;
 /// malformed mesh): the fill and the grid would not finish.
 pub const MAX_EXTENT_RADII: f64 = 1e6;
 
-/// Where fixed walls came from, to name it in their errors.
+/// Where the walls came from, to name it in their errors.
 enum WallSource<'a> {
     /// A gmsh file: its errors name the file.
     Mesh(std::path::PathBuf),
-    /// `walls.segments` of the scene `origin`.
+    /// `walls.segments` (and `walls.gate`) of the scene `origin`.
     Scene(&'a str),
+    /// `walls.hourglass` of the scene `origin`.
+    Hourglass(&'a str),
 }
 
 impl WallSource<'_> {
-    fn error(&self, problem: String) -> Error {
+    /// An error about the walls; `gate`: about the gate lines.
+    fn error_at(&self, gate: bool, problem: String) -> Error {
         match self {
             WallSource::Mesh(path) => Error::Mesh(gmsh::MeshError::Walls {
                 path: path.clone(),
                 problem,
             }),
-            WallSource::Scene(origin) => Error::field(*origin, "walls.segments", problem),
+            WallSource::Scene(origin) => {
+                Error::field(*origin, if gate { "walls.gate" } else { "walls.segments" }, problem)
+            }
+            WallSource::Hourglass(origin) => Error::field(*origin, "walls.hourglass", problem),
+        }
+    }
+
+    fn error(&self, problem: String) -> Error {
+        self.error_at(false, problem)
+    }
+
+    /// The walls in words, for a message about the scene's grains.
+    fn describe(&self) -> String {
+        match self {
+            WallSource::Mesh(path) => format!("the walls of {}", path.display()),
+            WallSource::Scene(_) => "the fill region".to_string(),
+            WallSource::Hourglass(_) => "the hourglass".to_string(),
         }
     }
 }
 
+/// Where `scene`'s walls come from.
+fn source_of(scene: &Scene) -> WallSource<'_> {
+    match (&scene.walls.mesh, &scene.walls.segments) {
+        (Some(mesh), _) => WallSource::Mesh(mesh.clone()),
+        (None, Some(_)) => WallSource::Scene(&scene.origin),
+        (None, None) => WallSource::Hourglass(&scene.origin),
+    }
+}
+
 /// Fixed walls that can hold grains: some lines outside the gate, not all of
-/// zero length, no wider than [`MAX_EXTENT_RADII`] smallest radii.
-fn check_walls(walls: &[[[f64; 2]; 2]], r_min: f64, source: &WallSource) -> Result<()> {
+/// zero length, no wider (with the gate) than [`MAX_EXTENT_RADII`] smallest
+/// radii.
+fn check_walls(walls: &[[[f64; 2]; 2]], gate: &[[[f64; 2]; 2]], r_min: f64, source: &WallSource) -> Result<()> {
     if walls.is_empty() {
         return Err(source.error(
             "every line is in the physical group `gate`: no walls would be left once the gate opens".to_string(),
@@ -448,7 +494,203 @@ fn check_walls(walls: &[[[f64; 2]; 2]], r_min: f64, source: &WallSource) -> Resu
             "the walls span {extent:e} m, more than {MAX_EXTENT_RADII:e} smallest grain radii ({r_min} m): check the units"
         )));
     }
+    if !gate.is_empty() {
+        let b = bbox(&[walls, gate].concat());
+        let extent = (b[2] - b[0]).max(b[3] - b[1]);
+        if !(extent.is_finite() && extent <= MAX_EXTENT_RADII * r_min) {
+            return Err(source.error_at(
+                true,
+                format!(
+                    "the gate lines reach {extent:e} m across the walls, more than {MAX_EXTENT_RADII:e} smallest grain radii ({r_min} m): check the units"
+                ),
+            ));
+        }
+    }
     Ok(())
+}
+
+/// Refuse a scene whose grains, the fill's (`fill` of them, named by
+/// `field`) and the emitters', are more than this build handles
+/// ([`MAX_GRAINS`]) or than memory holds (`limits`).
+fn check_counts(scene: &Scene, fill: u64, field: &str) -> Result<()> {
+    let origin = &scene.origin;
+    if fill > MAX_GRAINS {
+        return Err(Error::field(
+            origin,
+            field,
+            format!("{fill} grains is more than this build handles ({MAX_GRAINS})"),
+        ));
+    }
+    let emitted: Vec<u64> = scene.emitters.iter().map(|e| e.count).collect();
+    let mut total = fill;
+    for (k, &n) in emitted.iter().enumerate() {
+        total = total.saturating_add(n);
+        if total > MAX_GRAINS {
+            return Err(Error::field(
+                origin,
+                &format!("emitters[{k}].count"),
+                format!(
+                    "{total} grains ({n} emitted here, {} before) is more than this build handles ({MAX_GRAINS})",
+                    total - n
+                ),
+            ));
+        }
+    }
+    let available = super::limits::available_memory();
+    super::limits::check_scene_memory(fill, &emitted, scene.solver.contact_capacity, available, origin, field)
+}
+
+/// Refuse an emitter none of whose grains, or some of whose grains, could
+/// ever be added: a grain wider than the walls' box, a centre more than its
+/// radius outside the walls' bounding box (it would be lost at once, as
+/// `model::Region` counts it), or a spot that overlaps
+/// a wall line (`walls`, the gate aside: it opens), which is never free, so
+/// the emitter would stop there. Each names `emitters[k].position`, or
+/// `.jitter` when the drawn offset alone is at fault, or `.radius`.
+fn check_emitters(
+    scene: &Scene,
+    emitters: &[super::emit::Emitter],
+    walls: &[[[f64; 2]; 2]],
+    gate: &[[[f64; 2]; 2]],
+) -> Result<()> {
+    let origin = &scene.origin;
+    let b = bbox(&[walls, gate].concat());
+    let (width, height) = (b[2] - b[0], b[3] - b[1]);
+    for (k, (e, spec)) in emitters.iter().zip(&scene.emitters).enumerate() {
+        let g = &e.grains;
+        let f = |key: &str| format!("emitters[{k}].{key}");
+        let r_max = f64::from(g.max_radius());
+        // A grain narrower than one side of the box but wider than the other
+        // overlaps a wall wherever it appears: the test on the lines below says so.
+        if 2.0 * r_max > width.max(height) {
+            let key = if spec.radius.is_some() { "radius" } else { "radius_mean" };
+            return Err(Error::field(
+                origin,
+                &f(key),
+                format!(
+                    "a grain of radius {} m is wider than the walls' box ({width} x {height} m): it could never be added",
+                    g.max_radius()
+                ),
+            ));
+        }
+        let p = spec.position;
+        // The lines that a grain drawn within the jitter can reach.
+        let reach = spec.jitter * std::f64::consts::SQRT_2 + r_max;
+        let near: Vec<usize> = (0..walls.len())
+            .filter(|&i| fill::segment_distance(p, walls[i]) <= reach)
+            .collect();
+        // Without jitter every grain starts at `position`: the largest is the test.
+        let grains: Vec<usize> = if spec.jitter > 0.0 {
+            (0..g.len()).collect()
+        } else {
+            // The first of the largest (`max_by` keeps the last of equals).
+            (0..g.len())
+                .rev()
+                .max_by(|&i, &j| g.radius[i].total_cmp(&g.radius[j]))
+                .into_iter()
+                .collect()
+        };
+        // Lost as a run counts it: the centre more than the radius outside the box.
+        let outside =
+            |x: [f64; 2], r: f64| !(x[0] >= b[0] - r && x[0] <= b[2] + r && x[1] >= b[1] - r && x[1] <= b[3] + r);
+        let blocking = |x: [f64; 2], r: f64| near.iter().find(|&&i| fill::segment_distance(x, walls[i]) < r).copied();
+        for j in grains {
+            let x = [f64::from(g.pos[j][0]), f64::from(g.pos[j][1])];
+            let r = f64::from(g.radius[j]);
+            // The drawn offset is at fault only where `position` itself is a good spot.
+            let blamed = if spec.jitter > 0.0 && !outside(p, r) && blocking(p, r).is_none() {
+                f("jitter")
+            } else {
+                f("position")
+            };
+            if outside(x, r) {
+                return Err(Error::field(
+                    origin,
+                    &blamed,
+                    format!(
+                        "grain {j} would appear at ({}, {}), more than its radius outside the walls' bounding box [{}, {}, {}, {}]: it would be lost at once",
+                        g.pos[j][0], g.pos[j][1], b[0], b[1], b[2], b[3]
+                    ),
+                ));
+            }
+            if let Some(i) = blocking(x, r) {
+                return Err(Error::field(
+                    origin,
+                    &blamed,
+                    format!(
+                        "grain {j} (radius {} m) at ({}, {}) would overlap wall line {i}: its spot is never free, so the emitter would stop there",
+                        g.radius[j], g.pos[j][0], g.pos[j][1]
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Refuse a scene whose contact grid (as `backend::grid_for` builds it:
+/// cells of 2 r_max + alert over the closed walls, the grains and the
+/// emitters' grains) would have more than [`MAX_CELLS`] cells, naming what
+/// makes it so large: the walls, or the grain farthest outside them.
+fn check_grid(
+    scene: &Scene,
+    closed: &Walls,
+    grains: &Grains,
+    emitters: &[super::emit::Emitter],
+    source: &WallSource,
+) -> Result<()> {
+    let walls_box = closed.bounding_box();
+    let mut r_max = grains.max_radius();
+    let mut bb = walls_box;
+    for g in std::iter::once(grains).chain(emitters.iter().map(|e| &e.grains)) {
+        for p in &g.pos {
+            bb = [bb[0].min(p[0]), bb[1].min(p[1]), bb[2].max(p[0]), bb[3].max(p[1])];
+        }
+        r_max = r_max.max(g.max_radius());
+    }
+    let cell = 2.0 * r_max + scene.solver.alert as f32;
+    let cells = |b: [f32; 4]| {
+        let n = |lo: f32, hi: f32| ((hi - lo) / cell).ceil().max(1.0) as u64 + 2;
+        (n(b[0], b[2]), n(b[1], b[3]))
+    };
+    let fits = |(nx, ny): (u64, u64)| nx.saturating_mul(ny) <= MAX_CELLS;
+    if fits(cells(bb)) {
+        return Ok(());
+    }
+    let (nx, ny) = cells(walls_box);
+    if !fits((nx, ny)) {
+        let problem = format!(
+            "the walls span {:.3e} x {:.3e} m: the contact grid (cells of 2 r_max + solver.alert = {cell:.3e} m) would need {nx} x {ny} cells, more than {MAX_CELLS}: check the units, or use larger grains",
+            walls_box[2] - walls_box[0],
+            walls_box[3] - walls_box[1]
+        );
+        return Err(source.error(problem));
+    }
+    // The walls fit: a grain far outside them stretches the grid.
+    let far = |p: [f32; 2]| {
+        (walls_box[0] - p[0])
+            .max(p[0] - walls_box[2])
+            .max(walls_box[1] - p[1])
+            .max(p[1] - walls_box[3])
+    };
+    let field = match &scene.grains.list {
+        Some(_) => {
+            let i = (0..grains.len())
+                .max_by(|&i, &j| far(grains.pos[i]).total_cmp(&far(grains.pos[j])))
+                .unwrap_or(0);
+            format!("grains.list[{i}]")
+        }
+        None => "grains.region".to_string(),
+    };
+    Err(Error::field(
+        &scene.origin,
+        &field,
+        format!(
+            "grains outside the walls stretch the contact grid to {:.3e} x {:.3e} m, more than {MAX_CELLS} cells: place them inside the walls",
+            bb[2] - bb[0],
+            bb[3] - bb[1]
+        ),
+    ))
 }
 
 /// Why the parametric hourglass has no outline: a neck wider than the bulb.

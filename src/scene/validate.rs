@@ -1,5 +1,6 @@
 //! Field checks: every number in its domain, named in the error.
 
+use super::limits::MAX_LENGTH;
 use super::spec::*;
 use crate::error::{Error, Result};
 use crate::model::SolverKind;
@@ -52,6 +53,7 @@ impl Check<'_> {
             Ok(())
         }
     }
+    /// >= 0, kept in double precision (durations, the draw of radii).
     fn non_negative(&self, field: &str, v: f64) -> Result<()> {
         self.finite(field, v)?;
         if v >= 0.0 {
@@ -59,6 +61,44 @@ impl Check<'_> {
         } else {
             Err(Error::field(self.origin, field, format!("must be >= 0, got {v}")))
         }
+    }
+    /// >= 0 for a quantity the steps read in single precision: 0, or
+    /// positive there too (1e-300 would become 0 and switch it off unsaid).
+    fn non_negative_f32(&self, field: &str, v: f64) -> Result<()> {
+        self.non_negative(field, v)?;
+        if v > 0.0 && (v as f32) < f32::MIN_POSITIVE {
+            Err(Error::field(
+                self.origin,
+                field,
+                format!("{v:e} is too small for single precision (min 1.2e-38): give 0 or a larger value"),
+            ))
+        } else {
+            Ok(())
+        }
+    }
+    /// A coordinate or a radius, m: finite and at most [`MAX_LENGTH`] in magnitude.
+    fn length(&self, field: &str, v: f64) -> Result<()> {
+        self.finite(field, v)?;
+        if v.abs() > MAX_LENGTH {
+            Err(Error::field(
+                self.origin,
+                field,
+                format!(
+                    "{v:e} m is beyond {MAX_LENGTH:e} m, the largest coordinate or radius a scene may use (its square or the contact grid would overflow): check the units"
+                ),
+            ))
+        } else {
+            Ok(())
+        }
+    }
+    /// Every value of every row a length (coordinates, m).
+    fn all_lengths(&self, field: &str, rows: &[impl AsRef<[f64]>]) -> Result<()> {
+        for (i, row) in rows.iter().enumerate() {
+            for &v in row.as_ref() {
+                self.length(&format!("{field}[{i}]"), v)?;
+            }
+        }
+        Ok(())
     }
     /// A grain's mass, kg: > 0 with a finite, non-zero inverse in single precision.
     fn mass(&self, field: &str, m: f64) -> Result<()> {
@@ -125,7 +165,9 @@ impl Scene {
         }
         if let Some(h) = &w.hourglass {
             c.positive("walls.hourglass.width", h.width)?;
+            c.length("walls.hourglass.width", h.width)?;
             c.positive("walls.hourglass.bulb_height", h.bulb_height)?;
+            c.length("walls.hourglass.bulb_height", h.bulb_height)?;
             c.positive("walls.hourglass.neck", h.neck)?;
             c.positive("walls.hourglass.slope_deg", h.slope_deg)?;
             if h.slope_deg >= 90.0 {
@@ -133,16 +175,16 @@ impl Scene {
             }
         }
         if let Some(s) = &w.segments {
-            c.all_finite("walls.segments", s)?;
+            c.all_lengths("walls.segments", s)?;
             if s.is_empty() {
                 return Err(Error::field(&self.origin, "walls.segments", "is empty"));
             }
         }
         if let Some(g) = &w.gate {
-            c.all_finite("walls.gate", g)?;
+            c.all_lengths("walls.gate", g)?;
         }
         if let Some(y) = w.neck_y {
-            c.finite("walls.neck_y", y)?;
+            c.length("walls.neck_y", y)?;
         }
 
         let g = &self.grains;
@@ -150,6 +192,7 @@ impl Scene {
         c.non_negative("grains.radius_std", g.radius_std)?;
         c.positive("grains.radius_min", g.radius_min)?;
         c.positive("grains.radius_max", g.radius_max)?;
+        c.length("grains.radius_max", g.radius_max)?;
         if g.density.is_some() && g.mass.is_some() {
             return Err(Error::field(
                 &self.origin,
@@ -204,17 +247,24 @@ impl Scene {
         let mut emitted = 0u64;
         for (k, e) in self.emitters.iter().enumerate() {
             let f = |key: &str| format!("emitters[{k}].{key}");
-            c.finite(&f("position"), e.position[0])?;
-            c.finite(&f("position"), e.position[1])?;
+            c.length(&f("position"), e.position[0])?;
+            c.length(&f("position"), e.position[1])?;
             c.finite(&f("velocity"), e.velocity[0])?;
             c.finite(&f("velocity"), e.velocity[1])?;
             c.non_negative(&f("jitter"), e.jitter)?;
+            c.length(&f("jitter"), e.jitter)?;
             c.positive(&f("interval"), e.interval)?;
             c.non_negative(&f("start"), e.start)?;
             c.non_negative(&f("radius_std"), e.radius_std)?;
             match (e.radius, e.radius_mean) {
-                (Some(r), None) => c.positive(&f("radius"), r)?,
-                (None, Some(r)) => c.positive(&f("radius_mean"), r)?,
+                (Some(r), None) => {
+                    c.positive(&f("radius"), r)?;
+                    c.length(&f("radius"), r)?;
+                }
+                (None, Some(r)) => {
+                    c.positive(&f("radius_mean"), r)?;
+                    c.length(&f("radius_mean"), r + 3.0 * e.radius_std)?;
+                }
                 _ => {
                     return Err(Error::field(
                         &self.origin,
@@ -250,7 +300,7 @@ impl Scene {
             ));
         }
         if let Some(r) = g.region {
-            c.all_finite("grains.region", &[r])?;
+            c.all_lengths("grains.region", &[r])?;
             if r[0] >= r[2] || r[1] >= r[3] {
                 return Err(Error::field(
                     &self.origin,
@@ -269,6 +319,10 @@ impl Scene {
             }
             c.all_finite("grains.list", list)?;
             for (i, row) in list.iter().enumerate() {
+                let field = format!("grains.list[{i}]");
+                c.length(&field, row[0])?;
+                c.length(&field, row[1])?;
+                c.length(&field, row[4])?;
                 if let Some(&m) = row.get(5) {
                     c.mass(&format!("grains.list[{i}]"), m)?;
                 }
@@ -304,7 +358,7 @@ impl Scene {
             ));
         }
         if let Some(relax) = s.overlap_relax {
-            c.non_negative("solver.overlap_relax", relax)?;
+            c.non_negative_f32("solver.overlap_relax", relax)?;
             if relax > 1.0 {
                 return Err(Error::field(
                     &self.origin,
@@ -323,8 +377,8 @@ impl Scene {
                 "must be in 1..=64",
             ));
         }
-        c.non_negative("solver.mu", s.mu)?;
-        c.non_negative("solver.mu_wall", s.mu_wall)?;
+        c.non_negative_f32("solver.mu", s.mu)?;
+        c.non_negative_f32("solver.mu_wall", s.mu_wall)?;
         if s.mu > 0.0 || s.mu_wall > 0.0 {
             let field = if s.mu > 0.0 { "solver.mu" } else { "solver.mu_wall" };
             let refuse = match s.kind {
@@ -340,7 +394,7 @@ impl Scene {
             }
         }
 
-        c.non_negative("solver.restitution", s.restitution)?;
+        c.non_negative_f32("solver.restitution", s.restitution)?;
         if s.restitution > 1.0 {
             return Err(Error::field(
                 &self.origin,
@@ -358,7 +412,7 @@ impl Scene {
                 ),
             ));
         }
-        c.non_negative("forcing.sigma", self.forcing.sigma)?;
+        c.non_negative_f32("forcing.sigma", self.forcing.sigma)?;
         if self.forcing.sigma > 0.0 && s.kind.explicit() {
             return Err(Error::field(
                 &self.origin,
@@ -388,13 +442,13 @@ impl Scene {
 
         let sp = &self.spring;
         c.positive("spring.ks", sp.ks)?;
-        c.non_negative("spring.kd", sp.kd)?;
-        c.non_negative("spring.kt", sp.kt)?;
-        c.non_negative("spring.mu", sp.mu)?;
-        c.non_negative("spring.mu_roll", sp.mu_roll)?;
+        c.non_negative_f32("spring.kd", sp.kd)?;
+        c.non_negative_f32("spring.kt", sp.kt)?;
+        c.non_negative_f32("spring.mu", sp.mu)?;
+        c.non_negative_f32("spring.mu_roll", sp.mu_roll)?;
         c.positive("spring.cfl", sp.cfl)?;
         let im = &self.impulse;
-        c.non_negative("impulse.e", im.e)?;
+        c.non_negative_f32("impulse.e", im.e)?;
         if im.e > 1.0 {
             return Err(Error::field(
                 &self.origin,
@@ -402,7 +456,7 @@ impl Scene {
                 format!("restitution must be in [0, 1], got {}", im.e),
             ));
         }
-        c.non_negative("impulse.kp", im.kp)?;
+        c.non_negative_f32("impulse.kp", im.kp)?;
         if im.kp >= 1.0 || (im.kp as f32) >= 1.0 {
             return Err(Error::field(
                 &self.origin,
@@ -420,11 +474,11 @@ impl Scene {
         if let Some(kn) = d.kn {
             c.positive("dem.kn", kn)?;
         }
-        c.non_negative("dem.kt", d.kt)?;
-        c.non_negative("dem.gamma_n", d.gamma_n)?;
-        c.non_negative("dem.gamma_relax", d.gamma_relax)?;
-        c.non_negative("dem.mu", d.mu)?;
-        c.non_negative("dem.mu_roll", d.mu_roll)?;
+        c.non_negative_f32("dem.kt", d.kt)?;
+        c.non_negative_f32("dem.gamma_n", d.gamma_n)?;
+        c.non_negative_f32("dem.gamma_relax", d.gamma_relax)?;
+        c.non_negative_f32("dem.mu", d.mu)?;
+        c.non_negative_f32("dem.mu_roll", d.mu_roll)?;
         c.positive("dem.cfl", d.cfl)?;
         c.positive("dem.relax_v_tol", d.relax_v_tol)?;
         c.positive("dem.relax_w_tol", d.relax_w_tol)?;
@@ -455,7 +509,7 @@ impl Scene {
             c.positive("crowd.cell", cr.cell)?;
             if let Some(d) = cr.door {
                 for (k, v) in d.iter().enumerate() {
-                    c.finite(&format!("crowd.door[{k}]"), *v)?;
+                    c.length(&format!("crowd.door[{k}]"), *v)?;
                 }
                 if (d[2] - d[0]).hypot(d[3] - d[1]) as f32 <= 0.0 {
                     return Err(Error::field(&self.origin, "crowd.door", "the door has zero length"));
@@ -463,6 +517,16 @@ impl Scene {
             }
         }
         if self.solver.kind != SolverKind::Crowd {
+            if self.crowd.is_some() {
+                return Err(Error::field(
+                    &self.origin,
+                    "crowd",
+                    format!(
+                        "[crowd] is read by solver.kind = \"crowd\" only, and the solver is `{}`: remove [crowd] or set solver.kind = \"crowd\"",
+                        self.solver.kind.name()
+                    ),
+                ));
+            }
             return Ok(());
         }
         if self.crowd.as_ref().and_then(|cr| cr.door).is_none() {
@@ -530,8 +594,8 @@ impl Scene {
     /// the alert distance (detection lists only the pairs closer than
     /// `solver.alert`, so a wider bridge would be missed).
     fn check_cohesion(&self, c: &Check, co: &super::CohesionSpec) -> Result<()> {
-        c.non_negative("cohesion.gamma", co.gamma)?;
-        c.non_negative("cohesion.a", co.a)?;
+        c.non_negative_f32("cohesion.gamma", co.gamma)?;
+        c.non_negative_f32("cohesion.a", co.a)?;
         c.finite("cohesion.b", co.b)?;
         c.finite("cohesion.c", co.c)?;
         c.positive("cohesion.rupture", co.rupture)?;
