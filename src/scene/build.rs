@@ -33,6 +33,8 @@ pub struct Setup {
     pub notices: Vec<String>,
     /// The `[[emitters]]`, every grain they will add drawn up front.
     pub emitters: Vec<super::emit::Emitter>,
+    /// Outside these a grain is lost (`walls.bounds`, or found from the walls).
+    pub bounds: super::bounds::Bounds,
 }
 
 impl Setup {
@@ -44,6 +46,15 @@ impl Setup {
     /// The scene has gate lines, so a run settles before it opens them.
     pub fn has_gate(&self) -> bool {
         self.gated
+    }
+
+    /// Where the neck is and what counts as lost ([`Setup::bounds`]).
+    pub fn region(&self) -> crate::model::Region {
+        crate::model::Region {
+            gravity: self.params.gravity,
+            neck_y: self.neck_y as f32,
+            bbox: self.bounds.rect,
+        }
     }
 }
 
@@ -322,7 +333,9 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         kp: scene.impulse.kp as f32,
         integrator,
     };
-    let open = Walls::new(&walls);
+    // Validated: a solid side comes with `segments`, which are `walls` in order.
+    let sides = w.solid_side.as_ref().map_or_else(Vec::new, |s| s.sides(walls.len()));
+    let open = Walls::with_sides(&walls, &sides, &[]);
     let crowd = if s.kind == SolverKind::Crowd {
         Some(std::sync::Arc::new(crowd_of(scene, &open, &all)?))
     } else {
@@ -331,8 +344,17 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     let closed = if gate.is_empty() {
         open.clone()
     } else {
-        Walls::with_gate(&walls, &gate)
+        Walls::with_sides(&walls, &sides, &gate)
     };
+    let bounds = super::bounds::BoundsInput {
+        stated: w.bounds,
+        outline: &walls,
+        closed: &closed,
+        grains: std::iter::once(&grains).chain(emitters.iter().map(|e| &e.grains)).collect(),
+        gravity: scene.gravity,
+        origin: &origin,
+    }
+    .resolve()?;
     Ok(Setup {
         scene: resolved,
         closed,
@@ -346,6 +368,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         crowd,
         notices,
         emitters,
+        bounds,
     })
 }
 
