@@ -21,8 +21,9 @@ fn setup(text: &str) -> hourglass::Result<Setup> {
     build(&Scene::parse(&format!("version = 1\n{text}"), Path::new("open.toml"))?)
 }
 
-/// Build, check and run `text` on the CPU; the run's outcome and the grains at its end.
-fn run(text: &str) -> (hourglass::Result<Summary>, Grains) {
+/// Build, check and run `text` on the CPU; the run's outcome, the grains at
+/// its end and the directory that holds its results in `out`.
+fn run(text: &str) -> (hourglass::Result<Summary>, Grains, tempfile::TempDir) {
     let setup = setup(text).unwrap();
     let grid = grid_for(&setup).unwrap();
     check_initial_state(&setup, &grid).unwrap();
@@ -30,7 +31,7 @@ fn run(text: &str) -> (hourglass::Result<Summary>, Grains) {
     let dir = tempfile::tempdir().unwrap();
     let mut out = ResultDir::create(&dir.path().join("out"), &setup.scene.to_toml()).unwrap();
     let summary = sim::run(&setup, backend.as_mut(), &mut out, &mut sim::Silent);
-    (summary, backend.grains().unwrap().clone())
+    (summary, backend.grains().unwrap().clone(), dir)
 }
 
 /// The start of the error a run stops with when grains are lost.
@@ -43,7 +44,7 @@ fn lost(err: &Error) -> Option<(u64, String)> {
 
 #[test]
 fn a_grain_resting_on_an_open_floor_runs_and_is_not_lost() {
-    let (summary, g) = run(&format!(
+    let (summary, g, _) = run(&format!(
         "{FLOOR}[grains]\nlist = [[0.0, 0.003, 0.0, 0.0, 0.003]]\n[run]\nduration = 0.2\nevery = 10\n"
     ));
     let summary = summary.unwrap();
@@ -55,7 +56,7 @@ fn a_grain_resting_on_an_open_floor_runs_and_is_not_lost() {
 
 #[test]
 fn a_grain_dropped_onto_an_open_floor_lands_and_stays() {
-    let (summary, g) = run(&format!(
+    let (summary, g, _) = run(&format!(
         "{FLOOR}[grains]\nlist = [[0.0, 0.1, 0.0, 0.0, 0.003]]\n[run]\nduration = 0.5\nevery = 10\n"
     ));
     let summary = summary.unwrap();
@@ -66,13 +67,35 @@ fn a_grain_dropped_onto_an_open_floor_lands_and_stays() {
 }
 
 #[test]
+fn a_ball_bounced_up_from_an_open_floor_rises_back_and_is_not_lost() {
+    // An elastic spring (no dashpot, 0.4 mm into the floor at most): the
+    // ball dropped from 0.1 m comes back up to nearly 0.1 m, far above the
+    // floor's zero-height box, at each bounce.
+    let (summary, _, dir) = run(&format!(
+        "{FLOOR}[grains]\nlist = [[0.0, 0.1, 0.0, 0.0, 0.003]]\n\
+         [solver]\nkind = \"spring\"\ndt = 1e-5\n[spring]\nks = 1e6\nkd = 0.0\n\
+         [run]\nduration = 0.5\nevery = 100\n"
+    ));
+    let summary = summary.unwrap();
+    assert_eq!((summary.lost_grains, summary.grains), (0, 1));
+    // Down in 0.143 s, up again by 0.286 s: the highest frame after the bounce.
+    let frames = hourglass::output::read::frames(&dir.path().join("out")).unwrap();
+    let top = frames
+        .iter()
+        .filter(|(t, _)| *t > 0.2)
+        .map(|(_, p)| hourglass::output::read::grains(p).unwrap().pos[0][1])
+        .fold(f32::MIN, f32::max);
+    assert!((top - 0.1).abs() < 1e-3, "highest after the bounce {top} m");
+}
+
+#[test]
 fn a_grain_off_the_end_of_an_open_floor_is_lost_past_the_derived_bounds() {
     // It slides off the end at x = 3 at 2 m/s. The bounds are the box
     // around the floor and the grain, [-1, 0, 3, 0.003], widened by its
     // width 4 m on every side: lost once the centre is below -4.003 - r,
     // a fall of 4.009 m that takes 0.904 s after it leaves the floor at
     // t = 0.045 s, so at the first row after t = 0.949 s, not before.
-    let (summary, _) = run(&format!(
+    let (summary, _, _) = run(&format!(
         "{FLOOR}[grains]\nlist = [[2.91, 0.003, 2.0, 0.0, 0.003]]\n[solver]\ndt = 1e-3\n[run]\nduration = 2.0\nevery = 10\n"
     ));
     let err = summary.unwrap_err();
@@ -120,7 +143,7 @@ fn the_bounds_are_stated_the_walls_box_of_a_closed_outline_or_derived() {
 }
 
 #[test]
-fn a_closed_box_keeps_its_bounding_box_for_the_start_and_for_losses() {
+fn a_grain_listed_outside_a_closed_box_is_refused_as_before() {
     let boxed = "[walls]\nsegments = [[0.0, 0.0, 1.0, 0.0], [1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, 0.0]]\n";
     // A grain listed outside the box is refused at the start.
     let s = setup(&format!("{boxed}[grains]\nlist = [[0.5, 0.5, 0.0, 0.0, 0.01], [1.2, 0.5, 0.0, 0.0, 0.01]]\n")).unwrap();
@@ -169,7 +192,7 @@ fn solid_side_must_name_a_side_for_the_segments() {
 
 /// A grain of 10 g and radius 1 cm at 1 m/s into a soft floor (k_s = 40
 /// N/m): it stops 1.58 cm into it, its centre 0.58 cm past the floor's line.
-fn soft_landing(side: &str) -> (hourglass::Result<Summary>, Grains) {
+fn soft_landing(side: &str) -> (hourglass::Result<Summary>, Grains, tempfile::TempDir) {
     run(&format!(
         "[walls]\nsegments = [[-1.0, 0.0, 3.0, 0.0]]\nbounds = [-2.0, -0.5, 4.0, 1.0]\n{side}\
          [grains]\nlist = [[0.0, 0.0105, 0.0, -1.0, 0.01, 0.01]]\n\
@@ -180,10 +203,10 @@ fn soft_landing(side: &str) -> (hourglass::Result<Summary>, Grains) {
 
 #[test]
 fn a_one_sided_floor_holds_a_grain_pushed_through_it_and_a_two_sided_one_loses_it() {
-    let (two_sided, _) = soft_landing("");
+    let (two_sided, _, _) = soft_landing("");
     let err = two_sided.unwrap_err();
     assert!(lost(&err).is_some(), "{err}");
-    let (one_sided, g) = soft_landing("solid_side = \"left\"\n");
+    let (one_sided, g, _) = soft_landing("solid_side = \"left\"\n");
     let summary = one_sided.unwrap();
     assert_eq!(summary.lost_grains, 0);
     assert!(summary.max_overlap > 0.0105, "max overlap {} m", summary.max_overlap);
