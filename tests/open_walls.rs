@@ -5,6 +5,9 @@
 //! and the emitters widened on every side. An open segment may hold its
 //! grains on one side only (`walls.solid_side`), as a floor does.
 
+#[path = "gpu_common/mod.rs"]
+mod gpu_common;
+
 use std::path::Path;
 
 use hourglass::Error;
@@ -193,12 +196,17 @@ fn solid_side_must_name_a_side_for_the_segments() {
 /// A grain of 10 g and radius 1 cm at 1 m/s into a soft floor (k_s = 40
 /// N/m): it stops 1.58 cm into it, its centre 0.58 cm past the floor's line.
 fn soft_landing(side: &str) -> (hourglass::Result<Summary>, Grains, tempfile::TempDir) {
-    run(&format!(
+    run(&landing_text(side))
+}
+
+/// The scene of [`soft_landing`], the floor's `side` key given.
+fn landing_text(side: &str) -> String {
+    format!(
         "[walls]\nsegments = [[-1.0, 0.0, 3.0, 0.0]]\nbounds = [-2.0, -0.5, 4.0, 1.0]\n{side}\
          [grains]\nlist = [[0.0, 0.0105, 0.0, -1.0, 0.01, 0.01]]\n\
          [solver]\nkind = \"spring\"\ndt = 1e-4\nalert = 0.02\n\
          [spring]\nks = 40.0\nkd = 0.0\n[run]\nduration = 0.6\nevery = 100\n"
-    ))
+    )
 }
 
 #[test]
@@ -212,6 +220,40 @@ fn a_one_sided_floor_holds_a_grain_pushed_through_it_and_a_two_sided_one_loses_i
     assert!(summary.max_overlap > 0.0105, "max overlap {} m", summary.max_overlap);
     // Sent back up, above the floor, at about the speed it came in with.
     assert!(g.pos[0][1] > 0.0, "y = {}", g.pos[0][1]);
+}
+
+/// The soft landing on the GPU, step for step with the CPU: the GPU's
+/// detection reads an open segment's solid side as the CPU's does, so the
+/// one-sided floor sends the grain back up and the two-sided one lets it
+/// through, on both.
+#[test]
+fn the_gpu_holds_a_grain_on_the_solid_side_of_an_open_floor_as_the_cpu_does() {
+    use hourglass::backend::{Device, select};
+    use hourglass::scene::BackendChoice;
+    if gpu_common::context().is_none() {
+        return;
+    }
+    for (side, above) in [("solid_side = \"left\"\n", true), ("", false)] {
+        let s = setup(&landing_text(side)).unwrap();
+        let grid = grid_for(&s).unwrap();
+        let mut cpu = cpu_backend(&s, grid);
+        let mut gpu = select(&s, grid, BackendChoice::Gpu, Device::Open, &mut Vec::new()).unwrap();
+        // 70 ms: in at 1 m/s, 1.58 cm deep at 25 ms and out again at 50 ms
+        // (half a period pi sqrt(m / k_s)), or through the line at 11 ms.
+        for _ in 0..700 {
+            cpu.step(&s.params).unwrap();
+            gpu.step(&s.params).unwrap();
+        }
+        let (c, g) = (cpu.grains().unwrap().clone(), gpu.grains().unwrap().clone());
+        let (y, vy) = (g.pos[0][1], g.vel[0][1]);
+        assert!((y - c.pos[0][1]).abs() < 1e-5, "{side:?}: gpu y {y}, cpu y {}", c.pos[0][1]);
+        assert!((vy - c.vel[0][1]).abs() < 1e-3, "{side:?}: gpu vy {vy}, cpu vy {}", c.vel[0][1]);
+        if above {
+            assert!(y > 0.01 && vy > 0.5, "one-sided: y {y}, vy {vy}");
+        } else {
+            assert!(y < -0.01 && vy < -0.5, "two-sided: y {y}, vy {vy}");
+        }
+    }
 }
 
 /// The lab's fed column with its soft spring, `--ks 4000`: 120 particles of
