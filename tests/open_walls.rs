@@ -40,7 +40,9 @@ fn run(text: &str) -> (hourglass::Result<Summary>, Grains, tempfile::TempDir) {
 /// The start of the error a run stops with when grains are lost.
 fn lost(err: &Error) -> Option<(u64, String)> {
     match err {
-        Error::Diverged { step, problem } if problem.contains("lost through the walls") => Some((*step, problem.clone())),
+        Error::Diverged { step, problem } if problem.contains("lost through the walls") => {
+            Some((*step, problem.clone()))
+        }
         _ => None,
     }
 }
@@ -137,11 +139,7 @@ fn the_bounds_are_stated_the_walls_box_of_a_closed_outline_or_derived() {
     let closed = setup(&format!("{boxed}{grain}")).unwrap();
     assert_eq!(closed.region().bbox, [-1.0, 0.0, 1.0, 1.0]);
     // Stated bounds win over both.
-    let stated = setup(&format!(
-        "{}bounds = [-2.0, -0.5, 4.0, 1.0]\n{grain}",
-        FLOOR
-    ))
-    .unwrap();
+    let stated = setup(&format!("{}bounds = [-2.0, -0.5, 4.0, 1.0]\n{grain}", FLOOR)).unwrap();
     assert_eq!(stated.region().bbox, [-2.0, -0.5, 4.0, 1.0]);
 }
 
@@ -149,7 +147,10 @@ fn the_bounds_are_stated_the_walls_box_of_a_closed_outline_or_derived() {
 fn a_grain_listed_outside_a_closed_box_is_refused_as_before() {
     let boxed = "[walls]\nsegments = [[0.0, 0.0, 1.0, 0.0], [1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, 0.0]]\n";
     // A grain listed outside the box is refused at the start.
-    let s = setup(&format!("{boxed}[grains]\nlist = [[0.5, 0.5, 0.0, 0.0, 0.01], [1.2, 0.5, 0.0, 0.0, 0.01]]\n")).unwrap();
+    let s = setup(&format!(
+        "{boxed}[grains]\nlist = [[0.5, 0.5, 0.0, 0.0, 0.01], [1.2, 0.5, 0.0, 0.0, 0.01]]\n"
+    ))
+    .unwrap();
     let err = check_initial_state(&s, &grid_for(&s).unwrap()).unwrap_err().to_string();
     assert!(err.starts_with("open.toml: "), "{err}");
     assert!(err.contains("grains.list[1]"), "{err}");
@@ -162,12 +163,32 @@ fn a_grain_listed_outside_a_closed_box_is_refused_as_before() {
 #[test]
 fn walls_bounds_must_be_finite_ordered_and_hold_the_walls_and_the_grains() {
     let grain = "[grains]\nlist = [[0.0, 0.1, 0.0, 0.0, 0.003]]\n";
-    let err = |bounds: &str| setup(&format!("{FLOOR}bounds = {bounds}\n{grain}")).unwrap_err().to_string();
-    assert!(err("[-2.0, -1.0, nan, 1.0]").contains("walls.bounds"), "{}", err("[-2.0, -1.0, nan, 1.0]"));
-    assert!(err("[4.0, -1.0, -2.0, 1.0]").contains("walls.bounds"), "{}", err("[4.0, -1.0, -2.0, 1.0]"));
-    assert!(err("[-2.0, -1.0, 4.0]").contains("walls.bounds"), "{}", err("[-2.0, -1.0, 4.0]"));
+    let err = |bounds: &str| {
+        setup(&format!("{FLOOR}bounds = {bounds}\n{grain}"))
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(
+        err("[-2.0, -1.0, nan, 1.0]").contains("walls.bounds"),
+        "{}",
+        err("[-2.0, -1.0, nan, 1.0]")
+    );
+    assert!(
+        err("[4.0, -1.0, -2.0, 1.0]").contains("walls.bounds"),
+        "{}",
+        err("[4.0, -1.0, -2.0, 1.0]")
+    );
+    assert!(
+        err("[-2.0, -1.0, 4.0]").contains("walls.bounds"),
+        "{}",
+        err("[-2.0, -1.0, 4.0]")
+    );
     // The floor reaches x = 3.
-    assert!(err("[-2.0, -1.0, 2.0, 1.0]").contains("walls.bounds"), "{}", err("[-2.0, -1.0, 2.0, 1.0]"));
+    assert!(
+        err("[-2.0, -1.0, 2.0, 1.0]").contains("walls.bounds"),
+        "{}",
+        err("[-2.0, -1.0, 2.0, 1.0]")
+    );
     // Grains outside stated bounds are refused at the start.
     let s = setup(&format!("{FLOOR}bounds = [-2.0, -1.0, 4.0, 0.05]\n{grain}")).unwrap();
     let e = check_initial_state(&s, &grid_for(&s).unwrap()).unwrap_err().to_string();
@@ -178,12 +199,18 @@ fn walls_bounds_must_be_finite_ordered_and_hold_the_walls_and_the_grains() {
 #[test]
 fn solid_side_must_name_a_side_for_the_segments() {
     let grain = "[grains]\nlist = [[0.0, 0.1, 0.0, 0.0, 0.003]]\n";
-    let err = |side: &str| setup(&format!("{FLOOR}solid_side = {side}\n{grain}")).unwrap_err().to_string();
+    let err = |side: &str| {
+        setup(&format!("{FLOOR}solid_side = {side}\n{grain}"))
+            .unwrap_err()
+            .to_string()
+    };
     for bad in ["\"up\"", "1.0", "[\"left\", \"right\"]", "[\"left\", 2]"] {
         let e = err(bad);
         assert!(e.contains("walls.solid_side"), "{bad}: {e}");
     }
-    let hourglass = setup("[walls]\nsolid_side = \"left\"\n[grains]\ncount = 10\n").unwrap_err().to_string();
+    let hourglass = setup("[walls]\nsolid_side = \"left\"\n[grains]\ncount = 10\n")
+        .unwrap_err()
+        .to_string();
     assert!(hourglass.contains("walls.solid_side"), "{hourglass}");
     // Both forms are read and written back.
     for good in ["\"left\"", "[\"right\"]", "\"both\""] {
@@ -246,8 +273,16 @@ fn the_gpu_holds_a_grain_on_the_solid_side_of_an_open_floor_as_the_cpu_does() {
         }
         let (c, g) = (cpu.grains().unwrap().clone(), gpu.grains().unwrap().clone());
         let (y, vy) = (g.pos[0][1], g.vel[0][1]);
-        assert!((y - c.pos[0][1]).abs() < 1e-5, "{side:?}: gpu y {y}, cpu y {}", c.pos[0][1]);
-        assert!((vy - c.vel[0][1]).abs() < 1e-3, "{side:?}: gpu vy {vy}, cpu vy {}", c.vel[0][1]);
+        assert!(
+            (y - c.pos[0][1]).abs() < 1e-5,
+            "{side:?}: gpu y {y}, cpu y {}",
+            c.pos[0][1]
+        );
+        assert!(
+            (vy - c.vel[0][1]).abs() < 1e-3,
+            "{side:?}: gpu vy {vy}, cpu vy {}",
+            c.vel[0][1]
+        );
         if above {
             assert!(y > 0.01 && vy > 0.5, "one-sided: y {y}, vy {vy}");
         } else {
@@ -278,7 +313,6 @@ fn the_fed_column_with_soft_springs_keeps_every_particle() {
     let mut out = ResultDir::create(&scene.run.out, &setup.scene.to_toml()).unwrap();
     let started = std::time::Instant::now();
     let summary = sim::run(&setup, backend.as_mut(), &mut out, &mut sim::Silent).unwrap();
-    let g = backend.grains().unwrap();
     assert_eq!((summary.steps, summary.grains, summary.lost_grains), (60_000, 120, 0));
     // Every particle above weighs on the bottom one: the floor's mean force
     // over the last 40 s (5 periods of the sway) is their weight, 120 m g, a
@@ -286,7 +320,9 @@ fn the_fed_column_with_soft_springs_keeps_every_particle() {
     // landings pressed it more than a radius in, and the one-sided floor
     // held it.
     let bottom = |g: &Grains| {
-        let b = (0..g.len()).min_by(|&a, &b| g.pos[a][1].total_cmp(&g.pos[b][1])).unwrap();
+        let b = (0..g.len())
+            .min_by(|&a, &b| g.pos[a][1].total_cmp(&g.pos[b][1]))
+            .unwrap();
         f64::from(g.radius[b] - g.pos[b][1])
     };
     let g = backend.grains().unwrap();
@@ -308,7 +344,10 @@ fn the_fed_column_with_soft_springs_keeps_every_particle() {
         started.elapsed().as_secs_f64()
     );
     let rest = 120.0 * 9.81 / 4000.0;
-    assert!((mean - rest).abs() < 0.02 * rest, "mean bottom overlap {mean} m, at rest {rest} m");
+    assert!(
+        (mean - rest).abs() < 0.02 * rest,
+        "mean bottom overlap {mean} m, at rest {rest} m"
+    );
     assert!(summary.max_overlap > 0.3, "max overlap {} m", summary.max_overlap);
 }
 

@@ -205,7 +205,10 @@ fn merge_key(p: [f64; 2]) -> (i64, i64) {
 /// those of zero length) lies on a loop, and some line does.
 pub fn is_closed(outline: &[[[f64; 2]; 2]]) -> bool {
     let looped = on_loops(outline, merge_key);
-    let lines = outline.iter().zip(&looped).filter(|(l, _)| merge_key(l[0]) != merge_key(l[1]));
+    let lines = outline
+        .iter()
+        .zip(&looped)
+        .filter(|(l, _)| merge_key(l[0]) != merge_key(l[1]));
     let mut any = false;
     for (_, on) in lines {
         if !on {

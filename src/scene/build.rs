@@ -350,7 +350,9 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         stated: w.bounds,
         outline: &walls,
         closed: &closed,
-        grains: std::iter::once(&grains).chain(emitters.iter().map(|e| &e.grains)).collect(),
+        grains: std::iter::once(&grains)
+            .chain(emitters.iter().map(|e| &e.grains))
+            .collect(),
         gravity: scene.gravity,
         origin: &origin,
     }

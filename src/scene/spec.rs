@@ -94,7 +94,10 @@ pub struct WallsSpec {
     pub bounds: Option<[f64; 4]>,
     /// The side of the open `segments` that holds the grains: one for all,
     /// or one per segment. Default: two-sided.
-    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "super::strict::solid_side")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::strict::solid_side"
+    )]
     pub solid_side: Option<SolidSide>,
 }
 
