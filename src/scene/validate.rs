@@ -145,8 +145,8 @@ impl Scene {
             c.finite("walls.neck_y", y)?;
         }
         if let Some(b) = w.bounds {
-            for (v, name) in b.iter().zip(["xmin", "ymin", "xmax", "ymax"]) {
-                c.finite(&format!("walls.bounds ({name})"), *v)?;
+            for (k, v) in b.iter().enumerate() {
+                c.finite(&format!("walls.bounds[{k}]"), *v)?;
             }
             if !(b[0] < b[2] && b[1] < b[3]) {
                 return Err(Error::field(
