@@ -1,7 +1,7 @@
 // Stage reduce: one ReducePartial per workgroup of grains (the host sums the
 // partials in f64). Per grain, with m = 1/im (0 for a fixed grain):
 //   kinetic = 1/2 m |v|^2, potential = -m g . x, momentum = m v,
-//   lost = more than r outside the walls' bounding box (or not finite),
+//   lost = more than r outside the bounds (or not finite),
 //   passed = y < neck_y and not lost,
 //   overlap = max over listed contacts of the overlap at the current positions,
 //   speed = |v|.

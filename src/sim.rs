@@ -279,11 +279,7 @@ impl Run {
         };
         let radius_mean = radii().sum::<f64>() / radii().count().max(1) as f64;
         let capacity = setup.scene.solver.contact_capacity as usize;
-        let region = Region {
-            gravity: p.gravity,
-            neck_y: setup.neck_y as f32,
-            bbox: setup.walls(true).bounding_box(),
-        };
+        let region = setup.region();
         let grid = grid_for(setup)?;
         // A soft contact is an overlap; a rigid one closes to gap 0 within solver.tol.
         let (elastic, touch) = match p.solver {

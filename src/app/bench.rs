@@ -60,11 +60,7 @@ pub fn measure(choice: BackendChoice, n: u64, cfg: &BenchConfig) -> Result<Bench
         p.itmax = cfg.iterations;
         p.tol = 0.0;
     }
-    let region = crate::model::Region {
-        gravity: p.gravity,
-        neck_y: setup.neck_y as f32,
-        bbox: setup.walls(true).bounding_box(),
-    };
+    let region = setup.region();
     for _ in 0..cfg.warmup {
         backend.step(&p)?;
     }

@@ -1,6 +1,6 @@
 //! What a backend starts from: the grid every backend bins into
 //! ([`grid_for`]), the initial state ([`Start`]), and the check that an
-//! explicit grain list starts inside the walls and without overlaps
+//! explicit grain list starts inside the scene's bounds and without overlaps
 //! ([`check_initial_state`]: a grid pass that stops at the first pair of
 //! overlapping grains, then a contact detection on the CPU for the walls).
 
@@ -8,6 +8,7 @@ use crate::cpu::CpuStepper;
 use crate::error::{Error, Result};
 use crate::model::{Body, DemParams, Grains, Grid, ImpulseParams, SolverKind, Walls};
 use crate::scene::Setup;
+use crate::scene::bounds::BoundsRule;
 
 /// The grid every backend bins into: covers the walls, the initial grains and
 /// the emitters' grains, cells of side 2 r_max + alert.
@@ -61,7 +62,9 @@ impl<'a> Start<'a> {
 /// Overlap beyond which two starting bodies are said to overlap, m.
 const OVERLAP_TOL: f32 = 1e-9;
 
-/// Reject explicit grain lists whose grains overlap or start outside the walls' box.
+/// Reject explicit grain lists whose grains overlap or whose centres start
+/// outside the scene's bounds ([`Setup::bounds`]: `walls.bounds`, the walls'
+/// box of a closed outline, or bounds derived around open walls).
 ///
 /// Grains are checked against each other first, by [`first_grain_overlap`],
 /// which stops at the first overlap: 200,000 grains at one point are refused
@@ -70,7 +73,12 @@ const OVERLAP_TOL: f32 = 1e-9;
 /// finds overlaps with the walls in linear time.
 pub fn check_initial_state(setup: &Setup, grid: &Grid) -> Result<()> {
     let walls = setup.walls(true);
-    let bb = walls.bounding_box();
+    let bb = setup.bounds.rect;
+    let outside = match setup.bounds.rule {
+        BoundsRule::Stated => "walls.bounds",
+        BoundsRule::Walls => "the walls' bounding box",
+        BoundsRule::Derived => "the bounds around the walls, the grains and the emitters",
+    };
     for (i, p) in setup.grains.pos.iter().enumerate() {
         if !(p[0] >= bb[0] && p[0] <= bb[2] && p[1] >= bb[1] && p[1] <= bb[3]) {
             return Err(Error::field(
@@ -80,10 +88,7 @@ pub fn check_initial_state(setup: &Setup, grid: &Grid) -> Result<()> {
                 } else {
                     "grains.region".to_string()
                 },
-                format!(
-                    "grain {i} starts at ({}, {}), outside the walls' bounding box",
-                    p[0], p[1]
-                ),
+                format!("grain {i} starts at ({}, {}), outside {outside}", p[0], p[1]),
             ));
         }
     }

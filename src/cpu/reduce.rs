@@ -7,8 +7,8 @@
 //!   potential = sum -m g . x                    J, zero at the origin
 //!   momentum  = sum m v                         N s
 //!   passed    = #{ i : y_i < neck_y, not lost }
-//!   lost      = #{ i : x_i more than r_i outside the walls' bounding box (no
-//!                 part of the grain inside it), or not finite }
+//!   lost      = #{ i : x_i more than r_i outside the bounds (no part of the
+//!                 grain inside them), or not finite }
 //!   overlap   = max over listed contacts of -(gap at the current positions), >= 0
 //!               (signed past a segment with an inside: a crossed centre counts r + depth)
 //! ```

@@ -38,8 +38,8 @@ pub struct Region {
     pub gravity: [f32; 2],
     /// Height of the neck, m: grains below it have passed.
     pub neck_y: f32,
-    /// [xmin, ymin, xmax, ymax] of the walls, m: a grain more than its radius
-    /// outside is lost (and never counted as passed).
+    /// The scene's bounds [xmin, ymin, xmax, ymax], m (`scene::bounds`): a
+    /// grain more than its radius outside is lost (and never counted as passed).
     pub bbox: [f32; 4],
 }
 

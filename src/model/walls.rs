@@ -19,11 +19,17 @@
 //! crossed the segment line gets a negative distance (gap < -r) and the
 //! inward normal, so it is pushed back to the side it came from, never out the
 //! far side. A segment where the rays disagree (a gate across the neck, an
-//! open line) keeps `n = 0` and stays two-sided, as before.
+//! open line) keeps `n = 0` and stays two-sided.
+//!
+//! An open line (on no closed loop) may be given a solid [`Side`]: its `n`
+//! is then the unit normal on that side, and it holds grains on that side
+//! the way an outline holds them inside (a floor, a plate, a funnel). Gate
+//! lines stay two-sided.
 
 use std::collections::HashMap;
 
 use bytemuck::{Pod, Zeroable};
+use serde::{Deserialize, Serialize};
 
 /// Segment ends closer than this (m) are the same corner.
 pub const MERGE_TOLERANCE: f64 = 1e-9;
@@ -39,6 +45,30 @@ pub const INSIDE_RAYS: [[f64; 2]; 4] = [
     [-0.882_947_6, -0.469_471_6],
     [0.173_648_2, -0.984_807_8],
 ];
+
+/// The side of an open segment that holds the grains, as the segment is
+/// walked from its first end to its second; `Both` = two-sided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    #[default]
+    Both,
+    Left,
+    Right,
+}
+
+impl Side {
+    /// The unit normal of the segment [p, q] on this side (zero for `Both`).
+    fn normal(self, p: [f64; 2], q: [f64; 2]) -> [f64; 2] {
+        let e = [q[0] - p[0], q[1] - p[1]];
+        let len = (e[0] * e[0] + e[1] * e[1]).sqrt();
+        match self {
+            Side::Both => [0.0; 2],
+            Side::Left => [-e[1] / len, e[0] / len],
+            Side::Right => [e[1] / len, -e[0] / len],
+        }
+    }
+}
 
 /// A wall segment from `a` to `b` with its inward unit normal `n` (zero =
 /// two-sided). Keep in sync with shaders/shared.wgsl.
@@ -78,19 +108,20 @@ impl Walls {
     /// the outline's segments is found from the outline alone, and the gate
     /// segments stay two-sided.
     pub fn with_gate(outline: &[[[f64; 2]; 2]], gate: &[[[f64; 2]; 2]]) -> Walls {
+        Walls::with_sides(outline, &[], gate)
+    }
+
+    /// As [`Walls::with_gate`], with the solid side `sides[k]` of outline
+    /// line `k` where that line is on no closed loop (a line past the end
+    /// of `sides` is two-sided). A line of a closed loop keeps its inside.
+    pub fn with_sides(outline: &[[[f64; 2]; 2]], sides: &[Side], gate: &[[[f64; 2]; 2]]) -> Walls {
         let lines = [outline, gate].concat();
         let lines = lines.as_slice();
-        let key = |p: [f64; 2]| {
-            (
-                (p[0] / MERGE_TOLERANCE).round() as i64,
-                (p[1] / MERGE_TOLERANCE).round() as i64,
-            )
-        };
         // Only segments on closed loops have an inside: an open polyline (a
         // box without a lid, a funnel's wall) stays two-sided, and it does not
         // count in the inside test (an open funnel wall was once made
         // one-sided the wrong way and let grains through).
-        let looped = on_loops(outline, key);
+        let looped = on_loops(outline, merge_key);
         let closed: Vec<[[f64; 2]; 2]> = outline
             .iter()
             .zip(&looped)
@@ -103,7 +134,7 @@ impl Walls {
         let mut segments = Vec::with_capacity(lines.len());
         for (line, &[p, q]) in lines.iter().enumerate() {
             let mut corner = |p: [f64; 2]| {
-                *index.entry(key(p)).or_insert_with(|| {
+                *index.entry(merge_key(p)).or_insert_with(|| {
                     points.push(p);
                     dirs.push(Vec::new());
                     points.len() - 1
@@ -117,10 +148,12 @@ impl Walls {
             let e = [(q[0] - p[0]) / len, (q[1] - p[1]) / len];
             dirs[ip].push(e);
             dirs[iq].push([-e[0], -e[1]]);
-            let n = if line >= outline.len() || !looped[line] {
+            let n = if line >= outline.len() {
                 [0.0; 2]
-            } else {
+            } else if looped[line] {
                 inward_normal(p, q, &closed)
+            } else {
+                sides.get(line).copied().unwrap_or_default().normal(p, q)
             };
             segments.push(Segment {
                 a: [p[0] as f32, p[1] as f32],
@@ -158,6 +191,32 @@ impl Walls {
         }
         bb
     }
+}
+
+/// The corner a point merges into.
+fn merge_key(p: [f64; 2]) -> (i64, i64) {
+    (
+        (p[0] / MERGE_TOLERANCE).round() as i64,
+        (p[1] / MERGE_TOLERANCE).round() as i64,
+    )
+}
+
+/// Whether `outline` is made of closed loops alone: every line of it (but
+/// those of zero length) lies on a loop, and some line does.
+pub fn is_closed(outline: &[[[f64; 2]; 2]]) -> bool {
+    let looped = on_loops(outline, merge_key);
+    let lines = outline
+        .iter()
+        .zip(&looped)
+        .filter(|(l, _)| merge_key(l[0]) != merge_key(l[1]));
+    let mut any = false;
+    for (_, on) in lines {
+        if !on {
+            return false;
+        }
+        any = true;
+    }
+    any
 }
 
 /// Whether the ray from `x` along `d` crosses the segment [p, q] (the end q
@@ -284,6 +343,7 @@ mod tests {
         ];
         let w = Walls::new(&open);
         assert!(w.segments.iter().all(|s| s.n == [0.0, 0.0]), "{:?}", w.segments);
+        assert!(!is_closed(&open));
         // The same with a lid: the box is a loop with an inside, the funnel
         // walls inside it stay two-sided.
         let mut lid = open.to_vec();
@@ -294,5 +354,34 @@ mod tests {
             n,
             vec![[0.0, 1.0], [1.0, 0.0], [-1.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, -1.0]]
         );
+        // The box is closed, the funnel walls in it are not.
+        assert!(!is_closed(&lid));
+        assert!(is_closed(&[lid[0], lid[1], lid[2], lid[5]]));
+    }
+
+    #[test]
+    fn open_lines_take_their_solid_side_and_loops_and_gates_keep_theirs() {
+        // A floor walked to +x and a wall walked up, held on their left
+        // (above the floor, left of the wall) and right; a triangle whose
+        // inside the sides do not change; a gate.
+        let lines = [
+            [[-1.0, 0.0], [3.0, 0.0]],
+            [[4.0, 0.0], [4.0, 2.0]],
+            [[10.0, 0.0], [11.0, 0.0]],
+            [[11.0, 0.0], [10.0, 1.0]],
+            [[10.0, 1.0], [10.0, 0.0]],
+        ];
+        let sides = [Side::Left, Side::Right, Side::Right, Side::Right, Side::Right];
+        let w = Walls::with_sides(&lines, &sides, &[[[0.0, 1.0], [1.0, 1.0]]]);
+        let n: Vec<[f32; 2]> = w.segments.iter().map(|s| s.n).collect();
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        assert_eq!(
+            n,
+            vec![[0.0, 1.0], [1.0, 0.0], [0.0, 1.0], [-h, -h], [1.0, 0.0], [0.0, 0.0]]
+        );
+        // Fewer sides than lines: the rest are two-sided.
+        let w = Walls::with_sides(&lines[..2], &[Side::Right], &[]);
+        assert_eq!(w.segments[0].n, [0.0, -1.0]);
+        assert_eq!(w.segments[1].n, [0.0, 0.0]);
     }
 }

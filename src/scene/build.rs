@@ -34,6 +34,8 @@ pub struct Setup {
     pub notices: Vec<String>,
     /// The `[[emitters]]`, every grain they will add drawn up front.
     pub emitters: Vec<super::emit::Emitter>,
+    /// Outside these a grain is lost (`walls.bounds`, or found from the walls).
+    pub bounds: super::bounds::Bounds,
 }
 
 impl Setup {
@@ -45,6 +47,15 @@ impl Setup {
     /// The scene has gate lines, so a run settles before it opens them.
     pub fn has_gate(&self) -> bool {
         self.gated
+    }
+
+    /// Where the neck is and what counts as lost ([`Setup::bounds`]).
+    pub fn region(&self) -> crate::model::Region {
+        crate::model::Region {
+            gravity: self.params.gravity,
+            neck_y: self.neck_y as f32,
+            bbox: self.bounds.rect,
+        }
     }
 }
 
@@ -222,7 +233,6 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         resolved.run.duration = Some(DEFAULT_DURATION);
     }
     let emitters = super::emit::emitters(scene);
-    check_emitters(scene, &emitters, &walls, &gate)?;
     // k_n and dt are chosen for every grain of the run, the emitted ones too.
     let mut all = grains.clone();
     for e in &emitters {
@@ -338,7 +348,9 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         kp: scene.impulse.kp as f32,
         integrator,
     };
-    let open = Walls::new(&walls);
+    // Validated: a solid side comes with `segments`, which are `walls` in order.
+    let sides = w.solid_side.as_ref().map_or_else(Vec::new, |s| s.sides(walls.len()));
+    let open = Walls::with_sides(&walls, &sides, &[]);
     let crowd = if s.kind == SolverKind::Crowd {
         Some(std::sync::Arc::new(crowd_of(scene, &open, &all)?))
     } else {
@@ -347,9 +359,21 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     let closed = if gate.is_empty() {
         open.clone()
     } else {
-        Walls::with_gate(&walls, &gate)
+        Walls::with_sides(&walls, &sides, &gate)
     };
     check_grid(scene, &closed, &grains, &emitters, &source_of(scene))?;
+    let bounds = super::bounds::BoundsInput {
+        stated: w.bounds,
+        outline: &walls,
+        closed: &closed,
+        grains: std::iter::once(&grains)
+            .chain(emitters.iter().map(|e| &e.grains))
+            .collect(),
+        gravity: scene.gravity,
+        origin: &origin,
+    }
+    .resolve()?;
+    check_emitters(scene, &emitters, &walls, &gate, bounds.rect)?;
     Ok(Setup {
         scene: resolved,
         closed,
@@ -363,6 +387,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         crowd,
         notices,
         emitters,
+        bounds,
     })
 }
 
@@ -542,7 +567,7 @@ fn check_counts(scene: &Scene, fill: u64, field: &str) -> Result<()> {
 
 /// Refuse an emitter none of whose grains, or some of whose grains, could
 /// ever be added: a grain wider than the walls' box, a centre more than its
-/// radius outside the walls' bounding box (it would be lost at once, as
+/// radius outside the scene's bounds `lost` (it would be lost at once, as
 /// `model::Region` counts it), or a spot that overlaps
 /// a wall line (`walls`, the gate aside: it opens), which is never free, so
 /// the emitter would stop there. Each names `emitters[k].position`, or
@@ -552,10 +577,12 @@ fn check_emitters(
     emitters: &[super::emit::Emitter],
     walls: &[[[f64; 2]; 2]],
     gate: &[[[f64; 2]; 2]],
+    lost: [f32; 4],
 ) -> Result<()> {
     let origin = &scene.origin;
     let b = bbox(&[walls, gate].concat());
     let (width, height) = (b[2] - b[0], b[3] - b[1]);
+    let b = lost.map(f64::from);
     for (k, (e, spec)) in emitters.iter().zip(&scene.emitters).enumerate() {
         let g = &e.grains;
         let f = |key: &str| format!("emitters[{k}].{key}");
@@ -608,7 +635,7 @@ fn check_emitters(
                     origin,
                     &blamed,
                     format!(
-                        "grain {j} would appear at ({}, {}), more than its radius outside the walls' bounding box [{}, {}, {}, {}]: it would be lost at once",
+                        "grain {j} would appear at ({}, {}), more than its radius outside the bounds [{}, {}, {}, {}] where grains are lost (walls.bounds, or the walls' box when they are closed): it would be lost at once",
                         g.pos[j][0], g.pos[j][1], b[0], b[1], b[2], b[3]
                     ),
                 ));

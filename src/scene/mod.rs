@@ -4,6 +4,7 @@
 //! Every key has a default, so an empty file (or no file) is the bundled
 //! hourglass. Unknown keys are errors that name the key and the line.
 
+pub mod bounds;
 pub mod build;
 pub mod emit;
 pub mod fill;

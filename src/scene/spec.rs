@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::walls::Side;
 use crate::model::{Integrator, SolverKind};
 
 /// A whole scene file.
@@ -85,6 +86,37 @@ pub struct WallsSpec {
     /// height, else 0 for the parametric hourglass, else the bottom of the walls.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub neck_y: Option<f64>,
+    /// Bounds [xmin, ymin, xmax, ymax], m: a grain more than its radius
+    /// outside them is lost. Default: the walls' bounding box where closed
+    /// outlines hold the grains, else the box around the walls, the grains
+    /// and the emitters widened on every side (`Setup::bounds`).
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "super::strict::bounds")]
+    pub bounds: Option<[f64; 4]>,
+    /// The side of the open `segments` that holds the grains: one for all,
+    /// or one per segment. Default: two-sided.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::strict::solid_side"
+    )]
+    pub solid_side: Option<SolidSide>,
+}
+
+/// `walls.solid_side`: the side of every open segment, or of each in turn.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum SolidSide {
+    All(Side),
+    Each(Vec<Side>),
+}
+
+impl SolidSide {
+    /// The side of each of `n` segments.
+    pub fn sides(&self, n: usize) -> Vec<Side> {
+        match self {
+            SolidSide::All(side) => vec![*side; n],
+            SolidSide::Each(sides) => sides.clone(),
+        }
+    }
 }
 
 /// A parametric hourglass: two bulbs joined at a neck at y = 0.

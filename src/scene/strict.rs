@@ -44,6 +44,31 @@ pub fn segments<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<[f64; 4]>>
     rows(d, "walls.segments", "[x0, y0, x1, y1] in m")
 }
 
+pub fn bounds<'de, D: Deserializer<'de>>(d: D) -> Result<Option<[f64; 4]>, D::Error> {
+    row(d, "walls.bounds", "[xmin, ymin, xmax, ymax] in m").map(Some)
+}
+
+/// `walls.solid_side`: "left", "right" or "both", or a list of them.
+pub fn solid_side<'de, D: Deserializer<'de>>(d: D) -> Result<Option<super::SolidSide>, D::Error> {
+    use crate::model::walls::Side;
+    let expected = "`walls.solid_side` must be \"left\", \"right\" or \"both\" (the side that holds the grains, walking each segment from its first end), or a list of them, one per segment";
+    let side = |v: &toml::Value| match v.as_str() {
+        Some("left") => Ok(Side::Left),
+        Some("right") => Ok(Side::Right),
+        Some("both") => Ok(Side::Both),
+        _ => Err(D::Error::custom(format!("{expected}; found {v}"))),
+    };
+    let value = toml::Value::deserialize(d)?;
+    match &value {
+        toml::Value::Array(list) => list
+            .iter()
+            .map(side)
+            .collect::<Result<Vec<_>, _>>()
+            .map(|s| Some(super::SolidSide::Each(s))),
+        v => side(v).map(|s| Some(super::SolidSide::All(s))),
+    }
+}
+
 pub fn gate<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<[f64; 4]>>, D::Error> {
     rows(d, "walls.gate", "[x0, y0, x1, y1] in m")
 }

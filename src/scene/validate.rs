@@ -186,6 +186,40 @@ impl Scene {
         if let Some(y) = w.neck_y {
             c.length("walls.neck_y", y)?;
         }
+        if let Some(b) = w.bounds {
+            for (k, v) in b.iter().enumerate() {
+                c.finite(&format!("walls.bounds[{k}]"), *v)?;
+            }
+            if !(b[0] < b[2] && b[1] < b[3]) {
+                return Err(Error::field(
+                    &self.origin,
+                    "walls.bounds",
+                    format!("{b:?} is not [xmin, ymin, xmax, ymax] with xmin < xmax and ymin < ymax"),
+                ));
+            }
+        }
+        if let Some(side) = &w.solid_side {
+            let Some(segments) = &w.segments else {
+                return Err(Error::field(
+                    &self.origin,
+                    "walls.solid_side",
+                    "only goes with `segments`",
+                ));
+            };
+            if let SolidSide::Each(sides) = side
+                && sides.len() != segments.len()
+            {
+                return Err(Error::field(
+                    &self.origin,
+                    "walls.solid_side",
+                    format!(
+                        "lists {} sides for {} segments: give one side for all, or one per segment",
+                        sides.len(),
+                        segments.len()
+                    ),
+                ));
+            }
+        }
 
         let g = &self.grains;
         c.positive("grains.radius_mean", g.radius_mean)?;

@@ -183,11 +183,7 @@ fn packed_from(name: &str, setup: &Setup, grains: Grains, steps: u64, seconds: f
         capacity: setup.scene.solver.contact_capacity as usize,
         max_speed: speed,
         grains,
-        region: Region {
-            gravity: setup.params.gravity,
-            neck_y: setup.neck_y as f32,
-            bbox: walls.bounding_box(),
-        },
+        region: setup.region(),
         walls,
         grid: backend::grid_for(setup)?,
         settle_steps: steps,
