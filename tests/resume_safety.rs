@@ -222,6 +222,7 @@ fn a_damaged_state_is_refused_naming_state_json_and_dir_is_unchanged() {
         ("grains.inv_mass", Box::new(|s| s["grains"]["inv_mass"][7] = (-1.0).into())),
         ("step", Box::new(|s| s["step"] = u64::MAX.into())),
         ("grains.id", Box::new(|s| s["grains"]["id"][1] = s["grains"]["id"][0].clone())),
+        ("grains.pos", Box::new(|s| s["grains"]["pos"][2][1] = (-1e30).into())),
         ("frames", Box::new(|s| s["frames"][1][1] = "../../elsewhere.vtp".into())),
         ("waiting", Box::new(|s| s["emitted"] = vec![0].into())),
         (

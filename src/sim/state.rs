@@ -379,6 +379,21 @@ impl State {
                 *slot = k;
             }
         }
+        // A state is saved only while every grain is inside the walls (as
+        // the run's totals count it: within its radius of their bounding box).
+        let bb = setup.walls(true).bounding_box();
+        for (i, (p, &r)) in self.grains.pos.iter().zip(&self.grains.radius).enumerate() {
+            let inside = p[0] >= bb[0] - r && p[0] <= bb[2] + r && p[1] >= bb[1] - r && p[1] <= bb[3] + r;
+            if !inside {
+                return Err(bad(
+                    "grains.pos",
+                    format!(
+                        "grain {} at ({}, {}) m is outside the walls (a saved state has every grain inside)",
+                        self.grains.id[i], p[0], p[1]
+                    ),
+                ));
+            }
+        }
         // Equal but for the last bits of an f32 (a device may round-trip them).
         let same = |a: f32, b: f32| (a - b).abs() <= 1e-6 * a.abs().max(b.abs());
         let g = &self.grains;
