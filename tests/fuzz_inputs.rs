@@ -303,31 +303,20 @@ fn nasty() -> impl Strategy<Value = serde_json::Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(CASES / 8)
-    ))]
-
-    /// Bytes flipped, cut, deleted or duplicated: one error naming state.json, never a panic.
-    #[test]
-    fn state_reader_survives_damaged_state_files(mutations in proptest::collection::vec(mutation(), 1..5)) {
-        let files = [std::fs::read(saved_run().join("d/state.json")).unwrap()];
-        check_state(&damaged(&files, 0, &mutations))?;
-    }
-}
-
-proptest! {
     // Each case runs the binary (tens of milliseconds).
     #![proptest_config(ProptestConfig::with_cases(
         std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(48)
     ))]
 
-    /// One value of a real state set to a nasty one, then `run --resume`:
-    /// the run goes on or stops with one line, never a panic, and a
-    /// refusal that names state.json leaves the directory as it was.
+    /// One value of a real state set to a nasty one, and in some cases
+    /// its bytes damaged too, then `run --resume`: the run goes on or stops
+    /// with one line, never a panic, and a refusal that names state.json
+    /// leaves the directory as it was.
     #[test]
     fn resume_survives_damaged_state_values(
         pick in any::<proptest::sample::Index>(),
         to in nasty(),
+        bytes in proptest::option::of(proptest::collection::vec(mutation(), 1..4)),
     ) {
         let mut state = saved_state();
         let mut all = Vec::new();
@@ -341,7 +330,12 @@ proptest! {
         for rel in [".hourglass-result", "scene.toml", "diagnostics.csv", "summary.json", "frames.pvd", "walls.vtp"] {
             std::fs::copy(saved_run().join("d").join(rel), dir.join(rel)).unwrap();
         }
-        std::fs::write(dir.join("state.json"), serde_json::to_string(&state).unwrap()).unwrap();
+        let text = serde_json::to_string(&state).unwrap().into_bytes();
+        let text = damaged(&[text], 0, bytes.as_deref().unwrap_or_default());
+        if bytes.is_some() {
+            check_state(&text)?;
+        }
+        std::fs::write(dir.join("state.json"), &text).unwrap();
         for e in std::fs::read_dir(saved_run().join("d/frames")).unwrap() {
             let e = e.unwrap();
             std::fs::copy(e.path(), dir.join("frames").join(e.file_name())).unwrap();
