@@ -60,7 +60,9 @@ pub struct RunArgs {
     /// Go on from the last saved state of the result directory DIR (a
     /// finished or interrupted run) for --steps/--duration more, with the
     /// scene given (else DIR/scene.toml) and the flags: solver, dt and the
-    /// contact law may change. Rows, frames and summary.json are written to DIR.
+    /// contact law may change; walls, fill and emitters may not. Rows, frames
+    /// and summary.json are written to DIR; a finished run's summary.json is
+    /// kept as DIR/segments/summary_NNNNNN.json. A refused resume changes nothing.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "force", "window", "grains", "mesh"])]
     pub resume: Option<PathBuf>,
 }
@@ -69,7 +71,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     // A resumed run reads its state first; everything that can refuse it is
     // checked (see `resumed`) before anything in DIR is written.
     let state = match &args.resume {
-        Some(dir) => Some(hourglass::sim::State::read(dir)?),
+        Some(dir) => Some(hourglass::sim::State::load(dir)?),
         None => None,
     };
     let mut scene = match (&args.scene, &args.resume) {
@@ -257,6 +259,7 @@ fn resumed(
         });
     }
     let dir = &setup.scene.run.out;
+    state.validate(dir)?;
     let saved_path = dir.join("scene.toml");
     let saved = Scene::load(&saved_path)?;
     state.fits(setup, &saved, &saved_path, &dir.join(hourglass::output::STATE))?;

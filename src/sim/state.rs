@@ -144,8 +144,25 @@ impl SavedContacts {
 pub const STATE_VERSION: u32 = 1;
 
 impl State {
-    /// DIR/state.json, or an error naming it.
-    pub fn read(dir: &std::path::Path) -> Result<State> {
+    /// DIR/state.json, checked ([`State::load`] then [`State::check`]), or
+    /// an error naming it and the key at fault.
+    pub fn read(dir: &Path) -> Result<State> {
+        let state = State::load(dir)?;
+        state.validate(dir)?;
+        Ok(state)
+    }
+
+    /// [`State::check`] as an error naming DIR/state.json and the key.
+    pub fn validate(&self, dir: &Path) -> Result<()> {
+        self.check().map_err(|(field, problem)| Error::ResultFile {
+            path: dir.join(crate::output::STATE),
+            message: format!("field `{field}`: {problem}"),
+        })
+    }
+
+    /// DIR/state.json as it is written (read and of this version, its values
+    /// not checked), or an error naming it.
+    pub fn load(dir: &Path) -> Result<State> {
         let path = dir.join(crate::output::STATE);
         let bad = |message: String| Error::ResultFile {
             path: path.clone(),
@@ -163,9 +180,6 @@ impl State {
                 "state version {} (this build reads {STATE_VERSION})",
                 state.version
             )));
-        }
-        if let Err((field, problem)) = state.check() {
-            return Err(bad(format!("field `{field}`: {problem}")));
         }
         Ok(state)
     }
