@@ -239,7 +239,10 @@ impl Run {
         } else {
             0
         };
-        let room = r.discharge.checked_add(settle_left).and_then(|k| k.checked_add(state.step));
+        let room = r
+            .discharge
+            .checked_add(settle_left)
+            .and_then(|k| k.checked_add(state.step));
         r.discharge = match (state.discharge_steps.checked_add(r.discharge), room) {
             (Some(d), Some(_)) => d,
             _ => {

@@ -237,7 +237,10 @@ fn damage(state: &mut serde_json::Value, pointer: &str, to: serde_json::Value) {
 fn damaged_state_values_are_one_error_naming_state_json_and_the_key() {
     use serde_json::json;
     let good = saved_state();
-    assert!(good["contacts"]["words"].as_array().is_some_and(|w| !w.is_empty()), "no saved contacts");
+    assert!(
+        good["contacts"]["words"].as_array().is_some_and(|w| !w.is_empty()),
+        "no saved contacts"
+    );
     let n = good["grains"]["id"].as_array().unwrap().len();
     let shorter = |v: &serde_json::Value| {
         let mut v = v.as_array().unwrap().clone();
@@ -263,7 +266,11 @@ fn damaged_state_values_are_one_error_naming_state_json_and_the_key() {
         ("times", "/times/1", json!(-5.0)),
         ("contacts.words", "/contacts/words/0", json!(1_000_000)),
         ("contacts.words", "/contacts/words", shorter(&good["contacts"]["words"])),
-        ("contacts.order", "/contacts/order/1", good["contacts"]["order"][0].clone()),
+        (
+            "contacts.order",
+            "/contacts/order/1",
+            good["contacts"]["order"][0].clone(),
+        ),
     ];
     for (key, pointer, to) in cases {
         let mut s = good.clone();
@@ -271,15 +278,24 @@ fn damaged_state_values_are_one_error_naming_state_json_and_the_key() {
         let message = check_state(serde_json::to_string(&s).unwrap().as_bytes())
             .unwrap()
             .unwrap_or_else(|| panic!("{pointer} damaged was read as a good state"));
-        assert!(message.contains(&format!("`{key}`")), "{pointer}: does not name `{key}`: {message}");
+        assert!(
+            message.contains(&format!("`{key}`")),
+            "{pointer}: does not name `{key}`: {message}"
+        );
     }
-    assert_eq!(check_state(serde_json::to_string(&good).unwrap().as_bytes()).unwrap(), None);
+    assert_eq!(
+        check_state(serde_json::to_string(&good).unwrap().as_bytes()).unwrap(),
+        None
+    );
 }
 
 /// Every number and flag of a state, as JSON pointers.
 fn leaves(v: &serde_json::Value, at: String, out: &mut Vec<String>) {
     match v {
-        serde_json::Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| leaves(x, format!("{at}/{i}"), out)),
+        serde_json::Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .for_each(|(i, x)| leaves(x, format!("{at}/{i}"), out)),
         serde_json::Value::Object(o) => o.iter().for_each(|(k, x)| leaves(x, format!("{at}/{k}"), out)),
         _ => out.push(at),
     }

@@ -95,8 +95,15 @@ impl Lab {
         assert_eq!(o.status.code(), Some(1), "not refused: {err}");
         assert_eq!(err.lines().count(), 1, "not one line: {err}");
         assert!(!err.contains("panicked"), "{err}");
-        assert!(before == after, "DIR changed by a refused resume ({err}): {}", diff(&before, &after));
-        err.trim().strip_prefix("hourglass: ").unwrap_or_else(|| panic!("{err}")).to_string()
+        assert!(
+            before == after,
+            "DIR changed by a refused resume ({err}): {}",
+            diff(&before, &after)
+        );
+        err.trim()
+            .strip_prefix("hourglass: ")
+            .unwrap_or_else(|| panic!("{err}"))
+            .to_string()
     }
 
     fn state(&self) -> serde_json::Value {
@@ -142,8 +149,15 @@ fn diff(a: &BTreeMap<PathBuf, Option<Vec<u8>>>, b: &BTreeMap<PathBuf, Option<Vec
 
 /// The message names `file` and the key `key` (in backquotes).
 fn names(message: &str, file: &Path, key: &str) {
-    assert!(message.contains(&file.display().to_string()), "does not name {}: {message}", file.display());
-    assert!(message.contains(&format!("`{key}`")), "does not name `{key}`: {message}");
+    assert!(
+        message.contains(&file.display().to_string()),
+        "does not name {}: {message}",
+        file.display()
+    );
+    assert!(
+        message.contains(&format!("`{key}`")),
+        "does not name `{key}`: {message}"
+    );
 }
 
 #[test]
@@ -201,13 +215,19 @@ fn moved_or_smaller_walls_are_refused_and_dir_is_unchanged() {
 #[test]
 fn another_fill_count_or_seed_is_refused_and_dir_is_unchanged() {
     let lab = Lab::new();
-    for (grains, key) in [("count = 60\nseed = 1", "grains.count"), ("count = 45\nseed = 2", "grains.seed")] {
+    for (grains, key) in [
+        ("count = 60\nseed = 1", "grains.count"),
+        ("count = 45\nseed = 2", "grains.seed"),
+    ] {
         let b = lab.scene_b(&scene(WALLS_10, grains, ""));
         let m = lab.refused(Some(&b));
         names(&m, &b, key);
     }
     // What may change does: another solver and dt.
-    let b = lab.scene_b(&format!("{}", scene_a().replace("kind = \"nlgs\"", "kind = \"nlgs\"\ndt = 0.0005")));
+    let b = lab.scene_b(&format!(
+        "{}",
+        scene_a().replace("kind = \"nlgs\"", "kind = \"nlgs\"\ndt = 0.0005")
+    ));
     ok(&lab.resume(Some(&b), 5));
 }
 
@@ -217,11 +237,20 @@ fn a_damaged_state_is_refused_naming_state_json_and_dir_is_unchanged() {
     let good = lab.state();
     let path = lab.dir().join("state.json");
     let cases: Vec<(&str, Box<dyn Fn(&mut serde_json::Value)>)> = vec![
-        ("grains.radius", Box::new(|s| s["grains"]["radius"][3] = (-0.003).into())),
+        (
+            "grains.radius",
+            Box::new(|s| s["grains"]["radius"][3] = (-0.003).into()),
+        ),
         ("grains.radius", Box::new(|s| s["grains"]["radius"][0] = 0.0.into())),
-        ("grains.inv_mass", Box::new(|s| s["grains"]["inv_mass"][7] = (-1.0).into())),
+        (
+            "grains.inv_mass",
+            Box::new(|s| s["grains"]["inv_mass"][7] = (-1.0).into()),
+        ),
         ("step", Box::new(|s| s["step"] = u64::MAX.into())),
-        ("grains.id", Box::new(|s| s["grains"]["id"][1] = s["grains"]["id"][0].clone())),
+        (
+            "grains.id",
+            Box::new(|s| s["grains"]["id"][1] = s["grains"]["id"][0].clone()),
+        ),
         ("grains.pos", Box::new(|s| s["grains"]["pos"][2][1] = (-1e30).into())),
         ("frames", Box::new(|s| s["frames"][1][1] = "../../elsewhere.vtp".into())),
         ("waiting", Box::new(|s| s["emitted"] = vec![0].into())),
@@ -261,7 +290,10 @@ fn a_state_without_room_for_the_steps_is_refused() {
 /// The file names of `dir/segments`, sorted.
 fn segments(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir.join("segments"))
-        .map(|r| r.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect())
+        .map(|r| {
+            r.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
         .unwrap_or_default();
     names.sort();
     names
@@ -285,7 +317,10 @@ fn each_finished_segment_keeps_its_summary() {
     assert_eq!(summaries.iter().map(|s| s.steps).collect::<Vec<_>>(), [10, 15]);
     // The manifest lists them: a new run into DIR removes them.
     let manifest = std::fs::read_to_string(dir.join(".hourglass-result")).unwrap();
-    assert!(manifest.lines().any(|l| l == "segments/summary_000001.json"), "{manifest}");
+    assert!(
+        manifest.lines().any(|l| l == "segments/summary_000001.json"),
+        "{manifest}"
+    );
     ok(&hourglass(&[
         "run",
         lab.path("a.toml").to_str().unwrap(),

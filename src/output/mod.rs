@@ -217,7 +217,10 @@ impl ResultDir {
         for folder in ["frames", SEGMENTS] {
             let path = dir.join(folder);
             if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.file_type().is_dir()) {
-                return Err(refuse(&path, "exists and is not a folder hourglass wrote; move it away".to_string()));
+                return Err(refuse(
+                    &path,
+                    "exists and is not a folder hourglass wrote; move it away".to_string(),
+                ));
             }
         }
         // The frames this run writes come after the state's.

@@ -80,7 +80,15 @@ impl SavedContacts {
         }
         let contacts: &[Contact] = bytemuck::cast_slice(&self.words[..]);
         for (k, c) in contacts.iter().enumerate() {
-            let floats = [c.gap, c.inv_mass_sum, c.impulse, c.normal[0], c.normal[1], c.impulse_t, c.bounce];
+            let floats = [
+                c.gap,
+                c.inv_mass_sum,
+                c.impulse,
+                c.normal[0],
+                c.normal[1],
+                c.impulse_t,
+                c.bounce,
+            ];
             let other_ok = match Body::decode(c.other) {
                 Body::Grain(j) => (j as usize) < grains,
                 _ => true,
@@ -210,18 +218,30 @@ impl State {
         }
         let finite2 = |v: &[f32; 2]| v[0].is_finite() && v[1].is_finite();
         if let Some(i) = g.pos.iter().position(|p| !finite2(p)) {
-            return fail("grains.pos", format!("entry {i} is {:?}: positions must be finite", g.pos[i]));
+            return fail(
+                "grains.pos",
+                format!("entry {i} is {:?}: positions must be finite", g.pos[i]),
+            );
         }
         if let Some(i) = g.vel.iter().position(|v| !finite2(v)) {
-            return fail("grains.vel", format!("entry {i} is {:?}: velocities must be finite", g.vel[i]));
+            return fail(
+                "grains.vel",
+                format!("entry {i} is {:?}: velocities must be finite", g.vel[i]),
+            );
         }
         if let Some(i) = g.radius.iter().position(|&r| !(r.is_finite() && r > 0.0)) {
-            return fail("grains.radius", format!("entry {i} is {}: a radius must be finite and > 0", g.radius[i]));
+            return fail(
+                "grains.radius",
+                format!("entry {i} is {}: a radius must be finite and > 0", g.radius[i]),
+            );
         }
         if let Some(i) = g.inv_mass.iter().position(|&m| !(m.is_finite() && m >= 0.0)) {
             return fail(
                 "grains.inv_mass",
-                format!("entry {i} is {}: an inverse mass must be finite and >= 0", g.inv_mass[i]),
+                format!(
+                    "entry {i} is {}: an inverse mass must be finite and >= 0",
+                    g.inv_mass[i]
+                ),
             );
         }
         for (field, values) in [("grains.ang_vel", &g.ang_vel), ("grains.angle", &g.angle)] {
@@ -232,7 +252,15 @@ impl State {
         let mut seen = vec![false; n];
         for (i, &id) in g.id.iter().enumerate() {
             match seen.get_mut(id as usize) {
-                None => return fail("grains.id", format!("entry {i} is {id}: ids are 0 to {} (one per grain)", n.saturating_sub(1))),
+                None => {
+                    return fail(
+                        "grains.id",
+                        format!(
+                            "entry {i} is {id}: ids are 0 to {} (one per grain)",
+                            n.saturating_sub(1)
+                        ),
+                    );
+                }
                 Some(true) => return fail("grains.id", format!("entry {i}: id {id} appears twice")),
                 Some(s) => *s = true,
             }
@@ -247,7 +275,10 @@ impl State {
             );
         }
         if self.tally.steps != self.step {
-            return fail("tally.steps", format!("{} differs from step {}", self.tally.steps, self.step));
+            return fail(
+                "tally.steps",
+                format!("{} differs from step {}", self.tally.steps, self.step),
+            );
         }
         if self.tally.since_row_steps > self.step {
             return fail(
@@ -258,11 +289,17 @@ impl State {
         if self.settling && self.discharge_steps > 0 {
             return fail(
                 "discharge_steps",
-                format!("{} while still settling (the discharge starts when the gate opens)", self.discharge_steps),
+                format!(
+                    "{} while still settling (the discharge starts when the gate opens)",
+                    self.discharge_steps
+                ),
             );
         }
         if !(self.discharge_start.is_finite() && self.discharge_start >= 0.0) {
-            return fail("discharge_start", format!("is {}: it must be finite and >= 0", self.discharge_start));
+            return fail(
+                "discharge_start",
+                format!("is {}: it must be finite and >= 0", self.discharge_start),
+            );
         }
         if !(self.speed.is_finite() && self.speed >= 0.0) {
             return fail("speed", format!("is {}: it must be finite and >= 0", self.speed));
@@ -287,8 +324,12 @@ impl State {
         if self.passed.len() != rows {
             return fail("passed", format!("has {} entries, times has {rows}", self.passed.len()));
         }
-        if let Some(i) = (0..rows).find(|&i| !self.times[i].is_finite() || (i > 0 && self.times[i] < self.times[i - 1])) {
-            return fail("times", format!("entry {i} is {}: times are finite and never decrease", self.times[i]));
+        if let Some(i) = (0..rows).find(|&i| !self.times[i].is_finite() || (i > 0 && self.times[i] < self.times[i - 1]))
+        {
+            return fail(
+                "times",
+                format!("entry {i} is {}: times are finite and never decrease", self.times[i]),
+            );
         }
         if self.frames.len() != rows {
             return fail("frames", format!("has {} entries, times has {rows}", self.frames.len()));
@@ -297,7 +338,10 @@ impl State {
             if *name != crate::output::frame_name(i) || !time.is_finite() {
                 return fail(
                     "frames",
-                    format!("entry {i} is ({time}, {name:?}), expected a finite time and {:?}", crate::output::frame_name(i)),
+                    format!(
+                        "entry {i} is ({time}, {name:?}), expected a finite time and {:?}",
+                        crate::output::frame_name(i)
+                    ),
                 );
             }
         }
@@ -332,7 +376,11 @@ impl State {
             )
         };
         let differs = "differs from the saved run's".to_string();
-        if let Some(field) = difference("walls", &comparable_walls(&saved.walls), &comparable_walls(&scene.walls)) {
+        if let Some(field) = difference(
+            "walls",
+            &comparable_walls(&saved.walls),
+            &comparable_walls(&scene.walls),
+        ) {
             return Err(changed(field, differs));
         }
         if let Some(field) = difference("grains", &saved.grains, &scene.grains) {
@@ -420,7 +468,10 @@ impl State {
             if !same(g.radius[i], fill.radius[k]) {
                 return Err(bad(
                     "grains.radius",
-                    format!("grain {id} has radius {} m, the scene's fill gives it {} m", g.radius[i], fill.radius[k]),
+                    format!(
+                        "grain {id} has radius {} m, the scene's fill gives it {} m",
+                        g.radius[i], fill.radius[k]
+                    ),
                 ));
             }
             if !same(g.inv_mass[i], fill.inv_mass[k]) {
