@@ -209,7 +209,20 @@ impl ResultDir {
                 )
             })
         };
-        for name in FIXED_NAMES.iter().chain(&["scene.partial", "diagnostics.partial"]) {
+        // What a resumed run writes (walls.vtp stays as the first run wrote it).
+        const WRITTEN: &[&str] = &[
+            "scene.toml",
+            "scene.partial",
+            "diagnostics.csv",
+            "diagnostics.partial",
+            "frames.pvd",
+            "frames.partial",
+            "summary.json",
+            "summary.partial",
+            STATE,
+            "state.partial",
+        ];
+        for name in WRITTEN {
             if let Some(e) = not_ours(name) {
                 return Err(e);
             }
