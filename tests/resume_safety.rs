@@ -231,12 +231,15 @@ fn another_fill_count_or_seed_is_refused_and_dir_is_unchanged() {
     ok(&lab.resume(None, 5));
 }
 
+/// A change to a state.json.
+type Damage = Box<dyn Fn(&mut serde_json::Value)>;
+
 #[test]
 fn a_damaged_state_is_refused_naming_state_json_and_dir_is_unchanged() {
     let lab = Lab::new();
     let good = lab.state();
     let path = lab.dir().join("state.json");
-    let cases: Vec<(&str, Box<dyn Fn(&mut serde_json::Value)>)> = vec![
+    let cases: Vec<(&str, Damage)> = vec![
         (
             "grains.radius",
             Box::new(|s| s["grains"]["radius"][3] = (-0.003).into()),

@@ -73,9 +73,13 @@ impl SavedContacts {
             a.checked_add((c as usize).min(self.capacity).checked_mul(per)?)
         });
         if listed != Some(self.words.len()) {
+            let take = listed.map_or("more than fit in memory".to_string(), |k| k.to_string());
             return fail(
                 "contacts.words",
-                format!("has {} words, contacts.count lists other than that", self.words.len()),
+                format!(
+                    "has {} words, the contacts of contacts.count take {take}",
+                    self.words.len()
+                ),
             );
         }
         let contacts: &[Contact] = bytemuck::cast_slice(&self.words[..]);
@@ -200,6 +204,17 @@ impl State {
     /// the saved contact lists within their grains. On failure, the key at
     /// fault and what is wrong with it.
     pub fn check(&self) -> std::result::Result<(), (String, String)> {
+        self.check_grains()?;
+        self.check_counts()?;
+        self.check_rows()?;
+        match &self.contacts {
+            Some(c) => c.check(),
+            None => Ok(()),
+        }
+    }
+
+    /// The grain arrays ([`State::check`]).
+    fn check_grains(&self) -> std::result::Result<(), (String, String)> {
         let fail = |field: &str, problem: String| Err((field.to_string(), problem));
         let g = &self.grains;
         let n = g.pos.len();
@@ -265,6 +280,13 @@ impl State {
                 Some(s) => *s = true,
             }
         }
+        Ok(())
+    }
+
+    /// The step counts, tallies and emitters' lists ([`State::check`]).
+    fn check_counts(&self) -> std::result::Result<(), (String, String)> {
+        let fail = |field: &str, problem: String| Err((field.to_string(), problem));
+        let n = self.grains.pos.len();
         if self.settle_steps.checked_add(self.discharge_steps) != Some(self.step) {
             return fail(
                 "step",
@@ -320,6 +342,12 @@ impl State {
         if emitted.is_none_or(|k| k > n) {
             return fail("emitted", format!("adds up to more than the {n} grains saved"));
         }
+        Ok(())
+    }
+
+    /// The rows' times and counts and the frames ([`State::check`]).
+    fn check_rows(&self) -> std::result::Result<(), (String, String)> {
+        let fail = |field: &str, problem: String| Err((field.to_string(), problem));
         let rows = self.times.len();
         if self.passed.len() != rows {
             return fail("passed", format!("has {} entries, times has {rows}", self.passed.len()));
@@ -349,9 +377,6 @@ impl State {
         if total.is_none() {
             return fail("overlaps", "the counts add up to more than 2^64".to_string());
         }
-        if let Some(c) = &self.contacts {
-            c.check()?;
-        }
         Ok(())
     }
 
@@ -364,43 +389,7 @@ impl State {
     /// and as many as the emitters added. A difference in the scene names
     /// the scene's key, one in the state state.json's.
     pub fn fits(&self, setup: &Setup, saved: &Scene, saved_path: &Path, state: &Path) -> Result<()> {
-        let scene = &setup.scene;
-        let changed = |field: String, what: String| {
-            Error::field(
-                &scene.origin,
-                &field,
-                format!(
-                    "{what} ({}); walls, fill and emitters cannot change on resume",
-                    saved_path.display()
-                ),
-            )
-        };
-        let differs = "differs from the saved run's".to_string();
-        if let Some(field) = difference(
-            "walls",
-            &comparable_walls(&saved.walls),
-            &comparable_walls(&scene.walls),
-        ) {
-            return Err(changed(field, differs));
-        }
-        if let Some(field) = difference("grains", &saved.grains, &scene.grains) {
-            return Err(changed(field, differs));
-        }
-        if saved.emitters.len() != scene.emitters.len() {
-            return Err(changed(
-                "emitters".to_string(),
-                format!(
-                    "the saved run had {} emitters, this scene has {}",
-                    saved.emitters.len(),
-                    scene.emitters.len()
-                ),
-            ));
-        }
-        for (k, (a, b)) in saved.emitters.iter().zip(&scene.emitters).enumerate() {
-            if let Some(field) = difference(&format!("emitters[{k}]"), a, b) {
-                return Err(changed(field, differs));
-            }
-        }
+        unchanged(&setup.scene, saved, saved_path)?;
         let bad = |field: &str, problem: String| Error::ResultFile {
             path: state.to_path_buf(),
             message: format!("field `{field}`: {problem}"),
@@ -486,6 +475,48 @@ impl State {
         }
         Ok(())
     }
+}
+
+/// `scene`'s walls, fill and emitters are those of `saved` (read from
+/// `saved_path`), or an error naming `scene`'s key that differs.
+fn unchanged(scene: &Scene, saved: &Scene, saved_path: &Path) -> Result<()> {
+    let changed = |field: String, what: String| {
+        Error::field(
+            &scene.origin,
+            &field,
+            format!(
+                "{what} ({}); walls, fill and emitters cannot change on resume",
+                saved_path.display()
+            ),
+        )
+    };
+    let differs = "differs from the saved run's".to_string();
+    if let Some(field) = difference(
+        "walls",
+        &comparable_walls(&saved.walls),
+        &comparable_walls(&scene.walls),
+    ) {
+        return Err(changed(field, differs));
+    }
+    if let Some(field) = difference("grains", &saved.grains, &scene.grains) {
+        return Err(changed(field, differs));
+    }
+    if saved.emitters.len() != scene.emitters.len() {
+        return Err(changed(
+            "emitters".to_string(),
+            format!(
+                "the saved run had {} emitters, this scene has {}",
+                saved.emitters.len(),
+                scene.emitters.len()
+            ),
+        ));
+    }
+    for (k, (a, b)) in saved.emitters.iter().zip(&scene.emitters).enumerate() {
+        if let Some(field) = difference(&format!("emitters[{k}]"), a, b) {
+            return Err(changed(field, differs));
+        }
+    }
+    Ok(())
 }
 
 /// The walls with a mesh path made canonical, so that two paths to one file compare equal.
