@@ -68,19 +68,25 @@ pub fn run(setup: &Setup, backend: &mut dyn Backend, out: &mut ResultDir, obs: &
     r.finish(backend, out)
 }
 
-/// [`run`] from a saved state ([`Run::resume`]).
+/// [`run`] from a saved state ([`Run::resume`]) into the result directory
+/// `dir` checked for it: nothing in it changes until the run is set up (a
+/// run that cannot start leaves it as it was); summary.json is written at
+/// the end.
 pub fn resume(
     setup: &Setup,
     state: &State,
     backend: &mut dyn Backend,
-    out: &mut ResultDir,
+    dir: crate::output::Resumable,
     obs: &mut dyn Observer,
 ) -> Result<Summary> {
     let mut r = Run::resume(setup, state, backend, obs)?;
+    let mut out = dir.open(&setup.scene.to_toml(), state.frames.clone())?;
     while !r.done() {
-        r.advance(backend, out, u64::MAX, obs)?;
+        r.advance(backend, &mut out, u64::MAX, obs)?;
     }
-    r.finish(backend, out)
+    let summary = r.finish(backend, &mut out)?;
+    out.finish(&summary)?;
+    Ok(summary)
 }
 
 /// Where a run stands, for a window's title or a live colour scale.
@@ -227,7 +233,29 @@ impl Run {
                 ),
             ));
         }
-        r.discharge += state.discharge_steps;
+        // Every step count of the run must stay below 2^64.
+        let settle_left = if state.settling {
+            r.settle_max.saturating_sub(state.settle_steps)
+        } else {
+            0
+        };
+        let room = r
+            .discharge
+            .checked_add(settle_left)
+            .and_then(|k| k.checked_add(state.step));
+        r.discharge = match (state.discharge_steps.checked_add(r.discharge), room) {
+            (Some(d), Some(_)) => d,
+            _ => {
+                return Err(Error::ResultFile {
+                    path: setup.scene.run.out.join(crate::output::STATE),
+                    message: format!(
+                        "field `step`: {} leaves no room for {} more steps (a step count must stay below 2^64)",
+                        state.step,
+                        r.discharge.saturating_add(settle_left)
+                    ),
+                });
+            }
+        };
         r.n = state.grains.len() as u64;
         r.tally = state.tally.clone();
         r.times = state.times.clone();
@@ -407,6 +435,22 @@ impl Run {
         out.frame(time, grains)?;
         self.times.push(time);
         self.passed.push(t.passed);
+        if t.lost > 0 {
+            // Name the key that holds grains inside the walls in this model.
+            let hint = match self.p.solver {
+                SolverKind::Dem => "lower solver.dt, or stiffen dem.kn",
+                SolverKind::Spring => "lower solver.dt, or stiffen spring.ks",
+                SolverKind::Impulse => "lower solver.dt, or raise impulse.kp",
+                // NSCD and crowd motion: a contact missed between two detections.
+                _ => "lower solver.dt, or raise solver.alert",
+            };
+            return Err(Error::Diverged {
+                step,
+                problem: format!("{} of {} grains lost through the walls ({hint})", t.lost, self.n),
+            });
+        }
+        // Only a state with every grain inside: a run that lost grains stays
+        // resumable from its last good row.
         let state = State {
             version: STATE_VERSION,
             step,
@@ -433,20 +477,6 @@ impl Run {
             ..state
         };
         out.state(&serde_json::to_string(&state).unwrap_or_default())?;
-        if t.lost > 0 {
-            // Name the key that holds grains inside the walls in this model.
-            let hint = match self.p.solver {
-                SolverKind::Dem => "lower solver.dt, or stiffen dem.kn",
-                SolverKind::Spring => "lower solver.dt, or stiffen spring.ks",
-                SolverKind::Impulse => "lower solver.dt, or raise impulse.kp",
-                // NSCD and crowd motion: a contact missed between two detections.
-                _ => "lower solver.dt, or raise solver.alert",
-            };
-            return Err(Error::Diverged {
-                step,
-                problem: format!("{} of {} grains lost through the walls ({hint})", t.lost, self.n),
-            });
-        }
         Ok(t)
     }
 

@@ -1,7 +1,9 @@
 //! Property tests: the scene parser and the gmsh reader, fed arbitrary bytes
 //! and damaged copies of the committed inputs (`scenes/*.toml`,
 //! `meshes/*.msh`: bytes flipped, cut, deleted or duplicated), never panic,
-//! and every error they return names the file it is about.
+//! and every error they return names the file it is about. So does
+//! state.json as `run --resume` reads it, damaged byte by byte or value by
+//! value from a real run's.
 //!
 //! Case counts are bounded ([`CASES`]) so the whole file runs in a few
 //! seconds in release; raise `PROPTEST_CASES` for a longer hunt.
@@ -265,4 +267,219 @@ fn every_error_names_the_file_and_the_key_or_flag() {
             args.join(" ")
         );
     }
+}
+
+// ---- state.json (`run --resume`) ----------------------------------------
+
+/// A 0.10 m box of 30 grains, a row every 5 steps: its result directory
+/// after 10 steps holds a real state.json with contact lists.
+const STATE_SCENE: &str = "version = 1\n[walls]\nsegments = [[0.0, 0.0, 0.1, 0.0], [0.1, 0.0, 0.1, 0.1], [0.1, 0.1, 0.0, 0.1], [0.0, 0.1, 0.0, 0.0]]\n[grains]\ncount = 30\n[solver]\nkind = \"nlgs\"\n[run]\nevery = 5\nbackend = \"cpu\"\n";
+
+/// A result directory of [`STATE_SCENE`] run for 10 steps, made once.
+fn saved_run() -> &'static Path {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let tmp = tempfile::tempdir().unwrap();
+        let scene = tmp.path().join("box.toml");
+        std::fs::write(&scene, STATE_SCENE).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_hourglass"))
+            .args(["run", scene.to_str().unwrap(), "--steps", "10", "-q", "--out"])
+            .arg(tmp.path().join("d"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        tmp
+    })
+    .path()
+}
+
+fn saved_state() -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(saved_run().join("d/state.json")).unwrap()).unwrap()
+}
+
+/// Read `bytes` as DIR/state.json; an error must be one line naming the file.
+fn check_state(bytes: &[u8]) -> Result<Option<String>, TestCaseError> {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("state.json");
+    std::fs::write(&path, bytes).unwrap();
+    match hourglass::sim::State::read(tmp.path()) {
+        Ok(_) => Ok(None),
+        Err(e) => {
+            let message = e.to_string();
+            prop_assert!(
+                message.contains(&path.display().to_string()),
+                "error does not name the file: {}",
+                message
+            );
+            prop_assert!(!message.contains('\n'), "error is not one line: {}", message);
+            Ok(Some(message))
+        }
+    }
+}
+
+/// Damage `state` at `pointer` (a JSON pointer): set it, or drop or repeat an array's last entry.
+fn damage(state: &mut serde_json::Value, pointer: &str, to: serde_json::Value) {
+    *state.pointer_mut(pointer).unwrap_or_else(|| panic!("{pointer}")) = to;
+}
+
+#[test]
+fn damaged_state_values_are_one_error_naming_state_json_and_the_key() {
+    use serde_json::json;
+    let good = saved_state();
+    assert!(
+        good["contacts"]["words"].as_array().is_some_and(|w| !w.is_empty()),
+        "no saved contacts"
+    );
+    let n = good["grains"]["id"].as_array().unwrap().len();
+    let shorter = |v: &serde_json::Value| {
+        let mut v = v.as_array().unwrap().clone();
+        v.pop();
+        serde_json::Value::Array(v)
+    };
+    let cases: Vec<(&str, &str, serde_json::Value)> = vec![
+        ("grains.radius", "/grains/radius/3", json!(-0.003)),
+        ("grains.radius", "/grains/radius/0", json!(0.0)),
+        ("grains.inv_mass", "/grains/inv_mass/5", json!(-2.0)),
+        ("grains.id", "/grains/id/1", good["grains"]["id"][0].clone()),
+        ("grains.id", "/grains/id/2", json!(n)),
+        ("grains.vel", "/grains/vel", shorter(&good["grains"]["vel"])),
+        ("grains.angle", "/grains/angle", shorter(&good["grains"]["angle"])),
+        ("grains.ang_vel", "/grains/ang_vel", shorter(&good["grains"]["ang_vel"])),
+        ("step", "/step", json!(u64::MAX)),
+        ("tally.steps", "/tally/steps", json!(3)),
+        ("discharge_start", "/discharge_start", json!(-1.0)),
+        ("speed", "/speed", json!(-1.0)),
+        ("waiting", "/waiting", json!([true])),
+        ("passed", "/passed", shorter(&good["passed"])),
+        ("frames", "/frames", shorter(&good["frames"])),
+        ("times", "/times/1", json!(-5.0)),
+        ("contacts.words", "/contacts/words/0", json!(1_000_000)),
+        ("contacts.words", "/contacts/words", shorter(&good["contacts"]["words"])),
+        (
+            "contacts.order",
+            "/contacts/order/1",
+            good["contacts"]["order"][0].clone(),
+        ),
+    ];
+    for (key, pointer, to) in cases {
+        let mut s = good.clone();
+        damage(&mut s, pointer, to);
+        let message = check_state(serde_json::to_string(&s).unwrap().as_bytes())
+            .unwrap()
+            .unwrap_or_else(|| panic!("{pointer} damaged was read as a good state"));
+        assert!(
+            message.contains(&format!("`{key}`")),
+            "{pointer}: does not name `{key}`: {message}"
+        );
+    }
+    assert_eq!(
+        check_state(serde_json::to_string(&good).unwrap().as_bytes()).unwrap(),
+        None
+    );
+}
+
+/// Every number and flag of a state, as JSON pointers.
+fn leaves(v: &serde_json::Value, at: String, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .for_each(|(i, x)| leaves(x, format!("{at}/{i}"), out)),
+        serde_json::Value::Object(o) => o.iter().for_each(|(k, x)| leaves(x, format!("{at}/{k}"), out)),
+        _ => out.push(at),
+    }
+}
+
+/// Values that break a state field's domain or its consistency with the others.
+fn nasty() -> impl Strategy<Value = serde_json::Value> {
+    use serde_json::json;
+    prop_oneof![
+        Just(json!(-1.0)),
+        Just(json!(0.0)),
+        Just(json!(-0.003)),
+        Just(json!(1e30)),
+        Just(json!(-1e30)),
+        Just(json!(1e-40)),
+        Just(json!(4294967296u64)),
+        Just(json!(u64::MAX)),
+        Just(json!(true)),
+        (0..100u64).prop_map(|k| json!(k)),
+    ]
+}
+
+proptest! {
+    // Each case runs the binary (tens of milliseconds).
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(48)
+    ))]
+
+    /// One value of a real state set to a nasty one, and in some cases
+    /// its bytes damaged too, then `run --resume`: the run goes on or stops
+    /// with one line, never a panic, and a refusal that names state.json
+    /// leaves the directory as it was.
+    #[test]
+    fn resume_survives_damaged_state_values(
+        pick in any::<proptest::sample::Index>(),
+        to in nasty(),
+        bytes in proptest::option::of(proptest::collection::vec(mutation(), 1..4)),
+    ) {
+        let mut state = saved_state();
+        let mut all = Vec::new();
+        leaves(&state, String::new(), &mut all);
+        let pointer = pick.get(&all).clone();
+        damage(&mut state, &pointer, to);
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("d");
+        std::fs::create_dir_all(dir.join("frames")).unwrap();
+        let mut before = std::collections::BTreeMap::new();
+        for rel in [".hourglass-result", "scene.toml", "diagnostics.csv", "summary.json", "frames.pvd", "walls.vtp"] {
+            std::fs::copy(saved_run().join("d").join(rel), dir.join(rel)).unwrap();
+        }
+        let text = serde_json::to_string(&state).unwrap().into_bytes();
+        let text = damaged(&[text], 0, bytes.as_deref().unwrap_or_default());
+        if bytes.is_some() {
+            check_state(&text)?;
+        }
+        std::fs::write(dir.join("state.json"), &text).unwrap();
+        for e in std::fs::read_dir(saved_run().join("d/frames")).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), dir.join("frames").join(e.file_name())).unwrap();
+        }
+        for e in walk(&dir) {
+            before.insert(e.clone(), std::fs::read(&e).unwrap());
+        }
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_hourglass"))
+            .args(["run", "--resume", dir.to_str().unwrap(), "--steps", "5", "-q"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        prop_assert!(!err.contains("panicked"), "{}: {}", pointer, err);
+        prop_assert!(matches!(out.status.code(), Some(0 | 1)), "{}: {:?} {}", pointer, out.status, err);
+        if !out.status.success() {
+            prop_assert_eq!(err.lines().count(), 1, "{}: {}", pointer, err);
+            if err.contains("state.json") {
+                let after: std::collections::BTreeMap<PathBuf, Vec<u8>> =
+                    walk(&dir).into_iter().map(|p| { let b = std::fs::read(&p).unwrap(); (p, b) }).collect();
+                prop_assert!(before == after, "{}: a refused resume changed DIR: {}", pointer, err);
+            }
+        }
+    }
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
 }

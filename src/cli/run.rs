@@ -60,15 +60,18 @@ pub struct RunArgs {
     /// Go on from the last saved state of the result directory DIR (a
     /// finished or interrupted run) for --steps/--duration more, with the
     /// scene given (else DIR/scene.toml) and the flags: solver, dt and the
-    /// contact law may change. Rows, frames and summary.json are written to DIR.
+    /// contact law may change; walls, fill and emitters may not. Rows, frames
+    /// and summary.json are written to DIR; a finished run's summary.json is
+    /// kept as DIR/segments/summary_NNNNNN.json. A refused resume changes nothing.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "force", "window", "grains", "mesh"])]
     pub resume: Option<PathBuf>,
 }
 
 pub fn run(args: RunArgs) -> Result<()> {
-    // A resumed run reads its state first: a bad DIR is one error, before anything is written.
+    // A resumed run reads its state first; everything that can refuse it is
+    // checked (see `resumed`) before anything in DIR is written.
     let state = match &args.resume {
-        Some(dir) => Some(hourglass::sim::State::read(dir)?),
+        Some(dir) => Some(hourglass::sim::State::load(dir)?),
         None => None,
     };
     let mut scene = match (&args.scene, &args.resume) {
@@ -253,7 +256,10 @@ fn headless(setup: &hourglass::scene::Setup, grid: hourglass::model::Grid, force
 
 /// A run that goes on from `state` in its result directory (`--resume`):
 /// the backend starts from the state's grains on the grid of the scene's
-/// own start (as the first run's), rows and frames are appended.
+/// own start (as the first run's), rows and frames are appended. Everything
+/// that can refuse the resume (the solver, the scene against the saved
+/// run's, the directory's files, the backend) is checked before anything in
+/// the directory changes, so a refused resume leaves it as it was.
 fn resumed(
     setup: &hourglass::scene::Setup,
     grid: hourglass::model::Grid,
@@ -266,6 +272,12 @@ fn resumed(
             what: "resuming a crowd run (`--resume` with solver.kind = \"crowd\")".to_string(),
         });
     }
+    let dir = &setup.scene.run.out;
+    state.validate(dir)?;
+    let saved_path = dir.join("scene.toml");
+    let saved = Scene::load(&saved_path)?;
+    state.fits(setup, &saved, &saved_path, &dir.join(hourglass::output::STATE))?;
+    let target = ResultDir::check_resume(dir, state.step, state.frames.len())?;
     let mut from = setup.clone();
     from.grains = state.grains.clone();
     let mut notices = setup.notices.clone();
@@ -282,21 +294,17 @@ fn resumed(
         }
         eprintln!(
             "hourglass: resuming {} at step {} ({} grains), solver {}, backend {}",
-            setup.scene.run.out.display(),
+            dir.display(),
             state.step,
             state.grains.len(),
             backend.solver(setup.params.solver).name(),
             backend.kind().name()
         );
     }
-    let dir = &setup.scene.run.out;
-    let mut out = ResultDir::resume(dir, &setup.scene.to_toml(), state.frames.clone(), state.step)?;
     let mut terminal = Terminal::new(quiet);
-    let summary = sim::resume(setup, state, backend.as_mut(), &mut out, &mut terminal);
+    let summary = sim::resume(setup, state, backend.as_mut(), target, &mut terminal);
     terminal.clear();
-    let summary = summary?;
-    out.finish(&summary)?;
-    Ok(summary)
+    summary
 }
 
 /// What a headless run shows: its notices on stderr (none with --quiet),

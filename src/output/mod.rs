@@ -7,6 +7,9 @@
 //!   DIR/walls.vtp         the walls after the gate opened
 //!   DIR/summary.json      written last: a directory without it is an
 //!                         interrupted or failed run
+//!   DIR/segments/summary_NNNNNN.json
+//!                         a resumed run's earlier summaries: each
+//!                         `run --resume` moves summary.json here first
 //!   DIR/state.json        the whole state at the last row (grains with spin
 //!                         and angle, step, emitters' progress), replaced
 //!                         atomically at every row: `run --resume DIR` goes on from it
@@ -109,6 +112,11 @@ const FIXED_NAMES: &[&str] = &[
     "state.partial",
 ];
 
+/// The name of the `i`-th frame (from 0) under the result directory.
+pub fn frame_name(i: usize) -> String {
+    format!("frames/frame_{i:06}.vtp")
+}
+
 /// The state file a run replaces at every row (`run --resume`).
 pub const STATE: &str = "state.json";
 
@@ -176,36 +184,82 @@ impl ResultDir {
         })
     }
 
-    /// Reopen the result directory `dir` of an earlier run to go on from its
-    /// state at `step` (`run --resume`): summary.json is removed first (the
-    /// run is not complete until this one ends), scene.toml becomes
-    /// `scene_toml` (the scene the run goes on with), diagnostics.csv keeps
-    /// its rows up to `step` and is appended to, and the frames go on after
-    /// `frames` (the state's list: later frames of a run cut short between a
-    /// frame and its state are overwritten).
-    pub fn resume(dir: &Path, scene_toml: &str, frames: Vec<(f64, String)>, step: u64) -> Result<ResultDir> {
-        let not_ours = |problem: &str| Error::Output {
-            path: dir.to_path_buf(),
-            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, problem.to_string()),
+    /// Check, writing nothing, that the result directory `dir` of an
+    /// earlier run can go on from its state at `step` with `frames` frames
+    /// written (`run --resume`): it has a manifest, diagnostics.csv with this
+    /// version's header, and no file hourglass did not write where the
+    /// resumed run writes. [`Resumable::open`] then makes the changes.
+    pub fn check_resume(dir: &Path, step: u64, frames: usize) -> Result<Resumable> {
+        let refuse = |path: &Path, problem: String| Error::Output {
+            path: path.to_path_buf(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, problem),
         };
-        if Manifest::read(dir)?.is_none() {
-            return Err(not_ours(
-                "is not a result directory of hourglass (no .hourglass-result)",
+        let Some(listed) = Manifest::read(dir)? else {
+            return Err(refuse(
+                dir,
+                format!("is not a result directory of hourglass (no {MANIFEST})"),
             ));
+        };
+        let not_ours = |name: &str| {
+            let path = dir.join(name);
+            (!listed.contains(name) && std::fs::symlink_metadata(&path).is_ok()).then(|| {
+                refuse(
+                    &path,
+                    "exists and was not written by hourglass; move it away (a run never overwrites a file it did not write)"
+                        .to_string(),
+                )
+            })
+        };
+        // What a resumed run writes (walls.vtp stays as the first run wrote it).
+        const WRITTEN: &[&str] = &[
+            "scene.toml",
+            "scene.partial",
+            "diagnostics.csv",
+            "diagnostics.partial",
+            "frames.pvd",
+            "frames.partial",
+            "summary.json",
+            "summary.partial",
+            STATE,
+            "state.partial",
+        ];
+        for name in WRITTEN {
+            if let Some(e) = not_ours(name) {
+                return Err(e);
+            }
         }
-        let mut manifest = Manifest::claim(dir, false)?;
-        manifest.remove(|name| name == "summary.json" || name == "summary.partial")?;
-        for name in ["summary.json", "frames.pvd", STATE] {
-            manifest.atomic_file(name)?;
+        for folder in ["frames", SEGMENTS] {
+            let path = dir.join(folder);
+            if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.file_type().is_dir()) {
+                return Err(refuse(
+                    &path,
+                    "exists and is not a folder hourglass wrote; move it away".to_string(),
+                ));
+            }
         }
-        manifest.folder("frames")?;
-        let path = manifest.atomic_file("diagnostics.csv")?;
-        let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+        // The frames this run writes come after the state's.
+        for name in listed_names(&dir.join("frames"), "frames/") {
+            let index = name
+                .strip_prefix("frames/frame_")
+                .and_then(|n| n.strip_suffix(".vtp").or_else(|| n.strip_suffix(".partial")))
+                .and_then(|n| n.parse::<usize>().ok());
+            if index.is_some_and(|i| i >= frames)
+                && let Some(e) = not_ours(&name)
+            {
+                return Err(e);
+            }
+        }
+        let path = dir.join("diagnostics.csv");
+        let text = std::fs::read_to_string(&path).map_err(|source| Error::ResultIo {
+            path: path.clone(),
+            source,
+        })?;
         let mut lines = text.lines();
         if lines.next().map(str::trim) != Some(DIAGNOSTICS_HEADER) {
-            return Err(not_ours(
-                "diagnostics.csv does not have this version's header: the run cannot be resumed",
-            ));
+            return Err(Error::ResultFile {
+                path,
+                message: "its header is not this version's: the run cannot be resumed".to_string(),
+            });
         }
         let mut kept = format!("{DIAGNOSTICS_HEADER}\n");
         for line in lines {
@@ -215,18 +269,20 @@ impl ResultDir {
                 kept.push('\n');
             }
         }
-        vtk::write_atomic(&path, &kept).map_err(io(&path))?;
-        let scene = manifest.atomic_file("scene.toml")?;
-        vtk::write_atomic(&scene, scene_toml).map_err(io(&scene))?;
-        let file = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .map_err(io(&path))?;
-        Ok(ResultDir {
+        // A finished run's summary is kept as the next segment's.
+        let summary = dir.join("summary.json");
+        let segment = std::fs::symlink_metadata(&summary)
+            .is_ok_and(|m| m.file_type().is_file())
+            .then(|| segment_name(next_segment(dir)));
+        if let Some(name) = &segment
+            && let Some(e) = not_ours(name)
+        {
+            return Err(e);
+        }
+        Ok(Resumable {
             dir: dir.to_path_buf(),
-            diagnostics: BufWriter::new(file),
-            frames,
-            manifest,
+            diagnostics: kept,
+            segment,
         })
     }
 
@@ -274,7 +330,7 @@ impl ResultDir {
 
     /// Write one frame and extend the .pvd collection.
     pub fn frame(&mut self, time: f64, grains: &Grains) -> Result<()> {
-        let name = format!("frames/frame_{:06}.vtp", self.frames.len());
+        let name = frame_name(self.frames.len());
         let path = self.manifest.atomic_file(&name)?;
         vtk::write_atomic(&path, &vtk::grains_vtp(grains)).map_err(io(&path))?;
         self.frames.push((time, name));
@@ -300,6 +356,94 @@ impl ResultDir {
         let text = serde_json::to_string_pretty(summary).unwrap_or_default();
         vtk::write_atomic(&path, &text).map_err(io(&path))
     }
+}
+
+/// A result directory checked for `run --resume` ([`ResultDir::check_resume`]), not yet changed.
+pub struct Resumable {
+    dir: PathBuf,
+    /// diagnostics.csv up to the state's row.
+    diagnostics: String,
+    /// Where the finished run's summary.json goes, if it has one.
+    segment: Option<String>,
+}
+
+impl Resumable {
+    /// Reopen the directory to go on writing: the finished run's
+    /// summary.json (if any) becomes `segments/summary_NNNNNN.json` (the
+    /// run is not complete until this one ends), scene.toml becomes
+    /// `scene_toml` (the scene the run goes on with), diagnostics.csv keeps
+    /// its rows up to the state's step and is appended to, and the frames go
+    /// on after `frames` (the state's list: later frames of a run cut short
+    /// between a frame and its state are overwritten).
+    pub fn open(self, scene_toml: &str, frames: Vec<(f64, String)>) -> Result<ResultDir> {
+        let dir = &self.dir;
+        let mut manifest = Manifest::open(dir)?.ok_or_else(|| Error::Output {
+            path: dir.join(MANIFEST),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "vanished"),
+        })?;
+        if let Some(name) = &self.segment {
+            manifest.folder(SEGMENTS)?;
+            let to = manifest.file(name)?;
+            let from = dir.join("summary.json");
+            std::fs::rename(&from, &to).map_err(io(&from))?;
+        }
+        manifest.remove(|name| name == "summary.json" || name == "summary.partial")?;
+        for name in ["summary.json", "frames.pvd", STATE] {
+            manifest.atomic_file(name)?;
+        }
+        manifest.folder("frames")?;
+        let path = manifest.atomic_file("diagnostics.csv")?;
+        vtk::write_atomic(&path, &self.diagnostics).map_err(io(&path))?;
+        let scene = manifest.atomic_file("scene.toml")?;
+        vtk::write_atomic(&scene, scene_toml).map_err(io(&scene))?;
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .map_err(io(&path))?;
+        Ok(ResultDir {
+            dir: dir.to_path_buf(),
+            diagnostics: BufWriter::new(file),
+            frames,
+            manifest,
+        })
+    }
+}
+
+/// The folder of the summaries of the segments of a resumed run.
+pub const SEGMENTS: &str = "segments";
+
+/// The name of segment `k`'s summary (from 0) under the result directory.
+pub fn segment_name(k: usize) -> String {
+    format!("{SEGMENTS}/summary_{k:06}.json")
+}
+
+/// The number of segment `name` (`segments/summary_NNNNNN.json`), if it is one.
+pub(crate) fn segment_index(name: &str) -> Option<usize> {
+    let n = name.strip_prefix(SEGMENTS)?.strip_prefix('/')?;
+    let n = n.strip_prefix("summary_")?.strip_suffix(".json")?;
+    (n.len() >= 6 && n.bytes().all(|b| b.is_ascii_digit())).then(|| n.parse().ok())?
+}
+
+/// One after the highest segment summary in `dir` (0 when it has none).
+fn next_segment(dir: &Path) -> usize {
+    listed_names(&dir.join(SEGMENTS), SEGMENTS)
+        .iter()
+        .filter_map(|n| segment_index(n))
+        .max()
+        .map_or(0, |k| k + 1)
+}
+
+/// The names of the entries of `folder` as `prefix/name` (none when it cannot be read).
+fn listed_names(folder: &Path, prefix: &str) -> Vec<String> {
+    let prefix = prefix.trim_end_matches('/');
+    std::fs::read_dir(folder)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .map(|e| format!("{prefix}/{}", e.file_name().to_string_lossy()))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// summary.json.

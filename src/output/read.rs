@@ -372,6 +372,34 @@ pub fn summary(dir: &Path) -> Result<Summary> {
     serde_json::from_str(&text).map_err(|e| bad(&path, e.to_string()))
 }
 
+/// The summaries of the finished segments of a resumed run
+/// (`DIR/segments/summary_NNNNNN.json`, in order; none for a run never
+/// resumed). summary.json, when present, is the segment after them.
+pub fn segments(dir: &Path) -> Result<Vec<Summary>> {
+    result_dir(dir)?;
+    let folder = dir.join(super::SEGMENTS);
+    let entries = match std::fs::read_dir(&folder) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => return Err(Error::ResultIo { path: folder, source }),
+    };
+    let mut found: Vec<(usize, PathBuf)> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = format!("{}/{}", super::SEGMENTS, e.file_name().to_string_lossy());
+            super::segment_index(&name).map(|k| (k, e.path()))
+        })
+        .collect();
+    found.sort();
+    found
+        .into_iter()
+        .map(|(_, path)| {
+            let text = read_text(&path)?;
+            serde_json::from_str(&text).map_err(|e| bad(&path, e.to_string()))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,8 +6,11 @@
 //! of its last binning (the CPU's next reorder), so a resumed CPU run takes
 //! the very steps the uninterrupted run takes.
 
+use std::path::Path;
+
 use super::Tally;
 use crate::error::{Error, Result};
+use crate::scene::{Scene, Setup};
 
 /// Where a run stands at a diagnostics row: state.json in the result
 /// directory, replaced at every row, from which `run --resume` goes on
@@ -59,6 +62,63 @@ pub(super) struct SavedContacts {
 }
 
 impl SavedContacts {
+    /// The lists hold whole contacts of their own grains, the cell order is
+    /// a permutation, every impulse is finite (see [`State::check`]).
+    fn check(&self) -> std::result::Result<(), (String, String)> {
+        use crate::model::{Body, Contact};
+        let fail = |field: &str, problem: String| Err((field.to_string(), problem));
+        let per = std::mem::size_of::<Contact>() / 4;
+        let grains = self.count.len();
+        let listed = self.count.iter().try_fold(0usize, |a, &c| {
+            a.checked_add((c as usize).min(self.capacity).checked_mul(per)?)
+        });
+        if listed != Some(self.words.len()) {
+            let take = listed.map_or("more than fit in memory".to_string(), |k| k.to_string());
+            return fail(
+                "contacts.words",
+                format!(
+                    "has {} words, the contacts of contacts.count take {take}",
+                    self.words.len()
+                ),
+            );
+        }
+        let contacts: &[Contact] = bytemuck::cast_slice(&self.words[..]);
+        for (k, c) in contacts.iter().enumerate() {
+            let floats = [
+                c.gap,
+                c.inv_mass_sum,
+                c.impulse,
+                c.normal[0],
+                c.normal[1],
+                c.impulse_t,
+                c.bounce,
+            ];
+            let other_ok = match Body::decode(c.other) {
+                Body::Grain(j) => (j as usize) < grains,
+                _ => true,
+            };
+            if !other_ok || floats.iter().any(|x| !x.is_finite()) {
+                return fail(
+                    "contacts.words",
+                    format!("contact {k} names a grain not listed or holds a value that is not finite"),
+                );
+            }
+        }
+        let mut seen = vec![false; self.order.len()];
+        for &o in &self.order {
+            match seen.get_mut(o as usize) {
+                Some(s) if !*s => *s = true,
+                _ => {
+                    return fail(
+                        "contacts.order",
+                        format!("is not an order of {} grains (entry {o})", self.order.len()),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn of((lists, order): &(crate::model::ContactLists, Vec<u32>)) -> SavedContacts {
         let mut words = Vec::new();
         for i in 0..lists.grains() {
@@ -96,8 +156,25 @@ impl SavedContacts {
 pub const STATE_VERSION: u32 = 1;
 
 impl State {
-    /// DIR/state.json, or an error naming it.
-    pub fn read(dir: &std::path::Path) -> Result<State> {
+    /// DIR/state.json, checked ([`State::load`] then [`State::check`]), or
+    /// an error naming it and the key at fault.
+    pub fn read(dir: &Path) -> Result<State> {
+        let state = State::load(dir)?;
+        state.validate(dir)?;
+        Ok(state)
+    }
+
+    /// [`State::check`] as an error naming DIR/state.json and the key.
+    pub fn validate(&self, dir: &Path) -> Result<()> {
+        self.check().map_err(|(field, problem)| Error::ResultFile {
+            path: dir.join(crate::output::STATE),
+            message: format!("field `{field}`: {problem}"),
+        })
+    }
+
+    /// DIR/state.json as it is written (read and of this version, its values
+    /// not checked), or an error naming it.
+    pub fn load(dir: &Path) -> Result<State> {
         let path = dir.join(crate::output::STATE);
         let bad = |message: String| Error::ResultFile {
             path: path.clone(),
@@ -116,21 +193,359 @@ impl State {
                 state.version
             )));
         }
-        let n = state.grains.len();
-        let g = &state.grains;
-        if [
-            g.vel.len(),
-            g.radius.len(),
-            g.inv_mass.len(),
-            g.id.len(),
-            g.ang_vel.len(),
-            g.angle.len(),
-        ]
-        .iter()
-        .any(|&l| l != n)
-        {
-            return Err(bad("the grain arrays have different lengths".to_string()));
-        }
         Ok(state)
+    }
+
+    /// Every value of the state within its domain and consistent with the
+    /// others, as a scene file's are checked: the grain arrays of one length
+    /// with finite positions, velocities, spins and angles, radii > 0,
+    /// inverse masses finite and >= 0, ids 0..n each once; the step counts
+    /// adding up; the rows, frames and emitters' lists of matching lengths;
+    /// the saved contact lists within their grains. On failure, the key at
+    /// fault and what is wrong with it.
+    pub fn check(&self) -> std::result::Result<(), (String, String)> {
+        self.check_grains()?;
+        self.check_counts()?;
+        self.check_rows()?;
+        match &self.contacts {
+            Some(c) => c.check(),
+            None => Ok(()),
+        }
+    }
+
+    /// The grain arrays ([`State::check`]).
+    fn check_grains(&self) -> std::result::Result<(), (String, String)> {
+        let fail = |field: &str, problem: String| Err((field.to_string(), problem));
+        let g = &self.grains;
+        let n = g.pos.len();
+        let lengths = [
+            ("grains.vel", g.vel.len()),
+            ("grains.radius", g.radius.len()),
+            ("grains.inv_mass", g.inv_mass.len()),
+            ("grains.id", g.id.len()),
+            ("grains.ang_vel", g.ang_vel.len()),
+            ("grains.angle", g.angle.len()),
+        ];
+        for (field, len) in lengths {
+            if len != n {
+                return fail(field, format!("has {len} entries, grains.pos has {n}"));
+            }
+        }
+        let finite2 = |v: &[f32; 2]| v[0].is_finite() && v[1].is_finite();
+        if let Some(i) = g.pos.iter().position(|p| !finite2(p)) {
+            return fail(
+                "grains.pos",
+                format!("entry {i} is {:?}: positions must be finite", g.pos[i]),
+            );
+        }
+        if let Some(i) = g.vel.iter().position(|v| !finite2(v)) {
+            return fail(
+                "grains.vel",
+                format!("entry {i} is {:?}: velocities must be finite", g.vel[i]),
+            );
+        }
+        if let Some(i) = g.radius.iter().position(|&r| !(r.is_finite() && r > 0.0)) {
+            return fail(
+                "grains.radius",
+                format!("entry {i} is {}: a radius must be finite and > 0", g.radius[i]),
+            );
+        }
+        if let Some(i) = g.inv_mass.iter().position(|&m| !(m.is_finite() && m >= 0.0)) {
+            return fail(
+                "grains.inv_mass",
+                format!(
+                    "entry {i} is {}: an inverse mass must be finite and >= 0",
+                    g.inv_mass[i]
+                ),
+            );
+        }
+        for (field, values) in [("grains.ang_vel", &g.ang_vel), ("grains.angle", &g.angle)] {
+            if let Some(i) = values.iter().position(|x| !x.is_finite()) {
+                return fail(field, format!("entry {i} is {}: it must be finite", values[i]));
+            }
+        }
+        let mut seen = vec![false; n];
+        for (i, &id) in g.id.iter().enumerate() {
+            match seen.get_mut(id as usize) {
+                None => {
+                    return fail(
+                        "grains.id",
+                        format!(
+                            "entry {i} is {id}: ids are 0 to {} (one per grain)",
+                            n.saturating_sub(1)
+                        ),
+                    );
+                }
+                Some(true) => return fail("grains.id", format!("entry {i}: id {id} appears twice")),
+                Some(s) => *s = true,
+            }
+        }
+        Ok(())
+    }
+
+    /// The step counts, tallies and emitters' lists ([`State::check`]).
+    fn check_counts(&self) -> std::result::Result<(), (String, String)> {
+        let fail = |field: &str, problem: String| Err((field.to_string(), problem));
+        let n = self.grains.pos.len();
+        if self.settle_steps.checked_add(self.discharge_steps) != Some(self.step) {
+            return fail(
+                "step",
+                format!(
+                    "{} is not settle_steps + discharge_steps ({} + {})",
+                    self.step, self.settle_steps, self.discharge_steps
+                ),
+            );
+        }
+        if self.tally.steps != self.step {
+            return fail(
+                "tally.steps",
+                format!("{} differs from step {}", self.tally.steps, self.step),
+            );
+        }
+        if self.tally.since_row_steps > self.step {
+            return fail(
+                "tally.since_row_steps",
+                format!("{} is more than step {}", self.tally.since_row_steps, self.step),
+            );
+        }
+        if self.settling && self.discharge_steps > 0 {
+            return fail(
+                "discharge_steps",
+                format!(
+                    "{} while still settling (the discharge starts when the gate opens)",
+                    self.discharge_steps
+                ),
+            );
+        }
+        if !(self.discharge_start.is_finite() && self.discharge_start >= 0.0) {
+            return fail(
+                "discharge_start",
+                format!("is {}: it must be finite and >= 0", self.discharge_start),
+            );
+        }
+        if !(self.speed.is_finite() && self.speed >= 0.0) {
+            return fail("speed", format!("is {}: it must be finite and >= 0", self.speed));
+        }
+        if !(self.tally.max_overlap.is_finite() && self.tally.max_overlap >= 0.0) {
+            return fail(
+                "tally.max_overlap",
+                format!("is {}: it must be finite and >= 0", self.tally.max_overlap),
+            );
+        }
+        if self.waiting.len() != self.emitted.len() {
+            return fail(
+                "waiting",
+                format!("has {} entries, emitted has {}", self.waiting.len(), self.emitted.len()),
+            );
+        }
+        let emitted = self.emitted.iter().try_fold(0usize, |a, &k| a.checked_add(k));
+        if emitted.is_none_or(|k| k > n) {
+            return fail("emitted", format!("adds up to more than the {n} grains saved"));
+        }
+        Ok(())
+    }
+
+    /// The rows' times and counts and the frames ([`State::check`]).
+    fn check_rows(&self) -> std::result::Result<(), (String, String)> {
+        let fail = |field: &str, problem: String| Err((field.to_string(), problem));
+        let rows = self.times.len();
+        if self.passed.len() != rows {
+            return fail("passed", format!("has {} entries, times has {rows}", self.passed.len()));
+        }
+        // Times only: with another dt a later row may come at an earlier time.
+        if let Some(i) = self.times.iter().position(|t| !(t.is_finite() && *t >= 0.0)) {
+            return fail(
+                "times",
+                format!("entry {i} is {}: a time must be finite and >= 0", self.times[i]),
+            );
+        }
+        if self.frames.len() != rows {
+            return fail("frames", format!("has {} entries, times has {rows}", self.frames.len()));
+        }
+        for (i, (time, name)) in self.frames.iter().enumerate() {
+            if *name != crate::output::frame_name(i) || !time.is_finite() {
+                return fail(
+                    "frames",
+                    format!(
+                        "entry {i} is ({time}, {name:?}), expected a finite time and {:?}",
+                        crate::output::frame_name(i)
+                    ),
+                );
+            }
+        }
+        let total = self.overlaps.iter().try_fold(0u64, |a, &(_, c)| a.checked_add(c));
+        if total.is_none() {
+            return fail("overlaps", "the counts add up to more than 2^64".to_string());
+        }
+        Ok(())
+    }
+
+    /// `run --resume`: `setup` (the scene the run goes on with, built) may
+    /// go on from this state (`state`: the path of state.json) of the run
+    /// whose scene was `saved` (`saved_path`: DIR/scene.toml). Its walls,
+    /// fill and emitters must be the saved run's (the solver, dt, contact law,
+    /// tolerances and duration may change), and the state's grains must be
+    /// that fill's (ids below the fill's count with its radii and masses)
+    /// and as many as the emitters added. A difference in the scene names
+    /// the scene's key, one in the state state.json's.
+    pub fn fits(&self, setup: &Setup, saved: &Scene, saved_path: &Path, state: &Path) -> Result<()> {
+        unchanged(&setup.scene, saved, saved_path)?;
+        let bad = |field: &str, problem: String| Error::ResultFile {
+            path: state.to_path_buf(),
+            message: format!("field `{field}`: {problem}"),
+        };
+        if self.emitted.len() != setup.emitters.len() {
+            return Err(bad(
+                "emitted",
+                format!(
+                    "lists {} emitters, the scene ({}) has {}",
+                    self.emitted.len(),
+                    saved_path.display(),
+                    setup.emitters.len()
+                ),
+            ));
+        }
+        for (e, (&k, emitter)) in self.emitted.iter().zip(&setup.emitters).enumerate() {
+            if k > emitter.grains.len() {
+                return Err(bad(
+                    "emitted",
+                    format!("emitter {e} added {k} grains, it has {}", emitter.grains.len()),
+                ));
+            }
+        }
+        let fill = setup.grains.len();
+        let emitted: usize = self.emitted.iter().sum();
+        if fill.checked_add(emitted) != Some(self.grains.len()) {
+            return Err(bad(
+                "grains",
+                format!(
+                    "{} grains saved, the scene's fill has {fill} and its emitters added {emitted}",
+                    self.grains.len()
+                ),
+            ));
+        }
+        let mut at = vec![usize::MAX; fill];
+        for (k, &id) in setup.grains.id.iter().enumerate() {
+            if let Some(slot) = at.get_mut(id as usize) {
+                *slot = k;
+            }
+        }
+        // A state is saved only while every grain is inside the walls (as
+        // the run's totals count it: within its radius of their bounding box).
+        let bb = setup.walls(true).bounding_box();
+        for (i, (p, &r)) in self.grains.pos.iter().zip(&self.grains.radius).enumerate() {
+            let inside = p[0] >= bb[0] - r && p[0] <= bb[2] + r && p[1] >= bb[1] - r && p[1] <= bb[3] + r;
+            if !inside {
+                return Err(bad(
+                    "grains.pos",
+                    format!(
+                        "grain {} at ({}, {}) m is outside the walls (a saved state has every grain inside)",
+                        self.grains.id[i], p[0], p[1]
+                    ),
+                ));
+            }
+        }
+        // Equal but for the last bits of an f32 (a device may round-trip them).
+        let same = |a: f32, b: f32| (a - b).abs() <= 1e-6 * a.abs().max(b.abs());
+        let g = &self.grains;
+        for i in 0..g.len() {
+            let Some(&k) = at.get(g.id[i] as usize) else { continue };
+            if k == usize::MAX {
+                continue;
+            }
+            let (id, fill) = (g.id[i], &setup.grains);
+            if !same(g.radius[i], fill.radius[k]) {
+                return Err(bad(
+                    "grains.radius",
+                    format!(
+                        "grain {id} has radius {} m, the scene's fill gives it {} m",
+                        g.radius[i], fill.radius[k]
+                    ),
+                ));
+            }
+            if !same(g.inv_mass[i], fill.inv_mass[k]) {
+                return Err(bad(
+                    "grains.inv_mass",
+                    format!(
+                        "grain {id} has inverse mass {} 1/kg, the scene's fill gives it {} 1/kg",
+                        g.inv_mass[i], fill.inv_mass[k]
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `scene`'s walls, fill and emitters are those of `saved` (read from
+/// `saved_path`), or an error naming `scene`'s key that differs.
+fn unchanged(scene: &Scene, saved: &Scene, saved_path: &Path) -> Result<()> {
+    let changed = |field: String, what: String| {
+        Error::field(
+            &scene.origin,
+            &field,
+            format!(
+                "{what} ({}); walls, fill and emitters cannot change on resume",
+                saved_path.display()
+            ),
+        )
+    };
+    let differs = "differs from the saved run's".to_string();
+    if let Some(field) = difference(
+        "walls",
+        &comparable_walls(&saved.walls),
+        &comparable_walls(&scene.walls),
+    ) {
+        return Err(changed(field, differs));
+    }
+    if let Some(field) = difference("grains", &saved.grains, &scene.grains) {
+        return Err(changed(field, differs));
+    }
+    if saved.emitters.len() != scene.emitters.len() {
+        return Err(changed(
+            "emitters".to_string(),
+            format!(
+                "the saved run had {} emitters, this scene has {}",
+                saved.emitters.len(),
+                scene.emitters.len()
+            ),
+        ));
+    }
+    for (k, (a, b)) in saved.emitters.iter().zip(&scene.emitters).enumerate() {
+        if let Some(field) = difference(&format!("emitters[{k}]"), a, b) {
+            return Err(changed(field, differs));
+        }
+    }
+    Ok(())
+}
+
+/// The walls with a mesh path made canonical, so that two paths to one file compare equal.
+fn comparable_walls(walls: &crate::scene::WallsSpec) -> crate::scene::WallsSpec {
+    let mut walls = walls.clone();
+    if let Some(mesh) = &walls.mesh {
+        walls.mesh = Some(std::fs::canonicalize(mesh).unwrap_or_else(|_| mesh.clone()));
+    }
+    walls
+}
+
+/// The first key (under `field`) at which `a` and `b` written as TOML differ.
+fn difference<T: serde::Serialize>(field: &str, a: &T, b: &T) -> Option<String> {
+    match (toml::Value::try_from(a), toml::Value::try_from(b)) {
+        (Ok(a), Ok(b)) => first_difference(field, &a, &b),
+        _ => Some(field.to_string()),
+    }
+}
+
+fn first_difference(field: &str, a: &toml::Value, b: &toml::Value) -> Option<String> {
+    use toml::Value::Table;
+    match (a, b) {
+        (Table(x), Table(y)) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            keys.into_iter().find_map(|k| match (x.get(k), y.get(k)) {
+                (Some(u), Some(v)) => first_difference(&format!("{field}.{k}"), u, v),
+                _ => Some(format!("{field}.{k}")),
+            })
+        }
+        _ => (a != b).then(|| field.to_string()),
     }
 }
