@@ -79,7 +79,10 @@ fn two_gpu_runs_write_the_same_files() {
         std::fs::write(dir.path().join("scene.toml"), scene(kind)).unwrap();
         let (a, b) = (run(dir.path(), "a"), run(dir.path(), "b"));
         for file in ["diagnostics.csv", "state.json"] {
-            let (x, y) = (std::fs::read(a.join(file)).unwrap(), std::fs::read(b.join(file)).unwrap());
+            let (x, y) = (
+                std::fs::read(a.join(file)).unwrap(),
+                std::fs::read(b.join(file)).unwrap(),
+            );
             assert!(x == y, "{kind}: the two runs wrote different {file}");
         }
         let csv = std::fs::read_to_string(a.join("diagnostics.csv")).unwrap();

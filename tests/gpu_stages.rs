@@ -17,8 +17,8 @@ use hourglass::gpu::detect::DetectBindings;
 use hourglass::gpu::reduce::ReduceBindings;
 use hourglass::gpu::{
     GpuContext, Params, ReducePartial, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_RESIDUAL, STAT_SPEED2,
-    STAT_WORDS, ShaderConfig, bin_count, bin_scatter, bin_sort, detect, free_velocity, integrate, jacobi_contact, jacobi_gather,
-    prefix_sum, reduce, reorder, residual_max, warm_start,
+    STAT_WORDS, ShaderConfig, bin_count, bin_scatter, bin_sort, detect, free_velocity, integrate, jacobi_contact,
+    jacobi_gather, prefix_sum, reduce, reorder, residual_max, warm_start,
 };
 use hourglass::model::Grid;
 use hourglass::model::Region;
@@ -365,7 +365,11 @@ fn bin_sort_matches_cpu() {
                 s.swap(i, rng.below(i as u32 + 1) as usize);
             }
         }
-        for (what, input) in [("scattered", &scattered), ("reversed", &reversed), ("shuffled", &shuffled)] {
+        for (what, input) in [
+            ("scattered", &scattered),
+            ("reversed", &reversed),
+            ("shuffled", &shuffled),
+        ] {
             moved += input.iter().zip(&want.sorted).filter(|(a, b)| a != b).count();
             let mut twin = input.clone();
             cpu::grid::bin_sort(&cell_start, &mut twin);
@@ -374,7 +378,10 @@ fn bin_sort_matches_cpu() {
             assert_eq!(got, want.sorted, "{}: {what}: gpu against the cpu binning", c.name);
         }
     }
-    assert!(moved > 10_000, "the inputs were already sorted ({moved} entries out of place)");
+    assert!(
+        moved > 10_000,
+        "the inputs were already sorted ({moved} entries out of place)"
+    );
 }
 
 #[test]

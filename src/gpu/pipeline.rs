@@ -18,7 +18,9 @@ use super::detect::{Detect, DetectBindings};
 use super::prefix_sum::{PrefixSum, ScanPlan};
 use super::reduce::{Reduce, ReduceBindings, partials, sum_partials};
 use super::step::StepStage;
-use super::{GpuContext, Params, ReducePartial, STAT_WORDS, ShaderConfig, Stage, bin_count, bin_scatter, bin_sort, pass};
+use super::{
+    GpuContext, Params, ReducePartial, STAT_WORDS, ShaderConfig, Stage, bin_count, bin_scatter, bin_sort, pass,
+};
 use crate::error::{Error, Result};
 use crate::model::{Contact, Grains, Grid, Region, Totals, Walls};
 
