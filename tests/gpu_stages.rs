@@ -289,7 +289,7 @@ fn gpu_bins(ctx: &GpuContext, c: &Case, pos: &[[f32; 2]]) -> GpuBins {
     )
 }
 
-/// Sort the grains of each cell (the order inside a cell is arbitrary on the GPU).
+/// Sort the grains of each cell (the GPU's scatter leaves a cell in atomic order).
 fn canonical(cell_start: &[u32], sorted: &[u32]) -> Vec<u32> {
     let mut s = sorted.to_vec();
     for w in cell_start.windows(2) {
@@ -515,7 +515,7 @@ fn detect_matches_cpu() {
                 want.overflow()
             );
         }
-        // 2. The GPU's own bins (arbitrary order inside a cell): the same counts and
+        // 2. The GPU's own scatter, unsorted (atomic order inside a cell): the same counts and
         //    overflow, and the same contact sets where no list overflows.
         let (_, _, cell_start, sorted) = gpu_bins(&ctx, &c, &c.grains.pos);
         let (count, slots, stats) = gpu_detect(&ctx, &c, &cell_start, &sorted);
