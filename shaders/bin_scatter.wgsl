@@ -1,6 +1,7 @@
 // Stage bin_scatter: sorted[cursor[c]++] = i for each grain i of cell c (atomic cursor,
 // initialised by the host as a copy of cell_start). The order inside a cell is
-// arbitrary. CPU twin: cpu::grid::bin_scatter.
+// that of the atomics, which varies from run to run; bin_sort then puts it in
+// index order. CPU twin: cpu::grid::bin_scatter.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> cell_of: array<u32>;

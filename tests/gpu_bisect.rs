@@ -3,9 +3,9 @@
 //! pure CPU and the pure GPU step.
 //!
 //! Tolerances are tests/gpu_step.rs's for convergence checked every iteration
-//! (`check_every = 1`, the CPU's stopping rule): the backends differ only in
-//! the order a grain sums its contacts (the GPU bins grains of a cell in
-//! arbitrary order), so after 16 steps and a wall change positions agree
+//! (`check_every = 1`, the CPU's stopping rule): the backends build the same
+//! lists in the same order and differ only in the shader compiler's rounding
+//! (a fused multiply-add, a last-ulp sqrt), so after 16 steps and a wall change positions agree
 //! within 5e-6 m, contact and overflow counts exactly, and iterations within
 //! one per step (the jostled pile makes some steps run to itmax on both).
 

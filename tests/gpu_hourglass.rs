@@ -1,7 +1,7 @@
 //! The whole product on both backends: a 1,500-grain hourglass run for 3 s of
 //! discharge on the CPU reference and on the GPU (lavapipe in CI) drains
-//! the bulb on both, at flow rates within 10% of each other (why rates and
-//! not counts: see the assertion).
+//! the bulb on both, at flow rates within 5% of each other (why rates and
+//! not counts, and why 5%: see the assertion).
 //!
 //! The scene uses tol = 1e-5 m and itmax = 200 (both backends alike) so the
 //! Jacobi solve costs ~150 iterations a step instead of ~450: lavapipe runs
@@ -63,18 +63,22 @@ fn hourglass_passed_counts_agree_between_backends() {
     // The 6.5-diameter neck drains all 1,500 grains in about 1.9 s on both
     // backends, so the passed counts are equal whatever the flow; the steady
     // flow rate (the fit of `analysis::fit_flow_rate`, 20-80 % of the
-    // discharge) is what the backends must agree on. The GPU path is not
-    // bit-reproducible (bin_scatter fills a cell in atomicAdd order, so
-    // contact order and the f32 sums vary with thread timing) and the flow is
-    // chaotic; the rate averages over about 900 grains: measured 811 (CPU)
-    // against 825 grains/s (lavapipe) on 2026-11-23, 1.7 % apart.
+    // discharge) is what the backends must agree on. A GPU run repeats bit for
+    // bit on one adapter (tests/gpu_repeat.rs) and builds the CPU's contact
+    // lists in the CPU's order, but the shader compiler rounds some
+    // expressions otherwise (fused multiply-adds), and the flow, chaotic,
+    // grows those last bits into another realisation of the same discharge:
+    // equal mean iterations (122.8 and 122.9) and itmax steps (1,156 on
+    // both), rates 811 (CPU) and 830 grains/s (lavapipe), 2.2 % apart
+    // (2026-11-25; 1.7 % on 2026-11-23). The rate fit averages over about 900
+    // grains; 5 % is a bit over twice the largest difference measured.
     assert_eq!((cpu.passed, gpu.passed), (1500, 1500), "the bulb did not drain");
     let (a, b) = (
         cpu.flow_rate.expect("cpu flow rate"),
         gpu.flow_rate.expect("gpu flow rate"),
     );
     assert!(
-        (a - b).abs() <= 0.10 * a.max(b),
+        (a - b).abs() <= 0.05 * a.max(b),
         "flow rate: cpu {a:.0} vs gpu {b:.0} grains/s"
     );
 }

@@ -1,6 +1,6 @@
 //! Every GPU stage against its CPU twin on the same random input.
 //!
-//! Tolerances: integer stages (binning, prefix sum, counts, overflow, reorder,
+//! Tolerances: integer stages (binning and its sort, prefix sum, counts, overflow, reorder,
 //! warm start) are exact; float stages agree within 1e-6 relative (+ a tiny
 //! absolute floor): the shaders evaluate the same f32 expressions in the same
 //! order, and only fused multiply-adds or a last-ulp sqrt can differ.
@@ -17,8 +17,8 @@ use hourglass::gpu::detect::DetectBindings;
 use hourglass::gpu::reduce::ReduceBindings;
 use hourglass::gpu::{
     GpuContext, Params, ReducePartial, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_RESIDUAL, STAT_SPEED2,
-    STAT_WORDS, ShaderConfig, bin_count, bin_scatter, detect, free_velocity, integrate, jacobi_contact, jacobi_gather,
-    prefix_sum, reduce, reorder, residual_max, warm_start,
+    STAT_WORDS, ShaderConfig, bin_count, bin_scatter, bin_sort, detect, free_velocity, integrate, jacobi_contact,
+    jacobi_gather, prefix_sum, reduce, reorder, residual_max, warm_start,
 };
 use hourglass::model::Grid;
 use hourglass::model::Region;
@@ -289,7 +289,7 @@ fn gpu_bins(ctx: &GpuContext, c: &Case, pos: &[[f32; 2]]) -> GpuBins {
     )
 }
 
-/// Sort the grains of each cell (the order inside a cell is arbitrary on the GPU).
+/// Sort the grains of each cell (the GPU's scatter leaves a cell in atomic order).
 fn canonical(cell_start: &[u32], sorted: &[u32]) -> Vec<u32> {
     let mut s = sorted.to_vec();
     for w in cell_start.windows(2) {
@@ -332,6 +332,56 @@ fn bin_scatter_matches_cpu() {
         assert_eq!(cell_start, want.cell_start, "{}: prefix_sum of the GPU counts", c.name);
         assert_eq!(canonical(&cell_start, &sorted), want.sorted, "{}: sorted", c.name);
     }
+}
+
+/// The GPU's `bin_sort` of `sorted` over the cells of `cell_start`.
+fn gpu_bin_sort(ctx: &GpuContext, c: &Case, cell_start: &[u32], sorted: &[u32]) -> Vec<u32> {
+    let cells = c.grid.cells() as u32;
+    let k = bin_sort::BinSort::new(ctx, &cfg(c));
+    let (pb, starts, out) = (uni(ctx, &params(c)), buf(ctx, cell_start), buf(ctx, sorted));
+    let g = k.bind(ctx, &pb, &starts, &out);
+    run(ctx, |ps| k.dispatch(ps, &g, cells));
+    get(ctx, &out, sorted.len())
+}
+
+/// `bin_sort` on three inputs per case: the GPU scatter's own output (atomic
+/// order), every cell's slice reversed (each entry moves) and every slice
+/// shuffled. The GPU's result equals `cpu::grid::bin_sort` of the same input
+/// and the CPU's binning (whose scatter yields index order inside a cell):
+/// the GPU binning is then the CPU's, entry for entry.
+#[test]
+fn bin_sort_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    let mut rng = Rng::new(11);
+    let mut moved = 0;
+    for (c, want, (_, _, cell_start, scattered)) in binning(&ctx) {
+        let mut reversed = want.sorted.clone();
+        let mut shuffled = want.sorted.clone();
+        for w in cell_start.windows(2) {
+            let cell = w[0] as usize..w[1] as usize;
+            reversed[cell.clone()].reverse();
+            let s = &mut shuffled[cell];
+            for i in (1..s.len()).rev() {
+                s.swap(i, rng.below(i as u32 + 1) as usize);
+            }
+        }
+        for (what, input) in [
+            ("scattered", &scattered),
+            ("reversed", &reversed),
+            ("shuffled", &shuffled),
+        ] {
+            moved += input.iter().zip(&want.sorted).filter(|(a, b)| a != b).count();
+            let mut twin = input.clone();
+            cpu::grid::bin_sort(&cell_start, &mut twin);
+            let got = gpu_bin_sort(&ctx, &c, &cell_start, input);
+            assert_eq!(got, twin, "{}: {what}: gpu against cpu::grid::bin_sort", c.name);
+            assert_eq!(got, want.sorted, "{}: {what}: gpu against the cpu binning", c.name);
+        }
+    }
+    assert!(
+        moved > 10_000,
+        "the inputs were already sorted ({moved} entries out of place)"
+    );
 }
 
 #[test]
@@ -465,7 +515,7 @@ fn detect_matches_cpu() {
                 want.overflow()
             );
         }
-        // 2. The GPU's own bins (arbitrary order inside a cell): the same counts and
+        // 2. The GPU's own scatter, unsorted (atomic order inside a cell): the same counts and
         //    overflow, and the same contact sets where no list overflows.
         let (_, _, cell_start, sorted) = gpu_bins(&ctx, &c, &c.grains.pos);
         let (count, slots, stats) = gpu_detect(&ctx, &c, &cell_start, &sorted);

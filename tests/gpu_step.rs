@@ -1,21 +1,28 @@
 //! Whole steps: the same scene stepped on CpuBackend and GpuBackend agrees.
 //!
-//! Tolerances. Both backends run the same f32 stages; they differ only where
-//! (a) inside a cell the GPU lists grains in arbitrary order, so a grain's
-//! impulses are summed in another order (last-bit rounding), and (b) the GPU
-//! checks convergence every `check_every` iterations, so it may stop a few
-//! iterations later than the CPU. A converged velocity is known only within
-//! tol/dt, so (b) moves positions by up to dt * tol/dt = tol = 1e-6 m per
-//! step. Hence:
-//! - 1 step, any `check_every`: positions within 1e-5 m (measured: 0 with
+//! Tolerances. Both backends run the same f32 stages on the same contact
+//! lists in the same order (`bin_sort` leaves every cell in the CPU's index
+//! order), so they differ only where (a) the shader compiler rounds an
+//! expression otherwise than the CPU (a fused multiply-add, a last-ulp sqrt),
+//! and (b) the GPU checks convergence every `check_every` iterations, so it
+//! may stop later than the CPU. From the same state, (a) moves the iteration
+//! at which the residual falls under tol/dt by at most one, and (b) rounds it
+//! up to the next check. A converged velocity is known only within tol/dt,
+//! so (b) moves positions by up to dt * tol/dt = tol = 1e-6 m per step. Hence:
+//! - 1 step: iterations within one of the CPU's (check_every = 1), or the
+//!   CPU's count give or take one, rounded up to a multiple of 10
+//!   (check_every = 10); positions within 1e-5 m (measured: 0 with
 //!   check_every = 1, < 1e-6 m with 10);
 //! - 50 steps with check_every = 1 (the CPU's stopping rule), reorders every 7
 //!   steps (mirrored on the CPU by a cold start) and a wall change: within
-//!   1e-6 m (measured ~1e-7 m: rounding only);
+//!   1e-6 m (measured 1.6e-7 m: rounding only);
 //! - 50 steps with check_every = 10: within 10 x 50 x tol = 5e-4 m, a sixth
 //!   of a grain radius (measured 1e-4 to 2.1e-4 m: each step's stopping
 //!   difference, up to tol in position on either side, propagates through the
 //!   contacts of a dense pile and accumulates).
+//! Over many steps the states differ by rounding, so the solvers' iteration
+//! counts are compared from the same state only (the first step); later steps
+//! must converge on both, with an itmax far above what either needs.
 
 mod common;
 mod gpu_common;
@@ -80,6 +87,20 @@ fn backends(check_every: u32, reorder_every: u64) -> Option<(CpuBackend, GpuBack
     Some((cpu, gpu, p))
 }
 
+/// From the same state: the GPU's count is the CPU's moved by at most one
+/// iteration (rounding, module doc (a)), rounded up to a multiple of
+/// `check_every` (b).
+fn assert_iterations(check_every: u32, sc: &StepStats, sg: &StepStats) {
+    let lo = sc.iterations.saturating_sub(1).next_multiple_of(check_every);
+    let hi = (sc.iterations + 1).next_multiple_of(check_every);
+    assert!(
+        (lo..=hi).contains(&sg.iterations),
+        "check_every {check_every}: gpu {} iterations, cpu {} (expected {lo}..={hi}); cpu {sc:?} gpu {sg:?}",
+        sg.iterations,
+        sc.iterations
+    );
+}
+
 #[test]
 fn one_step_matches_cpu() {
     for check_every in [1, 10] {
@@ -91,15 +112,7 @@ fn one_step_matches_cpu() {
         assert_eq!(sg.overflow, sc.overflow, "overflow");
         assert!(sc.converged && sg.converged, "cpu {sc:?} gpu {sg:?}");
         assert!(sg.residual < p.tol / p.dt, "gpu residual {}", sg.residual);
-        if check_every == 1 {
-            assert!(sg.iterations.abs_diff(sc.iterations) <= 1, "cpu {sc:?} gpu {sg:?}");
-        } else {
-            assert_eq!(
-                sg.iterations,
-                sc.iterations.next_multiple_of(10),
-                "cpu {sc:?} gpu {sg:?}"
-            );
-        }
+        assert_iterations(check_every, &sc, &sg);
         let d = max_distance(cpu.grains().unwrap(), gpu.grains().unwrap());
         assert!(
             d < 1e-5,
@@ -122,10 +135,8 @@ fn fifty_steps_match_cpu_across_reorders_and_wall_changes() {
     assert_eq!((sg.overflow, sg.contacts), (sc.overflow, sc.contacts));
     let (a, b) = (cpu.grains().unwrap().clone(), gpu.grains().unwrap().clone());
     let d = max_distance(&a, &b);
-    // Usually ~1e-7 m; the GPU's atomic binning changes the order in which a
-    // grain sums its contacts, and a packed pile amplifies that rounding over
-    // 50 steps (seen once at just over 1e-6 under load), hence 5e-6.
-    assert!(d < 5e-6, "positions differ by {d:e} m after 50 steps");
+    println!("positions within {d:e} m after 50 steps");
+    assert!(d < 1e-6, "positions differ by {d:e} m after 50 steps");
     // The grains moved (the test is not vacuous) and the GPU's are in id order.
     assert!(max_distance(&a, &grains) > 1e-4);
     assert_eq!(b.id, (0..b.len() as u32).collect::<Vec<_>>());
@@ -280,17 +291,20 @@ fn split_push_out_steps_match_cpu() {
 }
 
 /// APGD (`cpu::apgd`, shaders/apgd.wgsl) on whole steps of the jostled pile:
-/// one step with each `check_every` (tolerances of `one_step_matches_cpu`),
+/// one step with each `check_every` (the bounds of `one_step_matches_cpu`),
 /// then 30 steps with convergence checked every iteration and reorders every
 /// 7 steps. The momentum is decided on the GPU from the same per-iteration
 /// maximum as on the CPU, but unlike plain Jacobi the accelerated iteration
-/// is not a contraction: the last-bit differences of the GPU's summation order
-/// (module doc, (a)) can flip a restart, and the two backends then converge
-/// to different points of the tol/dt ball (seen with itmax 200: 171 against
-/// 200 iterations on one step, 5.4e-6 m apart after 30 steps). The bound is
-/// then the argument of (b): up to tol in position per step, 30 tol = 3e-5 m
-/// after 30 steps (a hundredth of a grain radius), every step converged on
-/// both (itmax 1000; measured 6e-7 m, 5,585 CPU and 5,563 GPU iterations).
+/// is not a contraction: once rounding (module doc, (a)) has moved the
+/// states apart by a few 1e-8 m, a restart can fall on another iteration and
+/// the two backends converge to different points of the tol/dt ball, in
+/// another number of iterations (measured on lavapipe: equal counts for 23
+/// steps, then 180 against 154 and 931 against 936). So the later steps are
+/// held to what does not depend on where the restarts fall: every step
+/// converges on both with itmax 5000 (the CPU's largest step takes 931), the
+/// 30 steps' iterations agree within 10 % in total (measured 0.2 %), and
+/// the positions within up to tol per step (the argument of (b)), 30 tol =
+/// 3e-5 m after 30 steps, a hundredth of a grain radius (measured 4.5e-7 m).
 #[test]
 fn apgd_steps_match_cpu() {
     for check_every in [1, 10] {
@@ -302,15 +316,7 @@ fn apgd_steps_match_cpu() {
         assert_eq!((sg.contacts, sg.overflow), (sc.contacts, sc.overflow));
         assert!(sc.converged && sg.converged, "cpu {sc:?} gpu {sg:?}");
         assert!(sg.residual < p.tol / p.dt, "gpu residual {}", sg.residual);
-        if check_every == 1 {
-            assert!(sg.iterations.abs_diff(sc.iterations) <= 1, "cpu {sc:?} gpu {sg:?}");
-        } else {
-            assert_eq!(
-                sg.iterations,
-                sc.iterations.next_multiple_of(10),
-                "cpu {sc:?} gpu {sg:?}"
-            );
-        }
+        assert_iterations(check_every, &sc, &sg);
         let d = max_distance(cpu.grains().unwrap(), gpu.grains().unwrap());
         assert!(
             d < 1e-5,
@@ -320,7 +326,7 @@ fn apgd_steps_match_cpu() {
     let Some((mut cpu, mut gpu, mut p)) = backends(1, 7) else {
         return;
     };
-    (p.solver, p.itmax) = (SolverKind::Apgd, 1000);
+    (p.solver, p.itmax) = (SolverKind::Apgd, 5000);
     let (grains, _, _, _) = scene();
     let mut iterations = (0, 0);
     for _ in 0..30 {
@@ -336,5 +342,11 @@ fn apgd_steps_match_cpu() {
         iterations.0, iterations.1
     );
     assert!(d < 30.0 * p.tol, "positions differ by {d:e} m after 30 steps");
+    assert!(
+        iterations.1.abs_diff(iterations.0) * 10 <= iterations.0,
+        "iterations over 30 steps: cpu {} gpu {}",
+        iterations.0,
+        iterations.1
+    );
     assert!(max_distance(&a, &grains) > 1e-4, "the grains did not move");
 }

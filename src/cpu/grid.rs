@@ -1,10 +1,11 @@
 //! Uniform-grid binning by counting sort: the CPU twin of shaders/bin_count.wgsl,
-//! shaders/prefix_sum.wgsl and shaders/bin_scatter.wgsl.
+//! shaders/prefix_sum.wgsl, shaders/bin_scatter.wgsl and shaders/bin_sort.wgsl.
 //!
 //! ```text
 //!   bin_count:   cell_of[i] = cell(x_i);  cell_count[c] += 1
 //!   prefix_sum:  cell_start[c] = sum_{c' < c} cell_count[c']   (len cells + 1)
 //!   bin_scatter: sorted[cell_start[c] + k] = i  for the k-th grain of cell c
+//!   bin_sort:    each cell's slice of sorted in increasing order
 //! ```
 //! The cell side is at least 2 r_max + alert, so every pair closer than the
 //! alert distance lies in the same or an adjacent cell. Grains outside the
@@ -33,13 +34,24 @@ pub fn prefix_sum(cell_count: &[u32], cell_start: &mut [u32]) {
 }
 
 /// Stage `bin_scatter`: grain indices ordered by cell (by grain index inside a
-/// cell; the GPU's order inside a cell is arbitrary and tests canonicalise it).
+/// cell; the GPU's scatter leaves a cell in atomic order, which `bin_sort`
+/// then puts in this order).
 pub fn bin_scatter(cell_of: &[u32], cell_start: &[u32], cursor: &mut [u32], sorted: &mut [u32]) {
     cursor.copy_from_slice(&cell_start[..cursor.len()]);
     for (i, &c) in cell_of.iter().enumerate() {
         let k = &mut cursor[c as usize];
         sorted[*k as usize] = i as u32;
         *k += 1;
+    }
+}
+
+/// Stage `bin_sort`: the grain indices of each cell
+/// (`sorted[cell_start[c] .. cell_start[c + 1]]`) in increasing order. The
+/// output of [`bin_scatter`] is already in this order, so [`Bins::build`]
+/// does not call it; the GPU needs it after its atomic scatter.
+pub fn bin_sort(cell_start: &[u32], sorted: &mut [u32]) {
+    for w in cell_start.windows(2) {
+        sorted[w[0] as usize..w[1] as usize].sort_unstable();
     }
 }
 

@@ -5,7 +5,7 @@
 //! and run by [`super::step::record`], into few submits:
 //! ```text
 //!   submit 1: ClearStats [Reorder] ClearCells FreeVelocity BinCount PrefixSum CursorCopy
-//!             BinScatter Detect [Cohesion] [WarmStart] Gather [Color: submits per batch of rounds]
+//!             BinScatter BinSort Detect [Cohesion] [WarmStart] Gather [Color: submits per batch of rounds]
 //!             Solve: CHECK iterations, residual_max, copy stats -> staging  (wait, read 16 bytes)
 //!   submit 2..: CHECK more iterations + residual_max, while residual >= tol/dt and < itmax
 //!   last:     [Mirror] [PredictGap Correct Shift] Integrate        (no wait)
@@ -315,6 +315,7 @@ impl GpuBackend {
             PrefixSum,
             CursorCopy,
             BinScatter,
+            BinSort,
             Detect,
         ]);
         if p.cohesion.on() {

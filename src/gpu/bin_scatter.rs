@@ -1,6 +1,7 @@
 //! Stage `bin_scatter` (shaders/bin_scatter.wgsl): sorted[cursor[cell_of[i]]++] = i
 //! with an atomic cursor per cell, which the caller initialises as a copy of
-//! cell_start ([`record_cursor_copy`]). Order inside a cell is arbitrary.
+//! cell_start ([`record_cursor_copy`]). The order inside a cell is that of
+//! the atomics, which varies from run to run; `bin_sort` puts it in index order.
 //! CPU twin: `cpu::grid::bin_scatter`.
 
 use super::{GpuContext, Kernel, ShaderConfig, Stage};

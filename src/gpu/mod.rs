@@ -23,6 +23,7 @@ pub mod apgd;
 pub mod backend;
 pub mod bin_count;
 pub mod bin_scatter;
+pub mod bin_sort;
 pub mod buffers;
 pub mod cohesion;
 pub mod colored;
@@ -79,6 +80,7 @@ pub enum Stage {
     BinCount,
     PrefixSum,
     BinScatter,
+    BinSort,
     Reorder,
     Detect,
     WarmStart,
@@ -98,11 +100,12 @@ pub enum Stage {
 }
 
 impl Stage {
-    pub const ALL: [Stage; 20] = [
+    pub const ALL: [Stage; 21] = [
         Stage::FreeVelocity,
         Stage::BinCount,
         Stage::PrefixSum,
         Stage::BinScatter,
+        Stage::BinSort,
         Stage::Reorder,
         Stage::Detect,
         Stage::WarmStart,
@@ -127,6 +130,7 @@ impl Stage {
             Stage::BinCount => "bin_count",
             Stage::PrefixSum => "prefix_sum",
             Stage::BinScatter => "bin_scatter",
+            Stage::BinSort => "bin_sort",
             Stage::Reorder => "reorder",
             Stage::Detect => "detect",
             Stage::WarmStart => "warm_start",
@@ -158,6 +162,7 @@ impl Stage {
             Stage::BinCount => include_str!("../../shaders/bin_count.wgsl"),
             Stage::PrefixSum => include_str!("../../shaders/prefix_sum.wgsl"),
             Stage::BinScatter => include_str!("../../shaders/bin_scatter.wgsl"),
+            Stage::BinSort => include_str!("../../shaders/bin_sort.wgsl"),
             Stage::Reorder => include_str!("../../shaders/reorder.wgsl"),
             Stage::Detect => include_str!("../../shaders/detect.wgsl"),
             Stage::WarmStart => include_str!("../../shaders/warm_start.wgsl"),

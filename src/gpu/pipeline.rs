@@ -18,7 +18,9 @@ use super::detect::{Detect, DetectBindings};
 use super::prefix_sum::{PrefixSum, ScanPlan};
 use super::reduce::{Reduce, ReduceBindings, partials, sum_partials};
 use super::step::StepStage;
-use super::{GpuContext, Params, ReducePartial, STAT_WORDS, ShaderConfig, Stage, bin_count, bin_scatter, pass};
+use super::{
+    GpuContext, Params, ReducePartial, STAT_WORDS, ShaderConfig, Stage, bin_count, bin_scatter, bin_sort, pass,
+};
 use crate::error::{Error, Result};
 use crate::model::{Contact, Grains, Grid, Region, Totals, Walls};
 
@@ -36,6 +38,7 @@ pub struct CoreKernels {
     pub bin_count: bin_count::BinCount,
     pub prefix_sum: PrefixSum,
     pub bin_scatter: bin_scatter::BinScatter,
+    pub bin_sort: bin_sort::BinSort,
     pub detect: Detect,
     pub reduce: Reduce,
 }
@@ -64,6 +67,7 @@ pub struct CoreGroups {
     pub bin_count: wgpu::BindGroup,
     pub scan: ScanPlan,
     pub bin_scatter: wgpu::BindGroup,
+    pub bin_sort: wgpu::BindGroup,
     pub detect: Vec<wgpu::BindGroup>,
     pub reduce: Vec<wgpu::BindGroup>,
 }
@@ -104,6 +108,7 @@ impl Pipeline {
             bin_count: bin_count::BinCount::new(&ctx, &cfg),
             prefix_sum: PrefixSum::new(&ctx, &cfg),
             bin_scatter: bin_scatter::BinScatter::new(&ctx, &cfg),
+            bin_sort: bin_sort::BinSort::new(&ctx, &cfg),
             detect: Detect::new(&ctx, &cfg),
             reduce: Reduce::new(&ctx, &cfg),
         };
@@ -158,6 +163,7 @@ impl Pipeline {
             StepStage::BinCount => k.bin_count.dispatch(ps, &g.bin_count, n),
             StepStage::PrefixSum => k.prefix_sum.dispatch(ps, &g.scan),
             StepStage::BinScatter => k.bin_scatter.dispatch(ps, &g.bin_scatter, n),
+            StepStage::BinSort => k.bin_sort.dispatch(ps, &g.bin_sort, self.params.n_cells),
             StepStage::Detect => k.detect.dispatch(ps, &g.detect[list], n),
             other => unreachable!("{other:?} is not a shared dispatch stage"),
         }
@@ -306,6 +312,7 @@ impl CoreGroups {
             bin_count: k.bin_count.bind(ctx, &b.params, &g[POS], &b.cell_of, &b.cell_count),
             scan: k.prefix_sum.plan(ctx, &b.cell_count, &b.cell_start, cells),
             bin_scatter: k.bin_scatter.bind(ctx, &b.params, &b.cell_of, &b.cursor, &b.sorted),
+            bin_sort: k.bin_sort.bind(ctx, &b.params, &b.cell_start, &b.sorted),
             detect: lists
                 .clone()
                 .map(|p| {

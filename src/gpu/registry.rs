@@ -95,6 +95,8 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     entry!(PrefixSum :: "scan", [0: Uniform level, 1: ReadOnly src, 2: ReadWrite dst, 3: ReadWrite block_sums], cpu("cpu::grid::prefix_sum", "prefix_sum_matches_cpu")),
     entry!(PrefixSum :: "add", [0: Uniform level, 2: ReadWrite dst, 4: ReadOnly offsets], cpu("cpu::grid::prefix_sum", "prefix_sum_matches_cpu")),
     entry!(BinScatter :: "main", [0: Uniform params, 1: ReadOnly cell_of, 2: ReadWrite cursor, 3: ReadWrite sorted], cpu("cpu::grid::bin_scatter", "bin_scatter_matches_cpu")),
+    // Each cell's grains in index order after the atomic scatter (the binning repeats from run to run).
+    entry!(BinSort :: "main", [0: Uniform params, 1: ReadOnly cell_start, 2: ReadWrite sorted], cpu("cpu::grid::bin_sort", "bin_sort_matches_cpu")),
     entry!(Reorder :: "gather1", [0: Uniform params, 1: ReadOnly sorted, 2: ReadOnly src1, 3: ReadWrite dst1], cpu("cpu::reorder::gather", "reorder_matches_cpu")),
     entry!(Reorder :: "gather2", [0: Uniform params, 1: ReadOnly sorted, 4: ReadOnly src2, 5: ReadWrite dst2], cpu("cpu::reorder::gather", "reorder_matches_cpu")),
     entry!(Detect :: "main", [0: Uniform params, 1: ReadOnly cell_start, 2: ReadOnly sorted, 3: ReadOnly pos, 4: ReadOnly radius, 5: ReadOnly inv_mass, 6: ReadOnly segments, 7: ReadOnly corners, 8: ReadWrite count, 9: ReadWrite slots, 10: ReadWrite stats], cpu("cpu::detect::detect", "detect_matches_cpu")),

@@ -4,10 +4,10 @@
 //!
 //! ```text
 //!   NSCD:  ClearStats [Reorder] [SpinFree] ClearCells FreeVelocity BinCount PrefixSum CursorCopy
-//!          BinScatter Detect [Cohesion] [WarmStart] [Bounce] Gather [Color] Solve [Mirror] [PredictGap Correct Shift]
+//!          BinScatter BinSort Detect [Cohesion] [WarmStart] [Bounce] Gather [Color] Solve [Mirror] [PredictGap Correct Shift]
 //!          Integrate
-//!   DEM:   [ClearCells BinCount PrefixSum CursorCopy BinScatter Detect DemForce ClearStats]
-//!          DemKickDrift ClearCells BinCount PrefixSum CursorCopy BinScatter Detect DemForce DemKick
+//!   DEM:   [ClearCells BinCount PrefixSum CursorCopy BinScatter BinSort Detect DemForce ClearStats]
+//!          DemKickDrift ClearCells BinCount PrefixSum CursorCopy BinScatter BinSort Detect DemForce DemKick
 //! ```
 //! Consecutive dispatch stages share one compute pass (labelled after the
 //! first); a host stage (a clear, a copy, or [`StepStage::Color`] and
@@ -33,16 +33,19 @@ pub enum StepStage {
     /// Permute the grain arrays into the cell order of the last binning.
     Reorder,
     FreeVelocity,
-    /// Zero `cell_count` (binning, 1/5).
+    /// Zero `cell_count` (binning, 1/6).
     ClearCells,
-    /// Each grain's cell and the cell counts (binning, 2/5).
+    /// Each grain's cell and the cell counts (binning, 2/6).
     BinCount,
-    /// `cell_start`, exclusive scan of the counts (binning, 3/5).
+    /// `cell_start`, exclusive scan of the counts (binning, 3/6).
     PrefixSum,
-    /// The scatter cursors start as `cell_start` (binning, 4/5).
+    /// The scatter cursors start as `cell_start` (binning, 4/6).
     CursorCopy,
-    /// Grain indices in cell order (binning, 5/5).
+    /// Grain indices in cell order, in atomic order inside a cell (binning, 5/6).
     BinScatter,
+    /// Each cell's grain indices in increasing order, so a run repeats bit for
+    /// bit (binning, 6/6).
+    BinSort,
     Detect,
     /// Capillary bridges into the free velocities (`[cohesion]`, DESIGN §1e).
     Cohesion,
@@ -75,12 +78,13 @@ pub enum StepStage {
 
 impl StepStage {
     /// The binning stages, in order.
-    pub const BIN: [StepStage; 5] = [
+    pub const BIN: [StepStage; 6] = [
         StepStage::ClearCells,
         StepStage::BinCount,
         StepStage::PrefixSum,
         StepStage::CursorCopy,
         StepStage::BinScatter,
+        StepStage::BinSort,
     ];
 
     /// The kernel stage whose label the stage's pass carries.
@@ -92,6 +96,7 @@ impl StepStage {
             StepStage::ClearCells | StepStage::BinCount => Stage::BinCount,
             StepStage::PrefixSum => Stage::PrefixSum,
             StepStage::CursorCopy | StepStage::BinScatter => Stage::BinScatter,
+            StepStage::BinSort => Stage::BinSort,
             StepStage::Detect => Stage::Detect,
             StepStage::WarmStart | StepStage::Bounce => Stage::WarmStart,
             StepStage::Gather | StepStage::SpinFree => Stage::JacobiGather,

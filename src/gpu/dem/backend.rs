@@ -8,10 +8,10 @@
 //!   stats:    [-, max |v|^2 bits, overflow, contacts] summed over a check window
 //!
 //!   one step, one submit, no wait (StepStage list), KDK (velocity Verlet, leapfrog):
-//!     [ClearCells BinCount PrefixSum CursorCopy BinScatter Detect DemForce ClearStats]  (priming)
-//!     DemKickDrift | ClearCells BinCount PrefixSum CursorCopy BinScatter Detect DemForce DemKick
+//!     [ClearCells BinCount PrefixSum CursorCopy BinScatter BinSort Detect DemForce ClearStats]  (priming)
+//!     DemKickDrift | ClearCells BinCount PrefixSum CursorCopy BinScatter BinSort Detect DemForce DemKick
 //!   semi-implicit Euler:
-//!     ClearCells BinCount PrefixSum CursorCopy BinScatter Detect DemForce DemKick DemKickDrift
+//!     ClearCells BinCount PrefixSum CursorCopy BinScatter BinSort Detect DemForce DemKick DemKickDrift
 //! ```
 //! Nothing is read back per step: every [`CHECK_EVERY`] steps the counters of
 //! the window are read (overflow summed, contacts averaged, the largest speed),
