@@ -99,6 +99,15 @@ pub struct GpuBackend {
     pub residual_history: Option<Vec<f32>>,
     /// `check_every` before [`record_residuals`](GpuBackend::record_residuals) set it to 1.
     recorded_check_every: u32,
+    /// The fastest grain's speed at the start of the next step, m/s (the
+    /// solve's tolerance, `StepParams::solve_tol`): from the host grains
+    /// when they are uploaded, then the last convergence check's.
+    speed: f32,
+}
+
+/// The fastest speed among `grains`, m/s.
+fn max_speed(grains: &Grains) -> f32 {
+    grains.vel.iter().map(|v| v[0] * v[0] + v[1] * v[1]).fold(0.0f32, f32::max).sqrt()
 }
 
 /// The step pushes overlaps out by moving the grains after the solve (the
@@ -126,6 +135,7 @@ impl GpuBackend {
         let kernels = Kernels::new(&core.ctx, &core.cfg);
         let bufs = Buffers::new(&core.ctx, &grains);
         let groups = Groups::new(&core, &kernels, &bufs);
+        let speed = max_speed(&grains);
         Ok(GpuBackend {
             core,
             kernels,
@@ -146,6 +156,7 @@ impl GpuBackend {
             profile: false,
             residual_history: None,
             recorded_check_every: CHECK_EVERY,
+            speed,
         })
     }
 
@@ -435,7 +446,16 @@ impl GpuBackend {
         stats: &mut StepStats,
         overflow_color: bool,
     ) -> Result<wgpu::CommandEncoder> {
-        let threshold = p.threshold();
+        // As cpu::CpuStepper::step: converged further when the grains are slow.
+        let threshold = if p.overlap_iterations > 0 {
+            StepParams {
+                tol: p.solve_tol(self.speed),
+                ..*p
+            }
+            .threshold()
+        } else {
+            p.threshold()
+        };
         let mut words;
         loop {
             let batch = self.check_every.max(1).min(p.itmax - stats.iterations);
@@ -475,7 +495,8 @@ impl GpuBackend {
         }
         stats.overflow = u64::from(words[STAT_OVERFLOW as usize]);
         stats.contacts = u64::from(words[STAT_CONTACTS as usize]);
-        stats.max_displacement = f32::from_bits(words[STAT_SPEED2 as usize]).sqrt() * p.dt;
+        self.speed = f32::from_bits(words[STAT_SPEED2 as usize]).sqrt();
+        stats.max_displacement = self.speed * p.dt;
         stats.max_overlap = f32::from_bits(words[STAT_OVERLAP as usize]);
         Ok(enc)
     }
@@ -628,6 +649,7 @@ impl GpuBackend {
         self.write(&g[RADIUS], &grains.radius);
         self.write(&g[INV_MASS], &grains.inv_mass);
         self.write(&g[ID], &grains.id);
+        self.speed = max_speed(grains);
         let s = &self.bufs.spins;
         if grains.ang_vel.len() == grains.len() && grains.angle.len() == grains.len() {
             self.write(&s.spin, &grains.ang_vel);
