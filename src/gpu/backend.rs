@@ -100,8 +100,9 @@ pub struct GpuBackend {
     /// `check_every` before [`record_residuals`](GpuBackend::record_residuals) set it to 1.
     recorded_check_every: u32,
     /// The fastest grain's speed at the start of the next step, m/s (the
-    /// solve's tolerance, `StepParams::solve_tol`): from the host grains
-    /// when they are uploaded, then the last convergence check's.
+    /// solve's tolerance, `StepParams::solve_tol`): the grains' at `new`,
+    /// then the last convergence check's. `upload_grains` leaves it: the
+    /// bisection uploads velocities already gathered from the warm start.
     speed: f32,
 }
 
@@ -649,7 +650,6 @@ impl GpuBackend {
         self.write(&g[RADIUS], &grains.radius);
         self.write(&g[INV_MASS], &grains.inv_mass);
         self.write(&g[ID], &grains.id);
-        self.speed = max_speed(grains);
         let s = &self.bufs.spins;
         if grains.ang_vel.len() == grains.len() && grains.angle.len() == grains.len() {
             self.write(&s.spin, &grains.ang_vel);
