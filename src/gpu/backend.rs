@@ -108,7 +108,12 @@ pub struct GpuBackend {
 
 /// The fastest speed among `grains`, m/s.
 fn max_speed(grains: &Grains) -> f32 {
-    grains.vel.iter().map(|v| v[0] * v[0] + v[1] * v[1]).fold(0.0f32, f32::max).sqrt()
+    grains
+        .vel
+        .iter()
+        .map(|v| v[0] * v[0] + v[1] * v[1])
+        .fold(0.0f32, f32::max)
+        .sqrt()
 }
 
 /// The step pushes overlaps out by moving the grains after the solve (the
