@@ -1,10 +1,18 @@
-//! Rest is rest: a resting column of 10 grains and a settled pile stay at
-//! rest under NLGS, Jacobi, coloured NLGS, APGD and Uzawa with the scene's default settings: the top
-//! grain slower than 1e-4 m/s, kinetic energy not growing, overlap not creeping.
+//! Rest is rest: a resting column of 10 grains and a settled pile come to
+//! rest under NLGS, Jacobi, coloured NLGS, APGD and Uzawa with the scene's
+//! default settings: below 1e-4 m/s rms within one simulated second and for
+//! the ten seconds after, without the overlaps creeping.
+//!
+//! The pile is a hexagonal pile of 120 grains settled for 2 s under NLGS,
+//! then stepped 11 s under each solver (one run of all five takes about 20 s
+//! of CPU time here). The same figure for a settled 2,000-grain pile (the
+//! bundled hourglass's fill behind its closed gate) is in docs/solvers.md;
+//! it takes minutes per solver, too slow for this suite.
 
 mod common;
 
 use common::{grains, hex_pile, stepper, walls};
+use hourglass::cpu::CpuStepper;
 use hourglass::cpu::reduce::reduce;
 use hourglass::model::{Grains, Region, SolverKind, StepParams, Walls};
 use hourglass::scene::SolverSpec;
@@ -16,6 +24,9 @@ const SOLVERS: [SolverKind; 5] = [
     SolverKind::Apgd,
     SolverKind::Uzawa,
 ];
+
+/// Rest: rms speed of the grains, m/s.
+const REST: f64 = 1e-4;
 
 /// The scene's default solver settings at dt = 1e-3 s.
 fn defaults(solver: SolverKind) -> StepParams {
@@ -53,70 +64,105 @@ fn column(r: f32) -> (Grains, Walls) {
     )
 }
 
+fn rms_speed(g: &Grains) -> f64 {
+    let s: f64 = g.vel.iter().map(|v| f64::from(v[0] * v[0] + v[1] * v[1])).sum();
+    (s / g.len() as f64).sqrt()
+}
+
+fn new_stepper(w: &Walls, r: f32, p: &StepParams) -> CpuStepper {
+    let bb = w.bounding_box();
+    stepper([bb[0], bb[1], bb[2], bb[3].max(0.2)], r, p)
+}
+
+/// Step `s` 11 s under `solver`; the failures of the rest conditions: rms
+/// speed under [`REST`] from 1 s on, the largest overlap of the last 5 s no
+/// deeper than that of the 5 s before (or than the slop, under which
+/// overlaps are left alone: growing up to it is settling, beyond it creep).
+fn watch(name: &str, solver: SolverKind, mut s: CpuStepper, mut g: Grains, w: &Walls) -> Vec<String> {
+    let p = defaults(solver);
+    let bb = w.bounding_box();
+    let region = Region {
+        gravity: p.gravity,
+        neck_y: -1.0,
+        bbox: [bb[0], bb[1], bb[2], 0.2],
+    };
+    let (mut at_1s, mut worst, mut overlap, mut iterations) = (0.0, 0.0f64, [0.0f64; 2], 0u64);
+    for step in 1..=11_000 {
+        iterations += u64::from(s.step(&mut g, w, &p).unwrap().iterations);
+        let v = rms_speed(&g);
+        if step == 1000 {
+            at_1s = v;
+        }
+        if step >= 1000 {
+            worst = worst.max(v);
+        }
+        if step > 1000 {
+            let t = reduce(&g, s.contacts(), w, &region);
+            let half = usize::from(step > 6000);
+            overlap[half] = overlap[half].max(t.max_overlap);
+        }
+    }
+    println!(
+        "{solver:?} {name}: rms speed {at_1s:.2e} m/s at 1 s, at most {worst:.2e} over 1-11 s; \
+         largest overlap {:.2e} then {:.2e} m; {:.1} iterations/step",
+        overlap[0],
+        overlap[1],
+        iterations as f64 / 11_000.0
+    );
+    let mut failures = Vec::new();
+    if worst >= REST {
+        failures.push(format!("{solver:?} {name}: {worst:.2e} m/s rms after 1 s"));
+    }
+    if overlap[1] > overlap[0].max(f64::from(p.slop())) + 0.1 * f64::from(p.tol) {
+        failures.push(format!(
+            "{solver:?} {name}: overlap crept {:.2e} -> {:.2e} m",
+            overlap[0], overlap[1]
+        ));
+    }
+    failures
+}
+
 #[test]
-fn columns_and_piles_stay_at_rest_under_nlgs_jacobi_colored_apgd_and_uzawa() {
-    let failures = watch(&SOLVERS);
+fn a_column_rests_within_a_second_under_every_nscd_solver() {
+    let r = 0.003;
+    let mut failures = Vec::new();
+    for solver in SOLVERS {
+        let (g, w) = column(r);
+        let s = new_stepper(&w, r, &defaults(solver));
+        failures.extend(watch("column", solver, s, g, &w));
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Settle 1 s, watch 2 s; the failures of the rest conditions.
-fn watch(solvers: &[SolverKind]) -> Vec<String> {
-    let r = 0.003f32;
-    let mut failures = Vec::new();
-    for &solver in solvers {
-        let p = defaults(solver);
-        for (name, (mut g, w)) in [("column", column(r)), ("pile", hex_pile(10, r))] {
-            let bb = w.bounding_box();
-            let mut s = stepper([bb[0], bb[1], bb[2], bb[3].max(0.2)], r, &p);
-            let region = Region {
-                gravity: p.gravity,
-                neck_y: -1.0,
-                bbox: [bb[0], bb[1], bb[2], 0.2],
-            };
-            // Settle 1 s, then watch 2 s in four windows.
-            for _ in 0..1000 {
-                s.step(&mut g, &w, &p).unwrap();
-            }
-            let top = (0..g.len())
-                .max_by(|&a, &b| g.pos[a][1].total_cmp(&g.pos[b][1]))
-                .unwrap();
-            let (mut speed, mut ke, mut overlap, mut iters) = ([0.0f64; 4], [0.0f64; 4], [0.0f64; 4], [0u64; 4]);
-            for step in 0..2000 {
-                let st = s.step(&mut g, &w, &p).unwrap();
-                let q = step / 500;
-                let t = reduce(&g, s.contacts(), &w, &region);
-                let v = g.vel[top];
-                speed[q] = speed[q].max(f64::from((v[0] * v[0] + v[1] * v[1]).sqrt()));
-                ke[q] = ke[q].max(t.kinetic_energy);
-                overlap[q] = overlap[q].max(t.max_overlap);
-                iters[q] += u64::from(st.iterations);
-            }
-            let e = |a: [f64; 4]| a.map(|x| format!("{x:.1e}")).join(" ");
-            println!(
-                "{solver:?} {name}: top speed {} m/s, KE {} J, overlap {} m, iterations/step {:?}",
-                e(speed),
-                e(ke),
-                e(overlap),
-                iters.map(|i| i as f64 / 500.0)
-            );
-            if speed[3] >= 1e-4 {
-                failures.push(format!("{solver:?} {name}: top grain at {:.2e} m/s", speed[3]));
-            }
-            if ke[3] > ke[1] * 1.01 + 1e-12 {
-                failures.push(format!(
-                    "{solver:?} {name}: kinetic energy grew {:.2e} -> {:.2e} J",
-                    ke[1], ke[3]
-                ));
-            }
-            // Overlaps shallower than the slop are left alone by the push-out
-            // (Contact::target): growing up to it is settling, beyond it creep.
-            if overlap[3] > overlap[1].max(f64::from(p.slop())) + 0.1 * f64::from(p.tol) {
-                failures.push(format!(
-                    "{solver:?} {name}: overlap crept {:.2e} -> {:.2e} m",
-                    overlap[1], overlap[3]
-                ));
-            }
-        }
+#[test]
+fn a_settled_pile_rests_within_a_second_under_every_nscd_solver() {
+    let r = 0.003;
+    let (mut g, w) = hex_pile(15, r);
+    let p = defaults(SolverKind::Nlgs);
+    let mut s = new_stepper(&w, r, &p);
+    for _ in 0..2000 {
+        s.step(&mut g, &w, &p).unwrap();
     }
-    failures
+    let mut failures = Vec::new();
+    for solver in SOLVERS {
+        // From the settled state and its impulses (the warm start carries over).
+        failures.extend(watch("pile", solver, s.clone(), g.clone(), &w));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A flow is solved to `tol` as before: the tighter convergence near rest
+/// (`StepParams::solve_tol`) starts only when the fastest grain is slower
+/// than tol/dt / REST_SHARE (0.2 m/s at the defaults), and goes no lower
+/// than REST_FLOOR (1e-5 m/s) dt.
+#[test]
+fn the_solve_tightens_only_when_the_grains_are_slow() {
+    for solver in SOLVERS {
+        let p = defaults(solver);
+        assert_eq!(p.solve_tol(0.2), p.tol);
+        assert_eq!(p.solve_tol(3.0), p.tol);
+        let near = |a: f32, b: f32| (a - b).abs() <= 1e-6 * b;
+        assert!(near(p.solve_tol(0.1), 0.5 * p.tol), "{}", p.solve_tol(0.1));
+        assert!(near(p.solve_tol(0.0), 1e-5 * p.dt), "{}", p.solve_tol(0.0));
+    }
 }

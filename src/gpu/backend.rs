@@ -99,6 +99,21 @@ pub struct GpuBackend {
     pub residual_history: Option<Vec<f32>>,
     /// `check_every` before [`record_residuals`](GpuBackend::record_residuals) set it to 1.
     recorded_check_every: u32,
+    /// The fastest grain's speed at the start of the next step, m/s (the
+    /// solve's tolerance, `StepParams::solve_tol`): the grains' at `new`,
+    /// then the last convergence check's. `upload_grains` leaves it: the
+    /// bisection uploads velocities already gathered from the warm start.
+    speed: f32,
+}
+
+/// The fastest speed among `grains`, m/s.
+fn max_speed(grains: &Grains) -> f32 {
+    grains
+        .vel
+        .iter()
+        .map(|v| v[0] * v[0] + v[1] * v[1])
+        .fold(0.0f32, f32::max)
+        .sqrt()
 }
 
 /// The step pushes overlaps out by moving the grains after the solve (the
@@ -126,6 +141,7 @@ impl GpuBackend {
         let kernels = Kernels::new(&core.ctx, &core.cfg);
         let bufs = Buffers::new(&core.ctx, &grains);
         let groups = Groups::new(&core, &kernels, &bufs);
+        let speed = max_speed(&grains);
         Ok(GpuBackend {
             core,
             kernels,
@@ -146,6 +162,7 @@ impl GpuBackend {
             profile: false,
             residual_history: None,
             recorded_check_every: CHECK_EVERY,
+            speed,
         })
     }
 
@@ -436,7 +453,16 @@ impl GpuBackend {
         stats: &mut StepStats,
         overflow_color: bool,
     ) -> Result<wgpu::CommandEncoder> {
-        let threshold = p.threshold();
+        // As cpu::CpuStepper::step: converged further when the grains are slow.
+        let threshold = if p.overlap_iterations > 0 {
+            StepParams {
+                tol: p.solve_tol(self.speed),
+                ..*p
+            }
+            .threshold()
+        } else {
+            p.threshold()
+        };
         let mut words;
         loop {
             let batch = self.check_every.max(1).min(p.itmax - stats.iterations);
@@ -476,7 +502,8 @@ impl GpuBackend {
         }
         stats.overflow = u64::from(words[STAT_OVERFLOW as usize]);
         stats.contacts = u64::from(words[STAT_CONTACTS as usize]);
-        stats.max_displacement = f32::from_bits(words[STAT_SPEED2 as usize]).sqrt() * p.dt;
+        self.speed = f32::from_bits(words[STAT_SPEED2 as usize]).sqrt();
+        stats.max_displacement = self.speed * p.dt;
         stats.max_overlap = f32::from_bits(words[STAT_OVERLAP as usize]);
         Ok(enc)
     }
