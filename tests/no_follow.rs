@@ -20,7 +20,19 @@ fn hourglass(args: &[&str], dir: &Path) -> Output {
 /// A small finished CPU run in `out`.
 fn small_run(out: &Path) {
     let o = hourglass(
-        &["run", "--grains", "40", "--steps", "20", "--every", "10", "--backend", "cpu", "-q", "--out"],
+        &[
+            "run",
+            "--grains",
+            "40",
+            "--steps",
+            "20",
+            "--every",
+            "10",
+            "--backend",
+            "cpu",
+            "-q",
+            "--out",
+        ],
         out,
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -37,7 +49,11 @@ fn link_to_mine(out: &Path, name: &str) -> std::path::PathBuf {
 }
 
 fn assert_replaced(out: &Path, name: &str, mine: &Path) {
-    assert_eq!(std::fs::read(mine).unwrap(), b"my own notes", "{name}: written through the link");
+    assert_eq!(
+        std::fs::read(mine).unwrap(),
+        b"my own notes",
+        "{name}: written through the link"
+    );
     let meta = std::fs::symlink_metadata(out.join(name)).unwrap();
     assert!(meta.file_type().is_file(), "{name}: not replaced by a file of its own");
 }
@@ -67,7 +83,13 @@ fn a_rerun_replaces_links_at_the_names_it_writes() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("run");
     small_run(&out);
-    let names = ["state.json", "state.partial", "diagnostics.csv", "scene.toml", "frames.pvd"];
+    let names = [
+        "state.json",
+        "state.partial",
+        "diagnostics.csv",
+        "scene.toml",
+        "frames.pvd",
+    ];
     let mine: Vec<_> = names.iter().map(|n| link_to_mine(&out, n)).collect();
     small_run(&out);
     for (n, m) in names.iter().zip(&mine) {
@@ -108,13 +130,27 @@ fn a_solver_the_backend_cannot_run_is_refused_before_anything_is_written() {
     let out = tmp.path().join("never");
     for solver in ["nlgs", "seed", "impulse"] {
         let o = hourglass(
-            &["run", "--solver", solver, "--backend", "gpu", "--steps", "2", "-q", "--out"],
+            &[
+                "run",
+                "--solver",
+                solver,
+                "--backend",
+                "gpu",
+                "--steps",
+                "2",
+                "-q",
+                "--out",
+            ],
             &out,
         );
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(!o.status.success(), "{solver}");
         assert_eq!(err.trim().lines().count(), 1, "{solver}: {err}");
         assert!(err.contains("--backend") || err.contains("backend"), "{solver}: {err}");
-        assert!(!out.exists(), "{solver}: {} was created before the refusal", out.display());
+        assert!(
+            !out.exists(),
+            "{solver}: {} was created before the refusal",
+            out.display()
+        );
     }
 }

@@ -4,11 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
+use super::save_png;
 use crate::error::{Error, Result};
 use crate::gpu::{AdapterChoice, GpuContext};
 use crate::output::{Outputs, read};
 use crate::render::movie::MovieRenderer;
-use super::save_png;
 use crate::render::{ColorMode, encode_gif};
 
 /// How to render a result directory.

@@ -25,13 +25,13 @@ use winit::keyboard::{Key, NamedKey};
 use winit::window::{Window, WindowId};
 
 use super::player::{Live, Replay};
+use super::save_png;
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::model::Grid;
 use crate::model::Walls;
 use crate::output::Summary;
 use crate::render::renderer::{Frame, Renderer, Source};
-use super::save_png;
 use crate::render::{Camera, ColorMode, Offscreen, Ranges, offscreen, scene_bbox};
 use crate::scene::Setup;
 
