@@ -164,5 +164,11 @@ fn the_solve_tightens_only_when_the_grains_are_slow() {
         let near = |a: f32, b: f32| (a - b).abs() <= 1e-6 * b;
         assert!(near(p.solve_tol(0.1), 0.5 * p.tol), "{}", p.solve_tol(0.1));
         assert!(near(p.solve_tol(0.0), 1e-5 * p.dt), "{}", p.solve_tol(0.0));
+        // Pushing out through the velocities, the solve keeps tol.
+        let through_velocities = StepParams {
+            overlap_iterations: 0,
+            ..p
+        };
+        assert_eq!(through_velocities.solve_tol(0.0), p.tol);
     }
 }

@@ -219,7 +219,12 @@ fn grain_count(text: &str) -> Option<u64> {
 /// The run without a window: progress bar, result directory, summary.json.
 /// The backend is opened (a missing adapter refused) before the directory
 /// is claimed, so a refused run writes nothing.
-fn headless(setup: &hourglass::scene::Setup, grid: hourglass::model::Grid, force: bool, quiet: bool) -> Result<Summary> {
+fn headless(
+    setup: &hourglass::scene::Setup,
+    grid: hourglass::model::Grid,
+    force: bool,
+    quiet: bool,
+) -> Result<Summary> {
     let mut notices = setup.notices.clone();
     let mut backend = hourglass::backend::select(
         setup,

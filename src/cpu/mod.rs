@@ -189,12 +189,10 @@ impl CpuStepper {
         };
         let n = grains.len();
         // The solve converges further when the grains are slow, so that its
-        // error does not keep a pile moving (StepParams::solve_tol). Through
-        // the velocities (no split) the slop, 5 tol, is the solve's own, and
-        // the push-out speed keeps the grains moving anyway: tol stays.
+        // error does not keep a pile moving (StepParams::solve_tol).
         let speed = grains.vel.iter().map(|v| dot(*v, *v)).fold(0.0f32, f32::max).sqrt();
         let solve_p = StepParams {
-            tol: if split { p.solve_tol(speed) } else { p.tol },
+            tol: p.solve_tol(speed),
             ..*p
         };
         self.vel_free.resize(n, [0.0; 2]);

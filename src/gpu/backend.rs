@@ -454,15 +454,11 @@ impl GpuBackend {
         overflow_color: bool,
     ) -> Result<wgpu::CommandEncoder> {
         // As cpu::CpuStepper::step: converged further when the grains are slow.
-        let threshold = if p.overlap_iterations > 0 {
-            StepParams {
-                tol: p.solve_tol(self.speed),
-                ..*p
-            }
-            .threshold()
-        } else {
-            p.threshold()
-        };
+        let threshold = StepParams {
+            tol: p.solve_tol(self.speed),
+            ..*p
+        }
+        .threshold();
         let mut words;
         loop {
             let batch = self.check_every.max(1).min(p.itmax - stats.iterations);
