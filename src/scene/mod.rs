@@ -11,6 +11,7 @@ pub mod fill;
 pub mod gmsh;
 pub mod hourglass;
 pub mod limits;
+mod checks;
 mod spec;
 mod strict;
 mod validate;
