@@ -9,7 +9,7 @@ use crate::analysis::fit_flow_rate;
 use crate::backend::census::{Census, Elastic, Touching, barycentre};
 use crate::backend::{Backend, OverlapHistogram, Substepped, grid_for, substep};
 use crate::error::{Error, Result};
-use crate::model::{Phase, SolverKind, StepParams, StepStats, Walls};
+use crate::model::{Grains, Phase, SolverKind, StepParams, StepStats, Walls};
 use crate::model::{Region, Totals, rotational_kinetic_energy};
 use crate::output::{ResultDir, Row, Summary};
 use crate::scene::Setup;
@@ -386,7 +386,8 @@ impl Run {
         }
     }
 
-    /// One diagnostics row and one frame at `step`.
+    /// One diagnostics row and one frame at `step`; the state saved with
+    /// them while every grain is inside.
     fn output(&mut self, backend: &mut dyn Backend, out: &mut ResultDir, step: u64, time: f64) -> Result<Totals> {
         let t = backend.totals(&self.region)?;
         if !(t.kinetic_energy.is_finite() && t.potential_energy.is_finite()) {
@@ -395,15 +396,44 @@ impl Run {
                 problem: "non-finite energy: the state has blown up (lower dt)".to_string(),
             });
         }
-        let tally = &mut self.tally;
-        tally.max_overlap = tally.max_overlap.max(t.max_overlap);
+        self.tally.max_overlap = self.tally.max_overlap.max(t.max_overlap);
         // The frame's grains (in id order, with their angular velocities):
         // the rotational energy is summed from them on the host, for every
         // backend alike (the `reduce` stage sums the translational part).
         let grains = backend.grains()?;
+        out.row(&self.row(&t, grains, step, time))?;
+        let walls = if self.settling {
+            &self.closed_walls
+        } else {
+            &self.open_walls
+        };
+        self.overlaps.sample(grains, walls);
+        out.frame(time, grains)?;
+        self.times.push(time);
+        self.passed.push(t.passed);
+        if t.lost > 0 {
+            return Err(self.lost(step, t.lost));
+        }
+        // Only a state with every grain inside: a run that lost grains stays
+        // resumable from its last good row.
+        let state = self.state(step, grains, out);
+        let state = State {
+            backend_steps: backend.step_count(),
+            contacts: backend.saved_contacts().map(|l| SavedContacts::of(&l)),
+            ..state
+        };
+        out.state(&serde_json::to_string(&state).unwrap_or_default())?;
+        Ok(t)
+    }
+
+    /// The diagnostics row at `step` from the totals `t` and the frame's
+    /// `grains`; it takes the collisions counted since the last row and
+    /// starts the next row's mean of iterations.
+    fn row(&mut self, t: &Totals, grains: &Grains, step: u64, time: f64) -> Row {
         let rotational = rotational_kinetic_energy(grains);
         let elastic = self.touching.elastic_energy;
         let (grain_collisions, wall_collisions) = self.census.take();
+        let tally = &mut self.tally;
         let row = Row {
             step,
             time,
@@ -425,33 +455,29 @@ impl Run {
         };
         tally.since_row_iterations = 0;
         tally.since_row_steps = 0;
-        out.row(&row)?;
-        let walls = if self.settling {
-            &self.closed_walls
-        } else {
-            &self.open_walls
+        row
+    }
+
+    /// The run diverged at `step`: `lost` grains left through the walls.
+    fn lost(&self, step: u64, lost: u64) -> Error {
+        // Name the key that holds grains inside the walls in this model.
+        let hint = match self.p.solver {
+            SolverKind::Dem => "lower solver.dt, or stiffen dem.kn",
+            SolverKind::Spring => "lower solver.dt, or stiffen spring.ks",
+            SolverKind::Impulse => "lower solver.dt, or raise impulse.kp",
+            // NSCD and crowd motion: a contact missed between two detections.
+            _ => "lower solver.dt, or raise solver.alert",
         };
-        self.overlaps.sample(grains, walls);
-        out.frame(time, grains)?;
-        self.times.push(time);
-        self.passed.push(t.passed);
-        if t.lost > 0 {
-            // Name the key that holds grains inside the walls in this model.
-            let hint = match self.p.solver {
-                SolverKind::Dem => "lower solver.dt, or stiffen dem.kn",
-                SolverKind::Spring => "lower solver.dt, or stiffen spring.ks",
-                SolverKind::Impulse => "lower solver.dt, or raise impulse.kp",
-                // NSCD and crowd motion: a contact missed between two detections.
-                _ => "lower solver.dt, or raise solver.alert",
-            };
-            return Err(Error::Diverged {
-                step,
-                problem: format!("{} of {} grains lost through the walls ({hint})", t.lost, self.n),
-            });
+        Error::Diverged {
+            step,
+            problem: format!("{lost} of {} grains lost through the walls ({hint})", self.n),
         }
-        // Only a state with every grain inside: a run that lost grains stays
-        // resumable from its last good row.
-        let state = State {
+    }
+
+    /// What state.json holds at `step` with the frame's `grains`, but the
+    /// backend's step count and contact lists.
+    fn state(&self, step: u64, grains: &Grains, out: &ResultDir) -> State {
+        State {
             version: STATE_VERSION,
             step,
             backend_steps: 0,
@@ -470,14 +496,7 @@ impl Run {
             overlaps: self.overlaps.bins(),
             frames: out.frames().to_vec(),
             contacts: None,
-        };
-        let state = State {
-            backend_steps: backend.step_count(),
-            contacts: backend.saved_contacts().map(|l| SavedContacts::of(&l)),
-            ..state
-        };
-        out.state(&serde_json::to_string(&state).unwrap_or_default())?;
-        Ok(t)
+        }
     }
 
     /// Take up to `max_steps` steps (fewer when the run ends first); returns the steps taken.

@@ -62,7 +62,7 @@ impl Check<'_> {
             Err(Error::field(self.origin, field, format!("must be >= 0, got {v}")))
         }
     }
-    /// >= 0 for a quantity the steps read in single precision: 0, or
+    /// At least 0, for a quantity the steps read in single precision: 0, or
     /// positive there too (1e-300 would become 0 and switch it off unsaid).
     fn non_negative_f32(&self, field: &str, v: f64) -> Result<()> {
         self.non_negative(field, v)?;

@@ -390,12 +390,17 @@ impl State {
     /// the scene's key, one in the state state.json's.
     pub fn fits(&self, setup: &Setup, saved: &Scene, saved_path: &Path, state: &Path) -> Result<()> {
         unchanged(&setup.scene, saved, saved_path)?;
-        let bad = |field: &str, problem: String| Error::ResultFile {
-            path: state.to_path_buf(),
-            message: format!("field `{field}`: {problem}"),
-        };
+        self.fits_emitters(setup, saved_path, state)?;
+        self.fits_walls(setup, state)?;
+        self.fits_fill(setup, state)
+    }
+
+    /// As many emitters as `setup`'s, none past its last grain, and as many
+    /// grains as the fill and the emitters added.
+    fn fits_emitters(&self, setup: &Setup, saved_path: &Path, state: &Path) -> Result<()> {
         if self.emitted.len() != setup.emitters.len() {
-            return Err(bad(
+            return Err(bad_field(
+                state,
                 "emitted",
                 format!(
                     "lists {} emitters, the scene ({}) has {}",
@@ -407,7 +412,8 @@ impl State {
         }
         for (e, (&k, emitter)) in self.emitted.iter().zip(&setup.emitters).enumerate() {
             if k > emitter.grains.len() {
-                return Err(bad(
+                return Err(bad_field(
+                    state,
                     "emitted",
                     format!("emitter {e} added {k} grains, it has {}", emitter.grains.len()),
                 ));
@@ -416,7 +422,8 @@ impl State {
         let fill = setup.grains.len();
         let emitted: usize = self.emitted.iter().sum();
         if fill.checked_add(emitted) != Some(self.grains.len()) {
-            return Err(bad(
+            return Err(bad_field(
+                state,
                 "grains",
                 format!(
                     "{} grains saved, the scene's fill has {fill} and its emitters added {emitted}",
@@ -424,25 +431,37 @@ impl State {
                 ),
             ));
         }
-        let mut at = vec![usize::MAX; fill];
-        for (k, &id) in setup.grains.id.iter().enumerate() {
-            if let Some(slot) = at.get_mut(id as usize) {
-                *slot = k;
-            }
-        }
-        // A state is saved only while every grain is inside the walls (as
-        // the run's totals count it: within its radius of their bounding box).
+        Ok(())
+    }
+
+    /// A state is saved only while every grain is inside the walls (as
+    /// the run's totals count it: within its radius of their bounding box).
+    fn fits_walls(&self, setup: &Setup, state: &Path) -> Result<()> {
         let bb = setup.walls(true).bounding_box();
         for (i, (p, &r)) in self.grains.pos.iter().zip(&self.grains.radius).enumerate() {
             let inside = p[0] >= bb[0] - r && p[0] <= bb[2] + r && p[1] >= bb[1] - r && p[1] <= bb[3] + r;
             if !inside {
-                return Err(bad(
+                return Err(bad_field(
+                    state,
                     "grains.pos",
                     format!(
                         "grain {} at ({}, {}) m is outside the walls (a saved state has every grain inside)",
                         self.grains.id[i], p[0], p[1]
                     ),
                 ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The saved grains with an id of the fill have that fill grain's
+    /// radius and inverse mass.
+    fn fits_fill(&self, setup: &Setup, state: &Path) -> Result<()> {
+        let fill = &setup.grains;
+        let mut at = vec![usize::MAX; fill.len()];
+        for (k, &id) in fill.id.iter().enumerate() {
+            if let Some(slot) = at.get_mut(id as usize) {
+                *slot = k;
             }
         }
         // Equal but for the last bits of an f32 (a device may round-trip them).
@@ -453,9 +472,10 @@ impl State {
             if k == usize::MAX {
                 continue;
             }
-            let (id, fill) = (g.id[i], &setup.grains);
+            let id = g.id[i];
             if !same(g.radius[i], fill.radius[k]) {
-                return Err(bad(
+                return Err(bad_field(
+                    state,
                     "grains.radius",
                     format!(
                         "grain {id} has radius {} m, the scene's fill gives it {} m",
@@ -464,7 +484,8 @@ impl State {
                 ));
             }
             if !same(g.inv_mass[i], fill.inv_mass[k]) {
-                return Err(bad(
+                return Err(bad_field(
+                    state,
                     "grains.inv_mass",
                     format!(
                         "grain {id} has inverse mass {} 1/kg, the scene's fill gives it {} 1/kg",
@@ -474,6 +495,14 @@ impl State {
             }
         }
         Ok(())
+    }
+}
+
+/// The error about `field` of the state file `state`.
+fn bad_field(state: &Path, field: &str, problem: String) -> Error {
+    Error::ResultFile {
+        path: state.to_path_buf(),
+        message: format!("field `{field}`: {problem}"),
     }
 }
 
