@@ -258,14 +258,24 @@ fn dem_agrees(from: Stage, integrator: Integrator) {
     };
     let (sc, sg, ss) = (steps(&mut cpu), steps(&mut gpu), steps(&mut split));
     for (step, (s, c)) in ss.iter().zip(&sc).enumerate() {
-        assert_eq!((s.contacts, s.overflow), (c.contacts, c.overflow), "{name}, step {step}");
+        assert_eq!(
+            (s.contacts, s.overflow),
+            (c.contacts, c.overflow),
+            "{name}, step {step}"
+        );
     }
     assert_eq!(sg.last().map(|s| s.contacts), sc.last().map(|s| s.contacts));
     let split_grains = split.grains().unwrap().clone();
-    assert!(max_distance(&split_grains, &grains) > 1e-5, "{name}: the grains did not move");
+    assert!(
+        max_distance(&split_grains, &grains) > 1e-5,
+        "{name}: the grains did not move"
+    );
     for (other, g) in [("cpu", cpu.grains().unwrap()), ("gpu", gpu.grains().unwrap())] {
         let d = max_distance(&split_grains, g);
-        assert!(d < 1e-6, "gpu from {name}: positions differ from the {other} step by {d:e} m");
+        assert!(
+            d < 1e-6,
+            "gpu from {name}: positions differ from the {other} step by {d:e} m"
+        );
     }
 }
 

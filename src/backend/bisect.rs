@@ -46,6 +46,11 @@ pub fn gpu_from_env() -> Result<Option<Stage>> {
     }
 }
 
+/// The adapter of a bisect backend: the GPU's and where it takes over.
+fn adapter(ctx: &crate::gpu::GpuContext, from: Stage) -> String {
+    format!("{} (CPU before {})", ctx.adapter_name(), from.name())
+}
+
 /// CPU stages before [`BisectBackend::from`], GPU stages from it on.
 pub struct BisectBackend {
     /// The grains between steps (id order).
@@ -117,11 +122,7 @@ impl Backend for BisectBackend {
         BackendKind::Gpu
     }
     fn adapter(&self) -> String {
-        format!(
-            "{} (CPU before {})",
-            self.gpu.context().adapter_name(),
-            self.from.name()
-        )
+        adapter(self.gpu.context(), self.from)
     }
     fn step(&mut self, p: &StepParams) -> Result<StepStats> {
         BisectBackend::step(self, p)
@@ -190,7 +191,13 @@ impl DemBisectBackend {
             (stats.contacts, stats.overflow) = (cpu_stats.contacts, cpu_stats.overflow);
             stats.max_overlap = cpu_stats.max_overlap;
         }
-        let vmax = self.grains.vel.iter().map(|v| dot(*v, *v)).fold(0.0f32, f32::max).sqrt();
+        let vmax = self
+            .grains
+            .vel
+            .iter()
+            .map(|v| dot(*v, *v))
+            .fold(0.0f32, f32::max)
+            .sqrt();
         stats.max_displacement = vmax * p.dt;
         Ok(stats)
     }
@@ -201,11 +208,7 @@ impl Backend for DemBisectBackend {
         BackendKind::Gpu
     }
     fn adapter(&self) -> String {
-        format!(
-            "{} (CPU before {})",
-            self.gpu.context().adapter_name(),
-            self.from.name()
-        )
+        adapter(self.gpu.context(), self.from)
     }
     fn step(&mut self, p: &StepParams) -> Result<StepStats> {
         DemBisectBackend::step(self, p)
@@ -239,4 +242,3 @@ pub fn check_boundary(from: Stage, dem: bool) -> Result<Stage> {
         plan::check_boundary(from, &plan::NSCD_STAGES, "NSCD", GPU_FROM)
     }
 }
-

@@ -531,7 +531,13 @@ impl<'a> StepContext<'a> {
         if self.stepper.lists.slots.is_empty() || n == 0 {
             stats.converged = true;
         }
-        let vmax = self.grains.vel.iter().map(|v| dot(*v, *v)).fold(0.0f32, f32::max).sqrt();
+        let vmax = self
+            .grains
+            .vel
+            .iter()
+            .map(|v| dot(*v, *v))
+            .fold(0.0f32, f32::max)
+            .sqrt();
         stats.max_displacement = vmax * self.resolved.dt;
         self.stats = stats;
         Ok(())

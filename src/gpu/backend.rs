@@ -58,8 +58,8 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::model::plan::{self, Stage as PlanStage};
-use crate::model::{MAX_COLORS, nscd_plan};
 use crate::model::{Contact, ContactLists, Grains, Grid, Region, SolverKind, StepParams, StepStats, Totals, Walls};
+use crate::model::{MAX_COLORS, nscd_plan};
 
 /// Jacobi iterations between two convergence checks (host readbacks).
 pub const CHECK_EVERY: u32 = 10;

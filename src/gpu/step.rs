@@ -138,14 +138,15 @@ impl StepStage {
 /// counters after its detection (they are not a step's).
 pub fn stages_of(stage: plan::Stage, colored: bool) -> &'static [StepStage] {
     use StepStage::*;
-    const DETECT: [StepStage; 7] = [ClearCells, BinCount, PrefixSum, CursorCopy, BinScatter, BinSort, Detect];
+    // Priming is binning and detection, then the force.
     const PRIME: [StepStage; 9] = [
         ClearCells, BinCount, PrefixSum, CursorCopy, BinScatter, BinSort, Detect, DemForce, ClearStats,
     ];
+    const DETECT: &[StepStage] = PRIME.split_at(7).0;
     match stage {
         plan::Stage::FreeVelocity => &[FreeVelocity],
         plan::Stage::SpinFree => &[SpinFree],
-        plan::Stage::Detect => &DETECT,
+        plan::Stage::Detect => DETECT,
         plan::Stage::Cohesion => &[Cohesion],
         plan::Stage::WarmStart => &[WarmStart],
         plan::Stage::Bounce => &[Bounce],

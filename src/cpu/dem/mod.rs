@@ -68,7 +68,9 @@ use integrate::Integrand;
 use super::detect;
 use super::grid::Bins;
 use crate::model::plan::{self, Stage};
-use crate::model::{Body, ContactLists, DemParams, Grains, Grid, Phase, StepParams, StepStats, Walls, dem_plan, dot, law};
+use crate::model::{
+    Body, ContactLists, DemParams, Grains, Grid, Phase, StepParams, StepStats, Walls, dem_plan, dot, law,
+};
 
 /// Scratch state of the CPU DEM path: bins, contact lists, the last force.
 #[derive(Debug, Clone)]

@@ -175,7 +175,11 @@ impl GpuDemBackend {
         // into the counters is the half-kicked one.
         self.primed = self.dem.integrator.kdk();
         let start = split(&plan, &DEM_STAGES, from);
-        plan[start..].iter().flat_map(|&s| stages_of(s, false)).copied().collect()
+        plan[start..]
+            .iter()
+            .flat_map(|&s| stages_of(s, false))
+            .copied()
+            .collect()
     }
 
     /// Upload the law and the parameters where they changed.
