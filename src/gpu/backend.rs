@@ -5,8 +5,8 @@
 //! list of [`StepStage`]s up front (`GpuBackend::plan`) and run by
 //! [`super::step::record`], into few submits:
 //! ```text
-//!   submit 1: ClearStats [Reorder] ClearCells FreeVelocity BinCount PrefixSum CursorCopy
-//!             BinScatter BinSort Detect [Cohesion] [WarmStart] Gather [Color: submits per batch of rounds]
+//!   submit 1: ClearStats [Reorder] FreeVelocity [SpinFree] ClearCells BinCount PrefixSum CursorCopy
+//!             BinScatter BinSort Detect [Cohesion] [WarmStart] [Bounce] Gather [Color: submits per batch of rounds]
 //!             Solve: CHECK iterations, residual_max, copy stats -> staging  (wait, read 16 bytes)
 //!   submit 2..: CHECK more iterations + residual_max, while residual >= tol/dt and < itmax
 //!   last:     [Mirror] [PredictGap Correct Shift] Integrate [IntegrateAngle]  (no wait)
