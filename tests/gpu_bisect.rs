@@ -1,6 +1,7 @@
-//! The bisect switch (`backend::bisect`): with the CPU running the stages
-//! before each boundary and the GPU the rest, a step agrees with both the
-//! pure CPU and the pure GPU step.
+//! The bisect switch (`backend::bisect`): with the CPU running the plan
+//! stages before each boundary and the GPU the rest, a step agrees with both
+//! the pure CPU and the pure GPU step, at every stage of the NSCD plan and of
+//! the DEM plan.
 //!
 //! Tolerances are tests/gpu_step.rs's for convergence checked every iteration
 //! (`check_every = 1`, the CPU's stopping rule): the backends build the same
@@ -14,10 +15,14 @@ mod gpu_common;
 
 use common::{hex_pile, params};
 use gpu_common::{Rng, context};
-use hourglass::backend::{Backend, BisectBackend, CpuBackend};
+use hourglass::backend::bisect::{GPU_FROM, check_boundary};
+use hourglass::backend::{Backend, BisectBackend, CpuBackend, CpuDemBackend, DemBisectBackend};
 use hourglass::gpu::GpuBackend;
-use hourglass::gpu::step::GpuFrom;
-use hourglass::model::{Grains, Grid, Region, SolverKind, StepParams, StepStats, Walls};
+use hourglass::gpu::dem::GpuDemBackend;
+use hourglass::model::plan::{DEM_STAGES, NSCD_STAGES, Stage, names};
+use hourglass::model::{
+    DemParams, Grains, Grid, Integrator, Region, SolverKind, StepParams, StepStats, Walls, dem_plan, nscd_plan,
+};
 
 const K: usize = 16;
 const STEPS: usize = 16;
@@ -61,7 +66,7 @@ fn run(be: &mut dyn Backend, walls: &Walls, p: &StepParams) -> Vec<StepStats> {
         .collect()
 }
 
-fn agrees(from: GpuFrom) {
+fn agrees(from: Stage) {
     agrees_with(from, 0);
 }
 
@@ -70,12 +75,12 @@ fn agrees(from: GpuFrom) {
 /// in tests/gpu_step.rs's `pressed_pile`: every row 3e-5 m lower than the
 /// one below leaves room for, overlaps of ~2e-5 m, four times the slop, so
 /// that a correction left out shows).
-fn agrees_with(from: GpuFrom, overlap_iterations: u32) {
+fn agrees_with(from: Stage, overlap_iterations: u32) {
     agrees_in(from, overlap_iterations, |_| {});
 }
 
 /// [`agrees_with`] on the step parameters `tweak` leaves.
-fn agrees_in(from: GpuFrom, overlap_iterations: u32, tweak: impl Fn(&mut StepParams)) {
+fn agrees_in(from: Stage, overlap_iterations: u32, tweak: impl Fn(&mut StepParams)) {
     let Some(ctx) = context() else { return };
     let (mut grains, walls, grid, mut p) = scene();
     p.overlap_iterations = overlap_iterations;
@@ -133,59 +138,180 @@ fn agrees_in(from: GpuFrom, overlap_iterations: u32, tweak: impl Fn(&mut StepPar
 
 #[test]
 fn gpu_from_free_velocity_agrees_with_cpu_and_gpu() {
-    agrees(GpuFrom::FreeVelocity);
+    agrees(Stage::FreeVelocity);
 }
 
 #[test]
 fn gpu_from_detect_agrees_with_cpu_and_gpu() {
-    agrees(GpuFrom::Detect);
+    agrees(Stage::Detect);
 }
 
 #[test]
 fn gpu_from_warm_start_agrees_with_cpu_and_gpu() {
-    agrees(GpuFrom::WarmStart);
+    agrees(Stage::WarmStart);
 }
 
 #[test]
 fn gpu_from_solve_agrees_with_cpu_and_gpu() {
-    agrees(GpuFrom::Solve);
+    agrees(Stage::Solve);
 }
 
 #[test]
 fn gpu_from_integrate_agrees_with_cpu_and_gpu() {
-    agrees(GpuFrom::Integrate);
+    agrees(Stage::Integrate);
 }
+
+/// The stages of the NSCD plan that the plain step runs.
+const PLAIN: [Stage; 5] = [
+    Stage::FreeVelocity,
+    Stage::Detect,
+    Stage::WarmStart,
+    Stage::Solve,
+    Stage::Integrate,
+];
 
 #[test]
 fn split_push_out_agrees_with_cpu_and_gpu_at_every_boundary() {
-    for from in GpuFrom::ALL {
+    for from in PLAIN.into_iter().chain([Stage::PushOut]) {
         agrees_with(from, 4);
     }
 }
 
-/// Restitution (the bounce stage runs with warm start, on the CPU before
-/// `solve`) and stochastic forcing (with the free velocity, on the CPU
-/// before `detect`; the draws follow the backends' step counts) at every
-/// boundary (DESIGN §1e).
+/// Restitution (the bounce stage, on the CPU before `solve`) and stochastic
+/// forcing (within `free_velocity`; the draws follow the backends' step
+/// counts) at every boundary of their plan (DESIGN §1e).
 #[test]
 fn restitution_and_forcing_agree_with_cpu_and_gpu_at_every_boundary() {
-    for from in GpuFrom::ALL {
+    for from in PLAIN.into_iter().chain([Stage::Bounce]) {
         agrees_in(from, 0, |p| {
             p.restitution = 0.5;
-            p.forcing = hourglass::model::Forcing {
-                sigma: 0.2,
-                seed: 3,
-                step: 0,
-            };
+            p.forcing = forcing();
         });
+    }
+}
+
+fn forcing() -> hourglass::model::Forcing {
+    hourglass::model::Forcing {
+        sigma: 0.2,
+        seed: 3,
+        step: 0,
+    }
+}
+
+/// Everything on (friction, capillary cohesion, restitution, forcing, the
+/// split push-out): the step runs every stage of the NSCD plan, and the
+/// step agrees with the CPU and GPU ones with the GPU taking over at each.
+#[test]
+fn every_stage_of_the_nscd_plan_is_a_boundary_that_agrees() {
+    let all_on = |p: &mut StepParams| {
+        (p.mu, p.mu_wall) = (0.3, 0.3);
+        // tests/gpu_cohesion.rs's bridges, to the walls too.
+        p.cohesion = hourglass::model::Cohesion {
+            gamma: 0.072,
+            a: 5000.0,
+            b: 8.0,
+            c: -0.5,
+            rupture: 2e-3,
+            walls: 1,
+        };
+        p.restitution = 0.3;
+        p.forcing = forcing();
+    };
+    let (.., mut p) = scene();
+    p.overlap_iterations = 4;
+    all_on(&mut p);
+    assert_eq!(nscd_plan(&p.resolved(true)), NSCD_STAGES);
+    for from in NSCD_STAGES {
+        agrees_in(from, 4, all_on);
+    }
+}
+
+/// A DEM pile (the hex pile, jostled, Hertz law): `DEM_STEPS` steps with the
+/// walls set again halfway (the force primed again), on the CPU, the GPU and
+/// the bisect backend from `from`; positions agree within gpu_dem.rs's 1e-6
+/// m, contact counts exactly.
+fn dem_agrees(from: Stage, integrator: Integrator) {
+    const DEM_STEPS: usize = 40;
+    let Some(ctx) = context() else { return };
+    let (grains, walls, grid, mut p) = scene();
+    p.dt = 4e-5;
+    p.solver = SolverKind::Dem;
+    let dem = DemParams {
+        integrator,
+        ..DemParams::default()
+    };
+    let mut cpu = CpuDemBackend::new(grains.clone(), walls.clone(), grid, K, dem);
+    let mut gpu = GpuDemBackend::new(ctx.clone(), grains.clone(), walls.clone(), grid, K, dem).unwrap();
+    gpu.check_every = 1;
+    let g = GpuDemBackend::new(ctx, grains.clone(), walls.clone(), grid, K, dem).unwrap();
+    let mut split = DemBisectBackend::new(grains.clone(), walls.clone(), grid, g, from);
+    let name = format!("{} {}", integrator.name(), from.name());
+    let steps = |be: &mut dyn Backend| -> Vec<StepStats> {
+        (0..DEM_STEPS)
+            .map(|step| {
+                if step == DEM_STEPS / 2 {
+                    be.set_walls(&walls);
+                }
+                be.step(&p).unwrap()
+            })
+            .collect()
+    };
+    let (sc, sg, ss) = (steps(&mut cpu), steps(&mut gpu), steps(&mut split));
+    for (step, (s, c)) in ss.iter().zip(&sc).enumerate() {
+        assert_eq!(
+            (s.contacts, s.overflow),
+            (c.contacts, c.overflow),
+            "{name}, step {step}"
+        );
+    }
+    assert_eq!(sg.last().map(|s| s.contacts), sc.last().map(|s| s.contacts));
+    let split_grains = split.grains().unwrap().clone();
+    assert!(
+        max_distance(&split_grains, &grains) > 1e-5,
+        "{name}: the grains did not move"
+    );
+    for (other, g) in [("cpu", cpu.grains().unwrap()), ("gpu", gpu.grains().unwrap())] {
+        let d = max_distance(&split_grains, g);
+        assert!(
+            d < 1e-6,
+            "gpu from {name}: positions differ from the {other} step by {d:e} m"
+        );
+    }
+}
+
+#[test]
+fn every_stage_of_the_dem_plan_is_a_boundary_that_agrees() {
+    let kdk = DemParams::default();
+    assert_eq!(dem_plan(&kdk, false), DEM_STAGES);
+    for from in DEM_STAGES {
+        dem_agrees(from, Integrator::VelocityVerlet);
+    }
+    for from in DEM_STAGES {
+        dem_agrees(from, Integrator::SemiImplicitEuler);
     }
 }
 
 #[test]
 fn boundaries_are_named_like_their_stages() {
-    for from in GpuFrom::ALL {
-        assert_eq!(GpuFrom::parse(from.name()), Some(from));
+    for from in NSCD_STAGES.into_iter().chain(DEM_STAGES) {
+        assert_eq!(Stage::parse(from.name()), Some(from));
     }
-    assert_eq!(GpuFrom::parse("detect"), Some(GpuFrom::Detect));
-    assert_eq!(GpuFrom::parse("binning"), None);
+    assert_eq!(Stage::parse("warm_start"), Some(Stage::WarmStart));
+    assert_eq!(Stage::parse("binning"), None);
+}
+
+/// An unknown name is refused naming the variable and every stage; a stage
+/// of the other model's plan is refused naming the plan's stages.
+#[test]
+fn unknown_or_foreign_stage_names_are_refused_with_the_valid_ones() {
+    let e = Stage::parse_named("binning", GPU_FROM).unwrap_err().to_string();
+    assert!(e.contains(GPU_FROM) && e.contains("`binning`"), "{e}");
+    for s in NSCD_STAGES.into_iter().chain(DEM_STAGES) {
+        assert!(e.contains(s.name()), "{e} lacks {}", s.name());
+    }
+    let e = check_boundary(Stage::DemKick, false).unwrap_err().to_string();
+    assert!(e.contains(&names(&NSCD_STAGES)), "{e}");
+    let e = check_boundary(Stage::Solve, true).unwrap_err().to_string();
+    assert!(e.contains(&names(&DEM_STAGES)), "{e}");
+    assert_eq!(check_boundary(Stage::DemForce, true).unwrap(), Stage::DemForce);
 }

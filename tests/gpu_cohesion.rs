@@ -208,7 +208,7 @@ fn gpu_wall_bridge_only_when_switched_on() {
 #[test]
 fn wet_pile_steps_agree_on_cpu_gpu_and_every_bisect_boundary() {
     use hourglass::backend::{Backend, BisectBackend, CpuBackend};
-    use hourglass::gpu::step::GpuFrom;
+    use hourglass::model::plan::NSCD_STAGES;
     let Some(ctx) = context() else { return };
     let (mut grains, walls) = common::hex_pile(25, 0.003);
     let mut rng = Rng::new(7);
@@ -248,7 +248,7 @@ fn wet_pile_steps_agree_on_cpu_gpu_and_every_bisect_boundary() {
     (gpu.check_every, gpu.reorder_every) = (1, 0);
     let d = dist(&run(&mut gpu, &p), &cpu);
     assert!(d < 5e-6, "gpu: positions differ from the cpu by {d:e} m");
-    for from in GpuFrom::ALL {
+    for from in NSCD_STAGES {
         let mut g = GpuBackend::new(ctx.clone(), grains.clone(), walls.clone(), grid, 16).unwrap();
         g.check_every = 1;
         let mut split = BisectBackend::new(grains.clone(), walls.clone(), grid, g, from);

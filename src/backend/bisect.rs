@@ -1,42 +1,57 @@
-//! [`BisectBackend`]: the CPU twins run an NSCD step up to a named stage and
-//! the GPU runs it from there on (vello's `force_gpu_from`), to find the stage
-//! at which the two backends start to disagree.
+//! [`BisectBackend`] (NSCD) and [`DemBisectBackend`] (DEM, spring): the CPU
+//! runs a step's plan (`model::plan`) up to a named stage and the GPU runs it
+//! from there on (vello's `force_gpu_from`), to find the stage at which the
+//! two backends start to disagree. Any stage of the model's plan is a
+//! boundary; a stage the step does not run hands over at the next one it runs
+//! (`model::plan::split`).
 //!
 //! ```text
-//!   GpuFrom        CPU runs                              uploaded before the GPU stages
-//!   free_velocity  nothing                               grains
-//!   detect         free_velocity, binning                + vel_free, cell_start, sorted
-//!   warm_start     ... detect                            + contact lists, counters
-//!   solve          ... warm_start, first gather          + impulses, velocities
-//!   integrate      ... the whole solve (CpuStepper::step) grains with the solved velocities,
-//!                                                        the lists with their final impulses
-//!                                                        (the split push-out's correction runs
-//!                                                        on the GPU, with integrate)
+//!   each step:  host state -> CPU: plan stages before the boundary -> upload
+//!               -> GPU: plan stages from the boundary on -> read back
+//!   NSCD uploads: grains (+ vel_free after free_velocity/cohesion, spin_free
+//!                 after spin_free, lists and counters after detect)
+//!   DEM uploads:  grains, force, torque (+ lists after detect or dem_prime)
 //! ```
 //! Every step starts from the host grains (the GPU's result of the last step,
 //! read back), so the GPU never reorders and indices are ids. Warm start
-//! reads last step's impulses where that step solved them: on the device from
-//! `free_velocity` to `warm_start`, read back for `solve`, the CPU stepper's
-//! own for `integrate`. Pick the boundary in code ([`BisectBackend::new`]) or
-//! from `HOURGLASS_GPU_FROM=<stage>` ([`GpuFrom::from_env`]); tests/gpu_bisect.rs
-//! runs every boundary against the pure CPU and pure GPU steps. A debugging
-//! tool: it reads the grains back every step.
+//! reads last step's impulses where that step solved them: on the device
+//! while the GPU warm-starts, read back into the CPU stepper when the CPU
+//! warm-starts and the GPU solved; the DEM's kept force is read back every
+//! step. Pick the boundary in code ([`BisectBackend::new`],
+//! [`DemBisectBackend::new`]) or from `HOURGLASS_GPU_FROM=<stage>`
+//! ([`gpu_from_env`]); tests/gpu_bisect.rs runs every boundary of both
+//! plans against the pure CPU and pure GPU steps. A debugging tool: it reads
+//! the grains back every step.
 
 use super::{Backend, BackendKind};
 use crate::cpu::CpuStepper;
-use crate::cpu::cohesion::cohesion;
-use crate::cpu::integrate::free_velocity;
-use crate::cpu::jacobi::{jacobi_gather, jacobi_gather_friction};
+use crate::cpu::dem::DemStepper;
 use crate::cpu::reduce::reduce;
-use crate::cpu::warm_start::warm_start;
 use crate::error::Result;
 use crate::gpu::GpuBackend;
-use crate::gpu::step::GpuFrom;
-use crate::model::{ContactLists, Grains, Grid, Region, StepParams, StepStats, Totals, Walls};
+use crate::gpu::dem::GpuDemBackend;
+use crate::model::plan::{self, Stage};
+use crate::model::{DemParams, Grains, Grid, Phase, Region, StepParams, StepStats, Totals, Walls, dot};
 
-pub use crate::gpu::step::GpuFrom as Boundary;
+/// The variable that names the first stage the GPU runs.
+pub const GPU_FROM: &str = "HOURGLASS_GPU_FROM";
 
-/// CPU stages up to [`BisectBackend::from`], GPU stages from it on.
+/// `HOURGLASS_GPU_FROM`: None when unset or empty, an error naming the
+/// variable and every stage name when it names no stage (a typo must not
+/// silently run the plain GPU step).
+pub fn gpu_from_env() -> Result<Option<Stage>> {
+    match std::env::var(GPU_FROM) {
+        Ok(v) if !v.is_empty() => Stage::parse_named(&v, GPU_FROM).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// The adapter of a bisect backend: the GPU's and where it takes over.
+fn adapter(ctx: &crate::gpu::GpuContext, from: Stage) -> String {
+    format!("{} (CPU before {})", ctx.adapter_name(), from.name())
+}
+
+/// CPU stages before [`BisectBackend::from`], GPU stages from it on.
 pub struct BisectBackend {
     /// The grains between steps (id order).
     pub grains: Grains,
@@ -44,15 +59,14 @@ pub struct BisectBackend {
     pub cpu: CpuStepper,
     pub gpu: GpuBackend,
     /// The first stage the GPU runs.
-    pub from: GpuFrom,
-    /// Last step's lists with their final impulses (the warm start of `solve`).
-    prev: ContactLists,
-    vel_free: Vec<[f32; 2]>,
+    pub from: Stage,
+    /// The last step's solve ran on the CPU (its lists are the step's).
+    cpu_solved: bool,
 }
 
 impl BisectBackend {
     /// `gpu` must hold `grains` as uploaded (a fresh [`GpuBackend`] of them).
-    pub fn new(grains: Grains, walls: Walls, grid: Grid, gpu: GpuBackend, from: GpuFrom) -> Self {
+    pub fn new(grains: Grains, walls: Walls, grid: Grid, gpu: GpuBackend, from: Stage) -> Self {
         let capacity = gpu.device_grains().capacity as usize;
         let mut gpu = gpu;
         gpu.reorder_every = 0;
@@ -62,100 +76,44 @@ impl BisectBackend {
             cpu: CpuStepper::new(grid, capacity),
             gpu,
             from,
-            prev: ContactLists::new(0, capacity),
-            vel_free: Vec::new(),
+            cpu_solved: false,
         }
     }
 
     /// One step: the CPU stages before `from`, their output uploaded, the GPU stages after.
     pub fn step(&mut self, p: &StepParams) -> Result<StepStats> {
         let p = &p.resolved(true);
-        let mut cpu_stats = None;
-        match self.from {
-            GpuFrom::FreeVelocity => {}
-            GpuFrom::Integrate => {
-                // The CPU's whole step on a copy; the GPU integrates its velocities.
-                let mut solved = self.grains.clone();
-                cpu_stats = Some(self.cpu.step(&mut solved, &self.walls, p)?);
-                self.grains.vel = solved.vel;
-                // With friction the GPU turns the grains by the CPU's spins.
-                self.grains.ang_vel = solved.ang_vel;
-                // The correction (overlap_iterations > 0) reads this step's lists.
-                self.gpu.upload_lists(self.cpu.contacts());
-            }
-            _ => self.cpu_stages(p),
-        }
-        self.gpu.upload_grains(&self.grains);
+        let (cpu_stats, ran) = self.cpu.step_before(&mut self.grains, &self.walls, p, self.from)?;
+        self.upload(&ran);
         let gpu_stats = self.gpu.step_from(p, self.from)?;
         self.grains = self.gpu.grains()?.clone();
-        if self.from == GpuFrom::Solve {
-            self.prev = self.gpu.read_lists()?;
+        self.cpu_solved = ran.contains(&Stage::Solve);
+        if ran.contains(&Stage::WarmStart) && !self.cpu_solved {
+            // The CPU's next warm start reads the impulses the GPU solved.
+            self.cpu.restore_contacts(self.gpu.read_lists()?);
         }
-        Ok(cpu_stats.unwrap_or(gpu_stats))
+        Ok(if self.cpu_solved { cpu_stats } else { gpu_stats })
     }
 
-    /// Free velocity, and binning (`detect`) or detection, warm start and the
-    /// first gather (`warm_start`, `solve`) on the CPU, uploaded.
-    fn cpu_stages(&mut self, p: &StepParams) {
-        let n = self.grains.len();
-        self.vel_free.resize(n, [0.0; 2]);
-        let g = &self.grains;
-        free_velocity(&g.vel, &g.inv_mass, p.gravity, p.dt, &mut self.vel_free);
-        if p.forcing.sigma > 0.0 {
-            let f = crate::model::Forcing {
-                step: self.gpu.steps() as u32,
-                ..p.forcing
-            };
-            crate::cpu::integrate::forcing(&g.inv_mass, &g.id, f, p.dt, &mut self.vel_free);
+    /// The output of the CPU stages `ran` where the GPU stages read it.
+    fn upload(&mut self, ran: &[Stage]) {
+        let (cpu, gpu) = (&self.cpu, &mut self.gpu);
+        if ran.contains(&Stage::FreeVelocity) {
+            gpu.upload_vel_free(cpu.vel_free());
         }
-        self.gpu.upload_vel_free(&self.vel_free);
-        if self.from == GpuFrom::Detect {
-            let bins = &mut self.cpu.bins;
-            bins.build(&self.cpu.grid, &g.pos);
-            self.gpu.upload_bins(&bins.cell_start, &bins.sorted);
-            self.gpu.upload_counters(0, 0, 0.0);
-            return;
+        if ran.contains(&Stage::SpinFree) {
+            gpu.upload_spin_free(cpu.spin_free());
         }
-        let mut lists = self.cpu.detect(g, &self.walls, p.alert).clone();
-        self.gpu
-            .upload_counters(lists.overflow(), lists.distinct(), lists.max_overlap());
-        if self.from == GpuFrom::Solve {
-            if p.cohesion.on() {
-                // The GPU's Cohesion stage does not run from `solve` on.
-                let (k, g) = (lists.capacity, &self.grains);
-                cohesion(
-                    &p.cohesion,
-                    p.dt,
-                    &lists.count,
-                    &lists.slots,
-                    k,
-                    &g.radius,
-                    &g.inv_mass,
-                    &mut self.vel_free,
-                );
-                self.gpu.upload_vel_free(&self.vel_free);
-            }
-            if p.warm_start {
-                warm_start(&self.prev, &mut lists);
-            }
-            if p.restitution > 0.0 {
-                let (c, k) = (&lists.count, lists.capacity);
-                crate::cpu::warm_start::bounce(c, &mut lists.slots, k, &g.vel, p.restitution, p.dt);
-            }
-            let (k, g) = (lists.capacity, &mut self.grains);
-            if p.friction() {
-                // The GPU's SpinFree stage does not run from `solve` on.
-                g.ang_vel.resize(n, 0.0);
-                let spin_free = g.ang_vel.clone();
-                let (c, s) = (&lists.count, &lists.slots);
-                let (im, r) = (&g.inv_mass, &g.radius);
-                jacobi_gather_friction(c, s, k, &self.vel_free, &spin_free, im, r, &mut g.vel, &mut g.ang_vel);
-                self.gpu.upload_spin_free(&spin_free);
-            } else {
-                jacobi_gather(&lists.count, &lists.slots, k, &self.vel_free, &g.inv_mass, &mut g.vel);
-            }
+        if ran.contains(&Stage::Detect) {
+            // The step's lists, closed by `step_before`.
+            let l = cpu.contacts();
+            gpu.upload_lists(l);
+            gpu.upload_counters(l.overflow(), l.distinct(), l.max_overlap());
+        } else if !ran.is_empty() {
+            // The GPU's prologue, which clears the counters, does not run.
+            gpu.upload_counters(0, 0, 0.0);
         }
-        self.gpu.upload_lists(&lists);
+        gpu.upload_grains(&self.grains);
     }
 }
 
@@ -164,11 +122,7 @@ impl Backend for BisectBackend {
         BackendKind::Gpu
     }
     fn adapter(&self) -> String {
-        format!(
-            "{} (CPU before {})",
-            self.gpu.context().adapter_name(),
-            self.from.name()
-        )
+        adapter(self.gpu.context(), self.from)
     }
     fn step(&mut self, p: &StepParams) -> Result<StepStats> {
         BisectBackend::step(self, p)
@@ -176,18 +130,115 @@ impl Backend for BisectBackend {
     fn set_walls(&mut self, walls: &Walls) {
         self.walls = walls.clone();
         self.cpu.reset_warm_start();
-        self.prev = ContactLists::new(0, self.prev.capacity);
         self.gpu.set_walls(walls);
     }
     fn grains(&mut self) -> Result<&Grains> {
         Ok(&self.grains)
     }
     fn totals(&mut self, region: &Region) -> Result<Totals> {
-        if self.from == GpuFrom::Integrate {
-            // The device lists are not this step's: the CPU's are.
+        if self.cpu_solved {
+            // The CPU's lists hold the step's final impulses.
             Ok(reduce(&self.grains, self.cpu.contacts(), &self.walls, region))
         } else {
             self.gpu.totals(region)
         }
+    }
+}
+
+/// The DEM (and spring) step: CPU stages before [`DemBisectBackend::from`],
+/// GPU stages from it on.
+pub struct DemBisectBackend {
+    /// The grains between steps (the device's order).
+    pub grains: Grains,
+    pub walls: Walls,
+    pub cpu: DemStepper,
+    pub gpu: GpuDemBackend,
+    /// The first stage the GPU runs.
+    pub from: Stage,
+}
+
+impl DemBisectBackend {
+    /// `gpu` must hold `grains` as uploaded (a fresh [`GpuDemBackend`] of
+    /// them, with the same `dem`); its counters are read every step.
+    pub fn new(grains: Grains, walls: Walls, grid: Grid, gpu: GpuDemBackend, from: Stage) -> Self {
+        let dem: DemParams = gpu.dem();
+        let capacity = gpu.capacity();
+        let mut gpu = gpu;
+        gpu.check_every = 1;
+        DemBisectBackend {
+            grains,
+            walls,
+            cpu: DemStepper::new(grid, capacity, dem),
+            gpu,
+            from,
+        }
+    }
+
+    /// One step: the CPU stages before `from`, the state uploaded, the GPU
+    /// stages after, the state read back. The contact counters are the
+    /// detection's that ran the step's `detect`.
+    pub fn step(&mut self, p: &StepParams) -> Result<StepStats> {
+        let (cpu_stats, ran) = self.cpu.step_before(&mut self.grains, &self.walls, p, Some(self.from));
+        let cpu = &self.cpu;
+        self.gpu.upload_state(&self.grains, &cpu.force, &cpu.torque);
+        if ran.contains(&Stage::Detect) || ran.contains(&Stage::DemPrime) {
+            self.gpu.upload_lists(&cpu.lists);
+        }
+        let mut stats = self.gpu.step_from(p, self.from)?;
+        self.grains = self.gpu.grains()?.clone();
+        (self.cpu.force, self.cpu.torque) = self.gpu.read_force()?;
+        if ran.contains(&Stage::Detect) {
+            (stats.contacts, stats.overflow) = (cpu_stats.contacts, cpu_stats.overflow);
+            stats.max_overlap = cpu_stats.max_overlap;
+        }
+        let vmax = self
+            .grains
+            .vel
+            .iter()
+            .map(|v| dot(*v, *v))
+            .fold(0.0f32, f32::max)
+            .sqrt();
+        stats.max_displacement = vmax * p.dt;
+        Ok(stats)
+    }
+}
+
+impl Backend for DemBisectBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Gpu
+    }
+    fn adapter(&self) -> String {
+        adapter(self.gpu.context(), self.from)
+    }
+    fn step(&mut self, p: &StepParams) -> Result<StepStats> {
+        DemBisectBackend::step(self, p)
+    }
+    fn set_walls(&mut self, walls: &Walls) {
+        self.walls = walls.clone();
+        self.cpu.invalidate();
+        self.gpu.set_walls(walls);
+    }
+    fn grains(&mut self) -> Result<&Grains> {
+        Ok(&self.grains)
+    }
+    fn totals(&mut self, region: &Region) -> Result<Totals> {
+        self.gpu.totals(region)
+    }
+    fn set_phase(&mut self, phase: Phase) {
+        self.cpu.phase = phase;
+        self.gpu.set_phase(phase);
+    }
+    fn max_angular_speed(&mut self) -> Result<f32> {
+        Ok(crate::cpu::dem::max_angular_speed(&self.grains))
+    }
+}
+
+/// `from` as a boundary of the NSCD plan (`dem` false) or of the DEM plan,
+/// or an error naming [`GPU_FROM`] and the plan's stages.
+pub fn check_boundary(from: Stage, dem: bool) -> Result<Stage> {
+    if dem {
+        plan::check_boundary(from, &plan::DEM_STAGES, "DEM", GPU_FROM)
+    } else {
+        plan::check_boundary(from, &plan::NSCD_STAGES, "NSCD", GPU_FROM)
     }
 }

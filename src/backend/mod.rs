@@ -20,7 +20,7 @@ pub mod regrow;
 mod start;
 pub mod substep;
 
-pub use self::bisect::BisectBackend;
+pub use self::bisect::{BisectBackend, DemBisectBackend};
 pub use self::cpu::{CpuBackend, CpuDemBackend, CpuImpulseBackend};
 pub use self::overlap::OverlapHistogram;
 pub use self::start::{Start, check_initial_state, first_grain_overlap, grid_for};
@@ -196,22 +196,25 @@ pub fn gpu_backend(setup: &Setup, grid: Grid, ctx: GpuContext) -> Result<Box<dyn
     }
 }
 
-/// The GPU backend of `start`'s solver on `ctx`; an NSCD one is a
-/// [`BisectBackend`] when `HOURGLASS_GPU_FROM` names a stage (debugging).
+/// The GPU backend of `start`'s solver on `ctx`; a [`BisectBackend`] (NSCD)
+/// or [`DemBisectBackend`] when `HOURGLASS_GPU_FROM` names a stage of the
+/// solver's plan (debugging).
 pub fn gpu_backend_from(start: &Start<'_>, ctx: GpuContext) -> Result<Box<dyn Backend>> {
     let (grains, walls) = (start.grains.clone(), start.walls.clone());
-    if matches!(start.solver, SolverKind::Dem | SolverKind::Spring) {
-        Ok(Box::new(crate::gpu::dem::GpuDemBackend::new(
-            ctx,
-            grains,
-            walls,
-            start.grid,
-            start.capacity,
-            start.dem,
-        )?))
+    let dem = matches!(start.solver, SolverKind::Dem | SolverKind::Spring);
+    let from = bisect::gpu_from_env()?
+        .map(|from| bisect::check_boundary(from, dem))
+        .transpose()?;
+    if dem {
+        let (grid, k) = (start.grid, start.capacity);
+        let gpu = crate::gpu::dem::GpuDemBackend::new(ctx, grains.clone(), walls.clone(), grid, k, start.dem)?;
+        Ok(match from {
+            Some(from) => Box::new(DemBisectBackend::new(grains, walls, grid, gpu, from)),
+            None => Box::new(gpu),
+        })
     } else {
         let gpu = crate::gpu::GpuBackend::new(ctx, grains.clone(), walls.clone(), start.grid, start.capacity)?;
-        Ok(match crate::gpu::step::GpuFrom::from_env()? {
+        Ok(match from {
             Some(from) => Box::new(BisectBackend::new(grains, walls, start.grid, gpu, from)),
             None => Box::new(gpu),
         })

@@ -1,11 +1,12 @@
 //! The CPU reference path: one module per stage, each a function over typed
 //! slices in the binding order of its WGSL twin.
 //!
-//! One NSCD step (DESIGN §1a):
+//! One NSCD step (DESIGN §1a) runs the stages of `model::nscd_plan` in order
+//! through one [`StepContext`] ([`StepContext::run_stage`]):
 //! ```text
-//!   free_velocity -> bin_count -> prefix_sum -> bin_scatter -> detect -> [cohesion]
-//!     -> warm_start -> solve (jacobi_contact + jacobi_gather | NLGS sweep | seed sweep | apgd)
-//!     -> integrate
+//!   free_velocity [spin_free] detect (binning + detection) [cohesion] [warm_start] [bounce]
+//!     solve (jacobi_contact + jacobi_gather | NLGS sweep | seed sweep | apgd | ...)
+//!     [push_out] integrate [integrate_angle]
 //! ```
 
 pub mod apgd;
@@ -28,7 +29,8 @@ pub mod warm_start;
 
 use crate::error::{Error, Result};
 use crate::model::Grid;
-use crate::model::{ContactLists, Grains, SolverKind, StepParams, StepStats, Walls, dot};
+use crate::model::plan::{self, Stage};
+use crate::model::{ContactLists, Grains, SolverKind, StepParams, StepStats, Walls, dot, nscd_plan};
 use grid::Bins;
 use nlgs::{Rule, Sweep};
 
@@ -177,84 +179,43 @@ impl CpuStepper {
         &self.lists
     }
 
-    /// Advance the grains by one step.
+    /// Advance the grains by one step: the stages of `model::nscd_plan`, in order.
     pub fn step(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> Result<StepStats> {
-        let p = &p.resolved(false);
-        let split = p.overlap_iterations > 0;
-        let push_out = p.overlap_relax;
-        let p = &StepParams {
-            // A split push-out moves the grains after the solve instead (cpu::correct).
-            overlap_relax: if split { 0.0 } else { p.overlap_relax },
-            ..*p
-        };
-        let n = grains.len();
-        // The solve converges further when the grains are slow, so that its
-        // error does not keep a pile moving (StepParams::solve_tol).
-        let speed = grains.vel.iter().map(|v| dot(*v, *v)).fold(0.0f32, f32::max).sqrt();
-        let solve_p = StepParams {
-            tol: p.solve_tol(speed),
-            ..*p
-        };
-        self.vel_free.resize(n, [0.0; 2]);
-        integrate::free_velocity(&grains.vel, &grains.inv_mass, p.gravity, p.dt, &mut self.vel_free);
-        if p.forcing.sigma > 0.0 {
-            let f = crate::model::Forcing {
-                step: self.steps as u32,
-                ..p.forcing
-            };
-            integrate::forcing(&grains.inv_mass, &grains.id, f, p.dt, &mut self.vel_free);
+        let mut ctx = StepContext::begin(self, grains, walls, p);
+        for stage in nscd_plan(&ctx.resolved) {
+            ctx.run_stage(stage)?;
         }
-        self.steps += 1;
-        if p.friction() {
-            grains.ang_vel.resize(n, 0.0);
-            grains.angle.resize(n, 0.0);
-            self.spin_free.clear();
-            self.spin_free.extend_from_slice(&grains.ang_vel);
+        Ok(ctx.finish())
+    }
+
+    /// The stages of this step's plan before `from` (`model::plan::split`),
+    /// then the step's close (its lists become [`CpuStepper::contacts`], the
+    /// step count advances), as if the rest of the step ran elsewhere.
+    /// Returns the stats (the solve's, when it ran) and the stages run.
+    pub fn step_before(
+        &mut self,
+        grains: &mut Grains,
+        walls: &Walls,
+        p: &StepParams,
+        from: Stage,
+    ) -> Result<(StepStats, Vec<Stage>)> {
+        let mut ctx = StepContext::begin(self, grains, walls, p);
+        let mut plan = nscd_plan(&ctx.resolved);
+        plan.truncate(plan::split(&plan, &plan::NSCD_STAGES, from));
+        for &stage in &plan {
+            ctx.run_stage(stage)?;
         }
-        self.detect(grains, walls, p.alert);
-        if p.cohesion.on() {
-            let (l, vf) = (&self.lists, &mut self.vel_free);
-            let (r, im) = (&grains.radius, &grains.inv_mass);
-            cohesion::cohesion(&p.cohesion, p.dt, &l.count, &l.slots, l.capacity, r, im, vf);
-        }
-        // The seed rule only ever adds impulse, so it must start from zero.
-        if p.warm_start && p.solver != SolverKind::Seed {
-            warm_start::warm_start(&self.prev, &mut self.lists);
-        }
-        if p.restitution > 0.0 {
-            let l = &mut self.lists;
-            warm_start::bounce(&l.count, &mut l.slots, l.capacity, &grains.vel, p.restitution, p.dt);
-        }
-        let mut stats = self.solve_lists(grains, &solve_p)?;
-        if self.lists.slots.is_empty() || n == 0 {
-            stats.converged = true;
-        }
-        stats.max_displacement = grains.vel.iter().map(|v| dot(*v, *v)).fold(0.0f32, f32::max).sqrt() * p.dt;
-        if split {
-            let l = &self.lists;
-            self.correction.apply(
-                &l.count,
-                &l.slots,
-                l.capacity,
-                &grains.inv_mass,
-                &grains.vel,
-                &mut grains.pos,
-                &correct::PushOut {
-                    dt: p.dt,
-                    beta: push_out,
-                    slop: p.slop(),
-                    omega: p.omega,
-                    iterations: p.overlap_iterations,
-                },
-            );
-        }
-        integrate::integrate(&mut grains.pos, &grains.vel, p.dt);
-        if p.friction() {
-            integrate::integrate_angle(&mut grains.angle, &grains.ang_vel, p.dt);
-        }
-        // This step's lists become the warm-start source of the next one.
-        std::mem::swap(&mut self.prev, &mut self.lists);
-        Ok(stats)
+        Ok((ctx.finish(), plan))
+    }
+
+    /// The free velocities of the last step (with its forcing and cohesion).
+    pub fn vel_free(&self) -> &[[f32; 2]] {
+        &self.vel_free
+    }
+
+    /// The spins before the contacts acted in the last step (friction).
+    pub fn spin_free(&self) -> &[f32] {
+        &self.spin_free
     }
 
     /// The contacts of the last detection ([`CpuStepper::detect_keeping_impulses`])
@@ -475,5 +436,154 @@ impl CpuStepper {
             }
         }
         Ok(stats)
+    }
+}
+
+/// One NSCD step in progress on the CPU: everything its stages read and
+/// write (the stepper's lists and scratch, the grains, the walls, the
+/// parameters) and the step's stats.
+pub struct StepContext<'a> {
+    stepper: &'a mut CpuStepper,
+    grains: &'a mut Grains,
+    walls: &'a Walls,
+    /// The parameters as resolved for the CPU (the plan's).
+    resolved: StepParams,
+    /// The solve's parameters: no push-out through the velocities when the
+    /// push-out is split (`Stage::PushOut` moves the grains instead), and the
+    /// tolerance of `StepParams::solve_tol` at the start-of-step speed.
+    solve_p: StepParams,
+    stats: StepStats,
+}
+
+impl<'a> StepContext<'a> {
+    /// The context of a step of `grains` from their current state.
+    pub fn begin(stepper: &'a mut CpuStepper, grains: &'a mut Grains, walls: &'a Walls, p: &StepParams) -> Self {
+        let resolved = p.resolved(false);
+        let p = StepParams {
+            overlap_relax: if resolved.overlap_iterations > 0 {
+                0.0
+            } else {
+                resolved.overlap_relax
+            },
+            ..resolved
+        };
+        // The solve converges further when the grains are slow, so that its
+        // error does not keep a pile moving (StepParams::solve_tol).
+        let speed = grains.vel.iter().map(|v| dot(*v, *v)).fold(0.0f32, f32::max).sqrt();
+        let solve_p = StepParams {
+            tol: p.solve_tol(speed),
+            ..p
+        };
+        StepContext {
+            stepper,
+            grains,
+            walls,
+            resolved,
+            solve_p,
+            stats: StepStats::default(),
+        }
+    }
+
+    /// Run one stage of the NSCD plan (`model::plan::Stage` states what each
+    /// reads and writes).
+    pub fn run_stage(&mut self, stage: Stage) -> Result<()> {
+        let (s, g, p) = (&mut *self.stepper, &mut *self.grains, &self.resolved);
+        match stage {
+            Stage::FreeVelocity => s.free_velocity(g, p),
+            Stage::SpinFree => {
+                let n = g.len();
+                g.ang_vel.resize(n, 0.0);
+                g.angle.resize(n, 0.0);
+                s.spin_free.clear();
+                s.spin_free.extend_from_slice(&g.ang_vel);
+            }
+            Stage::Detect => {
+                s.detect(g, self.walls, p.alert);
+            }
+            Stage::Cohesion => {
+                let (l, vf) = (&s.lists, &mut s.vel_free);
+                let (r, im) = (&g.radius, &g.inv_mass);
+                cohesion::cohesion(&p.cohesion, p.dt, &l.count, &l.slots, l.capacity, r, im, vf);
+            }
+            Stage::WarmStart => warm_start::warm_start(&s.prev, &mut s.lists),
+            Stage::Bounce => {
+                let l = &mut s.lists;
+                warm_start::bounce(&l.count, &mut l.slots, l.capacity, &g.vel, p.restitution, p.dt);
+            }
+            Stage::Solve => self.solve()?,
+            Stage::PushOut => s.push_out(g, p),
+            Stage::Integrate => integrate::integrate(&mut g.pos, &g.vel, p.dt),
+            Stage::IntegrateAngle => integrate::integrate_angle(&mut g.angle, &g.ang_vel, p.dt),
+            other => {
+                return Err(Error::NotImplemented {
+                    what: format!("stage `{}` in the NSCD step", other.name()),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Stage `Solve`: `solve_lists` with the solve's parameters, and the
+    /// step's stats.
+    fn solve(&mut self) -> Result<()> {
+        let n = self.grains.len();
+        let mut stats = self.stepper.solve_lists(self.grains, &self.solve_p)?;
+        if self.stepper.lists.slots.is_empty() || n == 0 {
+            stats.converged = true;
+        }
+        let vmax = self
+            .grains
+            .vel
+            .iter()
+            .map(|v| dot(*v, *v))
+            .fold(0.0f32, f32::max)
+            .sqrt();
+        stats.max_displacement = vmax * self.resolved.dt;
+        self.stats = stats;
+        Ok(())
+    }
+
+    /// Close the step: this step's lists become the warm-start source of the
+    /// next one, the step count advances. Returns the step's stats.
+    pub fn finish(self) -> StepStats {
+        let s = self.stepper;
+        std::mem::swap(&mut s.prev, &mut s.lists);
+        s.steps += 1;
+        self.stats
+    }
+}
+
+impl CpuStepper {
+    /// Stage `FreeVelocity`, with the stochastic forcing of this step.
+    fn free_velocity(&mut self, grains: &Grains, p: &StepParams) {
+        self.vel_free.resize(grains.len(), [0.0; 2]);
+        integrate::free_velocity(&grains.vel, &grains.inv_mass, p.gravity, p.dt, &mut self.vel_free);
+        if p.forcing.sigma > 0.0 {
+            let f = crate::model::Forcing {
+                step: self.steps as u32,
+                ..p.forcing
+            };
+            integrate::forcing(&grains.inv_mass, &grains.id, f, p.dt, &mut self.vel_free);
+        }
+    }
+
+    /// Stage `PushOut`: the split push-out of `overlap_relax` (cpu::correct).
+    fn push_out(&mut self, grains: &mut Grains, p: &StepParams) {
+        let l = &self.lists;
+        self.correction.apply(
+            &l.count,
+            &l.slots,
+            l.capacity,
+            &grains.inv_mass,
+            &grains.vel,
+            &mut grains.pos,
+            &correct::PushOut {
+                dt: p.dt,
+                beta: p.overlap_relax,
+                slop: p.slop(),
+                omega: p.omega,
+                iterations: p.overlap_iterations,
+            },
+        );
     }
 }

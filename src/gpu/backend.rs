@@ -1,14 +1,15 @@
 //! [`GpuBackend`]: the NSCD step (Jacobi, coloured, Uzawa and APGD solvers) on the
 //! GPU, state resident between steps, on the shared [`Pipeline`].
 //!
-//! The step is a list of [`StepStage`]s built up front (`GpuBackend::plan`)
-//! and run by [`super::step::record`], into few submits:
+//! The step is the NSCD plan (`model::nscd_plan`, as on the CPU) mapped to a
+//! list of [`StepStage`]s up front (`GpuBackend::plan`) and run by
+//! [`super::step::record`], into few submits:
 //! ```text
-//!   submit 1: ClearStats [Reorder] ClearCells FreeVelocity BinCount PrefixSum CursorCopy
-//!             BinScatter BinSort Detect [Cohesion] [WarmStart] Gather [Color: submits per batch of rounds]
+//!   submit 1: ClearStats [Reorder] FreeVelocity [SpinFree] ClearCells BinCount PrefixSum CursorCopy
+//!             BinScatter BinSort Detect [Cohesion] [WarmStart] [Bounce] Gather [Color: submits per batch of rounds]
 //!             Solve: CHECK iterations, residual_max, copy stats -> staging  (wait, read 16 bytes)
 //!   submit 2..: CHECK more iterations + residual_max, while residual >= tol/dt and < itmax
-//!   last:     [Mirror] [PredictGap Correct Shift] Integrate        (no wait)
+//!   last:     [Mirror] [PredictGap Correct Shift] Integrate [IntegrateAngle]  (no wait)
 //! ```
 //! APGD (`shaders/apgd.wgsl`) iterates apgd_gather, apgd_contact and
 //! apgd_momentum (the restart decided on the device, no host read), and its
@@ -42,22 +43,23 @@
 //! that step (cold start, as after the gate opens). [`GpuBackend::grains`] returns
 //! the grains in id order, so callers never see the permutation.
 //!
-//! Bisection: [`GpuBackend::step_from`] runs only the stages from a
-//! [`GpuFrom`] on, after the `upload_*` methods put the CPU's output of the
+//! Bisection: [`GpuBackend::step_from`] runs only the plan's stages from a
+//! given one on, after the `upload_*` methods put the CPU's output of the
 //! stages before it on the device (`crate::backend::bisect` drives this).
 
 use super::colored::SolverState;
 use super::pipeline::{ID, INV_MASS, POS, Pipeline, RADIUS, VEL};
 use super::state::{Buffers, Groups, Kernels, wide};
-use super::step::{GpuFrom, Recorder, StepStage, record};
+use super::step::{Recorder, StepStage, record, stages_of};
 use super::view::DeviceGrains;
 use super::{
     GpuContext, Params, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_RESIDUAL, STAT_SPEED2, Stage, pass,
     residual_max,
 };
 use crate::error::{Error, Result};
-use crate::model::MAX_COLORS;
+use crate::model::plan::{self, Stage as PlanStage};
 use crate::model::{Contact, ContactLists, Grains, Grid, Region, SolverKind, StepParams, StepStats, Totals, Walls};
+use crate::model::{MAX_COLORS, nscd_plan};
 
 /// Jacobi iterations between two convergence checks (host readbacks).
 pub const CHECK_EVERY: u32 = 10;
@@ -216,12 +218,13 @@ impl GpuBackend {
 
     /// One NSCD step (see the module doc).
     pub fn step(&mut self, p: &StepParams) -> Result<StepStats> {
-        self.step_from(p, GpuFrom::FreeVelocity)
+        self.step_from(p, PlanStage::FreeVelocity)
     }
 
-    /// The stages of the step from `from` on (the whole step from
-    /// [`GpuFrom::FreeVelocity`]); the others' output must have been uploaded.
-    pub fn step_from(&mut self, p: &StepParams, from: GpuFrom) -> Result<StepStats> {
+    /// The stages of the step's plan from `from` on (the whole step from
+    /// `free_velocity`); the output of the stages before it must have been
+    /// uploaded.
+    pub fn step_from(&mut self, p: &StepParams, from: PlanStage) -> Result<StepStats> {
         let p = self.begin(p)?;
         let stages = self.plan(&p, from);
         let enc = self.core.encoder("hourglass.step");
@@ -311,53 +314,33 @@ impl GpuBackend {
         Ok(p)
     }
 
-    /// The step's stages, from `from` on.
-    fn plan(&mut self, p: &StepParams, from: GpuFrom) -> Vec<StepStage> {
-        use StepStage::*;
-        let due = self.reorder_every > 0 && self.steps > 0 && self.steps.is_multiple_of(self.reorder_every);
-        let mut stages = vec![ClearStats];
-        if from == GpuFrom::FreeVelocity && self.binned && (self.reorder_pending || due) {
-            stages.push(Reorder);
-            // Indices change: last step's impulses cannot be matched; cold start.
-            self.warm_valid = false;
-            self.reorder_pending = false;
+    /// The GPU stages of the step's plan (`model::nscd_plan`) from plan stage
+    /// `from` on (`model::plan::split`), each mapped by [`super::step::stages_of`];
+    /// a step that starts at the plan's first stage opens with the counters'
+    /// clear and the due reorder. Warm start needs last step's lists on the
+    /// device, the push-out grains.
+    fn plan(&mut self, p: &StepParams, from: PlanStage) -> Vec<StepStage> {
+        let plan = nscd_plan(p);
+        let start = plan::split(&plan, &plan::NSCD_STAGES, from);
+        let mut stages = Vec::with_capacity(24);
+        if start == 0 {
+            stages.push(StepStage::ClearStats);
+            let due = self.reorder_every > 0 && self.steps > 0 && self.steps.is_multiple_of(self.reorder_every);
+            if self.binned && (self.reorder_pending || due) {
+                stages.push(StepStage::Reorder);
+                // Indices change: last step's impulses cannot be matched; cold start.
+                self.warm_valid = false;
+                self.reorder_pending = false;
+            }
         }
-        if p.friction() {
-            stages.push(SpinFree);
-        }
-        stages.extend([
-            ClearCells,
-            FreeVelocity,
-            BinCount,
-            PrefixSum,
-            CursorCopy,
-            BinScatter,
-            BinSort,
-            Detect,
-        ]);
-        if p.cohesion.on() {
-            stages.push(Cohesion);
-        }
-        if p.warm_start && self.warm_valid {
-            stages.push(WarmStart);
-        }
-        if p.restitution > 0.0 {
-            stages.push(Bounce);
-        }
-        stages.push(Gather);
         let colored = p.solver == SolverKind::Colored;
-        if colored {
-            stages.push(Color);
+        for &stage in &plan[start..] {
+            match stage {
+                PlanStage::WarmStart if !self.warm_valid => {}
+                PlanStage::PushOut if self.core.n == 0 => {}
+                stage => stages.extend_from_slice(stages_of(stage, colored)),
+            }
         }
-        stages.push(Solve);
-        if colored {
-            stages.push(Mirror);
-        }
-        if split(p) && self.core.n > 0 {
-            stages.extend([PredictGap, Correct, Shift]);
-        }
-        stages.push(Integrate);
-        stages.retain(|s| s.phase() >= from);
         stages
     }
 
@@ -577,12 +560,8 @@ impl Recorder for StepRun<'_> {
                 }
             }
             StepStage::Shift => k.integrate.dispatch(ps, &g.shift, n),
-            StepStage::Integrate => {
-                k.integrate.dispatch(ps, &g.integrate, n);
-                if self.p.friction() {
-                    k.integrate.dispatch_angle(ps, &g.integrate_angle, n);
-                }
-            }
+            StepStage::Integrate => k.integrate.dispatch(ps, &g.integrate, n),
+            StepStage::IntegrateAngle => k.integrate.dispatch_angle(ps, &g.integrate_angle, n),
             shared => be.core.dispatch(shared, c, ps),
         }
     }
@@ -634,7 +613,7 @@ impl GpuBackend {
     }
 }
 
-/// Bisection: the CPU's output of the stages before a [`GpuFrom`], put where
+/// Bisection: the CPU's output of the plan stages before a boundary, put where
 /// the GPU stages after it read it ([`GpuBackend::step_from`]).
 impl GpuBackend {
     fn write<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer, data: &[T]) {

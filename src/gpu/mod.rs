@@ -14,10 +14,10 @@
 //!
 //! The steppers ([`GpuBackend`] for NSCD, [`dem::GpuDemBackend`]) share one
 //! [`pipeline::Pipeline`] (grains, binning, detection, counters, reduction)
-//! and add their solve or force stages; each builds its step as a list of
-//! [`step::StepStage`]s and runs it through [`step::record`]. A step can start
-//! at a [`step::GpuFrom`] boundary after the CPU's output of the stages before
-//! it is uploaded (bisection, `crate::backend::bisect`).
+//! and add their solve or force stages; each maps its step plan
+//! (`model::plan`) to a list of [`step::StepStage`]s and runs it through
+//! [`step::record`]. A step can start at any plan stage after the CPU's
+//! output of the stages before it is uploaded (bisection, `crate::backend::bisect`).
 
 pub mod apgd;
 pub mod backend;

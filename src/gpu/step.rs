@@ -1,13 +1,26 @@
-//! A GPU step is data: each stepper builds the list of its step's stages up
-//! front (as Box2D v3 builds its stage array) and [`record`] runs the list
-//! through one loop; the stepper's [`Recorder`] says what each stage records.
+//! A GPU step is data: each stepper maps the stages of its step plan
+//! (`model::plan`, the same list the CPU runs) to the GPU stages that record
+//! them ([`stages_of`]: one recording per plan stage, several kernels where
+//! needed), and [`record`] runs the list through one loop; the stepper's
+//! [`Recorder`] says what each stage records.
 //!
 //! ```text
-//!   NSCD:  ClearStats [Reorder] [SpinFree] ClearCells FreeVelocity BinCount PrefixSum CursorCopy
-//!          BinScatter BinSort Detect [Cohesion] [WarmStart] [Bounce] Gather [Color] Solve [Mirror] [PredictGap Correct Shift]
-//!          Integrate
-//!   DEM:   [ClearCells BinCount PrefixSum CursorCopy BinScatter BinSort Detect DemForce ClearStats]
-//!          DemKickDrift ClearCells BinCount PrefixSum CursorCopy BinScatter BinSort Detect DemForce DemKick
+//!   plan stage      GPU stages
+//!   (prologue)      ClearStats [Reorder]                 (NSCD, a step started on the GPU)
+//!   free_velocity   FreeVelocity                         (the forcing is in its kernel)
+//!   spin_free       SpinFree
+//!   detect          ClearCells BinCount PrefixSum CursorCopy BinScatter BinSort Detect
+//!   cohesion        Cohesion
+//!   warm_start      WarmStart                            (when the device holds last step's lists)
+//!   bounce          Bounce
+//!   solve           Gather [Color] Solve [Mirror]
+//!   push_out        PredictGap Correct Shift
+//!   integrate       Integrate
+//!   integrate_angle IntegrateAngle
+//!   dem_prime       ClearCells .. BinSort Detect DemForce ClearStats
+//!   dem_kick_drift  DemKickDrift
+//!   dem_force       DemForce
+//!   dem_kick        DemKick
 //! ```
 //! Consecutive dispatch stages share one compute pass (labelled after the
 //! first); a host stage (a clear, a copy, or [`StepStage::Color`] and
@@ -15,12 +28,14 @@
 //! The binning, detection and counter stages belong to the shared
 //! [`super::pipeline::Pipeline`]; the others to the stepper.
 //!
-//! Bisection: [`GpuFrom`] names where the GPU takes over from the CPU twins
-//! ([`StepStage::phase`]); `crate::backend::bisect` runs the CPU stages before
-//! it and uploads their output.
+//! Bisection: a stepper records the stages of its plan from a given plan
+//! stage on (`GpuBackend::step_from`, `GpuDemBackend::step_from`);
+//! `crate::backend::bisect` runs the CPU stages before it and uploads their
+//! output.
 
 use super::{Stage, pass};
 use crate::error::Result;
+use crate::model::plan;
 
 /// One stage of a GPU step, in data-flow order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -71,22 +86,14 @@ pub enum StepStage {
     /// Split push-out, 3/3: pos += dt shift (`integrate` on the shift).
     Shift,
     Integrate,
+    /// Friction: angle += dt spin (`integrate_angle`).
+    IntegrateAngle,
     DemKickDrift,
     DemForce,
     DemKick,
 }
 
 impl StepStage {
-    /// The binning stages, in order.
-    pub const BIN: [StepStage; 6] = [
-        StepStage::ClearCells,
-        StepStage::BinCount,
-        StepStage::PrefixSum,
-        StepStage::CursorCopy,
-        StepStage::BinScatter,
-        StepStage::BinSort,
-    ];
-
     /// The kernel stage whose label the stage's pass carries.
     pub fn stage(self) -> Stage {
         match self {
@@ -104,7 +111,7 @@ impl StepStage {
             StepStage::Mirror => Stage::Colored,
             StepStage::PredictGap => Stage::PredictGap,
             StepStage::Correct => Stage::JacobiContact,
-            StepStage::Shift | StepStage::Integrate => Stage::Integrate,
+            StepStage::Shift | StepStage::Integrate | StepStage::IntegrateAngle => Stage::Integrate,
             StepStage::DemKickDrift | StepStage::DemKick => Stage::DemIntegrate,
             StepStage::DemForce => Stage::DemForce,
             StepStage::Cohesion => Stage::Cohesion,
@@ -124,87 +131,34 @@ impl StepStage {
                 | StepStage::Solve
         )
     }
-
-    /// The bisection phase of the stage: it runs on the GPU when the GPU
-    /// takes over at this phase or before.
-    pub fn phase(self) -> GpuFrom {
-        match self {
-            StepStage::Detect => GpuFrom::Detect,
-            // SpinFree feeds the first gather: it runs wherever the gather does.
-            StepStage::SpinFree
-            | StepStage::Cohesion
-            | StepStage::WarmStart
-            | StepStage::Bounce
-            | StepStage::Gather => GpuFrom::WarmStart,
-            StepStage::Color | StepStage::Solve | StepStage::Mirror => GpuFrom::Solve,
-            // The correction moves the grains: it belongs with integrate.
-            StepStage::PredictGap | StepStage::Correct | StepStage::Shift | StepStage::Integrate => GpuFrom::Integrate,
-            _ => GpuFrom::FreeVelocity,
-        }
-    }
 }
 
-/// Where the GPU takes over an NSCD step from the CPU (vello's
-/// `force_gpu_from`): the CPU twins run every stage before it and their output
-/// is uploaded (see `crate::backend::bisect`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum GpuFrom {
-    /// The whole step on the GPU.
-    FreeVelocity,
-    /// Free velocity and binning on the CPU (`vel_free`, `cell_start`, `sorted` uploaded).
-    Detect,
-    /// ... and detection (contact lists and counters uploaded).
-    WarmStart,
-    /// ... and warm start and the first gather (impulses and velocities uploaded).
-    Solve,
-    /// ... and the solve (the lists with their final impulses and the
-    /// velocities uploaded): the GPU only moves the grains (the split
-    /// push-out's correction, then integrate).
-    Integrate,
-}
-
-impl GpuFrom {
-    pub const ALL: [GpuFrom; 5] = [
-        GpuFrom::FreeVelocity,
-        GpuFrom::Detect,
-        GpuFrom::WarmStart,
-        GpuFrom::Solve,
-        GpuFrom::Integrate,
+/// The GPU stages that record plan stage `stage`, in order; `colored`: the
+/// coloured solver's stages around the solve. The DEM's priming clears the
+/// counters after its detection (they are not a step's).
+pub fn stages_of(stage: plan::Stage, colored: bool) -> &'static [StepStage] {
+    use StepStage::*;
+    // Priming is binning and detection, then the force.
+    const PRIME: [StepStage; 9] = [
+        ClearCells, BinCount, PrefixSum, CursorCopy, BinScatter, BinSort, Detect, DemForce, ClearStats,
     ];
-
-    /// The stage name (`"detect"`), as `HOURGLASS_GPU_FROM` spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            GpuFrom::FreeVelocity => "free_velocity",
-            GpuFrom::Detect => "detect",
-            GpuFrom::WarmStart => "warm_start",
-            GpuFrom::Solve => "solve",
-            GpuFrom::Integrate => "integrate",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<GpuFrom> {
-        GpuFrom::ALL.into_iter().find(|f| f.name() == name)
-    }
-
-    /// `HOURGLASS_GPU_FROM`: None when unset or empty, an error naming the
-    /// variable and the stage names when it names no stage (a typo must not
-    /// silently run the plain GPU step).
-    pub fn from_env() -> Result<Option<GpuFrom>> {
-        let Ok(v) = std::env::var("HOURGLASS_GPU_FROM") else {
-            return Ok(None);
-        };
-        if v.is_empty() {
-            return Ok(None);
-        }
-        GpuFrom::parse(&v).map(Some).ok_or_else(|| {
-            let names: Vec<&str> = GpuFrom::ALL.iter().map(|f| f.name()).collect();
-            crate::error::Error::field(
-                "environment",
-                "HOURGLASS_GPU_FROM",
-                format!("`{v}` is not a stage; use one of {}", names.join(", ")),
-            )
-        })
+    const DETECT: &[StepStage] = PRIME.split_at(7).0;
+    match stage {
+        plan::Stage::FreeVelocity => &[FreeVelocity],
+        plan::Stage::SpinFree => &[SpinFree],
+        plan::Stage::Detect => DETECT,
+        plan::Stage::Cohesion => &[Cohesion],
+        plan::Stage::WarmStart => &[WarmStart],
+        plan::Stage::Bounce => &[Bounce],
+        plan::Stage::Solve if colored => &[Gather, Color, Solve, Mirror],
+        plan::Stage::Solve => &[Gather, Solve],
+        plan::Stage::PushOut => &[PredictGap, Correct, Shift],
+        plan::Stage::Integrate => &[Integrate],
+        plan::Stage::IntegrateAngle => &[IntegrateAngle],
+        plan::Stage::DemPrime => &PRIME,
+        plan::Stage::DemKickDrift => &[DemKickDrift],
+        plan::Stage::DemForce => &[DemForce],
+        plan::Stage::DemKick => &[DemKick],
     }
 }
 

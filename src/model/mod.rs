@@ -13,6 +13,7 @@ pub mod grid;
 pub mod law;
 pub mod noise;
 pub mod params;
+pub mod plan;
 pub mod totals;
 pub mod walls;
 
@@ -27,6 +28,7 @@ pub use params::{
     APGD_START, DemParams, ImpulseParams, Integrator, NormalLaw, Phase, SolverKind, StepParams, StepStats, UZAWA_STEP,
     UZAWA_THRESHOLD,
 };
+pub use plan::{Stage, dem_plan, nscd_plan};
 pub use totals::{Region, Totals, rotational_kinetic_energy};
 pub use walls::{Corner, Segment, Walls};
 

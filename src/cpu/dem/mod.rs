@@ -50,11 +50,10 @@
 //! stepper with [`crate::model::NormalLaw::Linear`]: F_n = max(0, k_s delta - k_d v_n).
 //!
 //! # One step (velocity Verlet = leapfrog kick-drift-kick; or semi-implicit Euler)
+//! The stages of `model::dem_plan`, run by [`DemStepper::run_stage`]:
 //! ```text
-//!   KDK:   dem_integrate.kick_drift -> bin_count prefix_sum bin_scatter detect -> dem_force
-//!            -> dem_integrate.kick
-//!   Euler: bin_count prefix_sum bin_scatter detect -> dem_force -> dem_integrate.kick
-//!            -> dem_integrate.kick_drift
+//!   KDK:   [dem_prime] dem_kick_drift -> detect (binning + detection) -> dem_force -> dem_kick
+//!   Euler: detect -> dem_force -> dem_kick -> dem_kick_drift
 //! ```
 //! The force of the previous step is kept, so each step evaluates the law once
 //! (with the half-step velocities). dt = cfl min_i sqrt(m_i/k_n) unless given
@@ -68,7 +67,10 @@ use integrate::Integrand;
 
 use super::detect;
 use super::grid::Bins;
-use crate::model::{Body, ContactLists, DemParams, Grains, Grid, Phase, StepParams, StepStats, Walls, dot, law};
+use crate::model::plan::{self, Stage};
+use crate::model::{
+    Body, ContactLists, DemParams, Grains, Grid, Phase, StepParams, StepStats, Walls, dem_plan, dot, law,
+};
 
 /// Scratch state of the CPU DEM path: bins, contact lists, the last force.
 #[derive(Debug, Clone)]
@@ -130,31 +132,37 @@ impl DemStepper {
         force::dem_force(&inp, &mut self.force, &mut self.torque);
     }
 
-    /// Advance the grains by one step of `self.dem.integrator`.
+    /// Advance the grains by one step of `self.dem.integrator`: the stages
+    /// of `model::dem_plan`, in order.
     pub fn step(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> StepStats {
-        if self.dem.integrator.kdk() {
-            if !self.primed || self.force.len() != grains.len() {
-                self.detect(grains, walls, p.alert);
-                self.force(grains, p.dt);
-                self.primed = true;
-            }
-            integrate::kick_drift(self.integrand(grains), p.gravity, p.dt);
-            self.detect(grains, walls, p.alert);
-            self.force(grains, p.dt);
-            integrate::kick(self.integrand(grains), p.gravity, p.dt);
-        } else {
-            // Semi-implicit Euler from the same two kernels: with one force,
-            // kick (v += h/2 a) then kick_drift (v += h/2 a; x += h v) is
-            // v += h a; x += h v. The force then belongs to the old positions.
-            self.detect(grains, walls, p.alert);
-            self.force(grains, p.dt);
-            integrate::kick(self.integrand(grains), p.gravity, p.dt);
-            integrate::kick_drift(self.integrand(grains), p.gravity, p.dt);
-            self.primed = false;
+        self.step_before(grains, walls, p, None).0
+    }
+
+    /// The stages of this step's plan before `from` (`model::plan::split`;
+    /// all of them for `None`), as if the rest of the step ran elsewhere.
+    /// Returns the step's stats (its detection's counters, the speed the
+    /// grains have after the stages run) and the stages run.
+    pub fn step_before(
+        &mut self,
+        grains: &mut Grains,
+        walls: &Walls,
+        p: &StepParams,
+        from: Option<Stage>,
+    ) -> (StepStats, Vec<Stage>) {
+        let primed = self.primed && self.force.len() == grains.len();
+        let mut plan = dem_plan(&self.dem, primed);
+        // Velocity Verlet keeps this step's force for the next; semi-implicit
+        // Euler's belongs to the old positions.
+        self.primed = self.dem.integrator.kdk();
+        if let Some(from) = from {
+            plan.truncate(plan::split(&plan, &plan::DEM_STAGES, from));
+        }
+        for &stage in &plan {
+            self.run_stage(grains, walls, p, stage);
         }
         let vmax = grains.vel.iter().map(|v| dot(*v, *v)).fold(0.0f32, f32::max).sqrt();
         let tally = self.tally;
-        StepStats {
+        let stats = StepStats {
             iterations: 0,
             converged: true,
             residual: 0.0,
@@ -163,6 +171,23 @@ impl DemStepper {
             max_displacement: vmax * p.dt,
             max_overlap: tally.max_overlap,
             ..StepStats::default()
+        };
+        (stats, plan)
+    }
+
+    /// Run one stage of the DEM plan (`model::plan::Stage` states what each
+    /// reads and writes); stages of the NSCD step do nothing here.
+    pub fn run_stage(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams, stage: Stage) {
+        match stage {
+            Stage::DemPrime => {
+                self.detect(grains, walls, p.alert);
+                self.force(grains, p.dt);
+            }
+            Stage::DemKickDrift => integrate::kick_drift(self.integrand(grains), p.gravity, p.dt),
+            Stage::Detect => self.detect(grains, walls, p.alert),
+            Stage::DemForce => self.force(grains, p.dt),
+            Stage::DemKick => integrate::kick(self.integrand(grains), p.gravity, p.dt),
+            _ => {}
         }
     }
 

@@ -7,7 +7,7 @@
 //!   own:      ang_vel force torque (n each), law (uniform)
 //!   stats:    [-, max |v|^2 bits, overflow, contacts] summed over a check window
 //!
-//!   one step, one submit, no wait (StepStage list), KDK (velocity Verlet, leapfrog):
+//!   one step, one submit, no wait (model::dem_plan mapped to StepStages), KDK (velocity Verlet, leapfrog):
 //!     [ClearCells BinCount PrefixSum CursorCopy BinScatter BinSort Detect DemForce ClearStats]  (priming)
 //!     DemKickDrift | ClearCells BinCount PrefixSum CursorCopy BinScatter BinSort Detect DemForce DemKick
 //!   semi-implicit Euler:
@@ -25,9 +25,12 @@ use super::integrate::{DemIntegrate, DemIntegrateBindings};
 use crate::error::Result;
 use crate::gpu::buffers::{read, storage, storage_zeroed, uniform};
 use crate::gpu::pipeline::{INV_MASS, POS, Pipeline, RADIUS, VEL};
-use crate::gpu::step::{Recorder, StepStage, record};
+use crate::gpu::step::{Recorder, StepStage, record, stages_of};
 use crate::gpu::{GpuContext, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_SPEED2, STAT_WORDS};
-use crate::model::{DemLaw, DemParams, Grains, Grid, Phase, Region, StepParams, StepStats, Totals, Walls, law};
+use crate::model::plan::{DEM_STAGES, Stage as PlanStage, split};
+use crate::model::{
+    ContactLists, DemLaw, DemParams, Grains, Grid, Phase, Region, StepParams, StepStats, Totals, Walls, dem_plan, law,
+};
 
 /// Steps between two reads of the step counters.
 pub const CHECK_EVERY: u32 = 50;
@@ -152,31 +155,31 @@ impl GpuDemBackend {
         &self.core.ctx
     }
 
-    /// The step's stages: priming (detection and force at the current
-    /// positions) when the force is stale, then velocity Verlet around a
-    /// fresh detection.
-    fn plan(&mut self) -> Vec<StepStage> {
-        use StepStage::*;
-        let mut stages = Vec::with_capacity(22);
-        if !self.dem.integrator.kdk() {
-            // Semi-implicit Euler: kick then kick_drift with one force is
-            // v += h a; x += h v (cpu::dem::DemStepper::step). The speed the
-            // kick folds into the counters is the half-kicked one.
-            stages.extend(StepStage::BIN);
-            stages.extend([Detect, DemForce, DemKick, DemKickDrift]);
-            self.primed = false;
-            return stages;
-        }
-        if !self.primed {
-            stages.extend(StepStage::BIN);
-            // The priming detection's counters are not a step's.
-            stages.extend([Detect, DemForce, ClearStats]);
-            self.primed = true;
-        }
-        stages.push(DemKickDrift);
-        stages.extend(StepStage::BIN);
-        stages.extend([Detect, DemForce, DemKick]);
-        stages
+    /// The DEM parameters the backend was built with.
+    pub fn dem(&self) -> DemParams {
+        self.dem
+    }
+
+    /// Contact slots per grain.
+    pub fn capacity(&self) -> usize {
+        self.core.capacity
+    }
+
+    /// The GPU stages of the step's plan (`model::dem_plan`: priming when the
+    /// force is stale, then the integrator's stages) from plan stage `from`
+    /// on (`model::plan::split`), each mapped by [`stages_of`].
+    fn plan(&mut self, from: PlanStage) -> Vec<StepStage> {
+        let plan = dem_plan(&self.dem, self.primed);
+        // Velocity Verlet keeps this step's force for the next; semi-implicit
+        // Euler's belongs to the old positions. The speed Euler's kick folds
+        // into the counters is the half-kicked one.
+        self.primed = self.dem.integrator.kdk();
+        let start = split(&plan, &DEM_STAGES, from);
+        plan[start..]
+            .iter()
+            .flat_map(|&s| stages_of(s, false))
+            .copied()
+            .collect()
     }
 
     /// Upload the law and the parameters where they changed.
@@ -232,8 +235,15 @@ impl Recorder for GpuDemBackend {
 impl GpuDemBackend {
     /// One DEM step (see the module doc).
     pub fn step(&mut self, p: &StepParams) -> Result<StepStats> {
+        self.step_from(p, PlanStage::DemPrime)
+    }
+
+    /// The stages of the step's plan from `from` on (the whole step from
+    /// `dem_prime`); the output of the stages before it must have been
+    /// uploaded.
+    pub fn step_from(&mut self, p: &StepParams, from: PlanStage) -> Result<StepStats> {
         self.write_params(p);
-        let stages = self.plan();
+        let stages = self.plan(from);
         let enc = self.core.encoder("hourglass.dem.step");
         let enc = record(self, &stages, enc)?;
         self.core.ctx.queue.submit([enc.finish()]);
@@ -282,5 +292,44 @@ impl GpuDemBackend {
     pub fn max_angular_speed(&mut self) -> Result<f32> {
         let w: Vec<f32> = read(&self.core.ctx, &self.bufs.ang_vel, self.core.n)?;
         Ok(w.iter().fold(0.0f32, |m, w| m.max(w.abs())))
+    }
+}
+
+/// Bisection: the CPU's output of the plan stages before a boundary, put where
+/// the GPU stages after it read it ([`GpuDemBackend::step_from`]).
+impl GpuDemBackend {
+    fn write<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer, data: &[T]) {
+        if !data.is_empty() {
+            self.core.ctx.queue.write_buffer(buffer, 0, bytemuck::cast_slice(data));
+        }
+    }
+
+    /// Replace the device grains (pos, vel, spins) and the kept force and
+    /// torque with the host's.
+    pub fn upload_state(&mut self, grains: &Grains, force: &[[f32; 2]], torque: &[f32]) {
+        let g = &self.core.bufs.grains;
+        self.write(&g[POS], &grains.pos);
+        self.write(&g[VEL], &grains.vel);
+        self.write(&self.bufs.ang_vel, &grains.ang_vel);
+        if force.len() == grains.len() && torque.len() == grains.len() {
+            self.write(&self.bufs.force, force);
+            self.write(&self.bufs.torque, torque);
+        }
+        self.host_fresh = false;
+    }
+
+    /// This step's contact lists (capacity K), as the CPU's detection left them.
+    pub fn upload_lists(&self, lists: &ContactLists) {
+        self.write(&self.core.bufs.count[0], &lists.count);
+        self.write(&self.core.bufs.slots[0], &lists.slots);
+    }
+
+    /// The kept force (N/m) and torque (N), per grain.
+    pub fn read_force(&self) -> Result<(Vec<[f32; 2]>, Vec<f32>)> {
+        let n = self.core.n;
+        Ok((
+            read(&self.core.ctx, &self.bufs.force, n)?,
+            read(&self.core.ctx, &self.bufs.torque, n)?,
+        ))
     }
 }
