@@ -326,6 +326,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         relax_w_tol: d.relax_w_tol as f32,
         relax_max_steps: d.relax_max_steps,
         law: NormalLaw::Hertz,
+        poisson: 0.3,
         integrator,
     };
     if s.kind == SolverKind::Spring {
