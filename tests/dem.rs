@@ -455,3 +455,34 @@ fn hertz_mindlin_spring_below_coulomb_springs_back() {
     assert!((push - want).abs() < 0.2 * want, "pushed: {push} m vs F_t/k_t {want} m");
     assert!(back.abs() < 0.1 * want, "released: {back} m from the start (push {push} m)");
 }
+
+/// `[dem] law` and `poisson` reach the DEM's parameters; an unknown law, a
+/// Poisson ratio out of [0, 0.5) and a `poisson` the law does not take are
+/// refused with the key named.
+#[test]
+fn dem_law_scene_keys_select_the_law_and_refuse_bad_values() {
+    let scene = |dem: &str| {
+        let text = format!(
+            "version = 1\n[walls]\nsegments = [[0.0, 0.0, 0.1, 0.0], [0.1, 0.0, 0.1, 0.1], [0.1, 0.1, 0.0, 0.1], [0.0, 0.1, 0.0, 0.0]]\n\
+             [grains]\ncount = 4\nradius_std = 0.0\n[solver]\nkind = \"dem\"\n[run]\nsteps = 1\n[dem]\n{dem}\n"
+        );
+        let s = Scene::parse(&text, std::path::Path::new("law.toml")).unwrap();
+        build(&s).map(|setup| setup.dem).map_err(|e| e.to_string())
+    };
+    let dem = scene("law = \"hertz_mindlin\"\npoisson = 0.25").unwrap();
+    assert_eq!((dem.law, dem.poisson), (NormalLaw::HertzMindlin, 0.25));
+    let dem = scene("law = \"hertz_mindlin\"").unwrap();
+    assert_eq!((dem.law, dem.poisson), (NormalLaw::HertzMindlin, 0.3));
+    assert_eq!(scene("").unwrap().law, NormalLaw::Hertz);
+    for (keys, want) in [
+        ("law = \"mindlin\"", "dem.law"),
+        ("law = \"linear\"", "dem.law"),
+        ("law = \"hertz_mindlin\"\npoisson = 0.5", "dem.poisson"),
+        ("law = \"hertz_mindlin\"\npoisson = -0.1", "dem.poisson"),
+        ("law = \"hertz_mindlin\"\npoisson = nan", "dem.poisson"),
+        ("poisson = 0.3", "dem.poisson"),
+    ] {
+        let err = scene(keys).expect_err(keys);
+        assert!(err.contains(want) && err.contains("law.toml"), "{keys}: {err}");
+    }
+}

@@ -6,6 +6,7 @@ use super::hourglass;
 use super::spec::*;
 use crate::error::{Error, Result};
 use crate::model::grid::MAX_CELLS;
+use crate::model::law;
 use crate::model::{Crowd, DemParams, Grains, ImpulseParams, NormalLaw, SolverKind, StepParams, Walls};
 
 /// Everything a simulation starts from.
@@ -325,8 +326,8 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         relax_v_tol: d.relax_v_tol as f32,
         relax_w_tol: d.relax_w_tol as f32,
         relax_max_steps: d.relax_max_steps,
-        law: NormalLaw::Hertz,
-        poisson: 0.3,
+        law: d.law.as_deref().and_then(law::by_name).map_or(NormalLaw::Hertz, |l| l.law),
+        poisson: d.poisson.unwrap_or(law::hertz_mindlin::POISSON.default) as f32,
         integrator,
     };
     if s.kind == SolverKind::Spring {

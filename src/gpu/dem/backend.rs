@@ -3,7 +3,9 @@
 //! plus its own stages and buffers.
 //!
 //! ```text
-//!   pipeline: pos vel radius inv_mass id, bins, one contact list (rebuilt every step, no history)
+//!   pipeline: pos vel radius inv_mass id, bins, one contact list (rebuilt every step); a law
+//!             with history (model::law) adds a second, the last step's lists, which
+//!             WarmStart reads after every Detect and the end of each step overwrites
 //!   own:      ang_vel force torque (n each), law (uniform)
 //!   stats:    [-, max |v|^2 bits, overflow, contacts] summed over a check window
 //!
@@ -26,6 +28,7 @@ use crate::error::Result;
 use crate::gpu::buffers::{read, storage, storage_zeroed, uniform};
 use crate::gpu::pipeline::{INV_MASS, POS, Pipeline, RADIUS, VEL};
 use crate::gpu::step::{Recorder, StepStage, record};
+use crate::gpu::warm_start::WarmStart;
 use crate::gpu::{GpuContext, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_SPEED2, STAT_WORDS};
 use crate::model::{DemLaw, DemParams, Grains, Grid, Phase, Region, StepParams, StepStats, Totals, Walls, law};
 
@@ -65,6 +68,8 @@ pub struct GpuDemBackend {
     steps: u64,
     /// Steps between reads of the counters ([`CHECK_EVERY`]; 1 = every step).
     pub check_every: u32,
+    /// A law with history: the warm start of lists 0 from lists 1.
+    history: Option<(WarmStart, wgpu::BindGroup)>,
 }
 
 impl GpuDemBackend {
@@ -77,7 +82,9 @@ impl GpuDemBackend {
         capacity: usize,
         dem: DemParams,
     ) -> Result<GpuDemBackend> {
-        let core = Pipeline::new(ctx, "hourglass.dem", &grains, &walls, grid, capacity, 1)?;
+        let keeps_history = crate::model::law::spec(dem.law).history > 0;
+        let lists = 1 + usize::from(keeps_history);
+        let core = Pipeline::new(ctx, "hourglass.dem", &grains, &walls, grid, capacity, lists)?;
         let (ctx, n) = (&core.ctx, core.n);
         let force = DemForce::new(ctx, &core.cfg);
         let integrate = DemIntegrate::new(ctx, &core.cfg);
@@ -90,6 +97,11 @@ impl GpuDemBackend {
             torque: storage_zeroed::<f32>(ctx, &core.label("torque"), n),
         };
         let groups = Self::groups(&core, &force, &integrate, &bufs);
+        let history = keeps_history.then(|| {
+            let (warm, b) = (WarmStart::new(ctx, &core.cfg), &core.bufs);
+            let group = warm.bind(ctx, &b.params, &b.count[0], &b.slots[0], &b.count[1], &b.slots[1]);
+            (warm, group)
+        });
         Ok(GpuDemBackend {
             core,
             force,
@@ -106,6 +118,7 @@ impl GpuDemBackend {
             contacts: 0,
             steps: 0,
             check_every: CHECK_EVERY,
+            history,
         })
     }
 
@@ -156,6 +169,19 @@ impl GpuDemBackend {
     /// positions) when the force is stale, then velocity Verlet around a
     /// fresh detection.
     fn plan(&mut self) -> Vec<StepStage> {
+        let mut stages = self.plan_stages();
+        if self.history.is_some() {
+            // The law's history: every detection starts from the last step's.
+            let mut k = 0;
+            while let Some(d) = stages[k..].iter().position(|s| *s == StepStage::Detect) {
+                k += d + 1;
+                stages.insert(k, StepStage::WarmStart);
+            }
+        }
+        stages
+    }
+
+    fn plan_stages(&mut self) -> Vec<StepStage> {
         use StepStage::*;
         let mut stages = Vec::with_capacity(22);
         if !self.dem.integrator.kdk() {
@@ -218,6 +244,12 @@ impl Recorder for GpuDemBackend {
             StepStage::DemKickDrift => self.integrate.dispatch_kick_drift(ps, &g.kick_drift, n),
             StepStage::DemForce => self.force.dispatch(ps, &g.force, n),
             StepStage::DemKick => self.integrate.dispatch_kick(ps, &g.kick, n),
+            // Planned only for a law with history.
+            StepStage::WarmStart => {
+                if let Some((warm, group)) = &self.history {
+                    warm.dispatch(ps, group, n);
+                }
+            }
             shared => self.core.dispatch(shared, 0, ps),
         }
     }
@@ -235,7 +267,13 @@ impl GpuDemBackend {
         self.write_params(p);
         let stages = self.plan();
         let enc = self.core.encoder("hourglass.dem.step");
-        let enc = record(self, &stages, enc)?;
+        let mut enc = record(self, &stages, enc)?;
+        if self.history.is_some() {
+            // The step's force is final: the next step's history starts from it.
+            let b = &self.core.bufs;
+            enc.copy_buffer_to_buffer(&b.count[0], 0, &b.count[1], 0, b.count[0].size());
+            enc.copy_buffer_to_buffer(&b.slots[0], 0, &b.slots[1], 0, b.slots[0].size());
+        }
         self.core.ctx.queue.submit([enc.finish()]);
         self.steps += 1;
         self.window += 1;
