@@ -387,7 +387,10 @@ fn hertz_mindlin_tangential_force_grows_as_a_spring_then_saturates_at_coulomb() 
         } else if k > sat + sat / 100 {
             // Saturated: |F_t| is mu times the step's own F_n, to f32 rounding.
             let bound = f64::from(dem.mu) * fny;
-            assert!((ft - bound).abs() < 1e-6 * bound, "step {k}: F_t {ft} vs mu F_n {bound}");
+            assert!(
+                (ft - bound).abs() < 1e-6 * bound,
+                "step {k}: F_t {ft} vs mu F_n {bound}"
+            );
         }
     }
 }
@@ -405,7 +408,10 @@ fn hertz_mindlin_history_is_carried_between_steps_and_zero_after_the_contact_ope
         xi += -v * dt;
     }
     let held = s.lists.of(0)[0].impulse_t;
-    assert!((held - xi).abs() < 1e-5 * xi.abs(), "after 10 steps the spring holds {held}, not {xi}");
+    assert!(
+        (held - xi).abs() < 1e-5 * xi.abs(),
+        "after 10 steps the spring holds {held}, not {xi}"
+    );
     // Open the contact (gap 0.3 mm < alert 1 mm: still listed): its history is dropped.
     g.pos[0][1] = 0.003 + 3e-4;
     s.step(&mut g, &walls, &p);
@@ -416,7 +422,10 @@ fn hertz_mindlin_history_is_carried_between_steps_and_zero_after_the_contact_ope
     g.pos[0][1] = 0.003 - delta;
     s.step(&mut g, &walls, &p);
     let fresh = s.lists.of(0)[0].impulse_t;
-    assert!((fresh + v * dt).abs() < 1e-5 * v * dt, "a new contact starts at -v dt, got {fresh}");
+    assert!(
+        (fresh + v * dt).abs() < 1e-5 * v * dt,
+        "a new contact starts at -v dt, got {fresh}"
+    );
 }
 
 /// A grain resting on a floor, pushed sideways by tilting gravity (tan 0.2 <
@@ -453,7 +462,10 @@ fn hertz_mindlin_spring_below_coulomb_springs_back() {
     let want = 0.2 * w / mindlin_kt(&dem, (w / f64::from(dem.kn)).powf(2.0 / 3.0));
     eprintln!("displacement under the push {push:.3e} m (F_t/k_t = {want:.3e}), after release {back:.3e} m");
     assert!((push - want).abs() < 0.2 * want, "pushed: {push} m vs F_t/k_t {want} m");
-    assert!(back.abs() < 0.1 * want, "released: {back} m from the start (push {push} m)");
+    assert!(
+        back.abs() < 0.1 * want,
+        "released: {back} m from the start (push {push} m)"
+    );
 }
 
 /// `[dem] law` and `poisson` reach the DEM's parameters; an unknown law, a

@@ -337,13 +337,22 @@ fn dem_force_hertz_mindlin_matches_cpu() {
         for i in 0..n {
             for d in 0..2 {
                 let (got, want) = (got_f[i][d], want_f[i][d]);
-                assert!(close(got, want, 1e-4, 1e-5 * fscale), "n {n} grain {i}: force {got} vs {want}");
+                assert!(
+                    close(got, want, 1e-4, 1e-5 * fscale),
+                    "n {n} grain {i}: force {got} vs {want}"
+                );
             }
             let (got, want) = (got_t[i], want_t[i]);
-            assert!(close(got, want, 1e-4, 1e-5 * tscale), "n {n} grain {i}: torque {got} vs {want}");
+            assert!(
+                close(got, want, 1e-4, 1e-5 * tscale),
+                "n {n} grain {i}: torque {got} vs {want}"
+            );
             for s in 0..lists.of(i).len() {
                 let (got, want) = (got_s[i * K + s].impulse_t, want_h[i * K + s]);
-                assert!(close(got, want, 1e-4, 1e-9), "n {n} grain {i} slot {s}: history {got} vs {want}");
+                assert!(
+                    close(got, want, 1e-4, 1e-9),
+                    "n {n} grain {i} slot {s}: history {got} vs {want}"
+                );
             }
         }
     }

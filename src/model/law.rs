@@ -140,9 +140,11 @@ pub fn law(dem: &DemParams, phase: Phase, dt: f32) -> DemLaw {
 /// for a law that keeps one. CPU twin of `contact_law` ([`wgsl`]).
 #[inline]
 pub fn pair(law: &DemLaw, p: &Pair, hist: &mut f32) -> (f32, f32) {
+    const LINEAR: u32 = NormalLaw::Linear as u32;
+    const HERTZ_MINDLIN: u32 = NormalLaw::HertzMindlin as u32;
     match law.kind {
-        1 => linear::pair(law, p),
-        2 => hertz_mindlin::pair(law, p, hist),
+        LINEAR => linear::pair(law, p),
+        HERTZ_MINDLIN => hertz_mindlin::pair(law, p, hist),
         _ => hertz::pair(law, p),
     }
 }
@@ -188,7 +190,10 @@ pub fn wgsl() -> String {
          fn contact_law(law: DemLaw, p: Pair, hist: ptr<function, f32>) -> vec2<f32> {\n    switch law.kind {\n",
     );
     for (k, s) in LAWS.iter().enumerate().skip(1) {
-        out.push_str(&format!("        case {k}u: {{ return {}_pair(law, p, hist); }}\n", s.name));
+        out.push_str(&format!(
+            "        case {k}u: {{ return {}_pair(law, p, hist); }}\n",
+            s.name
+        ));
     }
     out.push_str(&format!(
         "        default: {{ return {}_pair(law, p, hist); }}\n    }}\n}}\n",

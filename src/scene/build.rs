@@ -326,7 +326,11 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         relax_v_tol: d.relax_v_tol as f32,
         relax_w_tol: d.relax_w_tol as f32,
         relax_max_steps: d.relax_max_steps,
-        law: d.law.as_deref().and_then(law::by_name).map_or(NormalLaw::Hertz, |l| l.law),
+        law: d
+            .law
+            .as_deref()
+            .and_then(law::by_name)
+            .map_or(NormalLaw::Hertz, |l| l.law),
         poisson: d.poisson.unwrap_or(law::hertz_mindlin::POISSON.default) as f32,
         integrator,
     };

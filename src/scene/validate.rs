@@ -633,7 +633,11 @@ impl Scene {
         let spec = match d.law.as_deref() {
             None => crate::model::law::spec(crate::model::NormalLaw::Hertz),
             Some(name) => crate::model::law::by_name(name).ok_or_else(|| {
-                let names: Vec<&str> = crate::model::law::LAWS.iter().filter(|s| s.dem).map(|s| s.name).collect();
+                let names: Vec<&str> = crate::model::law::LAWS
+                    .iter()
+                    .filter(|s| s.dem)
+                    .map(|s| s.name)
+                    .collect();
                 Error::field(
                     &self.origin,
                     "dem.law",
