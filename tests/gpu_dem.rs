@@ -300,8 +300,10 @@ fn dem_force_hertz_mindlin_matches_cpu() {
             }
         }
         eprintln!("n {n}: {below} contacts on the spring, {slipping} clipped, {open} open");
-        let mut params = Params::default();
-        params.n_grains = n as u32;
+        let params = Params {
+            n_grains: n as u32,
+            ..Params::default()
+        };
         let (pb, lb) = (uni(&ctx, &params), uni(&ctx, &law));
         let force = storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n);
         let torque = storage_zeroed::<f32>(&ctx, "hourglass.test", n);
