@@ -181,6 +181,7 @@ impl GpuDemBackend {
         stages
     }
 
+    /// [`Self::plan`] before a law's history is added.
     fn plan_stages(&mut self) -> Vec<StepStage> {
         use StepStage::*;
         let mut stages = Vec::with_capacity(22);
