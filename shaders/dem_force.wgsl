@@ -1,12 +1,14 @@
 // Stage dem_force: force and torque on each grain from its own contact list
-// (Hertz or linear spring, plus damping, normal force; implicit viscous friction capped by Coulomb,
-// rolling resistance); no atomics. The law and its derivation: src/cpu/dem/mod.rs.
-// CPU twin: cpu::dem::force::dem_force.
+// (the contact law DemLaw::kind selects, `contact_law`, composed from
+// shaders/laws/ by model::law::wgsl; rolling resistance); no atomics. A law
+// with history reads and writes it in the slot's impulse_t (0 for an open
+// contact). The kinematics and their derivation: src/cpu/dem/mod.rs.
+// CPU twin: cpu::dem::force::dem_force (with history: dem_force_history).
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<uniform> law: DemLaw;
 @group(0) @binding(2) var<storage, read> count: array<u32>;
-@group(0) @binding(3) var<storage, read> slots: array<Contact>;
+@group(0) @binding(3) var<storage, read_write> slots: array<Contact>;
 @group(0) @binding(4) var<storage, read> radius: array<f32>;
 @group(0) @binding(5) var<storage, read> inv_mass: array<f32>;
 @group(0) @binding(6) var<storage, read> vel: array<vec2<f32>>;
@@ -28,10 +30,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var f = vec2<f32>(0.0, 0.0);
     var tau = 0.0;
     var m_roll = 0.0;
+    let keeps_history = ((LAWS_WITH_HISTORY >> law.kind) & 1u) != 0u;
     for (var s = 0u; s < listed; s++) {
         let c = slots[i * CAPACITY + s];
         let delta = -c.gap;
         if delta <= 0.0 {
+            if keeps_history {
+                slots[i * CAPACITY + s].impulse_t = 0.0;
+            }
             continue;
         }
         var v_b = vec2<f32>(0.0, 0.0);
@@ -47,14 +53,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let dv = vec2<f32>(v_a.x - v_b.x, v_a.y - v_b.y);
         let u = dv.x * n.x + dv.y * n.y;
         let vt = (dv.x * t.x + dv.y * t.y) - (r_a * w_a + r_b * w_b);
-        // Hertz k_n delta^1.5 (DEM) or linear k_s delta (spring): DemLaw::elastic.
-        var elastic = law.kn * delta * sqrt(delta);
-        if law.linear != 0u {
-            elastic = law.kn * delta;
+        var hist = c.impulse_t;
+        let fnt = contact_law(law, Pair(delta, u, vt, c.inv_mass_sum), &hist);
+        if keeps_history {
+            slots[i * CAPACITY + s].impulse_t = hist;
         }
-        let fn_ = max(elastic - law.gamma * u, 0.0);
-        let cap = law.mu * fn_;
-        let ft = min(max(-law.kt * vt / (1.0 + law.kt * 3.0 * c.inv_mass_sum * law.dt), -cap), cap);
+        let fn_ = fnt.x;
+        let ft = fnt.y;
         f.x += fn_ * n.x + ft * t.x;
         f.y += fn_ * n.y + ft * t.y;
         tau -= r_a * ft;

@@ -1,7 +1,8 @@
 // Stage warm_start: every listed contact of grain i found again in last step's
 // list of grain i (same other body) starts from its previous impulses (normal
 // and tangential); others
-// start at 0. CPU twin: cpu::warm_start::warm_start.
+// start at 0. CPU twin: cpu::warm_start::warm_start. The DEM runs it too, to
+// carry a contact law's history (model::law), kept in impulse_t.
 // Entry point bounce (restitution e > 0, DESIGN §1e): every listed contact gets
 // its bounce velocity -e u (u < 0 its start-of-step normal velocity, from vel
 // before the contacts act) when gap + dt u <= 0, else 0. CPU twin:

@@ -7,7 +7,7 @@ mod common;
 
 use hourglass::cpu::dem::{DemStepper, elastic_energy, kinetic_energy};
 use hourglass::model::Grid;
-use hourglass::model::{DemParams, Grains, SolverKind, StepParams, Walls};
+use hourglass::model::{DemParams, Grains, NormalLaw, SolverKind, StepParams, Walls};
 use hourglass::output::{ResultDir, Summary};
 use hourglass::scene::build::dem_dt;
 use hourglass::scene::{BackendChoice, Scene, build};
@@ -335,4 +335,166 @@ fn dem_hourglass_presets_lose_no_grain() {
         "max overlap {:.3e} m",
         scene.max_overlap
     );
+}
+
+/// Hertz-Mindlin: k_n, nu as `DemParams`, and its tangential stiffness at
+/// overlap `delta`, k_t = 8 G* sqrt(R* delta) = 3 k_n sqrt(delta) (1 - nu)/(2 - nu) (N/m^2).
+fn mindlin_kt(dem: &DemParams, delta: f64) -> f64 {
+    let nu = f64::from(dem.poisson);
+    3.0 * f64::from(dem.kn) * delta.sqrt() * (1.0 - nu) / (2.0 - nu)
+}
+
+fn hertz_mindlin() -> DemParams {
+    DemParams {
+        law: NormalLaw::HertzMindlin,
+        mu_roll: 1e3,
+        ..DemParams::default()
+    }
+}
+
+/// A grain held at overlap `delta` on a floor and dragged along it at `v`
+/// (a kinematic grain, inv_mass 0): the stepper, the grain and the walls.
+fn dragged(dem: DemParams, delta: f32, v: f32, p: &StepParams) -> (DemStepper, Grains, Walls) {
+    let r = 0.003;
+    let mut g = common::grains(&[(0.0, r - delta, r)]);
+    g.inv_mass[0] = 0.0;
+    g.vel[0] = [v, 0.0];
+    let walls = common::walls(&[[-0.1, 0.0, 0.1, 0.0]]);
+    (stepper([-0.1, -0.01, 0.1, 0.05], r, p, dem), g, walls)
+}
+
+#[test]
+fn hertz_mindlin_tangential_force_grows_as_a_spring_then_saturates_at_coulomb() {
+    let dem = hertz_mindlin();
+    let (delta, v, dt) = (1e-4f32, 1e-3f32, 1e-5f32);
+    let p = params([0.0, 0.0], dt);
+    let (mut s, mut g, walls) = dragged(dem, delta, v, &p);
+    let f_n = f64::from(dem.kn) * f64::from(delta).powf(1.5);
+    let kt = mindlin_kt(&dem, f64::from(delta));
+    let cap = f64::from(dem.mu) * f_n;
+    // The spring reaches mu F_n after cap / (k_t v dt) steps.
+    let sat = (cap / (kt * f64::from(v) * f64::from(dt))) as usize;
+    assert!(sat > 20, "the set-up must load the spring gradually ({sat} steps)");
+    for k in 1..=3 * sat {
+        s.step(&mut g, &walls, &p);
+        // F_n = F.n and F_t = F.t, t = (-n_y, n_x) = (-1, 0) (the wall's normal up to rounding).
+        let (f, n) = (s.force[0].map(f64::from), s.lists.of(0)[0].normal.map(f64::from));
+        let (fny, ft) = (f[0] * n[0] + f[1] * n[1], f[1] * n[0] - f[0] * n[1]);
+        assert!((fny - f_n).abs() < 1e-5 * f_n, "step {k}: F_n {fny} vs {f_n}");
+        if k < sat {
+            let want = kt * k as f64 * f64::from(v) * f64::from(dt);
+            assert!((ft - want).abs() < 1e-4 * cap, "step {k}: F_t {ft} vs spring {want}");
+        } else if k > sat + sat / 100 {
+            // Saturated: |F_t| is mu times the step's own F_n, to f32 rounding.
+            let bound = f64::from(dem.mu) * fny;
+            assert!(
+                (ft - bound).abs() < 1e-6 * bound,
+                "step {k}: F_t {ft} vs mu F_n {bound}"
+            );
+        }
+    }
+}
+
+#[test]
+fn hertz_mindlin_history_is_carried_between_steps_and_zero_after_the_contact_opens() {
+    let dem = hertz_mindlin();
+    let (delta, v, dt) = (1e-4f32, 1e-3f32, 1e-5f32);
+    let p = params([0.0, 0.0], dt);
+    let (mut s, mut g, walls) = dragged(dem, delta, v, &p);
+    // Slip along this copy's tangent t = (-n_y, n_x) = (-1, 0): v_t = -v.
+    let mut xi = 0.0f32;
+    for _ in 0..10 {
+        s.step(&mut g, &walls, &p);
+        xi += -v * dt;
+    }
+    let held = s.lists.of(0)[0].impulse_t;
+    assert!(
+        (held - xi).abs() < 1e-5 * xi.abs(),
+        "after 10 steps the spring holds {held}, not {xi}"
+    );
+    // Open the contact (gap 0.3 mm < alert 1 mm: still listed): its history is dropped.
+    g.pos[0][1] = 0.003 + 3e-4;
+    s.step(&mut g, &walls, &p);
+    assert_eq!(s.lists.count[0], 1, "the open contact stays listed");
+    assert_eq!(s.lists.of(0)[0].impulse_t, 0.0, "an open contact keeps no history");
+    assert_eq!(s.force[0], [0.0, 0.0]);
+    // Closed again: a new contact, starting from zero.
+    g.pos[0][1] = 0.003 - delta;
+    s.step(&mut g, &walls, &p);
+    let fresh = s.lists.of(0)[0].impulse_t;
+    assert!(
+        (fresh + v * dt).abs() < 1e-5 * v * dt,
+        "a new contact starts at -v dt, got {fresh}"
+    );
+}
+
+/// A grain resting on a floor, pushed sideways by tilting gravity (tan 0.2 <
+/// mu = 0.4, rolling blocked) for a while, then released: under Hertz-Mindlin
+/// it sits on the tangential spring, displaced by F_t / k_t, and springs back
+/// to where it started; the viscous law lets it creep and never return.
+#[test]
+fn hertz_mindlin_spring_below_coulomb_springs_back() {
+    let dem = hertz_mindlin();
+    let r = 0.003f32;
+    let mut g = common::grains(&[(0.0, r, r)]);
+    let m = g.mass(0);
+    let dt = dem_dt(&g, f64::from(dem.kn), 0.1) as f32;
+    let walls = common::walls(&[[-0.1, 0.0, 0.1, 0.0]]);
+    let upright = params([0.0, -G], dt);
+    let pushed = params([0.2 * G, -G], dt);
+    let mut s = stepper([-0.1, -0.01, 0.1, 0.05], r, &upright, dem);
+    let steps = (0.4 / dt) as usize;
+    for _ in 0..steps {
+        s.step(&mut g, &walls, &upright);
+    }
+    let x0 = f64::from(g.pos[0][0]);
+    let mean_x = |s: &mut DemStepper, g: &mut Grains, p: &StepParams| {
+        let mut sum = 0.0;
+        for _ in 0..steps {
+            s.step(g, &walls, p);
+            sum += f64::from(g.pos[0][0]);
+        }
+        sum / steps as f64 - x0
+    };
+    let push = mean_x(&mut s, &mut g, &pushed);
+    let back = mean_x(&mut s, &mut g, &upright);
+    let w = m * f64::from(G);
+    let want = 0.2 * w / mindlin_kt(&dem, (w / f64::from(dem.kn)).powf(2.0 / 3.0));
+    eprintln!("displacement under the push {push:.3e} m (F_t/k_t = {want:.3e}), after release {back:.3e} m");
+    assert!((push - want).abs() < 0.2 * want, "pushed: {push} m vs F_t/k_t {want} m");
+    assert!(
+        back.abs() < 0.1 * want,
+        "released: {back} m from the start (push {push} m)"
+    );
+}
+
+/// `[dem] law` and `poisson` reach the DEM's parameters; an unknown law, a
+/// Poisson ratio out of [0, 0.5) and a `poisson` the law does not take are
+/// refused with the key named.
+#[test]
+fn dem_law_scene_keys_select_the_law_and_refuse_bad_values() {
+    let scene = |dem: &str| {
+        let text = format!(
+            "version = 1\n[walls]\nsegments = [[0.0, 0.0, 0.1, 0.0], [0.1, 0.0, 0.1, 0.1], [0.1, 0.1, 0.0, 0.1], [0.0, 0.1, 0.0, 0.0]]\n\
+             [grains]\ncount = 4\nradius_std = 0.0\n[solver]\nkind = \"dem\"\n[run]\nsteps = 1\n[dem]\n{dem}\n"
+        );
+        let s = Scene::parse(&text, std::path::Path::new("law.toml")).unwrap();
+        build(&s).map(|setup| setup.dem).map_err(|e| e.to_string())
+    };
+    let dem = scene("law = \"hertz_mindlin\"\npoisson = 0.25").unwrap();
+    assert_eq!((dem.law, dem.poisson), (NormalLaw::HertzMindlin, 0.25));
+    let dem = scene("law = \"hertz_mindlin\"").unwrap();
+    assert_eq!((dem.law, dem.poisson), (NormalLaw::HertzMindlin, 0.3));
+    assert_eq!(scene("").unwrap().law, NormalLaw::Hertz);
+    for (keys, want) in [
+        ("law = \"mindlin\"", "dem.law"),
+        ("law = \"linear\"", "dem.law"),
+        ("law = \"hertz_mindlin\"\npoisson = 0.5", "dem.poisson"),
+        ("law = \"hertz_mindlin\"\npoisson = -0.1", "dem.poisson"),
+        ("law = \"hertz_mindlin\"\npoisson = nan", "dem.poisson"),
+        ("poisson = 0.3", "dem.poisson"),
+    ] {
+        let err = scene(keys).expect_err(keys);
+        assert!(err.contains(want) && err.contains("law.toml"), "{keys}: {err}");
+    }
 }

@@ -9,17 +9,17 @@ use gpu_common::{Rng, buf, close, context, get, run, uni};
 use hourglass::backend::Backend;
 use hourglass::backend::CpuDemBackend;
 use hourglass::backend::{check_initial_state, grid_for};
-use hourglass::cpu::dem::force::{ForceInput, dem_force};
+use hourglass::cpu::dem::force::{ForceInput, dem_force, dem_force_history};
 use hourglass::cpu::dem::integrate::{Integrand, kick, kick_drift};
 use hourglass::gpu::buffers::storage_zeroed;
 use hourglass::gpu::dem::GpuDemBackend;
 use hourglass::gpu::dem::force::{DemForce, DemForceBindings};
 use hourglass::gpu::dem::integrate::{DemIntegrate, DemIntegrateBindings};
-use hourglass::gpu::{Params, STAT_WORDS, ShaderConfig, Stage};
+use hourglass::gpu::{GpuContext, Params, STAT_WORDS, ShaderConfig, Stage};
 use hourglass::model::DemLaw;
 use hourglass::model::Grid;
 use hourglass::model::law;
-use hourglass::model::{ContactLists, DemParams, Grains, NormalLaw, Phase, SolverKind, Walls};
+use hourglass::model::{Contact, ContactLists, DemParams, Grains, NormalLaw, Phase, SolverKind, Walls};
 use hourglass::scene::{Scene, build};
 
 const K: usize = 16;
@@ -71,6 +71,91 @@ fn dem_law_layout_matches_rust() {
     assert_eq!(span.1, vec![0, 4, 8, 12, 16, 20, 24]);
 }
 
+/// The CPU stage's input over `g` and `lists`.
+fn input<'a>(law: DemLaw, g: &'a Grains, lists: &'a ContactLists) -> ForceInput<'a> {
+    ForceInput {
+        law,
+        capacity: K,
+        count: &lists.count,
+        slots: &lists.slots,
+        radius: &g.radius,
+        inv_mass: &g.inv_mass,
+        vel: &g.vel,
+        ang_vel: &g.ang_vel,
+    }
+}
+
+/// Stage dem_force on the GPU over `lists`: the force and torque of every
+/// grain, and the slots as the stage leaves them (a law's history written).
+fn gpu_force(
+    ctx: &GpuContext,
+    k: &DemForce,
+    law: &DemLaw,
+    g: &Grains,
+    lists: &ContactLists,
+) -> (Vec<[f32; 2]>, Vec<f32>, Vec<Contact>) {
+    let n = g.len();
+    let params = Params {
+        n_grains: n as u32,
+        ..Params::default()
+    };
+    let (pb, lb) = (uni(ctx, &params), uni(ctx, law));
+    let force = storage_zeroed::<[f32; 2]>(ctx, "hourglass.test", n);
+    let torque = storage_zeroed::<f32>(ctx, "hourglass.test", n);
+    let bufs = [
+        buf(ctx, &lists.count),
+        buf(ctx, &lists.slots),
+        buf(ctx, &g.radius),
+        buf(ctx, &g.inv_mass),
+        buf(ctx, &g.vel),
+        buf(ctx, &g.ang_vel),
+    ];
+    let group = k.bind(
+        ctx,
+        &DemForceBindings {
+            params: &pb,
+            law: &lb,
+            count: &bufs[0],
+            slots: &bufs[1],
+            radius: &bufs[2],
+            inv_mass: &bufs[3],
+            vel: &bufs[4],
+            ang_vel: &bufs[5],
+            force: &force,
+            torque: &torque,
+        },
+    );
+    run(ctx, |ps| k.dispatch(ps, &group, n as u32));
+    (
+        get(ctx, &force, n),
+        get(ctx, &torque, n),
+        get(ctx, &bufs[1], lists.slots.len()),
+    )
+}
+
+/// Forces and torques of `n` grains, (got) against (want), within 1e-4
+/// relative or 1e-5 of the largest.
+fn forces_agree(n: usize, want: (&[[f32; 2]], &[f32]), got: (&[[f32; 2]], &[f32])) {
+    let fscale = want.0.iter().map(|f| f[0].hypot(f[1])).fold(1e-3f32, f32::max);
+    let tscale = want.1.iter().fold(1e-6f32, |m, t| m.max(t.abs()));
+    for i in 0..n {
+        for d in 0..2 {
+            assert!(
+                close(got.0[i][d], want.0[i][d], 1e-4, 1e-5 * fscale),
+                "n {n} grain {i}: force {:?} vs {:?}",
+                got.0[i],
+                want.0[i]
+            );
+        }
+        assert!(
+            close(got.1[i], want.1[i], 1e-4, 1e-5 * tscale),
+            "n {n} grain {i}: torque {} vs {}",
+            got.1[i],
+            want.1[i]
+        );
+    }
+}
+
 #[test]
 fn dem_force_matches_cpu() {
     let Some(ctx) = context() else { return };
@@ -92,68 +177,12 @@ fn dem_force_matches_cpu() {
             (spring, Phase::Discharge),
         ] {
             let law = law(&dem, phase, 4e-5);
-            let inp = ForceInput {
-                law,
-                capacity: K,
-                count: &lists.count,
-                slots: &lists.slots,
-                radius: &g.radius,
-                inv_mass: &g.inv_mass,
-                vel: &g.vel,
-                ang_vel: &g.ang_vel,
-            };
+            let inp = input(law, &g, &lists);
             let mut want_f = vec![[0.0f32; 2]; n];
             let mut want_t = vec![0.0f32; n];
             dem_force(&inp, &mut want_f, &mut want_t);
-            let mut params = Params::default();
-            params.n_grains = n as u32;
-            let (pb, lb) = (uni(&ctx, &params), uni(&ctx, &law));
-            let force = storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n);
-            let torque = storage_zeroed::<f32>(&ctx, "hourglass.test", n);
-            let bufs = [
-                buf(&ctx, &lists.count),
-                buf(&ctx, &lists.slots),
-                buf(&ctx, &g.radius),
-                buf(&ctx, &g.inv_mass),
-                buf(&ctx, &g.vel),
-                buf(&ctx, &g.ang_vel),
-            ];
-            let group = k.bind(
-                &ctx,
-                &DemForceBindings {
-                    params: &pb,
-                    law: &lb,
-                    count: &bufs[0],
-                    slots: &bufs[1],
-                    radius: &bufs[2],
-                    inv_mass: &bufs[3],
-                    vel: &bufs[4],
-                    ang_vel: &bufs[5],
-                    force: &force,
-                    torque: &torque,
-                },
-            );
-            run(&ctx, |ps| k.dispatch(ps, &group, n as u32));
-            let got_f: Vec<[f32; 2]> = get(&ctx, &force, n);
-            let got_t: Vec<f32> = get(&ctx, &torque, n);
-            let fscale = want_f.iter().map(|f| f[0].hypot(f[1])).fold(1e-3f32, f32::max);
-            let tscale = want_t.iter().fold(1e-6f32, |m, t| m.max(t.abs()));
-            for i in 0..n {
-                for d in 0..2 {
-                    assert!(
-                        close(got_f[i][d], want_f[i][d], 1e-4, 1e-5 * fscale),
-                        "n {n} grain {i}: force {:?} vs {:?}",
-                        got_f[i],
-                        want_f[i]
-                    );
-                }
-                assert!(
-                    close(got_t[i], want_t[i], 1e-4, 1e-5 * tscale),
-                    "n {n} grain {i}: torque {} vs {}",
-                    got_t[i],
-                    want_t[i]
-                );
-            }
+            let (got_f, got_t, _) = gpu_force(&ctx, &k, &law, &g, &lists);
+            forces_agree(n, (&want_f, &want_t), (&got_f, &got_t));
         }
     }
 }
@@ -255,21 +284,87 @@ fn dem_integrate_matches_cpu() {
     }
 }
 
+/// Hertz-Mindlin: forces, torques and the new history of every slot (read
+/// from and written to `impulse_t`) agree with the CPU, on contacts loaded
+/// below Coulomb and past it, and open ones (whose history becomes 0).
+#[test]
+fn dem_force_hertz_mindlin_matches_cpu() {
+    let Some(ctx) = context() else { return };
+    let cfg = ShaderConfig { capacity: K as u32 };
+    let k = DemForce::new(&ctx, &cfg);
+    for (n, seed) in [(1usize, 5u64), (257, 6), (1031, 7)] {
+        let (g, _walls, mut lists) = scene(n, seed);
+        let mut rng = Rng::new(seed);
+        for c in &mut lists.slots {
+            c.impulse_t = rng.f32(-2e-4, 2e-4);
+        }
+        let dem = DemParams {
+            law: NormalLaw::HertzMindlin,
+            ..DemParams::default()
+        };
+        let law = law(&dem, Phase::Discharge, 4e-5);
+        let inp = input(law, &g, &lists);
+        let mut want_f = vec![[0.0f32; 2]; n];
+        let mut want_t = vec![0.0f32; n];
+        let mut want_h: Vec<f32> = lists.slots.iter().map(|c| c.impulse_t).collect();
+        dem_force_history(&inp, &mut want_f, &mut want_t, &mut want_h);
+        let (mut below, mut slipping, mut open) = (0, 0, 0);
+        for i in 0..n {
+            for (s, c) in lists.of(i).iter().enumerate() {
+                let h = want_h[i * K + s];
+                match () {
+                    _ if c.gap >= 0.0 => open += usize::from(h == 0.0),
+                    _ if (h - c.impulse_t).abs() < 1e-4 => below += 1,
+                    _ => slipping += 1,
+                }
+            }
+        }
+        eprintln!("n {n}: {below} contacts on the spring, {slipping} clipped, {open} open");
+        let (got_f, got_t, got_s) = gpu_force(&ctx, &k, &law, &g, &lists);
+        forces_agree(n, (&want_f, &want_t), (&got_f, &got_t));
+        for i in 0..n {
+            for s in 0..lists.of(i).len() {
+                let (got, want) = (got_s[i * K + s].impulse_t, want_h[i * K + s]);
+                assert!(
+                    close(got, want, 1e-4, 1e-9),
+                    "n {n} grain {i} slot {s}: history {got} vs {want}"
+                );
+            }
+        }
+    }
+}
+
+/// Whole Hertz-Mindlin steps: the GPU carries the history between steps as
+/// the CPU does (its warm start and the copy of the step's lists).
+#[test]
+fn dem_step_hertz_mindlin_matches_cpu() {
+    let dem = DemParams {
+        law: NormalLaw::HertzMindlin,
+        ..DemParams::default()
+    };
+    steps_agree(dem, 12, Phase::Discharge);
+}
+
 /// Whole steps: the GPU backend follows the CPU one on a small pile for a few hundred steps.
 #[test]
 fn dem_step_matches_cpu() {
+    steps_agree(DemParams::default(), 11, Phase::Relax);
+}
+
+/// 200 steps of `dem` in `phase` on a 200-grain pile drawn from `seed`, on
+/// both backends: the positions agree to 1e-6 m every 50 steps.
+fn steps_agree(dem: DemParams, seed: u64, phase: Phase) {
     let Some(ctx) = context() else { return };
-    let (g, walls, _) = scene(200, 11);
+    let (g, walls, _) = scene(200, seed);
     let grid = Grid::covering([0.0, 0.0, 0.09, 0.09], 0.0075).unwrap();
     let mut p = common::params(SolverKind::Dem);
     p.dt = 4e-5;
     p.alert = 0.001;
-    let dem = DemParams::default();
     let mut cpu = CpuDemBackend::new(g.clone(), walls.clone(), grid, K, dem);
     let mut gpu = GpuDemBackend::new(ctx, g, walls, grid, K, dem).unwrap();
     gpu.check_every = 7;
     for b in [&mut cpu as &mut dyn Backend, &mut gpu] {
-        b.set_phase(Phase::Relax);
+        b.set_phase(phase);
     }
     for step in 1..=200 {
         cpu.step(&p).unwrap();

@@ -10,6 +10,8 @@ use crate::model::{Body, Contact, ContactLists, dot, sub};
 /// Copy last step's impulses (normal and tangential) into every contact of
 /// `lists` found again in `prev` (same grain, same other body); others start
 /// at 0. The tangential impulse is kept as a number along the new tangent.
+/// The DEM calls it too, for a contact law with history (`model::law`), which
+/// it keeps in `impulse_t`.
 pub fn warm_start(prev: &ContactLists, lists: &mut ContactLists) {
     let k = lists.capacity;
     if k == 0 || prev.capacity == 0 || prev.grains() != lists.grains() {

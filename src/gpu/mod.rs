@@ -183,10 +183,11 @@ impl Stage {
     }
 
     /// Shared WGSL a stage needs besides shaders/shared.wgsl.
-    fn extra_shared(self) -> &'static str {
+    fn extra_shared(self) -> String {
         match self {
-            Stage::DemForce | Stage::DemIntegrate => dem::DEM_SHARED_WGSL,
-            _ => "",
+            Stage::DemForce => format!("{}\n{}", dem::DEM_SHARED_WGSL, crate::model::law::wgsl()),
+            Stage::DemIntegrate => dem::DEM_SHARED_WGSL.to_string(),
+            _ => String::new(),
         }
     }
 }

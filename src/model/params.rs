@@ -162,14 +162,19 @@ impl Integrator {
     }
 }
 
-/// The normal force law of the force-based models (`DemLaw::linear`).
+/// The contact law of the force-based models: an index into
+/// [`crate::model::law::LAWS`] (`DemLaw::kind`), where each law declares its
+/// parameters, history, CPU force and WGSL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum NormalLaw {
-    /// F_n = max(0, k_n delta^1.5 - gamma v_n) (DEM, DESIGN §1b).
+    /// F_n = max(0, k_n delta^1.5 - gamma v_n), viscous friction (DEM, DESIGN §1b).
     #[default]
     Hertz,
-    /// F_n = max(0, k_s delta - k_d v_n) (spring-dashpot, DESIGN §1c).
+    /// F_n = max(0, k_s delta - k_d v_n), viscous friction (spring-dashpot, DESIGN §1c).
     Linear,
+    /// Hertz normal force, Mindlin tangential spring with per-contact history
+    /// (`model::law::hertz_mindlin`).
+    HertzMindlin,
 }
 
 /// The impulse model (`[impulse]`, DESIGN §1c), resolved to f32.
@@ -230,6 +235,8 @@ pub struct DemParams {
     /// Hertz (DEM) or linear (spring): `kn` is then k_s, N/m (N/m^2 per unit
     /// thickness) and `gamma_n`, `gamma_relax` the dashpot k_d.
     pub law: NormalLaw,
+    /// Poisson ratio nu of the grains (Hertz-Mindlin's tangential stiffness).
+    pub poisson: f32,
     pub integrator: Integrator,
 }
 
@@ -247,6 +254,7 @@ impl Default for DemParams {
             relax_w_tol: 1.0,
             relax_max_steps: 50_000,
             law: NormalLaw::Hertz,
+            poisson: 0.3,
             integrator: Integrator::VelocityVerlet,
         }
     }

@@ -9,6 +9,7 @@ use super::gmsh;
 use super::hourglass;
 use super::spec::*;
 use crate::error::{Error, Result};
+use crate::model::law;
 use crate::model::{Crowd, DemParams, Grains, ImpulseParams, NormalLaw, SolverKind, StepParams, Walls};
 
 /// Everything a simulation starts from.
@@ -498,7 +499,12 @@ fn dem_params(scene: &Scene, kn: f64, integrator: crate::model::Integrator) -> D
         relax_v_tol: d.relax_v_tol as f32,
         relax_w_tol: d.relax_w_tol as f32,
         relax_max_steps: d.relax_max_steps,
-        law: NormalLaw::Hertz,
+        law: d
+            .law
+            .as_deref()
+            .and_then(law::by_name)
+            .map_or(NormalLaw::Hertz, |l| l.law),
+        poisson: d.poisson.unwrap_or(law::hertz_mindlin::POISSON.default) as f32,
         integrator,
     };
     if scene.solver.kind != SolverKind::Spring {

@@ -368,6 +368,28 @@ pub struct DemSpec {
     /// Longest relaxation phase, steps (then the gate opens anyway). Default 50000
     /// (about 2 s at the default dt).
     pub relax_max_steps: u64,
+    /// The contact law, by name (`model::law::LAWS`): `hertz` (viscous
+    /// friction, the default) or `hertz_mindlin` (a tangential spring per contact).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub law: Option<String>,
+    /// Poisson ratio nu of the grains, in [0, 0.5): Hertz-Mindlin's tangential
+    /// stiffness k_t = 3 k_n sqrt(delta) (1 - nu)/(2 - nu). Default 0.3; only
+    /// `law = "hertz_mindlin"` takes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub poisson: Option<f64>,
+}
+
+impl DemSpec {
+    /// The value of the law parameter `key` (`model::law::LawParam::key`), if given.
+    pub fn law_param(&self, key: &str) -> Option<f64> {
+        match key {
+            "poisson" => self.poisson,
+            _ => None,
+        }
+    }
+
+    /// Every law parameter's key, for the keys given to a law that does not take them.
+    pub const LAW_PARAMS: &'static [&'static str] = &["poisson"];
 }
 
 /// `[dem] preset`: the origin of the default normal stiffness.
@@ -413,6 +435,8 @@ impl Default for DemSpec {
             relax_v_tol: 0.01,
             relax_w_tol: 1.0,
             relax_max_steps: 50_000,
+            law: None,
+            poisson: None,
         }
     }
 }

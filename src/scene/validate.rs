@@ -533,7 +533,8 @@ impl Scene {
         c.non_negative_f32("dem.mu_roll", d.mu_roll)?;
         c.positive("dem.cfl", d.cfl)?;
         c.positive("dem.relax_v_tol", d.relax_v_tol)?;
-        c.positive("dem.relax_w_tol", d.relax_w_tol)
+        c.positive("dem.relax_w_tol", d.relax_w_tol)?;
+        self.check_dem_law(c)
     }
 
     /// `[run]`: a duration or a step count, the row interval, the settle phase.
@@ -633,6 +634,48 @@ impl Scene {
 }
 
 impl Scene {
+    /// `[dem] law` names a law of `model::law::LAWS` that `[dem]` may take, and
+    /// its own parameters lie within the bounds it declares; a law parameter
+    /// given to a law that does not take it is refused.
+    fn check_dem_law(&self, c: &Check) -> Result<()> {
+        let d = &self.dem;
+        let spec = match d.law.as_deref() {
+            None => crate::model::law::spec(crate::model::NormalLaw::Hertz),
+            Some(name) => crate::model::law::by_name(name).ok_or_else(|| {
+                let names: Vec<&str> = crate::model::law::LAWS
+                    .iter()
+                    .filter(|s| s.dem)
+                    .map(|s| s.name)
+                    .collect();
+                Error::field(
+                    &self.origin,
+                    "dem.law",
+                    format!("unknown law `{name}` (one of: {})", names.join(", ")),
+                )
+            })?,
+        };
+        for key in super::DemSpec::LAW_PARAMS {
+            let Some(v) = d.law_param(key) else { continue };
+            let field = format!("dem.{key}");
+            let Some(p) = spec.params.iter().find(|p| p.key == *key) else {
+                return Err(Error::field(
+                    &self.origin,
+                    &field,
+                    format!("the `{}` law takes no {key}", spec.name),
+                ));
+            };
+            c.finite(&field, v)?;
+            if !p.admits(v) {
+                return Err(Error::field(
+                    &self.origin,
+                    &field,
+                    format!("must be in [{}, {}), got {v}", p.min, p.max),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// `[cohesion]`: every key finite, in range, and the rupture gap within
     /// the alert distance (detection lists only the pairs closer than
     /// `solver.alert`, so a wider bridge would be missed).

@@ -87,6 +87,9 @@ pub struct DemStepper {
     pub phase: Phase,
     /// The tally of the last detection (the step's contact statistics).
     tally: detect::Tally,
+    /// A law with history: the lists of the last step's force, whose
+    /// history the next force starts from (`model::law`, History).
+    history: ContactLists,
 }
 
 impl DemStepper {
@@ -101,6 +104,7 @@ impl DemStepper {
             dem,
             phase: Phase::Discharge,
             tally: detect::Tally::default(),
+            history: ContactLists::new(0, capacity),
         }
     }
 
@@ -119,6 +123,10 @@ impl DemStepper {
         let n = grains.len();
         self.force.resize(n, [0.0; 2]);
         self.torque.resize(n, 0.0);
+        let keeps_history = crate::model::law::spec(self.dem.law).history > 0;
+        if keeps_history {
+            super::warm_start::warm_start(&self.history, &mut self.lists);
+        }
         let inp = ForceInput {
             law: law(&self.dem, self.phase, dt),
             capacity: self.lists.capacity,
@@ -129,7 +137,22 @@ impl DemStepper {
             vel: &grains.vel,
             ang_vel: &grains.ang_vel,
         };
-        force::dem_force(&inp, &mut self.force, &mut self.torque);
+        if keeps_history {
+            let mut next: Vec<f32> = self.lists.slots.iter().map(|c| c.impulse_t).collect();
+            force::dem_force_history(&inp, &mut self.force, &mut self.torque, &mut next);
+            for (c, h) in self.lists.slots.iter_mut().zip(next) {
+                c.impulse_t = h;
+            }
+        } else {
+            force::dem_force(&inp, &mut self.force, &mut self.torque);
+        }
+    }
+
+    /// The step's force is final: a law with history starts the next step from it.
+    fn commit_history(&mut self) {
+        if crate::model::law::spec(self.dem.law).history > 0 {
+            self.history.clone_from(&self.lists);
+        }
     }
 
     /// Advance the grains by one step of `self.dem.integrator`: the stages
@@ -185,7 +208,10 @@ impl DemStepper {
             }
             Stage::DemKickDrift => integrate::kick_drift(self.integrand(grains), p.gravity, p.dt),
             Stage::Detect => self.detect(grains, walls, p.alert),
-            Stage::DemForce => self.force(grains, p.dt),
+            Stage::DemForce => {
+                self.force(grains, p.dt);
+                self.commit_history();
+            }
             Stage::DemKick => integrate::kick(self.integrand(grains), p.gravity, p.dt),
             _ => {}
         }

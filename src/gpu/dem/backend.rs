@@ -3,7 +3,9 @@
 //! plus its own stages and buffers.
 //!
 //! ```text
-//!   pipeline: pos vel radius inv_mass id, bins, one contact list (rebuilt every step, no history)
+//!   pipeline: pos vel radius inv_mass id, bins, one contact list (rebuilt every step); a law
+//!             with history (model::law) adds a second, the last step's lists, which
+//!             WarmStart reads after every Detect and the end of each step overwrites
 //!   own:      ang_vel force torque (n each), law (uniform)
 //!   stats:    [-, max |v|^2 bits, overflow, contacts] summed over a check window
 //!
@@ -26,6 +28,7 @@ use crate::error::Result;
 use crate::gpu::buffers::{read, storage, storage_zeroed, uniform};
 use crate::gpu::pipeline::{INV_MASS, POS, Pipeline, RADIUS, VEL};
 use crate::gpu::step::{Recorder, StepStage, record, stages_of};
+use crate::gpu::warm_start::WarmStart;
 use crate::gpu::{GpuContext, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_SPEED2, STAT_WORDS};
 use crate::model::plan::{DEM_STAGES, Stage as PlanStage, split};
 use crate::model::{
@@ -68,6 +71,8 @@ pub struct GpuDemBackend {
     steps: u64,
     /// Steps between reads of the counters ([`CHECK_EVERY`]; 1 = every step).
     pub check_every: u32,
+    /// A law with history: the warm start of lists 0 from lists 1.
+    history: Option<(WarmStart, wgpu::BindGroup)>,
 }
 
 impl GpuDemBackend {
@@ -80,7 +85,9 @@ impl GpuDemBackend {
         capacity: usize,
         dem: DemParams,
     ) -> Result<GpuDemBackend> {
-        let core = Pipeline::new(ctx, "hourglass.dem", &grains, &walls, grid, capacity, 1)?;
+        let keeps_history = crate::model::law::spec(dem.law).history > 0;
+        let lists = 1 + usize::from(keeps_history);
+        let core = Pipeline::new(ctx, "hourglass.dem", &grains, &walls, grid, capacity, lists)?;
         let (ctx, n) = (&core.ctx, core.n);
         let force = DemForce::new(ctx, &core.cfg);
         let integrate = DemIntegrate::new(ctx, &core.cfg);
@@ -93,6 +100,11 @@ impl GpuDemBackend {
             torque: storage_zeroed::<f32>(ctx, &core.label("torque"), n),
         };
         let groups = Self::groups(&core, &force, &integrate, &bufs);
+        let history = keeps_history.then(|| {
+            let (warm, b) = (WarmStart::new(ctx, &core.cfg), &core.bufs);
+            let group = warm.bind(ctx, &b.params, &b.count[0], &b.slots[0], &b.count[1], &b.slots[1]);
+            (warm, group)
+        });
         Ok(GpuDemBackend {
             core,
             force,
@@ -109,6 +121,7 @@ impl GpuDemBackend {
             contacts: 0,
             steps: 0,
             check_every: CHECK_EVERY,
+            history,
         })
     }
 
@@ -167,7 +180,9 @@ impl GpuDemBackend {
 
     /// The GPU stages of the step's plan (`model::dem_plan`: priming when the
     /// force is stale, then the integrator's stages) from plan stage `from`
-    /// on (`model::plan::split`), each mapped by [`stages_of`].
+    /// on (`model::plan::split`), each mapped by [`stages_of`]; for a law
+    /// with history, a warm start of the lists from the last step's before
+    /// every force.
     fn plan(&mut self, from: PlanStage) -> Vec<StepStage> {
         let plan = dem_plan(&self.dem, self.primed);
         // Velocity Verlet keeps this step's force for the next; semi-implicit
@@ -175,11 +190,19 @@ impl GpuDemBackend {
         // into the counters is the half-kicked one.
         self.primed = self.dem.integrator.kdk();
         let start = split(&plan, &DEM_STAGES, from);
-        plan[start..]
+        let mut stages: Vec<StepStage> = plan[start..]
             .iter()
             .flat_map(|&s| stages_of(s, false))
             .copied()
-            .collect()
+            .collect();
+        if self.history.is_some() {
+            let mut k = 0;
+            while let Some(f) = stages[k..].iter().position(|s| *s == StepStage::DemForce) {
+                stages.insert(k + f, StepStage::WarmStart);
+                k += f + 2;
+            }
+        }
+        stages
     }
 
     /// Upload the law and the parameters where they changed.
@@ -221,6 +244,12 @@ impl Recorder for GpuDemBackend {
             StepStage::DemKickDrift => self.integrate.dispatch_kick_drift(ps, &g.kick_drift, n),
             StepStage::DemForce => self.force.dispatch(ps, &g.force, n),
             StepStage::DemKick => self.integrate.dispatch_kick(ps, &g.kick, n),
+            // Planned only for a law with history.
+            StepStage::WarmStart => {
+                if let Some((warm, group)) = &self.history {
+                    warm.dispatch(ps, group, n);
+                }
+            }
             shared => self.core.dispatch(shared, 0, ps),
         }
     }
@@ -245,7 +274,13 @@ impl GpuDemBackend {
         self.write_params(p);
         let stages = self.plan(from);
         let enc = self.core.encoder("hourglass.dem.step");
-        let enc = record(self, &stages, enc)?;
+        let mut enc = record(self, &stages, enc)?;
+        if self.history.is_some() {
+            // The step's force is final: the next step's history starts from it.
+            let b = &self.core.bufs;
+            enc.copy_buffer_to_buffer(&b.count[0], 0, &b.count[1], 0, b.count[0].size());
+            enc.copy_buffer_to_buffer(&b.slots[0], 0, &b.slots[1], 0, b.slots[0].size());
+        }
         self.core.ctx.queue.submit([enc.finish()]);
         self.steps += 1;
         self.window += 1;

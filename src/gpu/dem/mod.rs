@@ -5,6 +5,7 @@
 //!   shaders/dem_force.wgsl      per-grain gather of force and torque    (cpu::dem::force)
 //!   shaders/dem_integrate.wgsl  velocity Verlet: kick_drift, kick       (cpu::dem::integrate)
 //!   source = prelude + shaders/shared.wgsl + shaders/dem_shared.wgsl (DemLaw) + the stage
+//!   dem_force also gets the contact laws between the two (model::law::wgsl)
 //! ```
 //! The DEM stages are [`super::Stage::DemForce`] and [`super::Stage::DemIntegrate`];
 //! their source adds shaders/dem_shared.wgsl to the shared structs.

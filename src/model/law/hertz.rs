@@ -1,0 +1,22 @@
+//! Hertz: F_n = max(0, k_n delta^1.5 - gamma v_n), the viscous tangential
+//! force capped by Coulomb ([`super::viscous`]). The DEM's default law (DESIGN §1b).
+
+use super::{DemLaw, LawSpec, Pair, normal, viscous};
+use crate::model::NormalLaw;
+
+pub const SPEC: LawSpec = LawSpec {
+    law: NormalLaw::Hertz,
+    name: "hertz",
+    dem: true,
+    params: &[],
+    history: 0,
+    tangential: |dem| dem.kt,
+    wgsl: include_str!("../../../shaders/laws/hertz.wgsl"),
+};
+
+/// (F_n, F_t), N/m.
+#[inline]
+pub fn pair(law: &DemLaw, p: &Pair) -> (f32, f32) {
+    let f_n = normal(law, law.kn * p.delta * p.delta.sqrt(), p.u);
+    (f_n, viscous(law, p, f_n))
+}

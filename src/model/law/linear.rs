@@ -1,0 +1,23 @@
+//! Linear spring-dashpot: F_n = max(0, k_s delta - k_d v_n) (`kn` is k_s,
+//! `gamma` k_d), the viscous tangential force capped by Coulomb. The spring
+//! model's law (DESIGN §1c, `[spring]`).
+
+use super::{DemLaw, LawSpec, Pair, normal, viscous};
+use crate::model::NormalLaw;
+
+pub const SPEC: LawSpec = LawSpec {
+    law: NormalLaw::Linear,
+    name: "linear",
+    dem: false,
+    params: &[],
+    history: 0,
+    tangential: |dem| dem.kt,
+    wgsl: include_str!("../../../shaders/laws/linear.wgsl"),
+};
+
+/// (F_n, F_t), N/m.
+#[inline]
+pub fn pair(law: &DemLaw, p: &Pair) -> (f32, f32) {
+    let f_n = normal(law, law.kn * p.delta, p.u);
+    (f_n, viscous(law, p, f_n))
+}
