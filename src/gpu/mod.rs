@@ -99,55 +99,74 @@ pub enum Stage {
     Cohesion,
 }
 
+/// One stage's row of [`STAGES`]: its name (the shader file's and the CPU
+/// twin's), its WGSL and the shared WGSL it needs besides shaders/shared.wgsl.
+struct StageRow {
+    stage: Stage,
+    name: &'static str,
+    wgsl: &'static str,
+    extra_shared: &'static str,
+}
+
+const fn row(stage: Stage, name: &'static str, wgsl: &'static str, extra_shared: &'static str) -> StageRow {
+    StageRow {
+        stage,
+        name,
+        wgsl,
+        extra_shared,
+    }
+}
+
+/// Every stage, in declaration order: a new stage is its variant and one row.
+#[rustfmt::skip]
+const STAGES: [StageRow; STAGE_COUNT] = [
+    row(Stage::FreeVelocity, "free_velocity", include_str!("../../shaders/free_velocity.wgsl"), ""),
+    row(Stage::BinCount, "bin_count", include_str!("../../shaders/bin_count.wgsl"), ""),
+    row(Stage::PrefixSum, "prefix_sum", include_str!("../../shaders/prefix_sum.wgsl"), ""),
+    row(Stage::BinScatter, "bin_scatter", include_str!("../../shaders/bin_scatter.wgsl"), ""),
+    row(Stage::BinSort, "bin_sort", include_str!("../../shaders/bin_sort.wgsl"), ""),
+    row(Stage::Reorder, "reorder", include_str!("../../shaders/reorder.wgsl"), ""),
+    row(Stage::Detect, "detect", include_str!("../../shaders/detect.wgsl"), ""),
+    row(Stage::WarmStart, "warm_start", include_str!("../../shaders/warm_start.wgsl"), ""),
+    row(Stage::JacobiContact, "jacobi_contact", include_str!("../../shaders/jacobi_contact.wgsl"), ""),
+    row(Stage::JacobiGather, "jacobi_gather", include_str!("../../shaders/jacobi_gather.wgsl"), ""),
+    row(Stage::ResidualMax, "residual_max", include_str!("../../shaders/residual_max.wgsl"), ""),
+    row(Stage::Integrate, "integrate", include_str!("../../shaders/integrate.wgsl"), ""),
+    row(Stage::PredictGap, "predict_gap", include_str!("../../shaders/predict_gap.wgsl"), ""),
+    row(Stage::Reduce, "reduce", include_str!("../../shaders/reduce.wgsl"), ""),
+    row(Stage::Coloring, "coloring", include_str!("../../shaders/coloring.wgsl"), ""),
+    row(Stage::Colored, "colored", include_str!("../../shaders/colored.wgsl"), ""),
+    row(Stage::Uzawa, "uzawa", include_str!("../../shaders/uzawa.wgsl"), ""),
+    row(Stage::Apgd, "apgd", include_str!("../../shaders/apgd.wgsl"), ""),
+    row(Stage::DemForce, "dem_force", include_str!("../../shaders/dem_force.wgsl"), dem::DEM_SHARED_WGSL),
+    row(Stage::DemIntegrate, "dem_integrate", include_str!("../../shaders/dem_integrate.wgsl"), dem::DEM_SHARED_WGSL),
+    row(Stage::Cohesion, "cohesion", include_str!("../../shaders/cohesion.wgsl"), ""),
+];
+
+const STAGE_COUNT: usize = 21;
+
+/// Each row sits at its stage's index, so a lookup is `STAGES[stage as usize]`.
+const _: () = {
+    let mut i = 0;
+    while i < STAGE_COUNT {
+        assert!(STAGES[i].stage as usize == i);
+        i += 1;
+    }
+};
+
 impl Stage {
-    pub const ALL: [Stage; 21] = [
-        Stage::FreeVelocity,
-        Stage::BinCount,
-        Stage::PrefixSum,
-        Stage::BinScatter,
-        Stage::BinSort,
-        Stage::Reorder,
-        Stage::Detect,
-        Stage::WarmStart,
-        Stage::JacobiContact,
-        Stage::JacobiGather,
-        Stage::ResidualMax,
-        Stage::Integrate,
-        Stage::PredictGap,
-        Stage::Reduce,
-        Stage::Coloring,
-        Stage::Colored,
-        Stage::Uzawa,
-        Stage::Apgd,
-        Stage::DemForce,
-        Stage::DemIntegrate,
-        Stage::Cohesion,
-    ];
+    pub const ALL: [Stage; STAGE_COUNT] = {
+        let mut all = [Stage::FreeVelocity; STAGE_COUNT];
+        let mut i = 0;
+        while i < STAGE_COUNT {
+            all[i] = STAGES[i].stage;
+            i += 1;
+        }
+        all
+    };
 
     pub fn name(self) -> &'static str {
-        match self {
-            Stage::FreeVelocity => "free_velocity",
-            Stage::BinCount => "bin_count",
-            Stage::PrefixSum => "prefix_sum",
-            Stage::BinScatter => "bin_scatter",
-            Stage::BinSort => "bin_sort",
-            Stage::Reorder => "reorder",
-            Stage::Detect => "detect",
-            Stage::WarmStart => "warm_start",
-            Stage::JacobiContact => "jacobi_contact",
-            Stage::JacobiGather => "jacobi_gather",
-            Stage::ResidualMax => "residual_max",
-            Stage::Integrate => "integrate",
-            Stage::PredictGap => "predict_gap",
-            Stage::Reduce => "reduce",
-            Stage::Coloring => "coloring",
-            Stage::Colored => "colored",
-            Stage::Uzawa => "uzawa",
-            Stage::Apgd => "apgd",
-            Stage::DemForce => "dem_force",
-            Stage::DemIntegrate => "dem_integrate",
-            Stage::Cohesion => "cohesion",
-        }
+        STAGES[self as usize].name
     }
 
     /// `"hourglass.<stage>"`, the label of everything the stage creates.
@@ -157,37 +176,12 @@ impl Stage {
 
     /// The stage's own WGSL (without prelude and shared structs).
     pub fn wgsl(self) -> &'static str {
-        match self {
-            Stage::FreeVelocity => include_str!("../../shaders/free_velocity.wgsl"),
-            Stage::BinCount => include_str!("../../shaders/bin_count.wgsl"),
-            Stage::PrefixSum => include_str!("../../shaders/prefix_sum.wgsl"),
-            Stage::BinScatter => include_str!("../../shaders/bin_scatter.wgsl"),
-            Stage::BinSort => include_str!("../../shaders/bin_sort.wgsl"),
-            Stage::Reorder => include_str!("../../shaders/reorder.wgsl"),
-            Stage::Detect => include_str!("../../shaders/detect.wgsl"),
-            Stage::WarmStart => include_str!("../../shaders/warm_start.wgsl"),
-            Stage::JacobiContact => include_str!("../../shaders/jacobi_contact.wgsl"),
-            Stage::JacobiGather => include_str!("../../shaders/jacobi_gather.wgsl"),
-            Stage::ResidualMax => include_str!("../../shaders/residual_max.wgsl"),
-            Stage::Integrate => include_str!("../../shaders/integrate.wgsl"),
-            Stage::PredictGap => include_str!("../../shaders/predict_gap.wgsl"),
-            Stage::Reduce => include_str!("../../shaders/reduce.wgsl"),
-            Stage::Coloring => include_str!("../../shaders/coloring.wgsl"),
-            Stage::Colored => include_str!("../../shaders/colored.wgsl"),
-            Stage::Uzawa => include_str!("../../shaders/uzawa.wgsl"),
-            Stage::Apgd => include_str!("../../shaders/apgd.wgsl"),
-            Stage::DemForce => include_str!("../../shaders/dem_force.wgsl"),
-            Stage::DemIntegrate => include_str!("../../shaders/dem_integrate.wgsl"),
-            Stage::Cohesion => include_str!("../../shaders/cohesion.wgsl"),
-        }
+        STAGES[self as usize].wgsl
     }
 
     /// Shared WGSL a stage needs besides shaders/shared.wgsl.
     fn extra_shared(self) -> &'static str {
-        match self {
-            Stage::DemForce | Stage::DemIntegrate => dem::DEM_SHARED_WGSL,
-            _ => "",
-        }
+        STAGES[self as usize].extra_shared
     }
 }
 

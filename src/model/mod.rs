@@ -13,6 +13,7 @@ pub mod grid;
 pub mod law;
 pub mod noise;
 pub mod params;
+pub mod solver;
 pub mod totals;
 pub mod walls;
 
@@ -23,6 +24,7 @@ pub use grains::Grains;
 pub use grid::Grid;
 pub use law::{DemLaw, law};
 pub use noise::Forcing;
+pub use solver::{NSCD_SOLVERS, SOLVERS, SolverFacts};
 pub use params::{
     APGD_START, DemParams, ImpulseParams, Integrator, NormalLaw, Phase, SolverKind, StepParams, StepStats, UZAWA_STEP,
     UZAWA_THRESHOLD,
