@@ -26,7 +26,7 @@ use super::{Backend, BackendKind};
 use crate::cpu::CpuStepper;
 use crate::cpu::cohesion::cohesion;
 use crate::cpu::integrate::free_velocity;
-use crate::cpu::jacobi::{jacobi_gather, jacobi_gather_friction};
+use crate::cpu::jacobi::{Free, Moving, jacobi_gather};
 use crate::cpu::reduce::reduce;
 use crate::cpu::warm_start::warm_start;
 use crate::error::Result;
@@ -148,11 +148,30 @@ impl BisectBackend {
                 g.ang_vel.resize(n, 0.0);
                 let spin_free = g.ang_vel.clone();
                 let (c, s) = (&lists.count, &lists.slots);
-                let (im, r) = (&g.inv_mass, &g.radius);
-                jacobi_gather_friction(c, s, k, &self.vel_free, &spin_free, im, r, &mut g.vel, &mut g.ang_vel);
+                let free = Free {
+                    vel: &self.vel_free,
+                    inv_mass: &g.inv_mass,
+                    spin: &spin_free,
+                    radius: &g.radius,
+                };
+                let out = Moving {
+                    vel: &mut g.vel,
+                    spin: &mut g.ang_vel,
+                };
+                jacobi_gather::<true>(c, s, k, &free, out);
                 self.gpu.upload_spin_free(&spin_free);
             } else {
-                jacobi_gather(&lists.count, &lists.slots, k, &self.vel_free, &g.inv_mass, &mut g.vel);
+                let free = Free {
+                    vel: &self.vel_free,
+                    inv_mass: &g.inv_mass,
+                    spin: &[],
+                    radius: &[],
+                };
+                let out = Moving {
+                    vel: &mut g.vel,
+                    spin: &mut [],
+                };
+                jacobi_gather::<false>(&lists.count, &lists.slots, k, &free, out);
             }
         }
         self.gpu.upload_lists(&lists);

@@ -28,7 +28,9 @@
 use rayon::prelude::*;
 
 use super::PAR_MIN;
-use super::jacobi::other_velocity;
+use super::jacobi::{Free, Moving, other_velocity};
+use super::solver::{SolveCtx, Solver};
+use crate::model::{ContactLists, StepParams, StepStats};
 use crate::model::{Body, Contact, UZAWA_STEP, dot, sub};
 
 /// rho_c / s = 1 / (im_a N_a + im_b N_b) of a contact of grain `i` (0 when both are fixed).
@@ -104,35 +106,39 @@ fn project(
     correction
 }
 
-/// The Uzawa solver of one step on the CPU path.
+/// The Uzawa solver of one step on the CPU path (frictionless: `free.spin`
+/// and `free.radius` are not read).
 pub fn solve(
-    lists: &mut crate::model::ContactLists,
-    vel_free: &[[f32; 2]],
-    inv_mass: &[f32],
+    lists: &mut ContactLists,
+    free: &Free,
     vel: &mut [[f32; 2]],
-    p: &crate::model::StepParams,
-    stats: &mut crate::model::StepStats,
+    p: &StepParams,
+    stats: &mut StepStats,
     history: Option<&mut Vec<f32>>,
 ) {
-    solve_with(lists, vel_free, inv_mass, vel, p, stats, UZAWA_STEP, history);
+    solve_with(lists, free, vel, p, stats, UZAWA_STEP, history);
 }
 
 /// [`solve`] with step fraction `scale` (the study sweeps it).
 pub fn solve_with(
-    lists: &mut crate::model::ContactLists,
-    vel_free: &[[f32; 2]],
-    inv_mass: &[f32],
+    lists: &mut ContactLists,
+    free: &Free,
     vel: &mut [[f32; 2]],
-    p: &crate::model::StepParams,
-    stats: &mut crate::model::StepStats,
+    p: &StepParams,
+    stats: &mut StepStats,
     scale: f32,
     history: Option<&mut Vec<f32>>,
 ) {
     let k = lists.capacity;
     let (inv_dt, threshold) = (1.0 / p.dt, p.threshold());
+    let inv_mass = free.inv_mass;
+    let gather = |lists: &ContactLists, vel: &mut [[f32; 2]]| {
+        let out = Moving { vel, spin: &mut [] };
+        super::jacobi::jacobi_gather::<false>(&lists.count, &lists.slots, k, free, out);
+    };
     // Per-grain residuals, reduced like the GPU's uzawa_contact + residual_max.
     let mut residual = vec![0.0f32; vel.len()];
-    super::jacobi::jacobi_gather(&lists.count, &lists.slots, k, vel_free, inv_mass, vel);
+    gather(lists, vel);
     super::iterate(stats, p.itmax, threshold, history, || {
         uzawa_contact(
             &lists.count,
@@ -146,7 +152,21 @@ pub fn solve_with(
             p.slop(),
             scale,
         );
-        super::jacobi::jacobi_gather(&lists.count, &lists.slots, k, vel_free, inv_mass, vel);
+        gather(lists, vel);
         super::residual_max::residual_max(&residual, &[]).0
     });
+}
+
+/// Uzawa as a [`Solver`] (frictionless: the scene checks refuse friction).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Uzawa;
+
+impl Solver for Uzawa {
+    fn solve(&mut self, ctx: SolveCtx, stats: &mut StepStats) {
+        solve(ctx.lists, &ctx.free, ctx.out.vel, ctx.p, stats, ctx.history);
+    }
+
+    fn boxed(&self) -> Box<dyn Solver> {
+        Box::new(*self)
+    }
 }
