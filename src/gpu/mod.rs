@@ -323,6 +323,10 @@ pub struct ReducePartial {
     pub max_speed: f32,
 }
 
+/// The name of the solver stages' pipeline-overridable constant that
+/// chooses friction (`override FRICTION: bool = false;`, DESIGN §1d).
+pub const FRICTION_CONSTANT: &str = "FRICTION";
+
 /// A compute pipeline (built once) and its automatic bind group layout.
 pub struct Kernel {
     pub stage: Stage,
@@ -334,6 +338,28 @@ pub struct Kernel {
 impl Kernel {
     /// Compile entry point `entry` of `stage`'s shader.
     pub fn new(ctx: &GpuContext, cfg: &ShaderConfig, stage: Stage, entry: &str) -> Kernel {
+        Kernel::with_constants(ctx, cfg, stage, entry, &[])
+    }
+
+    /// Compile entry point `entry` of `stage`'s shader with its
+    /// `override FRICTION: bool` set to `friction` (the solver stages: one
+    /// entry point, a frictionless and a frictional pipeline). The automatic
+    /// layout holds every binding the entry point names, those read under
+    /// `FRICTION` included, so both pipelines take the same bindings.
+    pub fn with_friction(ctx: &GpuContext, cfg: &ShaderConfig, stage: Stage, entry: &str, friction: bool) -> Kernel {
+        let value = if friction { 1.0 } else { 0.0 };
+        Kernel::with_constants(ctx, cfg, stage, entry, &[(FRICTION_CONSTANT, value)])
+    }
+
+    /// Compile entry point `entry` of `stage`'s shader with the
+    /// pipeline-overridable constants `constants` (name, value).
+    pub fn with_constants(
+        ctx: &GpuContext,
+        cfg: &ShaderConfig,
+        stage: Stage,
+        entry: &str,
+        constants: &[(&str, f64)],
+    ) -> Kernel {
         let label = stage.label();
         let module = ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(&label),
@@ -344,7 +370,10 @@ impl Kernel {
             layout: None,
             module: &module,
             entry_point: Some(entry),
-            compilation_options: Default::default(),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants,
+                ..Default::default()
+            },
             cache: None,
         });
         let layout = pipeline.get_bind_group_layout(0);

@@ -180,18 +180,25 @@ impl Groups {
                     .bind_bounce(ctx, &b.params, &b.count[p], &b.slots[p], &g[VEL])
             }),
             jacobi_contact: [0, 1].map(|p| {
+                let (sp, r) = (&own.spins.spin, &g[RADIUS]);
                 k.jacobi_contact
-                    .bind(ctx, &b.params, &b.count[p], &b.slots[p], &g[VEL], &own.residual)
+                    .bind(ctx, &[&b.params, &b.count[p], &b.slots[p], &g[VEL], &own.residual, sp, r])
             }),
             jacobi_gather: [0, 1].map(|p| {
+                let (s, lists) = (&own.spins, (&b.count[p], &b.slots[p]));
                 k.jacobi_gather.bind(
                     ctx,
-                    &b.params,
-                    &b.count[p],
-                    &b.slots[p],
-                    &own.vel_free,
-                    &g[INV_MASS],
-                    &g[VEL],
+                    &[
+                        &b.params,
+                        lists.0,
+                        lists.1,
+                        &own.vel_free,
+                        &g[INV_MASS],
+                        &g[VEL],
+                        &s.spin_free,
+                        &g[RADIUS],
+                        &s.spin,
+                    ],
                 )
             }),
             reorder_spins: (own.spins.arrays().iter().zip(&own.spins.tmp))
@@ -200,7 +207,7 @@ impl Groups {
             jacobi_contact_friction: [0, 1].map(|p| {
                 let (sp, r) = (&own.spins.spin, &g[RADIUS]);
                 k.jacobi_contact
-                    .bind_friction(ctx, &b.params, &b.count[p], &b.slots[p], &g[VEL], &own.residual, sp, r)
+                    .bind_friction(ctx, &[&b.params, &b.count[p], &b.slots[p], &g[VEL], &own.residual, sp, r])
             }),
             jacobi_gather_friction: [0, 1].map(|p| {
                 let s = &own.spins;
@@ -229,19 +236,25 @@ impl Groups {
                     .bind(ctx, &b.params, &b.count[p], &b.slots[p], &g[VEL], &b.slots[1 - p])
             }),
             correct_contact: [0, 1].map(|p| {
-                let q = &own.correct_params;
+                let (q, sp, r) = (&own.correct_params, &own.spins.spin, &g[RADIUS]);
                 k.jacobi_contact
-                    .bind(ctx, q, &b.count[p], &b.slots[1 - p], &own.shift, &own.residual)
+                    .bind(ctx, &[q, &b.count[p], &b.slots[1 - p], &own.shift, &own.residual, sp, r])
             }),
             correct_gather: [0, 1].map(|p| {
+                let s = &own.spins;
                 k.jacobi_gather.bind(
                     ctx,
-                    &own.correct_params,
-                    &b.count[p],
-                    &b.slots[1 - p],
-                    &own.zero,
-                    &g[INV_MASS],
-                    &own.shift,
+                    &[
+                        &own.correct_params,
+                        &b.count[p],
+                        &b.slots[1 - p],
+                        &own.zero,
+                        &g[INV_MASS],
+                        &own.shift,
+                        &s.spin_free,
+                        &g[RADIUS],
+                        &s.spin,
+                    ],
                 )
             }),
             shift: k.integrate.bind(ctx, &b.params, &g[POS], &own.shift),
