@@ -232,7 +232,8 @@ fn solver_stages_choose_friction_by_a_pipeline_constant() {
         let Some((_, o)) = friction else {
             panic!("{}: no `override FRICTION`", stage.name());
         };
-        let bool_ty = matches!(module.types[o.ty].inner, naga::TypeInner::Scalar(s) if s.kind == naga::ScalarKind::Bool);
+        let bool_ty =
+            matches!(module.types[o.ty].inner, naga::TypeInner::Scalar(s) if s.kind == naga::ScalarKind::Bool);
         assert!(bool_ty, "{}: FRICTION is not a bool", stage.name());
         let copies: Vec<String> = compute_entries(&module)
             .into_iter()

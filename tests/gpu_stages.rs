@@ -726,7 +726,10 @@ fn jacobi_gather_matches_cpu() {
         );
         let out = storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n);
         let (unread, unwritten) = (buf(&ctx, &[0.0f32; 4]), buf(&ctx, &[0.0f32; 4])); // friction only
-        let gg = kg.bind(&ctx, &[&pb, &count, &slots, &vf, &im, &out, &unread, &unread, &unwritten]);
+        let gg = kg.bind(
+            &ctx,
+            &[&pb, &count, &slots, &vf, &im, &out, &unread, &unread, &unwritten],
+        );
         run(&ctx, |ps| kg.dispatch(ps, &gg, n as u32));
         assert_vec2_close(
             &format!("{}: jacobi_gather", c.name),

@@ -37,10 +37,10 @@
 use rayon::prelude::*;
 
 use super::PAR_MIN;
+use super::jacobi::{Free, Friction, Moving, Projection, friction_correction, gather_with, other_velocity};
 use super::solver::{SolveCtx, Solver};
-use super::jacobi::{Free, Friction, Moving, Projection, apply_sums, friction_correction, friction_sums, other_velocity};
 use crate::model::contact::coulomb;
-use crate::model::{Contact, ContactLists, StepParams, StepStats, dot, sub};
+use crate::model::{Contact, ContactLists, StepStats, dot, sub};
 
 /// The momentum state: theta (used by the next iteration), k, and the last
 /// largest residual (m/s; f32::MAX before the first iteration). Same layout as
@@ -68,43 +68,16 @@ pub fn apgd_gather<const FRICTION: bool>(
     out: Moving,
     state: &Momentum,
 ) {
-    let (theta, capacity) = (state[0], lists.capacity);
-    let (count, slots) = (&lists.count, &lists.slots);
-    let [prev, prev_t] = prev;
-    if !FRICTION {
-        out.vel.par_iter_mut().with_min_len(PAR_MIN).enumerate().for_each(|(i, v)| {
-            let mut acc = [0.0f32; 2];
-            let n = (count[i] as usize).min(capacity);
-            for (k, c) in slots[i * capacity..i * capacity + n].iter().enumerate() {
-                let y = extrapolate(c.impulse, prev[i * capacity + k], theta);
-                acc[0] += y * c.normal[0];
-                acc[1] += y * c.normal[1];
-            }
-            *v = [
-                free.vel[i][0] + free.inv_mass[i] * acc[0],
-                free.vel[i][1] + free.inv_mass[i] * acc[1],
-            ];
-        });
-        return;
-    }
-    out.vel
-        .par_iter_mut()
-        .zip(out.spin.par_iter_mut())
-        .with_min_len(PAR_MIN)
-        .enumerate()
-        .for_each(|(i, (v, w))| {
-            let n = (count[i] as usize).min(capacity);
-            let base = i * capacity;
-            let list = &slots[base..base + n];
-            let (acc, acc_t) = friction_sums(list, |k, c| {
-                let s = base + k;
-                (
-                    extrapolate(c.impulse, prev[s], theta),
-                    extrapolate(c.impulse_t, prev_t[s], theta),
-                )
-            });
-            (*v, *w) = apply_sums(free.vel[i], free.spin[i], free.inv_mass[i], free.radius[i], acc, acc_t);
-        });
+    let (theta, [prev, prev_t]) = (state[0], prev);
+    let (count, slots, k) = (&lists.count, &lists.slots, lists.capacity);
+    gather_with::<FRICTION>(count, slots, k, free, out, |s, c| {
+        let y_t = if FRICTION {
+            extrapolate(c.impulse_t, prev_t[s], theta)
+        } else {
+            0.0
+        };
+        (extrapolate(c.impulse, prev[s], theta), y_t)
+    });
 }
 
 /// Stage `apgd_contact`: P' = max(0, y - omega t(v)/W) for every listed
@@ -194,15 +167,15 @@ pub fn apgd_momentum(residual: &[f32], state: &mut Momentum) -> f32 {
 /// iterates of the normal and, with `FRICTION`, the tangential impulses, is
 /// scratch, resized here); leaves the velocities (and spins) of the final
 /// impulses.
-pub fn solve<const FRICTION: bool>(
-    lists: &mut ContactLists,
-    prev: [&mut Vec<f32>; 2],
-    free: &Free,
-    out: Moving,
-    p: &StepParams,
-    stats: &mut StepStats,
-    history: Option<&mut Vec<f32>>,
-) {
+pub fn solve<const FRICTION: bool>(ctx: SolveCtx, prev: [&mut Vec<f32>; 2], stats: &mut StepStats) {
+    let SolveCtx {
+        lists,
+        free,
+        out,
+        p,
+        history,
+        ..
+    } = ctx;
     let (how, threshold) = (Projection::of(p), p.threshold());
     let [prev, prev_t] = prev;
     prev.clear();
@@ -219,7 +192,7 @@ pub fn solve<const FRICTION: bool>(
             vel: &mut *vel,
             spin: &mut *spin,
         };
-        apgd_gather::<FRICTION>(lists, [prev, prev_t], free, out, &state);
+        apgd_gather::<FRICTION>(lists, [prev, prev_t], &free, out, &state);
         let f = Friction {
             spin: &*spin,
             radius: free.radius,
@@ -231,7 +204,7 @@ pub fn solve<const FRICTION: bool>(
         apgd_momentum(&residual, &mut state)
     });
     let (c, s, k) = (&lists.count, &lists.slots, lists.capacity);
-    super::jacobi::jacobi_gather::<FRICTION>(c, s, k, free, Moving { vel, spin });
+    super::jacobi::jacobi_gather::<FRICTION>(c, s, k, &free, Moving { vel, spin });
 }
 
 /// APGD as a [`Solver`]; keeps its previous-iterate buffers between steps.
@@ -245,19 +218,11 @@ pub struct Apgd {
 
 impl Solver for Apgd {
     fn solve(&mut self, ctx: SolveCtx, stats: &mut StepStats) {
-        let SolveCtx {
-            lists,
-            free,
-            out,
-            p,
-            history,
-            ..
-        } = ctx;
         let prev = [&mut self.prev, &mut self.prev_t];
-        if p.friction() {
-            solve::<true>(lists, prev, &free, out, p, stats, history)
+        if ctx.p.friction() {
+            solve::<true>(ctx, prev, stats)
         } else {
-            solve::<false>(lists, prev, &free, out, p, stats, history)
+            solve::<false>(ctx, prev, stats)
         }
     }
 

@@ -25,10 +25,10 @@
 //! both grains' velocities and spins move.
 
 use super::coloring::{Coloring, is_orphan, owns};
+use super::jacobi::Moving;
+use super::solver::{SolveCtx, Solver};
 use crate::model::OVERFLOW;
 use crate::model::contact::{coulomb, spin_kick, tangent};
-use super::jacobi::{Free, Moving};
-use super::solver::{SolveCtx, Solver};
 use crate::model::{Body, Contact, ContactLists, StepParams, StepStats, dot, sub};
 
 /// Owned contacts grouped by colour: `slot[start[k]..start[k + 1]]` are colour k
@@ -74,7 +74,13 @@ impl ColoredSweep {
 
     /// One iteration (every colour, then the overflow) with [`update`];
     /// returns the largest correction, m/s.
-    pub fn sweep<const FRICTION: bool>(&self, slots: &mut [Contact], bodies: &Bodies, out: &mut Moving, how: &Visit) -> f32 {
+    pub fn sweep<const FRICTION: bool>(
+        &self,
+        slots: &mut [Contact],
+        bodies: &Bodies,
+        out: &mut Moving,
+        how: &Visit,
+    ) -> f32 {
         let mut worst = 0.0f32;
         for (&slot, &a) in self.slot.iter().zip(&self.grain) {
             let r = update::<FRICTION>(&mut slots[slot as usize], a as usize, bodies, out, how);
@@ -154,7 +160,14 @@ pub fn update<const FRICTION: bool>(c: &mut Contact, a: usize, bodies: &Bodies, 
 
 /// The frictional part of [`update`] (`other`: the other grain, if any).
 #[inline]
-fn update_friction(c: &mut Contact, a: usize, other: Option<usize>, bodies: &Bodies, out: &mut Moving, how: &Visit) -> f32 {
+fn update_friction(
+    c: &mut Contact,
+    a: usize,
+    other: Option<usize>,
+    bodies: &Bodies,
+    out: &mut Moving,
+    how: &Visit,
+) -> f32 {
     let (inv_mass, radius) = (bodies.inv_mass, bodies.radius);
     let (vel, spin) = (&mut *out.vel, &mut *out.spin);
     let mu = if other.is_some() { how.mu } else { how.mu_wall };
@@ -256,14 +269,15 @@ pub fn colored_mirror(count: &[u32], slots: &mut [Contact], capacity: usize) {
 /// threshold or itmax, mirror. With `FRICTION` the same colours and order,
 /// each visit [`update`]'s frictional one. Returns the colouring (its colour
 /// count is the step's `colors`).
-pub fn solve<const FRICTION: bool>(
-    lists: &mut ContactLists,
-    free: &Free,
-    mut out: Moving,
-    p: &StepParams,
-    stats: &mut StepStats,
-    history: Option<&mut Vec<f32>>,
-) -> super::coloring::Coloring {
+pub fn solve<const FRICTION: bool>(ctx: SolveCtx, stats: &mut StepStats) -> super::coloring::Coloring {
+    let SolveCtx {
+        lists,
+        free,
+        mut out,
+        p,
+        history,
+        ..
+    } = ctx;
     let (coloring, sweep) = prepare(lists, free.inv_mass, stats);
     // The GPU starts from the same gather (warm start), so both round alike.
     let (c, s, k) = (&lists.count, &lists.slots, lists.capacity);
@@ -271,7 +285,7 @@ pub fn solve<const FRICTION: bool>(
         vel: &mut *out.vel,
         spin: &mut *out.spin,
     };
-    super::jacobi::jacobi_gather::<FRICTION>(c, s, k, free, gather_out);
+    super::jacobi::jacobi_gather::<FRICTION>(c, s, k, &free, gather_out);
     let (how, threshold) = (Visit::of(p), p.threshold());
     let bodies = Bodies {
         inv_mass: free.inv_mass,
@@ -300,18 +314,10 @@ pub struct Colored;
 
 impl Solver for Colored {
     fn solve(&mut self, ctx: SolveCtx, stats: &mut StepStats) {
-        let SolveCtx {
-            lists,
-            free,
-            out,
-            p,
-            history,
-            ..
-        } = ctx;
-        let coloring = if p.friction() {
-            solve::<true>(lists, &free, out, p, stats, history)
+        let coloring = if ctx.p.friction() {
+            solve::<true>(ctx, stats)
         } else {
-            solve::<false>(lists, &free, out, p, stats, history)
+            solve::<false>(ctx, stats)
         };
         stats.colors = coloring.colors;
     }

@@ -19,7 +19,9 @@
 
 use crate::model::{Contact, dot, sub};
 
-use super::jacobi::{Free, Friction, Moving, Projection, gathered, jacobi_contact, jacobi_gather, other_velocity, project};
+use super::jacobi::{
+    Free, Friction, Moving, Projection, gathered, jacobi_contact, jacobi_gather, other_velocity, project,
+};
 use rayon::prelude::*;
 
 /// Stage `predict_gap`: a copy of this step's contacts with the gap the

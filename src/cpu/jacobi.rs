@@ -123,21 +123,15 @@ pub fn jacobi_contact<const FRICTION: bool>(
     f: &Friction,
     how: &Projection,
 ) -> f32 {
-    let Projection {
-        inv_dt,
-        beta,
-        slop,
-        omega,
-    } = *how;
     update_contacts(count, slots, capacity, |i, c| {
         if !FRICTION {
-            return project(i, c, vel, inv_dt, beta, slop, omega);
+            return project(i, c, vel, how.inv_dt, how.beta, how.slop, how.omega);
         }
         let (u, u_t) = f.velocities(i, c, vel);
-        let target = c.target(u, inv_dt, beta, slop);
+        let target = c.target(u, how.inv_dt, how.beta, how.slop);
         let w = c.inv_mass_sum;
-        let (pn, pt) = coulomb(c.impulse, c.impulse_t, target, u_t, w, omega, f.mu_of(c));
-        let correction = friction_correction(pn - c.impulse, pt - c.impulse_t, w, omega);
+        let (pn, pt) = coulomb(c.impulse, c.impulse_t, target, u_t, w, how.omega, f.mu_of(c));
+        let correction = friction_correction(pn - c.impulse, pt - c.impulse_t, w, how.omega);
         (c.impulse, c.impulse_t) = (pn, pt);
         correction
     })
@@ -159,10 +153,18 @@ pub fn project(i: usize, c: &mut Contact, vel: &[[f32; 2]], inv_dt: f32, beta: f
 /// of its contacts `list`.
 #[inline]
 pub fn gathered(list: &[Contact], v_free: [f32; 2], im: f32) -> [f32; 2] {
+    gathered_by(list, v_free, im, |_, c| c.impulse)
+}
+
+/// `v_free` + `im` sum_k P_k n_k over `list`, with P_k = `impulse(k, c)`
+/// for its k-th contact `c`.
+#[inline]
+pub fn gathered_by(list: &[Contact], v_free: [f32; 2], im: f32, impulse: impl Fn(usize, &Contact) -> f32) -> [f32; 2] {
     let mut acc = [0.0f32; 2];
-    for c in list {
-        acc[0] += c.impulse * c.normal[0];
-        acc[1] += c.impulse * c.normal[1];
+    for (k, c) in list.iter().enumerate() {
+        let p = impulse(k, c);
+        acc[0] += p * c.normal[0];
+        acc[1] += p * c.normal[1];
     }
     [v_free[0] + im * acc[0], v_free[1] + im * acc[1]]
 }
@@ -178,11 +180,31 @@ pub fn jacobi_gather<const FRICTION: bool>(
     free: &Free,
     out: Moving,
 ) {
+    gather_with::<FRICTION>(count, slots, capacity, free, out, |_, c| (c.impulse, c.impulse_t));
+}
+
+/// The gather of [`jacobi_gather`] with the impulses (P_n, P_t) =
+/// `impulses(s, c)` of the contact `c` in slot `s` (P_t unread without
+/// `FRICTION`; APGD gathers its extrapolated impulses so).
+pub fn gather_with<const FRICTION: bool>(
+    count: &[u32],
+    slots: &[Contact],
+    capacity: usize,
+    free: &Free,
+    out: Moving,
+    impulses: impl Fn(usize, &Contact) -> (f32, f32) + Sync + Send,
+) {
     let list = |i: usize| &slots[i * capacity..i * capacity + (count[i] as usize).min(capacity)];
     if !FRICTION {
-        out.vel.par_iter_mut().with_min_len(PAR_MIN).enumerate().for_each(|(i, v)| {
-            *v = gathered(list(i), free.vel[i], free.inv_mass[i]);
-        });
+        out.vel
+            .par_iter_mut()
+            .with_min_len(PAR_MIN)
+            .enumerate()
+            .for_each(|(i, v)| {
+                *v = gathered_by(list(i), free.vel[i], free.inv_mass[i], |k, c| {
+                    impulses(i * capacity + k, c).0
+                });
+            });
         return;
     }
     out.vel
@@ -191,7 +213,7 @@ pub fn jacobi_gather<const FRICTION: bool>(
         .with_min_len(PAR_MIN)
         .enumerate()
         .for_each(|(i, (v, w))| {
-            let (acc, acc_t) = friction_sums(list(i), |_, c| (c.impulse, c.impulse_t));
+            let (acc, acc_t) = friction_sums(list(i), |k, c| impulses(i * capacity + k, c));
             (*v, *w) = apply_sums(free.vel[i], free.spin[i], free.inv_mass[i], free.radius[i], acc, acc_t);
         });
 }

@@ -690,7 +690,11 @@ impl Solver for Nlgs {
             // it overshot into overlaps of 10.7-11.5 % of the mean radius
             // (2,000-grain discharge, mu 0.4, tol 2e-6; 0.43 % plain), even
             // with the tangential part left plain.
-            sor: if rule == Rule::Accumulated && !friction { SOR } else { 1.0 },
+            sor: if rule == Rule::Accumulated && !friction {
+                SOR
+            } else {
+                1.0
+            },
             inv_dt: 1.0 / p.dt,
             beta: p.overlap_relax,
             slop: p.slop(),

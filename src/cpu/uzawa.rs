@@ -30,8 +30,8 @@ use rayon::prelude::*;
 use super::PAR_MIN;
 use super::jacobi::{Free, Moving, other_velocity};
 use super::solver::{SolveCtx, Solver};
-use crate::model::{ContactLists, StepParams, StepStats};
 use crate::model::{Body, Contact, UZAWA_STEP, dot, sub};
+use crate::model::{ContactLists, StepParams, StepStats};
 
 /// rho_c / s = 1 / (im_a N_a + im_b N_b) of a contact of grain `i` (0 when both are fixed).
 #[inline]

@@ -251,7 +251,11 @@ impl GpuBackend {
         let p = p.resolved(true);
         let facts = p.solver.facts();
         let gpu = |carry: fn(&crate::model::SolverFacts) -> bool| {
-            let names: Vec<&str> = SOLVERS.iter().filter(|f| f.nscd && f.gpu && carry(f)).map(|f| f.name).collect();
+            let names: Vec<&str> = SOLVERS
+                .iter()
+                .filter(|f| f.nscd && f.gpu && carry(f))
+                .map(|f| f.name)
+                .collect();
             names.join(", ")
         };
         if p.friction() && !(facts.friction && facts.gpu) {

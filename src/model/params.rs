@@ -40,7 +40,6 @@ impl SolverKind {
         self.facts().name
     }
 
-
     /// The push-out fraction per step when the scene does not set
     /// `solver.overlap_relax`: 0.8 for NLGS, 0.2 for the others. Measured on
     /// the 10,000-grain discharge (NLGS, first 0.25 s): at tol 3.5e-6 the
