@@ -431,18 +431,8 @@ fn uzawa_contact_matches_cpu() {
         for s in [UZAWA_STEP, 1.7] {
             let mut want = p.lists.clone();
             let mut want_r = vec![-1.0f32; n];
-            cpu::uzawa::uzawa_contact(
-                &want.count,
-                &mut want.slots,
-                p.k,
-                &p.grains.vel,
-                &p.grains.inv_mass,
-                &mut want_r,
-                q.inv_dt,
-                q.beta,
-                q.slop,
-                s,
-            );
+            let (vel, im) = (&p.grains.vel, &p.grains.inv_mass);
+            cpu::uzawa::uzawa_contact(&mut want, vel, im, &mut want_r, &projection(&q), s);
             let k = uzawa::Uzawa::new(&ctx, &cfg(&p));
             let (pb, count, slots) = (uni(&ctx, &q), buf(&ctx, &p.lists.count), buf(&ctx, &p.lists.slots));
             let (vel, im) = (buf(&ctx, &p.grains.vel), buf(&ctx, &p.grains.inv_mass));
