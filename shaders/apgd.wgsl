@@ -10,8 +10,20 @@
 //                  else k + 1; theta = k / (k + 3); r_prev = r
 // state = (theta, k, r_prev, unused), reset to (0, 0, f32::MAX, 0) by the host at each step.
 // theta is one number for the pile, so both copies of a grain-grain contact stay
-// bit-identical (src/model/contact.rs). CPU twins: cpu::apgd::{apgd_gather,
-// apgd_contact, apgd_momentum}.
+// bit-identical (src/model/contact.rs).
+// With FRICTION (DESIGN §1d; a pipeline constant, false unless the pipeline
+// sets it) both impulse components are extrapolated from their previous
+// iterates (prev, prev_t), the spins gathered with the velocities, and the
+// local Coulomb update relaxed by omega taken at y:
+//   apgd_gather:   (y_n, y_t) = P + theta (P - Q) per component
+//                  v_i = v_free_i + im_i sum_c (y_n n + y_t t),
+//                  w_i = w_free_i + spin_kick(im_i, r_i, sum_c y_t)
+//   apgd_contact:  (P_n', P_t') = coulomb(y_n, y_t, target, u_t, W, omega, mu), Q' = P,
+//                  residual[i] = max of friction_correction(P' - y)
+// CPU twins: cpu::apgd::{apgd_gather, apgd_contact, apgd_momentum}, FRICTION
+// their const parameter.
+
+override FRICTION: bool = false;
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> count: array<u32>;
@@ -22,6 +34,11 @@
 @group(0) @binding(6) var<storage, read_write> vel: array<vec2<f32>>;
 @group(0) @binding(7) var<storage, read_write> residual: array<f32>;
 @group(0) @binding(8) var<storage, read_write> state: vec4<f32>;
+// Read and written with FRICTION only.
+@group(0) @binding(9) var<storage, read_write> prev_t: array<f32>;
+@group(0) @binding(10) var<storage, read> spin_free: array<f32>;
+@group(0) @binding(11) var<storage, read> radius: array<f32>;
+@group(0) @binding(12) var<storage, read_write> spin: array<f32>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn apgd_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -33,15 +50,26 @@ fn apgd_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
     let theta = state.x;
     let n = min(count[i], CAPACITY);
     var acc = vec2<f32>(0.0, 0.0);
+    var acc_t = 0.0;
     for (var k = 0u; k < n; k++) {
         let s = i * CAPACITY + k;
         let c = slots[s];
         let y = c.impulse + theta * (c.impulse - prev[s]);
-        acc = vec2<f32>(acc.x + y * c.normal.x, acc.y + y * c.normal.y);
+        if FRICTION {
+            let y_t = c.impulse_t + theta * (c.impulse_t - prev_t[s]);
+            acc = vec2<f32>(acc.x + (y * c.normal.x + y_t * -c.normal.y),
+                            acc.y + (y * c.normal.y + y_t * c.normal.x));
+            acc_t += y_t;
+        } else {
+            acc = vec2<f32>(acc.x + y * c.normal.x, acc.y + y * c.normal.y);
+        }
     }
     let im = inv_mass[i];
     let vf = vel_free[i];
     vel[i] = vec2<f32>(vf.x + im * acc.x, vf.y + im * acc.y);
+    if FRICTION {
+        spin[i] = spin_free[i] + spin_kick(im, radius[i], acc_t);
+    }
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -54,23 +82,41 @@ fn apgd_contact(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
     let theta = state.x;
     let n = min(count[i], CAPACITY);
     let v = vel[i];
+    var rw = 0.0;
+    if FRICTION {
+        rw = radius[i] * spin[i];
+    }
     var worst = 0.0;
     for (var k = 0u; k < n; k++) {
         let s = i * CAPACITY + k;
         let c = slots[s];
         let y = c.impulse + theta * (c.impulse - prev[s]);
         var vo = vec2<f32>(0.0, 0.0);
+        var rwo = 0.0;
         if (c.other & (BODY_SEGMENT | BODY_CORNER)) == 0u {
             vo = vel[c.other];
+            if FRICTION {
+                rwo = radius[c.other] * spin[c.other];
+            }
         }
         let dv = vec2<f32>(v.x - vo.x, v.y - vo.y);
         let u = dv.x * c.normal.x + dv.y * c.normal.y;
         // Contact::target (src/model/contact.rs)
         let goal = normal_goal(c, u, params);
-        let p = max(y - params.omega * goal / c.inv_mass_sum, 0.0);
-        worst = max(worst, abs(p - y) * c.inv_mass_sum / params.omega);
         prev[s] = c.impulse;
-        slots[s].impulse = p;
+        if FRICTION {
+            let y_t = c.impulse_t + theta * (c.impulse_t - prev_t[s]);
+            let u_t = dv.x * -c.normal.y + dv.y * c.normal.x - (rw + rwo);
+            let p = coulomb(y, y_t, goal, u_t, c.inv_mass_sum, params.omega, mu_of(c.other, params));
+            worst = max(worst, friction_correction(p.x - y, p.y - y_t, c.inv_mass_sum, params.omega));
+            prev_t[s] = c.impulse_t;
+            slots[s].impulse = p.x;
+            slots[s].impulse_t = p.y;
+        } else {
+            let p = max(y - params.omega * goal / c.inv_mass_sum, 0.0);
+            worst = max(worst, abs(p - y) * c.inv_mass_sum / params.omega);
+            slots[s].impulse = p;
+        }
     }
     residual[i] = worst;
 }
@@ -100,81 +146,4 @@ fn apgd_momentum(@builtin(local_invocation_index) lid: u32) {
         }
         state = vec4<f32>(k / (k + 3.0), k, m, 0.0);
     }
-}
-
-// Frictional entry points (DESIGN §1d): both impulse components extrapolated
-// from their previous iterates (prev, prev_t), the spins gathered with the
-// velocities, and the local Coulomb update relaxed by omega at y:
-//   apgd_gather_friction:  (y_n, y_t) = P + theta (P - Q) per component
-//                          v_i = v_free_i + im_i sum_c (y_n n + y_t t),
-//                          w_i = w_free_i + spin_kick(im_i, r_i, sum_c y_t)
-//   apgd_contact_friction: (P_n', P_t') = coulomb(y_n, y_t, target, u_t, W, omega, mu), Q' = P,
-//                          residual[i] = max of friction_correction(P' - y)
-// apgd_momentum is shared. CPU twins: cpu::apgd::{apgd_gather_friction, apgd_contact_friction}.
-@group(0) @binding(9) var<storage, read_write> prev_t: array<f32>;
-@group(0) @binding(10) var<storage, read> spin_free: array<f32>;
-@group(0) @binding(11) var<storage, read> radius: array<f32>;
-@group(0) @binding(12) var<storage, read_write> spin: array<f32>;
-
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn apgd_gather_friction(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if i >= params.n_grains {
-        return;
-    }
-    let theta = state.x;
-    let n = min(count[i], CAPACITY);
-    var acc = vec2<f32>(0.0, 0.0);
-    var acc_t = 0.0;
-    for (var k = 0u; k < n; k++) {
-        let s = i * CAPACITY + k;
-        let c = slots[s];
-        let y = c.impulse + theta * (c.impulse - prev[s]);
-        let y_t = c.impulse_t + theta * (c.impulse_t - prev_t[s]);
-        acc = vec2<f32>(acc.x + (y * c.normal.x + y_t * -c.normal.y),
-                        acc.y + (y * c.normal.y + y_t * c.normal.x));
-        acc_t += y_t;
-    }
-    let im = inv_mass[i];
-    let vf = vel_free[i];
-    vel[i] = vec2<f32>(vf.x + im * acc.x, vf.y + im * acc.y);
-    spin[i] = spin_free[i] + spin_kick(im, radius[i], acc_t);
-}
-
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn apgd_contact_friction(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if i >= params.n_grains {
-        return;
-    }
-    let theta = state.x;
-    let n = min(count[i], CAPACITY);
-    let v = vel[i];
-    let rw = radius[i] * spin[i];
-    var worst = 0.0;
-    for (var k = 0u; k < n; k++) {
-        let s = i * CAPACITY + k;
-        let c = slots[s];
-        let y = c.impulse + theta * (c.impulse - prev[s]);
-        let y_t = c.impulse_t + theta * (c.impulse_t - prev_t[s]);
-        var vo = vec2<f32>(0.0, 0.0);
-        var rwo = 0.0;
-        if (c.other & (BODY_SEGMENT | BODY_CORNER)) == 0u {
-            vo = vel[c.other];
-            rwo = radius[c.other] * spin[c.other];
-        }
-        let dv = vec2<f32>(v.x - vo.x, v.y - vo.y);
-        let u = dv.x * c.normal.x + dv.y * c.normal.y;
-        let u_t = dv.x * -c.normal.y + dv.y * c.normal.x - (rw + rwo);
-        let goal = normal_goal(c, u, params);
-        let p = coulomb(y, y_t, goal, u_t, c.inv_mass_sum, params.omega, mu_of(c.other, params));
-        worst = max(worst, friction_correction(p.x - y, p.y - y_t, c.inv_mass_sum, params.omega));
-        prev[s] = c.impulse;
-        prev_t[s] = c.impulse_t;
-        slots[s].impulse = p.x;
-        slots[s].impulse_t = p.y;
-    }
-    residual[i] = worst;
 }

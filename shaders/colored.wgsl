@@ -27,6 +27,12 @@
 @group(0) @binding(8) var<storage, read_write> bucket: array<u32>;
 @group(0) @binding(9) var<storage, read_write> bucket_size: array<atomic<u32>, MAX_COLORS>;
 @group(0) @binding(10) var<storage, read_write> bucket_cursor: array<atomic<u32>, MAX_COLORS>;
+// Read and written with FRICTION only.
+@group(0) @binding(11) var<storage, read> radius: array<f32>;
+@group(0) @binding(12) var<storage, read_write> spin: array<f32>;
+
+// Friction (DESIGN §1d): a pipeline constant, false unless the pipeline sets it.
+override FRICTION: bool = false;
 
 const WALL: u32 = BODY_SEGMENT | BODY_CORNER;
 
@@ -49,7 +55,15 @@ fn solves_overflow(a: u32, other: u32) -> bool {
     return true;
 }
 
-// cpu::colored::update; returns |dP| W.
+// cpu::colored::update: update_friction with FRICTION, else update.
+fn visit(s: u32, a: u32) -> f32 {
+    if FRICTION {
+        return update_friction(s, a);
+    }
+    return update(s, a);
+}
+
+// cpu::colored::update without friction; returns |dP| W.
 fn update(s: u32, a: u32) -> f32 {
     let c = slots[s];
     let pair = (c.other & WALL) == 0u;
@@ -126,7 +140,7 @@ fn colored_solve(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
     let idx = bucket[pass_color.y + t];
     // Scenes have CAPACITY >= 1; max() keeps the module valid at 0, where no slot exists.
     let a = idx / max(CAPACITY, 1u);
-    atomicMax(&residual[a], bitcast<u32>(update(idx, a)));
+    atomicMax(&residual[a], bitcast<u32>(visit(idx, a)));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -140,7 +154,7 @@ fn colored_overflow(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgrou
         for (var s = 0u; s < n; s++) {
             let idx = a * CAPACITY + s;
             if color[idx] == OVERFLOW_COLOR && solves_overflow(a, slots[idx].other) {
-                atomicMax(&residual[a], bitcast<u32>(update(idx, a)));
+                atomicMax(&residual[a], bitcast<u32>(visit(idx, a)));
             }
         }
     }
@@ -169,18 +183,15 @@ fn colored_mirror(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     }
 }
 
-// Frictional passes (DESIGN §1d): the same colours and buckets, each visit the
-// local Coulomb update with relaxation 1 (cpu::colored::update_friction):
+// The frictional visit (FRICTION, DESIGN §1d): the same colours and buckets,
+// each visit the local Coulomb update with relaxation 1 (cpu::colored::update):
 //   u_t = (v_a - v_b) . t - (r_a w_a + r_b w_b),  (P_n', P_t') = coulomb(P_n, P_t, target, u_t, W, 1, mu)
 //   d = dP_n n + dP_t t:  v_a += im_a d, w_a += spin_kick(im_a, r_a, dP_t),
 //                         v_b -= im_b d, w_b += spin_kick(im_b, r_b, dP_t)
 //   residual[a] = max(residual[a], friction_correction(dP_n, dP_t, W, 1))
 // A fixed grain (im = 0) is never written, as in update: within a colour it
-// may have several contacts. CPU twins: cpu::colored::{colored_solve_friction,
-// colored_overflow_friction}.
-@group(0) @binding(11) var<storage, read> radius: array<f32>;
-@group(0) @binding(12) var<storage, read_write> spin: array<f32>;
-
+// may have several contacts. CPU twins: cpu::colored::{colored_solve,
+// colored_overflow} with FRICTION their const parameter.
 fn update_friction(s: u32, a: u32) -> f32 {
     let c = slots[s];
     let pair = (c.other & WALL) == 0u;
@@ -214,33 +225,4 @@ fn update_friction(s: u32, a: u32) -> f32 {
         }
     }
     return friction_correction(dn, dtan, c.inv_mass_sum, 1.0);
-}
-
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn colored_solve_friction(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-         @builtin(local_invocation_index) lid: u32) {
-    let t = flat_index(wid, nwg, lid);
-    if t >= pass_color.z {
-        return;
-    }
-    let idx = bucket[pass_color.y + t];
-    let a = idx / max(CAPACITY, 1u);
-    atomicMax(&residual[a], bitcast<u32>(update_friction(idx, a)));
-}
-
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn colored_overflow_friction(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-            @builtin(local_invocation_index) lid: u32) {
-    if flat_index(wid, nwg, lid) != 0u {
-        return;
-    }
-    for (var a = 0u; a < params.n_grains; a++) {
-        let n = min(count[a], CAPACITY);
-        for (var s = 0u; s < n; s++) {
-            let idx = a * CAPACITY + s;
-            if color[idx] == OVERFLOW_COLOR && solves_overflow(a, slots[idx].other) {
-                atomicMax(&residual[a], bitcast<u32>(update_friction(idx, a)));
-            }
-        }
-    }
 }

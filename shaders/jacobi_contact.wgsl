@@ -2,13 +2,26 @@
 //   u  = (v_i - v_other) . n,   target = u + (max(d, 0) + beta min(d + slop, 0)) / dt
 //   P' = max(0, P - omega target / W)
 // and residual[i] = max over its contacts of |P' - P| W / omega (m/s), reduced by
-// residual_max. CPU twin: cpu::jacobi::jacobi_contact (which returns the max directly).
+// residual_max. With FRICTION (DESIGN §1d, StepParams::friction; a pipeline
+// constant, false unless the pipeline sets it), with t = (-n.y, n.x) and w the
+// spins (`spin`, rad/s),
+//   u_t = (v_i - v_other) . t - (r_i w_i + r_other w_other)
+//   (P_n', P_t') = coulomb(P_n, P_t, target, u_t, W, omega, mu)
+// and residual[i] = max of friction_correction(P' - P). Both copies of a
+// grain-grain contact see the same (u, u_t), so they stay equal.
+// CPU twin: cpu::jacobi::jacobi_contact (which returns the max directly),
+// FRICTION its const parameter.
+
+override FRICTION: bool = false;
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> count: array<u32>;
 @group(0) @binding(2) var<storage, read_write> slots: array<Contact>;
 @group(0) @binding(3) var<storage, read> vel: array<vec2<f32>>;
 @group(0) @binding(4) var<storage, read_write> residual: array<f32>;
+// Read with FRICTION only.
+@group(0) @binding(5) var<storage, read> spin: array<f32>;
+@group(0) @binding(6) var<storage, read> radius: array<f32>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -19,45 +32,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     let n = min(count[i], CAPACITY);
     let v = vel[i];
-    var worst = 0.0;
-    for (var k = 0u; k < n; k++) {
-        let s = i * CAPACITY + k;
-        let c = slots[s];
-        var vo = vec2<f32>(0.0, 0.0);
-        if (c.other & (BODY_SEGMENT | BODY_CORNER)) == 0u {
-            vo = vel[c.other];
-        }
-        let dv = vec2<f32>(v.x - vo.x, v.y - vo.y);
-        let u = dv.x * c.normal.x + dv.y * c.normal.y;
-        // Contact::target (src/model/contact.rs)
-        let goal = normal_goal(c, u, params);
-        let p = max(c.impulse - params.omega * goal / c.inv_mass_sum, 0.0);
-        worst = max(worst, abs(p - c.impulse) * c.inv_mass_sum / params.omega);
-        slots[s].impulse = p;
+    var rw = 0.0;
+    if FRICTION {
+        rw = radius[i] * spin[i];
     }
-    residual[i] = worst;
-}
-
-// Entry point friction (DESIGN §1d, StepParams::friction): the same pass with
-// Coulomb friction. With t = (-n.y, n.x) and w the spins (`spin`, rad/s),
-//   u_t = (v_i - v_other) . t - (r_i w_i + r_other w_other)
-//   (P_n', P_t') = coulomb(P_n, P_t, target, u_t, W, omega, mu)
-// and residual[i] = max of friction_correction(P' - P). Both copies of a
-// grain-grain contact see the same (u, u_t), so they stay equal.
-// CPU twin: cpu::jacobi::jacobi_contact_friction.
-@group(0) @binding(5) var<storage, read> spin: array<f32>;
-@group(0) @binding(6) var<storage, read> radius: array<f32>;
-
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn friction(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if i >= params.n_grains {
-        return;
-    }
-    let n = min(count[i], CAPACITY);
-    let v = vel[i];
-    let rw = radius[i] * spin[i];
     var worst = 0.0;
     for (var k = 0u; k < n; k++) {
         let s = i * CAPACITY + k;
@@ -66,17 +44,26 @@ fn friction(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
         var rwo = 0.0;
         if (c.other & (BODY_SEGMENT | BODY_CORNER)) == 0u {
             vo = vel[c.other];
-            rwo = radius[c.other] * spin[c.other];
+            if FRICTION {
+                rwo = radius[c.other] * spin[c.other];
+            }
         }
         let dv = vec2<f32>(v.x - vo.x, v.y - vo.y);
         let u = dv.x * c.normal.x + dv.y * c.normal.y;
-        // Contact::slip: t = (-n.y, n.x)
-        let u_t = dv.x * -c.normal.y + dv.y * c.normal.x - (rw + rwo);
+        // Contact::target (src/model/contact.rs)
         let goal = normal_goal(c, u, params);
-        let p = coulomb(c.impulse, c.impulse_t, goal, u_t, c.inv_mass_sum, params.omega, mu_of(c.other, params));
-        worst = max(worst, friction_correction(p.x - c.impulse, p.y - c.impulse_t, c.inv_mass_sum, params.omega));
-        slots[s].impulse = p.x;
-        slots[s].impulse_t = p.y;
+        if FRICTION {
+            // Contact::slip: t = (-n.y, n.x)
+            let u_t = dv.x * -c.normal.y + dv.y * c.normal.x - (rw + rwo);
+            let p = coulomb(c.impulse, c.impulse_t, goal, u_t, c.inv_mass_sum, params.omega, mu_of(c.other, params));
+            worst = max(worst, friction_correction(p.x - c.impulse, p.y - c.impulse_t, c.inv_mass_sum, params.omega));
+            slots[s].impulse = p.x;
+            slots[s].impulse_t = p.y;
+        } else {
+            let p = max(c.impulse - params.omega * goal / c.inv_mass_sum, 0.0);
+            worst = max(worst, abs(p - c.impulse) * c.inv_mass_sum / params.omega);
+            slots[s].impulse = p;
+        }
     }
     residual[i] = worst;
 }

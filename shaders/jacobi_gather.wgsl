@@ -1,5 +1,12 @@
 // Stage jacobi_gather: v_i = v_free_i + im_i sum_c P_c n_c over grain i's own
-// contact copies (no atomics). CPU twin: cpu::jacobi::jacobi_gather.
+// contact copies (no atomics). With FRICTION (DESIGN §1d; a pipeline
+// constant, false unless the pipeline sets it) velocity and spin from the
+// free ones and both impulse components, t = (-n.y, n.x):
+//   v_i = v_free_i + im_i sum_c (P_n n + P_t t),  w_i = w_free_i + spin_kick(im_i, r_i, sum_c P_t)
+// CPU twin: cpu::jacobi::jacobi_gather (same sums, same order), FRICTION its
+// const parameter.
+
+override FRICTION: bool = false;
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> count: array<u32>;
@@ -7,6 +14,10 @@
 @group(0) @binding(3) var<storage, read> vel_free: array<vec2<f32>>;
 @group(0) @binding(4) var<storage, read> inv_mass: array<f32>;
 @group(0) @binding(5) var<storage, read_write> vel: array<vec2<f32>>;
+// Read and written with FRICTION only.
+@group(0) @binding(6) var<storage, read> spin_free: array<f32>;
+@group(0) @binding(7) var<storage, read> radius: array<f32>;
+@group(0) @binding(8) var<storage, read_write> spin: array<f32>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -17,41 +28,21 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     let n = min(count[i], CAPACITY);
     var acc = vec2<f32>(0.0, 0.0);
-    for (var k = 0u; k < n; k++) {
-        let c = slots[i * CAPACITY + k];
-        acc = vec2<f32>(acc.x + c.impulse * c.normal.x, acc.y + c.impulse * c.normal.y);
-    }
-    let im = inv_mass[i];
-    let vf = vel_free[i];
-    vel[i] = vec2<f32>(vf.x + im * acc.x, vf.y + im * acc.y);
-}
-
-// Entry point friction (DESIGN §1d): velocity and spin from the free ones and
-// both impulse components, t = (-n.y, n.x):
-//   v_i = v_free_i + im_i sum_c (P_n n + P_t t),  w_i = w_free_i + spin_kick(im_i, r_i, sum_c P_t)
-// CPU twin: cpu::jacobi::jacobi_gather_friction (same sums, same order).
-@group(0) @binding(6) var<storage, read> spin_free: array<f32>;
-@group(0) @binding(7) var<storage, read> radius: array<f32>;
-@group(0) @binding(8) var<storage, read_write> spin: array<f32>;
-
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn friction(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if i >= params.n_grains {
-        return;
-    }
-    let n = min(count[i], CAPACITY);
-    var acc = vec2<f32>(0.0, 0.0);
     var acc_t = 0.0;
     for (var k = 0u; k < n; k++) {
         let c = slots[i * CAPACITY + k];
-        acc = vec2<f32>(acc.x + (c.impulse * c.normal.x + c.impulse_t * -c.normal.y),
-                        acc.y + (c.impulse * c.normal.y + c.impulse_t * c.normal.x));
-        acc_t += c.impulse_t;
+        if FRICTION {
+            acc = vec2<f32>(acc.x + (c.impulse * c.normal.x + c.impulse_t * -c.normal.y),
+                            acc.y + (c.impulse * c.normal.y + c.impulse_t * c.normal.x));
+            acc_t += c.impulse_t;
+        } else {
+            acc = vec2<f32>(acc.x + c.impulse * c.normal.x, acc.y + c.impulse * c.normal.y);
+        }
     }
     let im = inv_mass[i];
     let vf = vel_free[i];
     vel[i] = vec2<f32>(vf.x + im * acc.x, vf.y + im * acc.y);
-    spin[i] = spin_free[i] + spin_kick(im, radius[i], acc_t);
+    if FRICTION {
+        spin[i] = spin_free[i] + spin_kick(im, radius[i], acc_t);
+    }
 }

@@ -1,6 +1,6 @@
 //! Friction on whole steps (DESIGN §1d): the GPU's frictional Jacobi, APGD
-//! and coloured NLGS (`jacobi_contact::friction`, `jacobi_gather::friction`,
-//! `apgd_*_friction`, `colored_*_friction`, `integrate::integrate_angle`)
+//! and coloured NLGS (the solver stages with their `FRICTION` constant set,
+//! `integrate::integrate_angle`)
 //! against the CPU's, and a frictional hourglass discharge on both backends.
 //!
 //! Tolerances, as tests/gpu_step.rs argues them: the backends differ only by

@@ -216,3 +216,29 @@ fn every_twin_resolves_to_a_cpu_function_and_a_test() {
     }
     assert!(missing.is_empty(), "registry twins:\n  {}", missing.join("\n  "));
 }
+
+/// The solver stages carry friction by one pipeline-overridable constant,
+/// `override FRICTION: bool = false;` (set in the pipeline's constants), so
+/// each has one entry point per pass and no frictional copy of it.
+#[test]
+fn solver_stages_choose_friction_by_a_pipeline_constant() {
+    let cfg = ShaderConfig { capacity: 16 };
+    for stage in [Stage::JacobiContact, Stage::JacobiGather, Stage::Apgd, Stage::Colored] {
+        let (module, _) = parse(stage.name(), &cfg.source(stage));
+        let friction = module
+            .overrides
+            .iter()
+            .find(|(_, o)| o.name.as_deref() == Some(hourglass::gpu::FRICTION_CONSTANT));
+        let Some((_, o)) = friction else {
+            panic!("{}: no `override FRICTION`", stage.name());
+        };
+        let bool_ty =
+            matches!(module.types[o.ty].inner, naga::TypeInner::Scalar(s) if s.kind == naga::ScalarKind::Bool);
+        assert!(bool_ty, "{}: FRICTION is not a bool", stage.name());
+        let copies: Vec<String> = compute_entries(&module)
+            .into_iter()
+            .filter(|e| e.contains("friction"))
+            .collect();
+        assert!(copies.is_empty(), "{}: frictional copies {copies:?}", stage.name());
+    }
+}

@@ -613,6 +613,16 @@ fn warm_start_matches_cpu() {
     }
 }
 
+/// The projection constants of the GPU's `params`.
+fn projection(p: &Params) -> cpu::jacobi::Projection {
+    cpu::jacobi::Projection {
+        inv_dt: p.inv_dt,
+        beta: p.beta,
+        slop: p.slop,
+        omega: p.omega,
+    }
+}
+
 #[test]
 fn jacobi_contact_matches_cpu() {
     let Some(ctx) = context() else { return };
@@ -622,15 +632,13 @@ fn jacobi_contact_matches_cpu() {
         let lists = lists_with_impulses(&c, 21);
         // jacobi_contact (+ residual_max) from the grains' velocities.
         let mut want = lists.clone();
-        let want_r = cpu::jacobi::jacobi_contact(
+        let want_r = cpu::jacobi::jacobi_contact::<false>(
             &want.count,
             &mut want.slots,
             c.k,
             &c.grains.vel,
-            p.inv_dt,
-            p.beta,
-            p.slop,
-            p.omega,
+            &cpu::jacobi::Friction::NONE,
+            &projection(&p),
         );
         let cfg = cfg(&c);
         let kc = jacobi_contact::JacobiContact::new(&ctx, &cfg);
@@ -643,7 +651,8 @@ fn jacobi_contact_matches_cpu() {
         );
         let residual = storage_zeroed::<f32>(&ctx, "hourglass.test", n);
         let stats = storage_zeroed::<u32>(&ctx, "hourglass.test", STAT_WORDS as usize);
-        let gc = kc.bind(&ctx, &pb, &count, &slots, &vel, &residual);
+        let unread = buf(&ctx, &[0.0f32; 4]); // spin and radius: read with friction only
+        let gc = kc.bind(&ctx, &[&pb, &count, &slots, &vel, &residual, &unread, &unread]);
         let gr = kr.bind(&ctx, &pb, &residual, &vel, &stats);
         run(&ctx, |ps| {
             kc.dispatch(ps, &gc, n as u32);
@@ -698,14 +707,17 @@ fn jacobi_gather_matches_cpu() {
         let mut vel_free = vec![[0.0; 2]; n];
         cpu::integrate::free_velocity(&c.grains.vel, &c.grains.inv_mass, p.gravity, p.dt, &mut vel_free);
         let mut want_v = vec![[0.0; 2]; n];
-        cpu::jacobi::jacobi_gather(
-            &want.count,
-            &want.slots,
-            c.k,
-            &vel_free,
-            &c.grains.inv_mass,
-            &mut want_v,
-        );
+        let free = cpu::jacobi::Free {
+            vel: &vel_free,
+            inv_mass: &c.grains.inv_mass,
+            spin: &[],
+            radius: &[],
+        };
+        let out = cpu::jacobi::Moving {
+            vel: &mut want_v,
+            spin: &mut [],
+        };
+        cpu::jacobi::jacobi_gather::<false>(&want.count, &want.slots, c.k, &free, out);
         let kg = jacobi_gather::JacobiGather::new(&ctx, &cfg);
         let (slots, vf, im) = (
             buf(&ctx, &want.slots),
@@ -713,7 +725,11 @@ fn jacobi_gather_matches_cpu() {
             buf(&ctx, &c.grains.inv_mass),
         );
         let out = storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n);
-        let gg = kg.bind(&ctx, &pb, &count, &slots, &vf, &im, &out);
+        let (unread, unwritten) = (buf(&ctx, &[0.0f32; 4]), buf(&ctx, &[0.0f32; 4])); // friction only
+        let gg = kg.bind(
+            &ctx,
+            &[&pb, &count, &slots, &vf, &im, &out, &unread, &unread, &unwritten],
+        );
         run(&ctx, |ps| kg.dispatch(ps, &gg, n as u32));
         assert_vec2_close(
             &format!("{}: jacobi_gather", c.name),
@@ -1031,17 +1047,8 @@ fn jacobi_contact_friction_matches_cpu() {
             mu_wall: p.mu_wall,
         };
         let (count, k) = (want.count.clone(), c.k);
-        let want_r = cpu::jacobi::jacobi_contact_friction(
-            &count,
-            &mut want.slots,
-            k,
-            &c.grains.vel,
-            &f,
-            p.inv_dt,
-            p.beta,
-            p.slop,
-            p.omega,
-        );
+        let want_r =
+            cpu::jacobi::jacobi_contact::<true>(&count, &mut want.slots, k, &c.grains.vel, &f, &projection(&p));
         let cfg = cfg(&c);
         let kc = jacobi_contact::JacobiContact::new(&ctx, &cfg);
         let kr = residual_max::ResidualMax::new(&ctx, &cfg);
@@ -1049,7 +1056,7 @@ fn jacobi_contact_friction_matches_cpu() {
         let (vel, w, r) = (buf(&ctx, &c.grains.vel), buf(&ctx, &spin), buf(&ctx, &c.grains.radius));
         let residual = storage_zeroed::<f32>(&ctx, "hourglass.test", n);
         let stats = storage_zeroed::<u32>(&ctx, "hourglass.test", STAT_WORDS as usize);
-        let gc = kc.bind_friction(&ctx, &pb, &count_b, &slots, &vel, &residual, &w, &r);
+        let gc = kc.bind_friction(&ctx, &[&pb, &count_b, &slots, &vel, &residual, &w, &r]);
         let gr = kr.bind(&ctx, &pb, &residual, &vel, &stats);
         run(&ctx, |ps| {
             kc.dispatch_friction(ps, &gc, n as u32);
@@ -1065,7 +1072,7 @@ fn jacobi_contact_friction_matches_cpu() {
                 // (up to 1e-2 N s on overlapping grains: ulp 1e-9 N s).
                 assert!(
                     close(a.impulse, b.impulse, 1e-5, 1e-12) && close(a.impulse_t, b.impulse_t, 1e-5, 1e-8),
-                    "{}: jacobi_contact::friction grain {i} slot {s}: gpu {a:?} cpu {b:?}",
+                    "{}: jacobi_contact with FRICTION, grain {i} slot {s}: gpu {a:?} cpu {b:?}",
                     c.name
                 );
                 let mu = if matches!(b.body(), Body::Grain(_)) {
@@ -1112,17 +1119,17 @@ fn jacobi_gather_friction_matches_cpu() {
         let mut vel_free = vec![[0.0; 2]; n];
         cpu::integrate::free_velocity(&c.grains.vel, &c.grains.inv_mass, p.gravity, p.dt, &mut vel_free);
         let (mut want_v, mut want_w) = (vec![[0.0; 2]; n], vec![0.0f32; n]);
-        cpu::jacobi::jacobi_gather_friction(
-            &want.count,
-            &want.slots,
-            c.k,
-            &vel_free,
-            &spin_free,
-            &c.grains.inv_mass,
-            &c.grains.radius,
-            &mut want_v,
-            &mut want_w,
-        );
+        let free = cpu::jacobi::Free {
+            vel: &vel_free,
+            inv_mass: &c.grains.inv_mass,
+            spin: &spin_free,
+            radius: &c.grains.radius,
+        };
+        let out = cpu::jacobi::Moving {
+            vel: &mut want_v,
+            spin: &mut want_w,
+        };
+        cpu::jacobi::jacobi_gather::<true>(&want.count, &want.slots, c.k, &free, out);
         let kg = jacobi_gather::JacobiGather::new(&ctx, &cfg(&c));
         let (pb, count, slots) = (uni(&ctx, &p), buf(&ctx, &want.count), buf(&ctx, &want.slots));
         let (vf, im, wf, r) = (
@@ -1135,7 +1142,7 @@ fn jacobi_gather_friction_matches_cpu() {
         let w = buf(&ctx, &vec![7.0f32; n]); // every word must be written
         let gg = kg.bind_friction(&ctx, &[&pb, &count, &slots, &vf, &im, &out, &wf, &r, &w]);
         run(&ctx, |ps| kg.dispatch_friction(ps, &gg, n as u32));
-        let what = format!("{}: jacobi_gather::friction", c.name);
+        let what = format!("{}: jacobi_gather with FRICTION", c.name);
         assert_vec2_close(&what, &get(&ctx, &out, n), &want_v, 1e-6, 1e-6);
         let got_w: Vec<f32> = get(&ctx, &w, n);
         for (i, (&a, &b)) in got_w.iter().zip(&want_w).enumerate() {

@@ -313,17 +313,9 @@ fn colored_solve_matches_cpu() {
         let (mut want, mut want_v, mut want_r) = (p.lists.clone(), p.grains.vel.clone(), vec![0.0f32; n]);
         for c in 0..colors {
             let bucket = &sweep.slot[sweep.start[c]..sweep.start[c + 1]];
-            cpu::colored::colored_solve(
-                &mut want.slots,
-                p.k,
-                &p.grains.inv_mass,
-                &mut want_v,
-                &mut want_r,
-                bucket,
-                q.inv_dt,
-                q.beta,
-                q.slop,
-            );
+            let bodies = bodies(&p.grains.inv_mass, &[]);
+            let out = moving(&mut want_v, &mut []);
+            cpu::colored::colored_solve::<false>(&mut want, &bodies, out, &mut want_r, bucket, &visit(&q));
         }
         // GPU: the same bucket, one pass uniform per colour.
         let kernels = Colored::new(&ctx, &cfg(&p));
@@ -365,18 +357,8 @@ fn colored_overflow_matches_cpu() {
         let q = params(&p);
         let coloring = cpu::coloring::color_contacts(&p.lists, &p.grains.inv_mass);
         let (mut want, mut want_v, mut want_r) = (p.lists.clone(), p.grains.vel.clone(), vec![0.0f32; n]);
-        cpu::colored::colored_overflow(
-            &want.count,
-            &mut want.slots,
-            p.k,
-            &coloring.color,
-            &p.grains.inv_mass,
-            &mut want_v,
-            &mut want_r,
-            q.inv_dt,
-            q.beta,
-            q.slop,
-        );
+        let (bodies, out) = (bodies(&p.grains.inv_mass, &[]), moving(&mut want_v, &mut []));
+        cpu::colored::colored_overflow::<false>(&mut want, &coloring.color, &bodies, out, &mut want_r, &visit(&q));
         let kernels = Colored::new(&ctx, &cfg(&p));
         let g = ColoredGpu::new(&ctx, &p, &coloring.color, &[0u32]);
         let group = kernels.bind_overflow(&ctx, &g.bindings());
@@ -449,18 +431,8 @@ fn uzawa_contact_matches_cpu() {
         for s in [UZAWA_STEP, 1.7] {
             let mut want = p.lists.clone();
             let mut want_r = vec![-1.0f32; n];
-            cpu::uzawa::uzawa_contact(
-                &want.count,
-                &mut want.slots,
-                p.k,
-                &p.grains.vel,
-                &p.grains.inv_mass,
-                &mut want_r,
-                q.inv_dt,
-                q.beta,
-                q.slop,
-                s,
-            );
+            let (vel, im) = (&p.grains.vel, &p.grains.inv_mass);
+            cpu::uzawa::uzawa_contact(&mut want, vel, im, &mut want_r, &projection(&q), s);
             let k = uzawa::Uzawa::new(&ctx, &cfg(&p));
             let (pb, count, slots) = (uni(&ctx, &q), buf(&ctx, &p.lists.count), buf(&ctx, &p.lists.slots));
             let (vel, im) = (buf(&ctx, &p.grains.vel), buf(&ctx, &p.grains.inv_mass));
@@ -572,16 +544,8 @@ fn apgd_gather_matches_cpu() {
         let vel_free: Vec<[f32; 2]> = (0..n).map(|_| [rng.f32(-1.0, 1.0), rng.f32(-1.0, 1.0)]).collect();
         for state in APGD_STATES {
             let mut want = vec![[0.0f32; 2]; n];
-            cpu::apgd::apgd_gather(
-                &p.lists.count,
-                &p.lists.slots,
-                p.k,
-                &prev,
-                &vel_free,
-                &p.grains.inv_mass,
-                &mut want,
-                &state,
-            );
+            let free = free(&vel_free, &p.grains.inv_mass, &[], &[]);
+            cpu::apgd::apgd_gather::<false>(&p.lists, [&prev, &[]], &free, moving(&mut want, &mut []), &state);
             let k = apgd::Apgd::new(&ctx, &cfg(&p));
             let bufs = apgd_buffers(&ctx, &prev, &state);
             let (pb, count, slots) = (uni(&ctx, &q), buf(&ctx, &p.lists.count), buf(&ctx, &p.lists.slots));
@@ -623,18 +587,14 @@ fn apgd_contact_matches_cpu() {
             let mut want = p.lists.clone();
             let mut want_prev = prev0.clone();
             let mut want_r = vec![-1.0f32; n];
-            cpu::apgd::apgd_contact(
-                &want.count,
-                &mut want.slots,
-                p.k,
-                &mut want_prev,
+            cpu::apgd::apgd_contact::<false>(
+                &mut want,
+                [&mut want_prev, &mut []],
                 &p.grains.vel,
                 &mut want_r,
                 &state,
-                q.inv_dt,
-                q.beta,
-                q.slop,
-                q.omega,
+                &cpu::jacobi::Friction::NONE,
+                &projection(&q),
             );
             let k = apgd::Apgd::new(&ctx, &cfg(&p));
             let bufs = apgd_buffers(&ctx, &prev0, &state);
@@ -802,20 +762,9 @@ fn apgd_gather_friction_matches_cpu() {
         let vel_free: Vec<[f32; 2]> = (0..n).map(|_| [rng.f32(-1.0, 1.0), rng.f32(-1.0, 1.0)]).collect();
         for state in APGD_STATES {
             let (mut want, mut want_w) = (vec![[0.0f32; 2]; n], vec![0.0f32; n]);
-            cpu::apgd::apgd_gather_friction(
-                &f.lists.count,
-                &f.lists.slots,
-                p.k,
-                &prev,
-                &vel_free,
-                &p.grains.inv_mass,
-                &mut want,
-                &state,
-                &f.prev_t,
-                &f.spin,
-                &p.grains.radius,
-                &mut want_w,
-            );
+            let free = free(&vel_free, &p.grains.inv_mass, &f.spin, &p.grains.radius);
+            let out = moving(&mut want, &mut want_w);
+            cpu::apgd::apgd_gather::<true>(&f.lists, [&prev, &f.prev_t], &free, out, &state);
             let k = apgd::Apgd::new(&ctx, &cfg(&p));
             let mut bufs = apgd_buffers(&ctx, &prev, &state);
             bufs.prev_t = buf(&ctx, &f.prev_t);
@@ -881,20 +830,14 @@ fn apgd_contact_friction_matches_cpu() {
                 mu: q.mu,
                 mu_wall: q.mu_wall,
             };
-            cpu::apgd::apgd_contact_friction(
-                &want.count,
-                &mut want.slots,
-                p.k,
-                &mut want_prev,
+            cpu::apgd::apgd_contact::<true>(
+                &mut want,
+                [&mut want_prev, &mut want_prev_t],
                 &p.grains.vel,
                 &mut want_r,
                 &state,
-                &mut want_prev_t,
                 &fr,
-                q.inv_dt,
-                q.beta,
-                q.slop,
-                q.omega,
+                &projection(&q),
             );
             let k = apgd::Apgd::new(&ctx, &cfg(&p));
             let mut bufs = apgd_buffers(&ctx, &prev0, &state);
@@ -980,15 +923,45 @@ fn assert_impulses_within(what: &str, gpu: &[Contact], cpu: &ContactLists, rel: 
     }
 }
 
-/// The constants of a frictional visit from a `Params`.
-fn visit(q: &Params) -> cpu::colored::FrictionVisit {
-    cpu::colored::FrictionVisit {
+/// The constants of a coloured visit from a `Params`.
+fn visit(q: &Params) -> cpu::colored::Visit {
+    cpu::colored::Visit {
         inv_dt: q.inv_dt,
         beta: q.beta,
         slop: q.slop,
         mu: q.mu,
         mu_wall: q.mu_wall,
     }
+}
+
+/// The projection constants of a `Params`.
+fn projection(q: &Params) -> cpu::jacobi::Projection {
+    cpu::jacobi::Projection {
+        inv_dt: q.inv_dt,
+        beta: q.beta,
+        slop: q.slop,
+        omega: q.omega,
+    }
+}
+
+/// The grains a coloured visit reads.
+fn bodies<'a>(inv_mass: &'a [f32], radius: &'a [f32]) -> cpu::colored::Bodies<'a> {
+    cpu::colored::Bodies { inv_mass, radius }
+}
+
+/// The free state of a gather.
+fn free<'a>(vel: &'a [[f32; 2]], inv_mass: &'a [f32], spin: &'a [f32], radius: &'a [f32]) -> cpu::jacobi::Free<'a> {
+    cpu::jacobi::Free {
+        vel,
+        inv_mass,
+        spin,
+        radius,
+    }
+}
+
+/// What a gather or a visit writes.
+fn moving<'a>(vel: &'a mut [[f32; 2]], spin: &'a mut [f32]) -> cpu::jacobi::Moving<'a> {
+    cpu::jacobi::Moving { vel, spin }
 }
 
 /// A spin floor, rad/s: a spin changes by 2 im / r times an impulse (up to
@@ -1021,17 +994,9 @@ fn colored_solve_friction_matches_cpu() {
         let mut want_w = f.spin.clone();
         for c in 0..colors {
             let bucket = &sweep.slot[sweep.start[c]..sweep.start[c + 1]];
-            cpu::colored::colored_solve_friction(
-                &mut want.slots,
-                p.k,
-                &p.grains.inv_mass,
-                &mut want_v,
-                &mut want_r,
-                bucket,
-                &visit(&f.params),
-                &p.grains.radius,
-                &mut want_w,
-            );
+            let bodies = bodies(&p.grains.inv_mass, &p.grains.radius);
+            let out = moving(&mut want_v, &mut want_w);
+            cpu::colored::colored_solve::<true>(&mut want, &bodies, out, &mut want_r, bucket, &visit(&f.params));
         }
         let kernels = Colored::new(&ctx, &cfg(&p));
         let g = ColoredGpu::friction(&ctx, &p, &f, &coloring.color, &sweep.slot);
@@ -1079,18 +1044,10 @@ fn colored_overflow_friction_matches_cpu() {
         let coloring = cpu::coloring::color_contacts(&f.lists, &p.grains.inv_mass);
         let (mut want, mut want_v, mut want_r) = (f.lists.clone(), p.grains.vel.clone(), vec![0.0f32; n]);
         let mut want_w = f.spin.clone();
-        cpu::colored::colored_overflow_friction(
-            &want.count,
-            &mut want.slots,
-            p.k,
-            &coloring.color,
-            &p.grains.inv_mass,
-            &mut want_v,
-            &mut want_r,
-            &visit(&f.params),
-            &p.grains.radius,
-            &mut want_w,
-        );
+        let bodies = bodies(&p.grains.inv_mass, &p.grains.radius);
+        let out = moving(&mut want_v, &mut want_w);
+        let how = visit(&f.params);
+        cpu::colored::colored_overflow::<true>(&mut want, &coloring.color, &bodies, out, &mut want_r, &how);
         let kernels = Colored::new(&ctx, &cfg(&p));
         let g = ColoredGpu::friction(&ctx, &p, &f, &coloring.color, &[0u32]);
         let group = kernels.bind_overflow_friction(&ctx, &g.bindings());

@@ -130,15 +130,7 @@ pub trait Backend {
 /// Solvers the GPU backend runs; the others (`nlgs`, `seed`) are sequential
 /// sweeps and run on the CPU only.
 pub fn runs_on_gpu(solver: SolverKind) -> bool {
-    matches!(
-        solver.resolve(true),
-        SolverKind::Jacobi
-            | SolverKind::Dem
-            | SolverKind::Spring
-            | SolverKind::Colored
-            | SolverKind::Uzawa
-            | SolverKind::Apgd
-    )
+    solver.resolve(true).facts().gpu
 }
 
 /// Where a GPU backend gets its device.

@@ -29,17 +29,18 @@
 //! last iteration the velocities are those of y; [`solve`] gathers the final
 //! impulses once more (on the GPU, `jacobi_gather` after the solve).
 //!
-//! With friction (DESIGN §1d) `apgd_gather_friction` and
-//! `apgd_contact_friction` extrapolate both components from their previous
+//! With friction (DESIGN §1d) the `FRICTION = true` instances of
+//! `apgd_gather` and `apgd_contact` extrapolate both components from their previous
 //! iterates (`prev`, `prev_t`), gather the spins with the velocities and take
 //! the local Coulomb update of `cpu::jacobi` at y; the momentum is shared.
 
 use rayon::prelude::*;
 
 use super::PAR_MIN;
-use super::jacobi::{Friction, apply_sums, friction_correction, friction_sums, jacobi_gather_friction, other_velocity};
+use super::jacobi::{Free, Friction, Moving, Projection, friction_correction, gather_with, other_velocity};
+use super::solver::{SolveCtx, Solver};
 use crate::model::contact::coulomb;
-use crate::model::{Contact, ContactLists, StepParams, StepStats, dot, sub};
+use crate::model::{Contact, ContactLists, StepStats, dot, sub};
 
 /// The momentum state: theta (used by the next iteration), k, and the last
 /// largest residual (m/s; f32::MAX before the first iteration). Same layout as
@@ -55,77 +56,102 @@ pub fn extrapolate(p: f32, q: f32, theta: f32) -> f32 {
     p + theta * (p - q)
 }
 
-/// Stage `apgd_gather`: each grain's velocity at the extrapolated impulses y.
-#[allow(clippy::too_many_arguments)]
-pub fn apgd_gather(
-    count: &[u32],
-    slots: &[Contact],
-    capacity: usize,
-    prev: &[f32],
-    vel_free: &[[f32; 2]],
-    inv_mass: &[f32],
-    vel: &mut [[f32; 2]],
+/// Stage `apgd_gather`: each grain's velocity at the extrapolated impulses
+/// y = P + theta (P - Q), from the previous iterates `prev[0]` (one f32 per
+/// slot); with `FRICTION` also its spin, the tangential y from `prev[1]`
+/// (DESIGN §1d). Without, `prev[1]`, `free.spin`, `free.radius` and
+/// `out.spin` are not read (they may be empty).
+pub fn apgd_gather<const FRICTION: bool>(
+    lists: &ContactLists,
+    prev: [&[f32]; 2],
+    free: &Free,
+    out: Moving,
     state: &Momentum,
 ) {
-    let theta = state[0];
-    vel.par_iter_mut().with_min_len(PAR_MIN).enumerate().for_each(|(i, v)| {
-        let mut acc = [0.0f32; 2];
-        let n = (count[i] as usize).min(capacity);
-        for (k, c) in slots[i * capacity..i * capacity + n].iter().enumerate() {
-            let y = extrapolate(c.impulse, prev[i * capacity + k], theta);
-            acc[0] += y * c.normal[0];
-            acc[1] += y * c.normal[1];
-        }
-        *v = [
-            vel_free[i][0] + inv_mass[i] * acc[0],
-            vel_free[i][1] + inv_mass[i] * acc[1],
-        ];
+    let (theta, [prev, prev_t]) = (state[0], prev);
+    let (count, slots, k) = (&lists.count, &lists.slots, lists.capacity);
+    gather_with::<FRICTION>(count, slots, k, free, out, |s, c| {
+        let y_t = if FRICTION {
+            extrapolate(c.impulse_t, prev_t[s], theta)
+        } else {
+            0.0
+        };
+        (extrapolate(c.impulse, prev[s], theta), y_t)
     });
 }
 
-/// Stage `apgd_contact`, in binding order: P' = max(0, y - omega t(v)/W)
-/// for every listed contact from one velocity snapshot (the velocities of
-/// y), Q' = P; `residual[i]` is grain i's largest |P' - y| W / omega (m/s, 0
-/// for a grain without contacts).
-#[allow(clippy::too_many_arguments)]
-pub fn apgd_contact(
-    count: &[u32],
-    slots: &mut [Contact],
-    capacity: usize,
-    prev: &mut [f32],
+/// Stage `apgd_contact`: P' = max(0, y - omega t(v)/W) for every listed
+/// contact from one velocity snapshot (the velocities of y), Q' = P;
+/// `residual[i]` is grain i's largest |P' - y| W / omega (m/s, 0 for a grain
+/// without contacts). With `FRICTION` the local Coulomb update relaxed by
+/// omega from (y_n, y_t) with the velocities and the spins `f.spin` of y,
+/// Q' = P for both components (`prev[1]` the tangential), and the residual
+/// `jacobi::friction_correction` of (P' - y); without, `f` and `prev[1]`
+/// are not read.
+pub fn apgd_contact<const FRICTION: bool>(
+    lists: &mut ContactLists,
+    prev: [&mut [f32]; 2],
     vel: &[[f32; 2]],
     residual: &mut [f32],
     state: &Momentum,
-    inv_dt: f32,
-    beta: f32,
-    slop: f32,
-    omega: f32,
+    f: &Friction,
+    how: &Projection,
 ) {
+    let capacity = lists.capacity;
     if capacity == 0 {
         residual.fill(0.0);
         return;
     }
-    let theta = state[0];
-    slots
-        .par_chunks_mut(capacity)
-        .zip(prev.par_chunks_mut(capacity))
-        .zip(residual.par_iter_mut())
-        .with_min_len(PAR_MIN)
-        .enumerate()
-        .for_each(|(i, ((list, q), r))| {
-            let n = (count[i] as usize).min(capacity);
-            let mut worst = 0.0f32;
-            for (c, q) in list[..n].iter_mut().zip(&mut q[..n]) {
-                let y = extrapolate(c.impulse, *q, theta);
+    let (theta, count) = (state[0], &lists.count);
+    let Projection {
+        inv_dt,
+        beta,
+        slop,
+        omega,
+    } = *how;
+    // Grain i's contacts `list`, their previous iterates `q` (and `q_t`
+    // with friction): the update, and the grain's residual.
+    let grain = |i: usize, list: &mut [Contact], q: &mut [f32], q_t: &mut [f32]| {
+        let n = (count[i] as usize).min(capacity);
+        let mut worst = 0.0f32;
+        for (k, c) in list[..n].iter_mut().enumerate() {
+            let y = extrapolate(c.impulse, q[k], theta);
+            if !FRICTION {
                 let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal);
                 let t = c.target(u, inv_dt, beta, slop);
                 let p = (y - omega * t / c.inv_mass_sum).max(0.0);
                 worst = worst.max((p - y).abs() * c.inv_mass_sum / omega);
-                *q = c.impulse;
+                q[k] = c.impulse;
                 c.impulse = p;
+                continue;
             }
-            *r = worst;
-        });
+            let y_t = extrapolate(c.impulse_t, q_t[k], theta);
+            let (u, u_t) = f.velocities(i, c, vel);
+            let t = c.target(u, inv_dt, beta, slop);
+            let w = c.inv_mass_sum;
+            let (pn, pt) = coulomb(y, y_t, t, u_t, w, omega, f.mu_of(c));
+            worst = worst.max(friction_correction(pn - y, pt - y_t, w, omega));
+            (q[k], q_t[k]) = (c.impulse, c.impulse_t);
+            (c.impulse, c.impulse_t) = (pn, pt);
+        }
+        worst
+    };
+    let [prev, prev_t] = prev;
+    let chunks = lists.slots.par_chunks_mut(capacity).zip(prev.par_chunks_mut(capacity));
+    if FRICTION {
+        chunks
+            .zip(prev_t.par_chunks_mut(capacity))
+            .zip(residual.par_iter_mut())
+            .with_min_len(PAR_MIN)
+            .enumerate()
+            .for_each(|(i, (((list, q), q_t), r))| *r = grain(i, list, q, q_t));
+    } else {
+        chunks
+            .zip(residual.par_iter_mut())
+            .with_min_len(PAR_MIN)
+            .enumerate()
+            .for_each(|(i, ((list, q), r))| *r = grain(i, list, q, &mut []));
+    }
 }
 
 /// Stage `apgd_momentum`: the largest residual of the iteration, the restart
@@ -137,185 +163,70 @@ pub fn apgd_momentum(residual: &[f32], state: &mut Momentum) -> f32 {
     r
 }
 
-/// The APGD solver of one step on the CPU path (`prev` is scratch, resized here).
-#[allow(clippy::too_many_arguments)]
-pub fn solve(
-    lists: &mut ContactLists,
-    prev: &mut Vec<f32>,
-    vel_free: &[[f32; 2]],
-    inv_mass: &[f32],
-    vel: &mut [[f32; 2]],
-    p: &StepParams,
-    stats: &mut StepStats,
-    history: Option<&mut Vec<f32>>,
-) {
-    let k = lists.capacity;
-    let (inv_dt, threshold) = (1.0 / p.dt, p.threshold());
+/// The APGD solve of one step on the CPU path (`prev`, the previous
+/// iterates of the normal and, with `FRICTION`, the tangential impulses, is
+/// scratch, resized here); leaves the velocities (and spins) of the final
+/// impulses.
+pub fn solve<const FRICTION: bool>(ctx: SolveCtx, prev: [&mut Vec<f32>; 2], stats: &mut StepStats) {
+    let SolveCtx {
+        lists,
+        free,
+        out,
+        p,
+        history,
+        ..
+    } = ctx;
+    let (how, threshold) = (Projection::of(p), p.threshold());
+    let [prev, prev_t] = prev;
     prev.clear();
     prev.extend(lists.slots.iter().map(|c| c.impulse));
-    let mut residual = vec![0.0f32; vel.len()];
-    let mut state = MOMENTUM_START;
-    super::iterate(stats, p.itmax, threshold, history, || {
-        apgd_gather(&lists.count, &lists.slots, k, prev, vel_free, inv_mass, vel, &state);
-        apgd_contact(
-            &lists.count,
-            &mut lists.slots,
-            k,
-            prev,
-            vel,
-            &mut residual,
-            &state,
-            inv_dt,
-            p.overlap_relax,
-            p.slop(),
-            p.omega,
-        );
-        apgd_momentum(&residual, &mut state)
-    });
-    super::jacobi::jacobi_gather(&lists.count, &lists.slots, k, vel_free, inv_mass, vel);
-}
-
-/// Stage `apgd_gather_friction` (DESIGN §1d): velocities and spins at the
-/// extrapolated impulses (y_n, y_t), from the previous iterates `prev`
-/// (normal) and `prev_t` (tangential), one f32 each per slot.
-#[allow(clippy::too_many_arguments)]
-pub fn apgd_gather_friction(
-    count: &[u32],
-    slots: &[Contact],
-    capacity: usize,
-    prev: &[f32],
-    vel_free: &[[f32; 2]],
-    inv_mass: &[f32],
-    vel: &mut [[f32; 2]],
-    state: &Momentum,
-    prev_t: &[f32],
-    spin_free: &[f32],
-    radius: &[f32],
-    spin: &mut [f32],
-) {
-    let theta = state[0];
-    vel.par_iter_mut()
-        .zip(spin.par_iter_mut())
-        .with_min_len(PAR_MIN)
-        .enumerate()
-        .for_each(|(i, (v, w))| {
-            let n = (count[i] as usize).min(capacity);
-            let base = i * capacity;
-            let list = &slots[base..base + n];
-            let (acc, acc_t) = friction_sums(list, |k, c| {
-                let s = base + k;
-                (
-                    extrapolate(c.impulse, prev[s], theta),
-                    extrapolate(c.impulse_t, prev_t[s], theta),
-                )
-            });
-            (*v, *w) = apply_sums(vel_free[i], spin_free[i], inv_mass[i], radius[i], acc, acc_t);
-        });
-}
-
-/// Stage `apgd_contact_friction`: the local Coulomb update relaxed by omega
-/// from (y_n, y_t) with the velocities and spins of y, Q' = P for both
-/// components; `residual[i]` is grain i's largest
-/// `jacobi::friction_correction` of (P' - y) (m/s).
-#[allow(clippy::too_many_arguments)]
-pub fn apgd_contact_friction(
-    count: &[u32],
-    slots: &mut [Contact],
-    capacity: usize,
-    prev: &mut [f32],
-    vel: &[[f32; 2]],
-    residual: &mut [f32],
-    state: &Momentum,
-    prev_t: &mut [f32],
-    f: &Friction,
-    inv_dt: f32,
-    beta: f32,
-    slop: f32,
-    omega: f32,
-) {
-    if capacity == 0 {
-        residual.fill(0.0);
-        return;
+    if FRICTION {
+        prev_t.clear();
+        prev_t.extend(lists.slots.iter().map(|c| c.impulse_t));
     }
-    let theta = state[0];
-    slots
-        .par_chunks_mut(capacity)
-        .zip(prev.par_chunks_mut(capacity))
-        .zip(prev_t.par_chunks_mut(capacity))
-        .zip(residual.par_iter_mut())
-        .with_min_len(PAR_MIN)
-        .enumerate()
-        .for_each(|(i, (((list, q), q_t), r))| {
-            let n = (count[i] as usize).min(capacity);
-            let mut worst = 0.0f32;
-            for ((c, q), q_t) in list[..n].iter_mut().zip(&mut q[..n]).zip(&mut q_t[..n]) {
-                let y = extrapolate(c.impulse, *q, theta);
-                let y_t = extrapolate(c.impulse_t, *q_t, theta);
-                let (u, u_t) = f.velocities(i, c, vel);
-                let t = c.target(u, inv_dt, beta, slop);
-                let w = c.inv_mass_sum;
-                let (pn, pt) = coulomb(y, y_t, t, u_t, w, omega, f.mu_of(c));
-                worst = worst.max(friction_correction(pn - y, pt - y_t, w, omega));
-                (*q, *q_t) = (c.impulse, c.impulse_t);
-                (c.impulse, c.impulse_t) = (pn, pt);
-            }
-            *r = worst;
-        });
-}
-
-/// The frictional APGD solve of one step (`prev`, `prev_t` are scratch,
-/// resized here); leaves the velocities and spins of the final impulses.
-#[allow(clippy::too_many_arguments)]
-pub fn solve_friction(
-    lists: &mut ContactLists,
-    prev: &mut Vec<f32>,
-    prev_t: &mut Vec<f32>,
-    vel_free: &[[f32; 2]],
-    spin_free: &[f32],
-    inv_mass: &[f32],
-    radius: &[f32],
-    vel: &mut [[f32; 2]],
-    spin: &mut [f32],
-    p: &StepParams,
-    stats: &mut StepStats,
-    history: Option<&mut Vec<f32>>,
-) {
-    let k = lists.capacity;
-    let (inv_dt, threshold) = (1.0 / p.dt, p.threshold());
-    prev.clear();
-    prev.extend(lists.slots.iter().map(|c| c.impulse));
-    prev_t.clear();
-    prev_t.extend(lists.slots.iter().map(|c| c.impulse_t));
+    let Moving { vel, spin } = out;
     let mut residual = vec![0.0f32; vel.len()];
     let mut state = MOMENTUM_START;
     super::iterate(stats, p.itmax, threshold, history, || {
-        let (c, s) = (&lists.count, &lists.slots);
-        apgd_gather_friction(
-            c, s, k, prev, vel_free, inv_mass, vel, &state, prev_t, spin_free, radius, spin,
-        );
+        let out = Moving {
+            vel: &mut *vel,
+            spin: &mut *spin,
+        };
+        apgd_gather::<FRICTION>(lists, [prev, prev_t], &free, out, &state);
         let f = Friction {
-            spin,
-            radius,
+            spin: &*spin,
+            radius: free.radius,
             mu: p.mu,
             mu_wall: p.mu_wall,
         };
-        apgd_contact_friction(
-            &lists.count,
-            &mut lists.slots,
-            k,
-            prev,
-            vel,
-            &mut residual,
-            &state,
-            prev_t,
-            &f,
-            inv_dt,
-            p.overlap_relax,
-            p.slop(),
-            p.omega,
-        );
+        let prev = [&mut prev[..], &mut prev_t[..]];
+        apgd_contact::<FRICTION>(lists, prev, vel, &mut residual, &state, &f, &how);
         apgd_momentum(&residual, &mut state)
     });
-    let (c, s) = (&lists.count, &lists.slots);
-    jacobi_gather_friction(c, s, k, vel_free, spin_free, inv_mass, radius, vel, spin);
+    let (c, s, k) = (&lists.count, &lists.slots, lists.capacity);
+    super::jacobi::jacobi_gather::<FRICTION>(c, s, k, &free, Moving { vel, spin });
+}
+
+/// APGD as a [`Solver`]; keeps its previous-iterate buffers between steps.
+#[derive(Debug, Clone, Default)]
+pub struct Apgd {
+    /// The previous iterates of the normal impulses, one per slot.
+    prev: Vec<f32>,
+    /// The previous iterates of the tangential impulses (friction only).
+    prev_t: Vec<f32>,
+}
+
+impl Solver for Apgd {
+    fn solve(&mut self, ctx: SolveCtx, stats: &mut StepStats) {
+        let prev = [&mut self.prev, &mut self.prev_t];
+        if ctx.p.friction() {
+            solve::<true>(ctx, prev, stats)
+        } else {
+            solve::<false>(ctx, prev, stats)
+        }
+    }
+
+    fn boxed(&self) -> Box<dyn Solver> {
+        Box::new(self.clone())
+    }
 }

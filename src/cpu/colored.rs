@@ -20,15 +20,16 @@
 //! [`colored_solve`] (one colour's bucket) and [`colored_overflow`] are the
 //! GPU's passes one by one, with its per-grain residuals, for the stage tests.
 //!
-//! With friction (DESIGN §1d) [`solve_friction`] visits the same contacts in
-//! the same order with the local Coulomb update ([`update_friction`]): both
-//! grains' velocities and spins move; [`colored_solve_friction`] and
-//! [`colored_overflow_friction`] are the GPU's frictional passes one by one.
+//! With friction (DESIGN §1d) the `FRICTION = true` instances visit the same
+//! contacts in the same order with the local Coulomb update ([`update`]):
+//! both grains' velocities and spins move.
 
 use super::coloring::{Coloring, is_orphan, owns};
+use super::jacobi::Moving;
+use super::solver::{SolveCtx, Solver};
 use crate::model::OVERFLOW;
 use crate::model::contact::{coulomb, spin_kick, tangent};
-use crate::model::{Body, Contact, dot, sub};
+use crate::model::{Body, Contact, ContactLists, StepParams, StepStats, dot, sub};
 
 /// Owned contacts grouped by colour: `slot[start[k]..start[k + 1]]` are colour k
 /// (the overflow colour last), each with its grain.
@@ -71,51 +72,76 @@ impl ColoredSweep {
         }
     }
 
-    /// One iteration (every colour, then the overflow); returns the largest |dP| W, m/s.
-    pub fn sweep(
+    /// One iteration (every colour, then the overflow) with [`update`];
+    /// returns the largest correction, m/s.
+    pub fn sweep<const FRICTION: bool>(
         &self,
         slots: &mut [Contact],
-        inv_mass: &[f32],
-        vel: &mut [[f32; 2]],
-        inv_dt: f32,
-        beta: f32,
-        slop: f32,
+        bodies: &Bodies,
+        out: &mut Moving,
+        how: &Visit,
     ) -> f32 {
         let mut worst = 0.0f32;
-        for k in 0..self.slot.len() {
-            let r = update(
-                &mut slots[self.slot[k] as usize],
-                self.grain[k] as usize,
-                inv_mass,
-                vel,
-                inv_dt,
-                beta,
-                slop,
-            );
+        for (&slot, &a) in self.slot.iter().zip(&self.grain) {
+            let r = update::<FRICTION>(&mut slots[slot as usize], a as usize, bodies, out, how);
             worst = worst.max(r);
         }
         worst
     }
 }
 
-/// Projected Gauss-Seidel update of one owned contact of grain `a`; returns |dP| W.
+/// The grains a visit reads: inverse masses and, with friction, radii (m;
+/// may be empty without).
+#[derive(Debug, Clone, Copy)]
+pub struct Bodies<'a> {
+    pub inv_mass: &'a [f32],
+    pub radius: &'a [f32],
+}
+
+/// The constants of a visit: the target's 1/dt, beta and slop
+/// (`Contact::target`), and with friction the coefficients of grain-grain
+/// (`mu`) and wall (`mu_wall`) contacts.
+#[derive(Debug, Clone, Copy)]
+pub struct Visit {
+    pub inv_dt: f32,
+    pub beta: f32,
+    pub slop: f32,
+    pub mu: f32,
+    pub mu_wall: f32,
+}
+
+impl Visit {
+    /// The step's.
+    pub fn of(p: &StepParams) -> Visit {
+        Visit {
+            inv_dt: 1.0 / p.dt,
+            beta: p.overlap_relax,
+            slop: p.slop(),
+            mu: p.mu,
+            mu_wall: p.mu_wall,
+        }
+    }
+}
+
+/// Projected Gauss-Seidel update of one owned contact `c` of grain `a`:
+/// P' = max(0, P - t / W), both grains' velocities (`out.vel`) moved at
+/// once; returns |dP| W. With `FRICTION` (DESIGN §1d) the local update
+/// `coulomb` with relaxation 1 on (P_n, P_t), both grains' velocities and
+/// spins (`out.spin`) moved; returns max(|dP_n| W, |dP_t| 3W). A fixed grain
+/// is never written (on the GPU it may sit in several contacts of one colour).
 #[inline]
-pub fn update(
-    c: &mut Contact,
-    a: usize,
-    inv_mass: &[f32],
-    vel: &mut [[f32; 2]],
-    inv_dt: f32,
-    beta: f32,
-    slop: f32,
-) -> f32 {
+pub fn update<const FRICTION: bool>(c: &mut Contact, a: usize, bodies: &Bodies, out: &mut Moving, how: &Visit) -> f32 {
     let other = match c.body() {
         Body::Grain(j) => Some(j as usize),
         _ => None,
     };
+    if FRICTION {
+        return update_friction(c, a, other, bodies, out, how);
+    }
+    let (inv_mass, vel) = (bodies.inv_mass, &mut *out.vel);
     let vb = other.map_or([0.0, 0.0], |j| vel[j]);
     let u = dot(sub(vel[a], vb), c.normal);
-    let t = c.target(u, inv_dt, beta, slop);
+    let t = c.target(u, how.inv_dt, how.beta, how.slop);
     let p = (c.impulse - t / c.inv_mass_sum).max(0.0);
     let dp = p - c.impulse;
     c.impulse = p;
@@ -132,25 +158,62 @@ pub fn update(
     (dp * c.inv_mass_sum).abs()
 }
 
+/// The frictional part of [`update`] (`other`: the other grain, if any).
+#[inline]
+fn update_friction(
+    c: &mut Contact,
+    a: usize,
+    other: Option<usize>,
+    bodies: &Bodies,
+    out: &mut Moving,
+    how: &Visit,
+) -> f32 {
+    let (inv_mass, radius) = (bodies.inv_mass, bodies.radius);
+    let (vel, spin) = (&mut *out.vel, &mut *out.spin);
+    let mu = if other.is_some() { how.mu } else { how.mu_wall };
+    let vb = other.map_or([0.0, 0.0], |j| vel[j]);
+    let rw_b = other.map_or(0.0, |j| radius[j] * spin[j]);
+    let u = dot(sub(vel[a], vb), c.normal);
+    let u_t = c.slip(vel[a], vb, radius[a] * spin[a], rw_b);
+    let target = c.target(u, how.inv_dt, how.beta, how.slop);
+    let w = c.inv_mass_sum;
+    let (pn, pt) = coulomb(c.impulse, c.impulse_t, target, u_t, w, 1.0, mu);
+    let (dn, dt) = (pn - c.impulse, pt - c.impulse_t);
+    (c.impulse, c.impulse_t) = (pn, pt);
+    let t = tangent(c.normal);
+    let d = [dn * c.normal[0] + dt * t[0], dn * c.normal[1] + dt * t[1]];
+    let ia = inv_mass[a];
+    if ia != 0.0 {
+        vel[a] = [vel[a][0] + ia * d[0], vel[a][1] + ia * d[1]];
+        spin[a] += spin_kick(ia, radius[a], dt);
+    }
+    if let Some(j) = other {
+        // The other copy's normal and tangent are both negated, its P_t the same.
+        let ib = inv_mass[j];
+        if ib != 0.0 {
+            vel[j] = [vel[j][0] - ib * d[0], vel[j][1] - ib * d[1]];
+            spin[j] += spin_kick(ib, radius[j], dt);
+        }
+    }
+    super::jacobi::friction_correction(dn, dt, w, 1.0)
+}
+
 /// Stage `colored_solve`: the contacts of one colour, in binding order.
 /// `bucket` holds that colour's slot indices (the GPU's
 /// `bucket[start_k .. start_k + size_k]`); slot `idx` belongs to grain
-/// `idx / capacity`, whose residual becomes max(residual, |dP| W).
-#[allow(clippy::too_many_arguments)]
-pub fn colored_solve(
-    slots: &mut [Contact],
-    capacity: usize,
-    inv_mass: &[f32],
-    vel: &mut [[f32; 2]],
+/// `idx / capacity`, whose residual becomes max(residual, correction).
+pub fn colored_solve<const FRICTION: bool>(
+    lists: &mut ContactLists,
+    bodies: &Bodies,
+    mut out: Moving,
     residual: &mut [f32],
     bucket: &[u32],
-    inv_dt: f32,
-    beta: f32,
-    slop: f32,
+    how: &Visit,
 ) {
+    let capacity = lists.capacity;
     for &idx in bucket {
         let a = idx as usize / capacity.max(1);
-        let r = update(&mut slots[idx as usize], a, inv_mass, vel, inv_dt, beta, slop);
+        let r = update::<FRICTION>(&mut lists.slots[idx as usize], a, bodies, &mut out, how);
         residual[a] = residual[a].max(r);
     }
 }
@@ -158,25 +221,22 @@ pub fn colored_solve(
 /// Stage `colored_overflow`: serially over every grain and its slots, the
 /// contacts of the [`OVERFLOW`] colour that grain solves (owned copies and
 /// orphans, see [`is_orphan`]); residual as in [`colored_solve`].
-#[allow(clippy::too_many_arguments)]
-pub fn colored_overflow(
-    count: &[u32],
-    slots: &mut [Contact],
-    capacity: usize,
+pub fn colored_overflow<const FRICTION: bool>(
+    lists: &mut ContactLists,
     color: &[u32],
-    inv_mass: &[f32],
-    vel: &mut [[f32; 2]],
+    bodies: &Bodies,
+    mut out: Moving,
     residual: &mut [f32],
-    inv_dt: f32,
-    beta: f32,
-    slop: f32,
+    how: &Visit,
 ) {
-    for a in 0..count.len() {
-        for s in 0..(count[a] as usize).min(capacity) {
+    let capacity = lists.capacity;
+    for a in 0..lists.count.len() {
+        for s in 0..(lists.count[a] as usize).min(capacity) {
             let idx = a * capacity + s;
+            let (count, slots) = (&lists.count, &lists.slots);
             let solves = owns(a as u32, slots[idx].other) || is_orphan(count, slots, capacity, a, idx);
             if color[idx] == OVERFLOW && solves {
-                let r = update(&mut slots[idx], a, inv_mass, vel, inv_dt, beta, slop);
+                let r = update::<FRICTION>(&mut lists.slots[idx], a, bodies, &mut out, how);
                 residual[a] = residual[a].max(r);
             }
         }
@@ -205,35 +265,41 @@ pub fn colored_mirror(count: &[u32], slots: &mut [Contact], capacity: usize) {
 }
 
 /// The coloured solver of one step on the CPU path: colour, start from the
-/// warm-started impulses, iterate until |dP| W < tol/dt or itmax, mirror.
-/// Returns the colouring (its colour count is the step's `colors`).
-pub fn solve(
-    lists: &mut crate::model::ContactLists,
-    vel_free: &[[f32; 2]],
-    inv_mass: &[f32],
-    vel: &mut [[f32; 2]],
-    p: &crate::model::StepParams,
-    stats: &mut crate::model::StepStats,
-    history: Option<&mut Vec<f32>>,
-) -> super::coloring::Coloring {
-    let (coloring, sweep) = prepare(lists, inv_mass, stats);
+/// warm-started impulses, iterate until the largest correction is under the
+/// threshold or itmax, mirror. With `FRICTION` the same colours and order,
+/// each visit [`update`]'s frictional one. Returns the colouring (its colour
+/// count is the step's `colors`).
+pub fn solve<const FRICTION: bool>(ctx: SolveCtx, stats: &mut StepStats) -> super::coloring::Coloring {
+    let SolveCtx {
+        lists,
+        free,
+        mut out,
+        p,
+        history,
+        ..
+    } = ctx;
+    let (coloring, sweep) = prepare(lists, free.inv_mass, stats);
     // The GPU starts from the same gather (warm start), so both round alike.
-    let k = lists.capacity;
-    super::jacobi::jacobi_gather(&lists.count, &lists.slots, k, vel_free, inv_mass, vel);
-    let (inv_dt, threshold) = (1.0 / p.dt, p.tol / p.dt);
+    let (c, s, k) = (&lists.count, &lists.slots, lists.capacity);
+    let gather_out = Moving {
+        vel: &mut *out.vel,
+        spin: &mut *out.spin,
+    };
+    super::jacobi::jacobi_gather::<FRICTION>(c, s, k, &free, gather_out);
+    let (how, threshold) = (Visit::of(p), p.threshold());
+    let bodies = Bodies {
+        inv_mass: free.inv_mass,
+        radius: free.radius,
+    };
     super::iterate(stats, p.itmax, threshold, history, || {
-        sweep.sweep(&mut lists.slots, inv_mass, vel, inv_dt, p.overlap_relax, p.slop())
+        sweep.sweep::<FRICTION>(&mut lists.slots, &bodies, &mut out, &how)
     });
     colored_mirror(&lists.count, &mut lists.slots, k);
     coloring
 }
 
 /// Colour the contacts and group them by colour (timed into `stats.coloring_ms`).
-fn prepare(
-    lists: &crate::model::ContactLists,
-    inv_mass: &[f32],
-    stats: &mut crate::model::StepStats,
-) -> (super::coloring::Coloring, ColoredSweep) {
+fn prepare(lists: &ContactLists, inv_mass: &[f32], stats: &mut StepStats) -> (super::coloring::Coloring, ColoredSweep) {
     let start = std::time::Instant::now();
     let coloring = super::coloring::color_contacts(lists, inv_mass);
     let mut sweep = ColoredSweep::default();
@@ -242,153 +308,21 @@ fn prepare(
     (coloring, sweep)
 }
 
-/// The grains' spins and radii, for the frictional sweep (DESIGN §1d).
-pub struct Spins<'a> {
-    /// Spins before the contacts act, rad/s.
-    pub spin_free: &'a [f32],
-    /// Radii, m.
-    pub radius: &'a [f32],
-    /// The solved spins, rad/s (written).
-    pub spin: &'a mut [f32],
-}
+/// Coloured NLGS as a [`Solver`]; the step's colour count goes into `stats.colors`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Colored;
 
-/// [`solve`] with Coulomb friction (DESIGN §1d): the same colours and order,
-/// each visit the local update `coulomb` with relaxation 1 on (P_n, P_t) and
-/// both grains' velocities and spins updated; the residual is
-/// max(|dP_n| W, |dP_t| 3W).
-#[allow(clippy::too_many_arguments)]
-pub fn solve_friction(
-    lists: &mut crate::model::ContactLists,
-    vel_free: &[[f32; 2]],
-    inv_mass: &[f32],
-    vel: &mut [[f32; 2]],
-    s: Spins,
-    p: &crate::model::StepParams,
-    stats: &mut crate::model::StepStats,
-    history: Option<&mut Vec<f32>>,
-) -> super::coloring::Coloring {
-    let (coloring, sweep) = prepare(lists, inv_mass, stats);
-    let k = lists.capacity;
-    let (c, sl) = (&lists.count, &lists.slots);
-    super::jacobi::jacobi_gather_friction(c, sl, k, vel_free, s.spin_free, inv_mass, s.radius, vel, s.spin);
-    let (inv_dt, threshold) = (1.0 / p.dt, p.tol / p.dt);
-    let how = FrictionVisit {
-        inv_dt,
-        beta: p.overlap_relax,
-        slop: p.slop(),
-        mu: p.mu,
-        mu_wall: p.mu_wall,
-    };
-    super::iterate(stats, p.itmax, threshold, history, || {
-        let mut worst = 0.0f32;
-        for (&slot, &a) in sweep.slot.iter().zip(&sweep.grain) {
-            let c = &mut lists.slots[slot as usize];
-            worst = worst.max(update_friction(c, a as usize, inv_mass, s.radius, vel, s.spin, &how));
-        }
-        worst
-    });
-    colored_mirror(&lists.count, &mut lists.slots, k);
-    coloring
-}
-
-/// The constants of a frictional visit.
-#[derive(Debug, Clone, Copy)]
-pub struct FrictionVisit {
-    pub inv_dt: f32,
-    pub beta: f32,
-    pub slop: f32,
-    pub mu: f32,
-    pub mu_wall: f32,
-}
-
-/// Frictional Gauss-Seidel update of one owned contact of grain `a`
-/// (DESIGN §1d); returns max(|dP_n| W, |dP_t| 3W).
-#[inline]
-pub fn update_friction(
-    c: &mut Contact,
-    a: usize,
-    inv_mass: &[f32],
-    radius: &[f32],
-    vel: &mut [[f32; 2]],
-    spin: &mut [f32],
-    how: &FrictionVisit,
-) -> f32 {
-    let (other, mu) = match c.body() {
-        Body::Grain(j) => (Some(j as usize), how.mu),
-        _ => (None, how.mu_wall),
-    };
-    let vb = other.map_or([0.0, 0.0], |j| vel[j]);
-    let rw_b = other.map_or(0.0, |j| radius[j] * spin[j]);
-    let u = dot(sub(vel[a], vb), c.normal);
-    let u_t = c.slip(vel[a], vb, radius[a] * spin[a], rw_b);
-    let target = c.target(u, how.inv_dt, how.beta, how.slop);
-    let w = c.inv_mass_sum;
-    let (pn, pt) = coulomb(c.impulse, c.impulse_t, target, u_t, w, 1.0, mu);
-    let (dn, dt) = (pn - c.impulse, pt - c.impulse_t);
-    (c.impulse, c.impulse_t) = (pn, pt);
-    let t = tangent(c.normal);
-    let d = [dn * c.normal[0] + dt * t[0], dn * c.normal[1] + dt * t[1]];
-    // A fixed grain is never written (on the GPU it may sit in several
-    // contacts of one colour).
-    let ia = inv_mass[a];
-    if ia != 0.0 {
-        vel[a] = [vel[a][0] + ia * d[0], vel[a][1] + ia * d[1]];
-        spin[a] += spin_kick(ia, radius[a], dt);
+impl Solver for Colored {
+    fn solve(&mut self, ctx: SolveCtx, stats: &mut StepStats) {
+        let coloring = if ctx.p.friction() {
+            solve::<true>(ctx, stats)
+        } else {
+            solve::<false>(ctx, stats)
+        };
+        stats.colors = coloring.colors;
     }
-    if let Some(j) = other {
-        // The other copy's normal and tangent are both negated, its P_t the same.
-        let ib = inv_mass[j];
-        if ib != 0.0 {
-            vel[j] = [vel[j][0] - ib * d[0], vel[j][1] - ib * d[1]];
-            spin[j] += spin_kick(ib, radius[j], dt);
-        }
-    }
-    super::jacobi::friction_correction(dn, dt, w, 1.0)
-}
 
-/// Stage `colored_solve_friction`: [`colored_solve`] with [`update_friction`]
-/// (bindings of `colored_solve`, then radius and spin).
-#[allow(clippy::too_many_arguments)]
-pub fn colored_solve_friction(
-    slots: &mut [Contact],
-    capacity: usize,
-    inv_mass: &[f32],
-    vel: &mut [[f32; 2]],
-    residual: &mut [f32],
-    bucket: &[u32],
-    how: &FrictionVisit,
-    radius: &[f32],
-    spin: &mut [f32],
-) {
-    for &idx in bucket {
-        let a = idx as usize / capacity.max(1);
-        let r = update_friction(&mut slots[idx as usize], a, inv_mass, radius, vel, spin, how);
-        residual[a] = residual[a].max(r);
-    }
-}
-
-/// Stage `colored_overflow_friction`: [`colored_overflow`] with [`update_friction`].
-#[allow(clippy::too_many_arguments)]
-pub fn colored_overflow_friction(
-    count: &[u32],
-    slots: &mut [Contact],
-    capacity: usize,
-    color: &[u32],
-    inv_mass: &[f32],
-    vel: &mut [[f32; 2]],
-    residual: &mut [f32],
-    how: &FrictionVisit,
-    radius: &[f32],
-    spin: &mut [f32],
-) {
-    for a in 0..count.len() {
-        for s in 0..(count[a] as usize).min(capacity) {
-            let idx = a * capacity + s;
-            let solves = owns(a as u32, slots[idx].other) || is_orphan(count, slots, capacity, a, idx);
-            if color[idx] == OVERFLOW && solves {
-                let r = update_friction(&mut slots[idx], a, inv_mass, radius, vel, spin, how);
-                residual[a] = residual[a].max(r);
-            }
-        }
+    fn boxed(&self) -> Box<dyn Solver> {
+        Box::new(*self)
     }
 }

@@ -19,7 +19,9 @@
 
 use crate::model::{Contact, dot, sub};
 
-use super::jacobi::{gathered, jacobi_contact, jacobi_gather, other_velocity, project};
+use super::jacobi::{
+    Free, Friction, Moving, Projection, gathered, jacobi_contact, jacobi_gather, other_velocity, project,
+};
 use rayon::prelude::*;
 
 /// Stage `predict_gap`: a copy of this step's contacts with the gap the
@@ -148,10 +150,25 @@ impl Correction {
         self.zero.resize(n, [0.0; 2]);
         self.shift.clear();
         self.shift.resize(n, [0.0; 2]);
-        let inv_dt = 1.0 / dt;
+        let how = Projection {
+            inv_dt: 1.0 / dt,
+            beta,
+            slop,
+            omega,
+        };
+        let zero = Free {
+            vel: &self.zero,
+            inv_mass,
+            spin: &[],
+            radius: &[],
+        };
         for _ in 0..iterations {
-            let r = jacobi_contact(count, &mut self.slots, capacity, &self.shift, inv_dt, beta, slop, omega);
-            jacobi_gather(count, &self.slots, capacity, &self.zero, inv_mass, &mut self.shift);
+            let r = jacobi_contact::<false>(count, &mut self.slots, capacity, &self.shift, &Friction::NONE, &how);
+            let out = Moving {
+                vel: &mut self.shift,
+                spin: &mut [],
+            };
+            jacobi_gather::<false>(count, &self.slots, capacity, &zero, out);
             if r == 0.0 {
                 break;
             }

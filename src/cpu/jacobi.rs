@@ -11,23 +11,26 @@
 //! passes are per-grain loops with no atomics; the gather recomputes v from
 //! the accumulated impulses, so rounding does not accumulate across iterations.
 //!
-//! With friction (DESIGN §1d, `StepParams::friction`) the `*_friction` twins
-//! (WGSL entry points `friction`) carry the tangential impulse and the spins:
+//! With friction (DESIGN §1d, `StepParams::friction`) each stage's
+//! `FRICTION = true` instance (the WGSL pipelines with `FRICTION` overridden
+//! to true) carries the tangential impulse and the spins:
 //! ```text
-//!   jacobi_contact::friction: u_t = (v_a - v_b) . t - (r_a w_a + r_b w_b)
+//!   jacobi_contact:           u_t = (v_a - v_b) . t - (r_a w_a + r_b w_b)
 //!                             (P_n', P_t') = coulomb(P_n, P_t, target, u_t, W, omega, mu)
-//!   jacobi_gather::friction:  v_a = v_free_a + im_a sum_c (P_n n + P_t t)
+//!   jacobi_gather:            v_a = v_free_a + im_a sum_c (P_n n + P_t t)
 //!                             w_a = w_free_a - 2 im_a / r_a sum_c P_t
 //! ```
 //! Both copies of a grain-grain contact see the same (u_n, u_t) and so keep
-//! the same (P_n, P_t); the frictionless passes stay as they were, so a run
-//! with mu = mu_wall = 0 is bit-identical to one before friction existed.
+//! the same (P_n, P_t). `FRICTION` is a constant: the frictionless instance
+//! carries no spin and does the frictionless arithmetic alone, so a run with
+//! mu = mu_wall = 0 is bit-identical to one before friction existed.
 
 use rayon::prelude::*;
 
 use super::PAR_MIN;
+use super::solver::{SolveCtx, Solver};
 use crate::model::contact::{coulomb, spin_kick, tangent};
-use crate::model::{Body, Contact, dot, sub};
+use crate::model::{Body, Contact, StepParams, StepStats, dot, sub};
 
 /// Velocity of the other body of a contact (walls are fixed).
 #[inline]
@@ -64,21 +67,73 @@ pub fn update_contacts(
         .reduce(|| 0.0, f32::max)
 }
 
-/// Stage `jacobi_contact`: new impulses for every contact; returns the largest
-/// unrelaxed velocity correction |P' - P| W / omega of the pass, m/s (dividing
-/// by omega keeps a small relaxation factor from passing for convergence).
-pub fn jacobi_contact(
+/// The constants of a projection pass: the target's 1/dt, beta and slop
+/// ([`Contact::target`]) and the relaxation omega.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Projection {
+    pub inv_dt: f32,
+    pub beta: f32,
+    pub slop: f32,
+    pub omega: f32,
+}
+
+impl Projection {
+    /// The step's: 1/dt, `overlap_relax`, `slop()` and `omega`.
+    pub fn of(p: &StepParams) -> Projection {
+        Projection {
+            inv_dt: 1.0 / p.dt,
+            beta: p.overlap_relax,
+            slop: p.slop(),
+            omega: p.omega,
+        }
+    }
+}
+
+/// The state a gather starts from: the free velocities, the inverse masses,
+/// and with friction the free spins (rad/s) and the radii (m). A
+/// frictionless gather reads neither of the last two (they may be empty).
+#[derive(Debug, Clone, Copy)]
+pub struct Free<'a> {
+    pub vel: &'a [[f32; 2]],
+    pub inv_mass: &'a [f32],
+    pub spin: &'a [f32],
+    pub radius: &'a [f32],
+}
+
+/// What a gather writes: the velocities and, with friction, the spins
+/// (untouched, and may be empty, without).
+#[derive(Debug)]
+pub struct Moving<'a> {
+    pub vel: &'a mut [[f32; 2]],
+    pub spin: &'a mut [f32],
+}
+
+/// Stage `jacobi_contact`: new impulses for every contact from one snapshot
+/// of the velocities `vel`; returns the largest unrelaxed velocity
+/// correction, m/s: |P' - P| W / omega (dividing by omega keeps a small
+/// relaxation factor from passing for convergence). With `FRICTION` (DESIGN
+/// §1d) new (P_n, P_t) from the velocities and the spins `f.spin`, by the
+/// local Coulomb update `coulomb` relaxed by omega, and the correction
+/// [`friction_correction`]; without, `f` is not read.
+pub fn jacobi_contact<const FRICTION: bool>(
     count: &[u32],
     slots: &mut [Contact],
     capacity: usize,
     vel: &[[f32; 2]],
-    inv_dt: f32,
-    beta: f32,
-    slop: f32,
-    omega: f32,
+    f: &Friction,
+    how: &Projection,
 ) -> f32 {
     update_contacts(count, slots, capacity, |i, c| {
-        project(i, c, vel, inv_dt, beta, slop, omega)
+        if !FRICTION {
+            return project(i, c, vel, how.inv_dt, how.beta, how.slop, how.omega);
+        }
+        let (u, u_t) = f.velocities(i, c, vel);
+        let target = c.target(u, how.inv_dt, how.beta, how.slop);
+        let w = c.inv_mass_sum;
+        let (pn, pt) = coulomb(c.impulse, c.impulse_t, target, u_t, w, how.omega, f.mu_of(c));
+        let correction = friction_correction(pn - c.impulse, pt - c.impulse_t, w, how.omega);
+        (c.impulse, c.impulse_t) = (pn, pt);
+        correction
     })
 }
 
@@ -98,28 +153,69 @@ pub fn project(i: usize, c: &mut Contact, vel: &[[f32; 2]], inv_dt: f32, beta: f
 /// of its contacts `list`.
 #[inline]
 pub fn gathered(list: &[Contact], v_free: [f32; 2], im: f32) -> [f32; 2] {
+    gathered_by(list, v_free, im, |_, c| c.impulse)
+}
+
+/// `v_free` + `im` sum_k P_k n_k over `list`, with P_k = `impulse(k, c)`
+/// for its k-th contact `c`.
+#[inline]
+pub fn gathered_by(list: &[Contact], v_free: [f32; 2], im: f32, impulse: impl Fn(usize, &Contact) -> f32) -> [f32; 2] {
     let mut acc = [0.0f32; 2];
-    for c in list {
-        acc[0] += c.impulse * c.normal[0];
-        acc[1] += c.impulse * c.normal[1];
+    for (k, c) in list.iter().enumerate() {
+        let p = impulse(k, c);
+        acc[0] += p * c.normal[0];
+        acc[1] += p * c.normal[1];
     }
     [v_free[0] + im * acc[0], v_free[1] + im * acc[1]]
 }
 
-/// Stage `jacobi_gather`: each grain's velocity from its free velocity and the
-/// impulses of its own contacts.
-pub fn jacobi_gather(
+/// Stage `jacobi_gather`: each grain's velocity from its free velocity and
+/// the impulses of its own contacts, v = v_free + im sum P n; with
+/// `FRICTION` also its spin, v = v_free + im sum (P_n n + P_t t),
+/// w = w_free + spin_kick(im, r, sum P_t).
+pub fn jacobi_gather<const FRICTION: bool>(
     count: &[u32],
     slots: &[Contact],
     capacity: usize,
-    vel_free: &[[f32; 2]],
-    inv_mass: &[f32],
-    vel: &mut [[f32; 2]],
+    free: &Free,
+    out: Moving,
 ) {
-    vel.par_iter_mut().with_min_len(PAR_MIN).enumerate().for_each(|(i, v)| {
-        let n = (count[i] as usize).min(capacity);
-        *v = gathered(&slots[i * capacity..i * capacity + n], vel_free[i], inv_mass[i]);
-    });
+    gather_with::<FRICTION>(count, slots, capacity, free, out, |_, c| (c.impulse, c.impulse_t));
+}
+
+/// The gather of [`jacobi_gather`] with the impulses (P_n, P_t) =
+/// `impulses(s, c)` of the contact `c` in slot `s` (P_t unread without
+/// `FRICTION`; APGD gathers its extrapolated impulses so).
+pub fn gather_with<const FRICTION: bool>(
+    count: &[u32],
+    slots: &[Contact],
+    capacity: usize,
+    free: &Free,
+    out: Moving,
+    impulses: impl Fn(usize, &Contact) -> (f32, f32) + Sync + Send,
+) {
+    let list = |i: usize| &slots[i * capacity..i * capacity + (count[i] as usize).min(capacity)];
+    if !FRICTION {
+        out.vel
+            .par_iter_mut()
+            .with_min_len(PAR_MIN)
+            .enumerate()
+            .for_each(|(i, v)| {
+                *v = gathered_by(list(i), free.vel[i], free.inv_mass[i], |k, c| {
+                    impulses(i * capacity + k, c).0
+                });
+            });
+        return;
+    }
+    out.vel
+        .par_iter_mut()
+        .zip(out.spin.par_iter_mut())
+        .with_min_len(PAR_MIN)
+        .enumerate()
+        .for_each(|(i, (v, w))| {
+            let (acc, acc_t) = friction_sums(list(i), |k, c| impulses(i * capacity + k, c));
+            (*v, *w) = apply_sums(free.vel[i], free.spin[i], free.inv_mass[i], free.radius[i], acc, acc_t);
+        });
 }
 
 /// What a frictional pass reads besides the velocities (DESIGN §1d): the
@@ -134,6 +230,14 @@ pub struct Friction<'a> {
 }
 
 impl Friction<'_> {
+    /// No friction: what a frictionless pass is handed (and does not read).
+    pub const NONE: Friction<'static> = Friction {
+        spin: &[],
+        radius: &[],
+        mu: 0.0,
+        mu_wall: 0.0,
+    };
+
     /// The friction coefficient of `c` (`StepParams::mu_of`).
     #[inline]
     pub fn mu_of(&self, c: &Contact) -> f32 {
@@ -171,59 +275,6 @@ pub fn friction_correction(dp_n: f32, dp_t: f32, inv_mass_sum: f32, relax: f32) 
     ((dp_n.abs() * inv_mass_sum) / relax).max(t)
 }
 
-/// Stage `jacobi_contact::friction` (DESIGN §1d): new (P_n, P_t) of every
-/// contact from one snapshot of velocities and spins (`f.spin`), with the
-/// local Coulomb update `coulomb` relaxed by omega; returns the largest
-/// [`friction_correction`], m/s.
-#[allow(clippy::too_many_arguments)]
-pub fn jacobi_contact_friction(
-    count: &[u32],
-    slots: &mut [Contact],
-    capacity: usize,
-    vel: &[[f32; 2]],
-    f: &Friction,
-    inv_dt: f32,
-    beta: f32,
-    slop: f32,
-    omega: f32,
-) -> f32 {
-    update_contacts(count, slots, capacity, |i, c| {
-        let (u, u_t) = f.velocities(i, c, vel);
-        let target = c.target(u, inv_dt, beta, slop);
-        let w = c.inv_mass_sum;
-        let (pn, pt) = coulomb(c.impulse, c.impulse_t, target, u_t, w, omega, f.mu_of(c));
-        let correction = friction_correction(pn - c.impulse, pt - c.impulse_t, w, omega);
-        (c.impulse, c.impulse_t) = (pn, pt);
-        correction
-    })
-}
-
-/// Stage `jacobi_gather::friction`: each grain's velocity and spin from its
-/// free ones and the impulses of its own contacts,
-/// v = v_free + im sum (P_n n + P_t t), w = w_free + sum spin_kick(im, r, P_t).
-#[allow(clippy::too_many_arguments)]
-pub fn jacobi_gather_friction(
-    count: &[u32],
-    slots: &[Contact],
-    capacity: usize,
-    vel_free: &[[f32; 2]],
-    spin_free: &[f32],
-    inv_mass: &[f32],
-    radius: &[f32],
-    vel: &mut [[f32; 2]],
-    spin: &mut [f32],
-) {
-    vel.par_iter_mut()
-        .zip(spin.par_iter_mut())
-        .with_min_len(PAR_MIN)
-        .enumerate()
-        .for_each(|(i, (v, w))| {
-            let n = (count[i] as usize).min(capacity);
-            let (acc, acc_t) = friction_sums(&slots[i * capacity..i * capacity + n], |_, c| (c.impulse, c.impulse_t));
-            (*v, *w) = apply_sums(vel_free[i], spin_free[i], inv_mass[i], radius[i], acc, acc_t);
-        });
-}
-
 /// Sum over `list` of P_n n + P_t t (N s) and of P_t (the spin kicks share
 /// one factor, so the sum is taken first), with (P_n, P_t) =
 /// `impulses(k, c)` for the k-th contact `c` of the list.
@@ -246,4 +297,55 @@ pub fn friction_sums(list: &[Contact], impulses: impl Fn(usize, &Contact) -> (f3
 #[inline]
 pub fn apply_sums(vf: [f32; 2], wf: f32, im: f32, r: f32, acc: [f32; 2], acc_t: f32) -> ([f32; 2], f32) {
     ([vf[0] + im * acc[0], vf[1] + im * acc[1]], wf + spin_kick(im, r, acc_t))
+}
+
+/// Projected Jacobi as a [`Solver`]: the gather of the warm-started
+/// impulses, then `jacobi_contact` + `jacobi_gather` per iteration.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Jacobi;
+
+impl Solver for Jacobi {
+    fn solve(&mut self, ctx: SolveCtx, stats: &mut StepStats) {
+        if ctx.p.friction() {
+            solve::<true>(ctx, stats)
+        } else {
+            solve::<false>(ctx, stats)
+        }
+    }
+
+    fn boxed(&self) -> Box<dyn Solver> {
+        Box::new(*self)
+    }
+}
+
+fn solve<const FRICTION: bool>(ctx: SolveCtx, stats: &mut StepStats) {
+    let SolveCtx {
+        lists,
+        free,
+        out: Moving { vel, spin },
+        p,
+        history,
+        ..
+    } = ctx;
+    let (k, how) = (lists.capacity, Projection::of(p));
+    let out = Moving {
+        vel: &mut *vel,
+        spin: &mut *spin,
+    };
+    jacobi_gather::<FRICTION>(&lists.count, &lists.slots, k, &free, out);
+    super::iterate(stats, p.itmax, p.threshold(), history, || {
+        let f = Friction {
+            spin: &*spin,
+            radius: free.radius,
+            mu: p.mu,
+            mu_wall: p.mu_wall,
+        };
+        let r = jacobi_contact::<FRICTION>(&lists.count, &mut lists.slots, k, vel, &f, &how);
+        let out = Moving {
+            vel: &mut *vel,
+            spin: &mut *spin,
+        };
+        jacobi_gather::<FRICTION>(&lists.count, &lists.slots, k, &free, out);
+        r
+    });
 }

@@ -24,6 +24,7 @@ pub mod nlgs;
 pub mod reduce;
 pub mod reorder;
 pub mod residual_max;
+pub mod solver;
 pub mod uzawa;
 pub mod warm_start;
 
@@ -32,7 +33,6 @@ use crate::model::Grid;
 use crate::model::plan::{self, Stage};
 use crate::model::{ContactLists, Grains, SolverKind, StepParams, StepStats, Walls, dot, nscd_plan};
 use grid::Bins;
-use nlgs::{Rule, Sweep};
 
 /// The iteration loop every NSCD solver shares: run `iteration` until its
 /// residual (largest velocity correction of the iteration, m/s) is under
@@ -73,9 +73,8 @@ pub struct CpuStepper {
     lists: ContactLists,
     /// The lists of the last completed step (with their final impulses).
     prev: ContactLists,
-    sweep: Sweep,
-    /// The NLGS solve's acting and idle contacts, kept between steps (`Sweep::solve`).
-    solve_scratch: nlgs::SolveScratch,
+    /// The solver of the last solve and its state (`solver::CPU_SOLVERS`).
+    solver: Option<(SolverKind, Box<dyn solver::Solver>)>,
     /// Acting contacts from which an NLGS sweep runs on two threads
     /// (`nlgs::PAR_SWEEP_MIN`; `usize::MAX`: always one).
     pub sweep_par_min: usize,
@@ -83,10 +82,6 @@ pub struct CpuStepper {
     /// The spins before the contacts act (rad/s; friction only: nothing
     /// else turns a grain, so they are last step's spins).
     spin_free: Vec<f32>,
-    /// APGD's previous impulses, one per slot (cpu::apgd).
-    apgd_prev: Vec<f32>,
-    /// APGD's previous tangential impulses (friction only).
-    apgd_prev_t: Vec<f32>,
     correction: correct::Correction,
     /// The tally of the last detection (`lists`).
     tally: detect::Tally,
@@ -108,13 +103,10 @@ impl CpuStepper {
             bins: Bins::default(),
             lists: ContactLists::new(0, capacity),
             prev: ContactLists::new(0, capacity),
-            sweep: Sweep::default(),
-            solve_scratch: nlgs::SolveScratch::default(),
+            solver: None,
             sweep_par_min: nlgs::PAR_SWEEP_MIN,
             vel_free: Vec::new(),
             spin_free: Vec::new(),
-            apgd_prev: Vec::new(),
-            apgd_prev_t: Vec::new(),
             correction: correct::Correction::default(),
             tally: detect::Tally::default(),
             colors: 0,
@@ -262,11 +254,9 @@ impl CpuStepper {
     }
 
     /// Step 3 of DESIGN §1a on the detected (and warm-started) lists: the
-    /// solver `p.solver` takes the free velocities `vel_free` (and
-    /// `spin_free` with friction) to `grains.vel` (and spins).
+    /// solver `p.solver` ([`solver::CPU_SOLVERS`]) takes the free velocities
+    /// `vel_free` (and `spin_free` with friction) to `grains.vel` (and spins).
     fn solve_lists(&mut self, grains: &mut Grains, p: &StepParams) -> Result<StepStats> {
-        let inv_dt = 1.0 / p.dt;
-        let threshold = p.tol * inv_dt;
         let tally = self.tally;
         let mut stats = StepStats {
             contacts: tally.contacts,
@@ -274,166 +264,34 @@ impl CpuStepper {
             max_overlap: tally.max_overlap,
             ..StepStats::default()
         };
-        let k = self.lists.capacity;
-        let history = self.residual_history.as_mut();
-        match p.solver {
-            SolverKind::Jacobi if p.friction() => {
-                let lists = &mut self.lists;
-                let (vf, wf, im, r) = (&self.vel_free, &self.spin_free, &grains.inv_mass, &grains.radius);
-                let (vel, spin) = (&mut grains.vel, &mut grains.ang_vel);
-                jacobi::jacobi_gather_friction(&lists.count, &lists.slots, k, vf, wf, im, r, vel, spin);
-                iterate(&mut stats, p.itmax, threshold, history, || {
-                    let f = jacobi::Friction {
-                        spin,
-                        radius: r,
-                        mu: p.mu,
-                        mu_wall: p.mu_wall,
-                    };
-                    let (beta, slop) = (p.overlap_relax, p.slop());
-                    let (c, s) = (&lists.count, &mut lists.slots);
-                    let res = jacobi::jacobi_contact_friction(c, s, k, vel, &f, inv_dt, beta, slop, p.omega);
-                    jacobi::jacobi_gather_friction(c, s, k, vf, wf, im, r, vel, spin);
-                    res
-                });
-            }
-            SolverKind::Jacobi => {
-                let lists = &mut self.lists;
-                let (vf, im) = (&self.vel_free, &grains.inv_mass);
-                jacobi::jacobi_gather(&lists.count, &lists.slots, k, vf, im, &mut grains.vel);
-                iterate(&mut stats, p.itmax, threshold, history, || {
-                    let (beta, slop) = (p.overlap_relax, p.slop());
-                    let r = jacobi::jacobi_contact(
-                        &lists.count,
-                        &mut lists.slots,
-                        k,
-                        &grains.vel,
-                        inv_dt,
-                        beta,
-                        slop,
-                        p.omega,
-                    );
-                    jacobi::jacobi_gather(&lists.count, &lists.slots, k, vf, im, &mut grains.vel);
-                    r
-                });
-            }
-            SolverKind::Nlgs | SolverKind::Seed => {
-                let rule = if p.solver == SolverKind::Nlgs {
-                    Rule::Accumulated
-                } else {
-                    Rule::Seed
-                };
-                self.sweep.build(&self.lists);
-                grains.vel.copy_from_slice(&self.vel_free);
-                let friction = p.friction() && rule == Rule::Accumulated;
-                if friction {
-                    grains.ang_vel.copy_from_slice(&self.spin_free);
-                }
-                let mut spin = friction.then(|| nlgs::Turn {
-                    radius: &grains.radius,
-                    w: &mut grains.ang_vel,
-                });
-                let turn = spin.as_mut().map(nlgs::Turn::reborrow);
-                self.sweep.apply(
-                    &self.lists.slots,
-                    &grains.inv_mass,
-                    &mut grains.vel,
-                    turn,
-                    self.sweep_par_min,
-                );
-                let how = nlgs::Visit {
-                    // Over-relaxation is for the frictionless rule only: with friction
-                    // it overshot into overlaps of 10.7-11.5 % of the mean radius
-                    // (2,000-grain discharge, mu 0.4, tol 2e-6; 0.43 % plain), even
-                    // with the tangential part left plain.
-                    sor: if rule == Rule::Accumulated && !friction {
-                        nlgs::SOR
-                    } else {
-                        1.0
-                    },
-                    inv_dt,
-                    beta: p.overlap_relax,
-                    slop: p.slop(),
-                    rule,
-                    mu: p.mu,
-                    mu_wall: p.mu_wall,
-                };
-                let (sweep, slots, im) = (&self.sweep, &mut self.lists.slots, &grains.inv_mass);
-                let reach = nlgs::ACT_REACH * p.alert;
-                let scratch = &mut self.solve_scratch;
-                let par_min = self.sweep_par_min;
-                let floor = p.gravity[0].hypot(p.gravity[1]) * p.dt;
-                sweep.solve(
-                    scratch,
-                    slots,
-                    im,
-                    &mut grains.vel,
-                    spin,
-                    &how,
-                    reach,
-                    threshold,
-                    &mut stats,
-                    p.itmax,
-                    par_min,
-                    floor,
-                    history,
-                );
-                self.sweep.mirror(&mut self.lists.slots);
-            }
-            SolverKind::Colored if p.friction() => {
-                let (lists, vf, im) = (&mut self.lists, &self.vel_free, &grains.inv_mass);
-                let spins = colored::Spins {
-                    spin_free: &self.spin_free,
-                    radius: &grains.radius,
-                    spin: &mut grains.ang_vel,
-                };
-                let h = history;
-                stats.colors = colored::solve_friction(lists, vf, im, &mut grains.vel, spins, p, &mut stats, h).colors;
-                self.colors = stats.colors;
-            }
-            SolverKind::Colored => {
-                let (lists, vf, im) = (&mut self.lists, &self.vel_free, &grains.inv_mass);
-                stats.colors = colored::solve(lists, vf, im, &mut grains.vel, p, &mut stats, history).colors;
-                self.colors = stats.colors;
-            }
-            SolverKind::Uzawa => {
-                let (lists, vf, im) = (&mut self.lists, &self.vel_free, &grains.inv_mass);
-                uzawa::solve(lists, vf, im, &mut grains.vel, p, &mut stats, history);
-            }
-            SolverKind::Apgd if p.friction() => {
-                let (lists, vf, im) = (&mut self.lists, &self.vel_free, &grains.inv_mass);
-                apgd::solve_friction(
-                    lists,
-                    &mut self.apgd_prev,
-                    &mut self.apgd_prev_t,
-                    vf,
-                    &self.spin_free,
-                    im,
-                    &grains.radius,
-                    &mut grains.vel,
-                    &mut grains.ang_vel,
-                    p,
-                    &mut stats,
-                    history,
-                );
-            }
-            SolverKind::Apgd => {
-                let (lists, vf, im) = (&mut self.lists, &self.vel_free, &grains.inv_mass);
-                apgd::solve(
-                    lists,
-                    &mut self.apgd_prev,
-                    vf,
-                    im,
-                    &mut grains.vel,
-                    p,
-                    &mut stats,
-                    history,
-                );
-            }
-            other => {
-                return Err(Error::NotImplemented {
-                    what: format!("solver `{}` on the CPU backend", other.name()),
-                });
-            }
+        if self.solver.as_ref().is_none_or(|(kind, _)| *kind != p.solver) {
+            let made = solver::make(p.solver).ok_or_else(|| Error::NotImplemented {
+                what: format!("solver `{}` on the CPU backend", p.solver.name()),
+            })?;
+            self.solver = Some((p.solver, made));
+        }
+        let Some((_, solver)) = self.solver.as_mut() else {
+            unreachable!("made above")
+        };
+        let ctx = solver::SolveCtx {
+            lists: &mut self.lists,
+            free: jacobi::Free {
+                vel: &self.vel_free,
+                inv_mass: &grains.inv_mass,
+                spin: &self.spin_free,
+                radius: &grains.radius,
+            },
+            out: jacobi::Moving {
+                vel: &mut grains.vel,
+                spin: &mut grains.ang_vel,
+            },
+            p,
+            history: self.residual_history.as_mut(),
+            par_min: self.sweep_par_min,
+        };
+        solver.solve(ctx, &mut stats);
+        if p.solver.facts().colors {
+            self.colors = stats.colors;
         }
         Ok(stats)
     }

@@ -28,8 +28,10 @@
 use rayon::prelude::*;
 
 use super::PAR_MIN;
-use super::jacobi::other_velocity;
+use super::jacobi::{Free, Moving, Projection, other_velocity};
+use super::solver::{SolveCtx, Solver};
 use crate::model::{Body, Contact, UZAWA_STEP, dot, sub};
+use crate::model::{ContactLists, StepParams, StepStats};
 
 /// rho_c / s = 1 / (im_a N_a + im_b N_b) of a contact of grain `i` (0 when both are fixed).
 #[inline]
@@ -47,24 +49,23 @@ pub fn step_of(c: &Contact, i: usize, count: &[u32], capacity: usize, inv_mass: 
 /// from one velocity snapshot; `residual[i]` is the largest |P' - P| / rho_c
 /// over grain i's contacts (= |u + d/dt| where the projection is inactive),
 /// m/s, 0 for a grain without contacts.
-#[allow(clippy::too_many_arguments)]
+/// `how` gives the target's (1/dt, beta, slop) (`Contact::target`; its
+/// omega is not read), `scale` the step fraction s.
 pub fn uzawa_contact(
-    count: &[u32],
-    slots: &mut [Contact],
-    capacity: usize,
+    lists: &mut ContactLists,
     vel: &[[f32; 2]],
     inv_mass: &[f32],
     residual: &mut [f32],
-    inv_dt: f32,
-    beta: f32,
-    slop: f32,
+    how: &Projection,
     scale: f32,
 ) {
+    let (count, capacity) = (&lists.count, lists.capacity);
     if capacity == 0 {
         residual.fill(0.0);
         return;
     }
-    slots
+    lists
+        .slots
         .par_chunks_mut(capacity)
         .zip(residual.par_iter_mut())
         .with_min_len(PAR_MIN)
@@ -73,80 +74,79 @@ pub fn uzawa_contact(
             let n = (count[i] as usize).min(capacity);
             *r = list[..n]
                 .iter_mut()
-                .map(|c| project(c, i, count, capacity, vel, inv_mass, [inv_dt, beta, slop], scale))
+                .map(|c| {
+                    let rho = scale * step_of(c, i, count, capacity, inv_mass);
+                    project(c, i, rho, vel, how)
+                })
                 .fold(0.0f32, f32::max);
         });
 }
 
-/// P' = max(0, P - rho t) of one contact of grain `i`; returns |P' - P| / rho.
-/// `target` is (1/dt, beta, slop) of `Contact::target`.
-#[allow(clippy::too_many_arguments)]
+/// P' = max(0, P - rho t) of one contact of grain `i` with step `rho`;
+/// returns |P' - P| / rho (0 when rho is 0).
 #[inline]
-fn project(
-    c: &mut Contact,
-    i: usize,
-    count: &[u32],
-    capacity: usize,
-    vel: &[[f32; 2]],
-    inv_mass: &[f32],
-    [inv_dt, beta, slop]: [f32; 3],
-    scale: f32,
-) -> f32 {
-    let rho = scale * step_of(c, i, count, capacity, inv_mass);
+fn project(c: &mut Contact, i: usize, rho: f32, vel: &[[f32; 2]], how: &Projection) -> f32 {
     if rho == 0.0 {
         return 0.0;
     }
     let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal);
-    let t = c.target(u, inv_dt, beta, slop);
+    let t = c.target(u, how.inv_dt, how.beta, how.slop);
     let p = (c.impulse - rho * t).max(0.0);
     let correction = (p - c.impulse).abs() / rho;
     c.impulse = p;
     correction
 }
 
-/// The Uzawa solver of one step on the CPU path.
+/// The Uzawa solver of one step on the CPU path (frictionless: `free.spin`
+/// and `free.radius` are not read).
 pub fn solve(
-    lists: &mut crate::model::ContactLists,
-    vel_free: &[[f32; 2]],
-    inv_mass: &[f32],
+    lists: &mut ContactLists,
+    free: &Free,
     vel: &mut [[f32; 2]],
-    p: &crate::model::StepParams,
-    stats: &mut crate::model::StepStats,
+    p: &StepParams,
+    stats: &mut StepStats,
     history: Option<&mut Vec<f32>>,
 ) {
-    solve_with(lists, vel_free, inv_mass, vel, p, stats, UZAWA_STEP, history);
+    solve_with(lists, free, vel, p, stats, UZAWA_STEP, history);
 }
 
 /// [`solve`] with step fraction `scale` (the study sweeps it).
 pub fn solve_with(
-    lists: &mut crate::model::ContactLists,
-    vel_free: &[[f32; 2]],
-    inv_mass: &[f32],
+    lists: &mut ContactLists,
+    free: &Free,
     vel: &mut [[f32; 2]],
-    p: &crate::model::StepParams,
-    stats: &mut crate::model::StepStats,
+    p: &StepParams,
+    stats: &mut StepStats,
     scale: f32,
     history: Option<&mut Vec<f32>>,
 ) {
     let k = lists.capacity;
-    let (inv_dt, threshold) = (1.0 / p.dt, p.threshold());
+    let (how, threshold) = (Projection::of(p), p.threshold());
+    let inv_mass = free.inv_mass;
+    let gather = |lists: &ContactLists, vel: &mut [[f32; 2]]| {
+        let out = Moving { vel, spin: &mut [] };
+        super::jacobi::jacobi_gather::<false>(&lists.count, &lists.slots, k, free, out);
+    };
     // Per-grain residuals, reduced like the GPU's uzawa_contact + residual_max.
     let mut residual = vec![0.0f32; vel.len()];
-    super::jacobi::jacobi_gather(&lists.count, &lists.slots, k, vel_free, inv_mass, vel);
+    gather(lists, vel);
     super::iterate(stats, p.itmax, threshold, history, || {
-        uzawa_contact(
-            &lists.count,
-            &mut lists.slots,
-            k,
-            vel,
-            inv_mass,
-            &mut residual,
-            inv_dt,
-            p.overlap_relax,
-            p.slop(),
-            scale,
-        );
-        super::jacobi::jacobi_gather(&lists.count, &lists.slots, k, vel_free, inv_mass, vel);
+        uzawa_contact(lists, vel, inv_mass, &mut residual, &how, scale);
+        gather(lists, vel);
         super::residual_max::residual_max(&residual, &[]).0
     });
+}
+
+/// Uzawa as a [`Solver`] (frictionless: the scene checks refuse friction).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Uzawa;
+
+impl Solver for Uzawa {
+    fn solve(&mut self, ctx: SolveCtx, stats: &mut StepStats) {
+        solve(ctx.lists, &ctx.free, ctx.out.vel, ctx.p, stats, ctx.history);
+    }
+
+    fn boxed(&self) -> Box<dyn Solver> {
+        Box::new(*self)
+    }
 }

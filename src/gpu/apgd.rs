@@ -3,9 +3,10 @@
 //! theta (P - Q)), `apgd_contact` (P' = max(0, y - omega t / W), Q' = P, per
 //! grain the largest |P' - y| W / omega) and `apgd_momentum` (one workgroup:
 //! restart test and the next theta into `state`). CPU twins: `cpu::apgd`.
-//! With friction (DESIGN §1d) `apgd_gather_friction` and
-//! `apgd_contact_friction` take the place of the first two, with the
-//! previous tangential impulses `prev_t` and the spins.
+//! With friction (DESIGN §1d) the pipelines of `apgd_gather` and
+//! `apgd_contact` with `FRICTION` set take the place of the first two, with
+//! the previous tangential impulses `prev_t` and the spins; both pipelines of
+//! an entry point take the same bindings.
 
 use super::buffers::storage_zeroed;
 use super::{GpuContext, Kernel, ShaderConfig, Stage};
@@ -79,77 +80,50 @@ pub struct ApgdBindings<'a> {
 impl Apgd {
     pub fn new(ctx: &GpuContext, cfg: &ShaderConfig) -> Self {
         Apgd {
-            gather: Kernel::new(ctx, cfg, Stage::Apgd, "apgd_gather"),
-            contact: Kernel::new(ctx, cfg, Stage::Apgd, "apgd_contact"),
+            gather: Kernel::with_friction(ctx, cfg, Stage::Apgd, "apgd_gather", false),
+            contact: Kernel::with_friction(ctx, cfg, Stage::Apgd, "apgd_contact", false),
             momentum: Kernel::new(ctx, cfg, Stage::Apgd, "apgd_momentum"),
-            gather_friction: Kernel::new(ctx, cfg, Stage::Apgd, "apgd_gather_friction"),
-            contact_friction: Kernel::new(ctx, cfg, Stage::Apgd, "apgd_contact_friction"),
+            gather_friction: Kernel::with_friction(ctx, cfg, Stage::Apgd, "apgd_gather", true),
+            contact_friction: Kernel::with_friction(ctx, cfg, Stage::Apgd, "apgd_contact", true),
         }
     }
 
     pub fn bind(&self, ctx: &GpuContext, b: &ApgdBindings) -> ApgdGroups {
         let (prev, state, prev_t) = (&b.bufs.prev, &b.bufs.state, &b.bufs.prev_t);
+        let gather = [
+            (0, b.params),
+            (1, b.count),
+            (2, b.slots),
+            (3, prev),
+            (4, b.vel_free),
+            (5, b.inv_mass),
+            (6, b.vel),
+            (8, state),
+            (9, prev_t),
+            (10, b.spin_free),
+            (11, b.radius),
+            (12, b.spin),
+        ];
+        let contact = [
+            (0, b.params),
+            (1, b.count),
+            (2, b.slots),
+            (3, prev),
+            (6, b.vel),
+            (7, b.residual),
+            (8, state),
+            (9, prev_t),
+            (11, b.radius),
+            (12, b.spin),
+        ];
         ApgdGroups {
-            gather: self.gather.bind_at(
-                ctx,
-                &[
-                    (0, b.params),
-                    (1, b.count),
-                    (2, b.slots),
-                    (3, prev),
-                    (4, b.vel_free),
-                    (5, b.inv_mass),
-                    (6, b.vel),
-                    (8, state),
-                ],
-            ),
-            contact: self.contact.bind_at(
-                ctx,
-                &[
-                    (0, b.params),
-                    (1, b.count),
-                    (2, b.slots),
-                    (3, prev),
-                    (6, b.vel),
-                    (7, b.residual),
-                    (8, state),
-                ],
-            ),
+            gather: self.gather.bind_at(ctx, &gather),
+            contact: self.contact.bind_at(ctx, &contact),
             momentum: self
                 .momentum
                 .bind_at(ctx, &[(0, b.params), (7, b.residual), (8, state)]),
-            gather_friction: self.gather_friction.bind_at(
-                ctx,
-                &[
-                    (0, b.params),
-                    (1, b.count),
-                    (2, b.slots),
-                    (3, prev),
-                    (4, b.vel_free),
-                    (5, b.inv_mass),
-                    (6, b.vel),
-                    (8, state),
-                    (9, prev_t),
-                    (10, b.spin_free),
-                    (11, b.radius),
-                    (12, b.spin),
-                ],
-            ),
-            contact_friction: self.contact_friction.bind_at(
-                ctx,
-                &[
-                    (0, b.params),
-                    (1, b.count),
-                    (2, b.slots),
-                    (3, prev),
-                    (6, b.vel),
-                    (7, b.residual),
-                    (8, state),
-                    (9, prev_t),
-                    (11, b.radius),
-                    (12, b.spin),
-                ],
-            ),
+            gather_friction: self.gather_friction.bind_at(ctx, &gather),
+            contact_friction: self.contact_friction.bind_at(ctx, &contact),
         }
     }
 

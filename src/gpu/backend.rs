@@ -59,7 +59,7 @@ use super::{
 use crate::error::{Error, Result};
 use crate::model::plan::{self, Stage as PlanStage};
 use crate::model::{Contact, ContactLists, Grains, Grid, Region, SolverKind, StepParams, StepStats, Totals, Walls};
-use crate::model::{MAX_COLORS, nscd_plan};
+use crate::model::{MAX_COLORS, SOLVERS, nscd_plan};
 
 /// Jacobi iterations between two convergence checks (host readbacks).
 pub const CHECK_EVERY: u32 = 10;
@@ -250,22 +250,30 @@ impl GpuBackend {
     /// state on its first step.
     fn begin(&mut self, p: &StepParams) -> Result<StepParams> {
         let p = p.resolved(true);
-        if p.friction() && !matches!(p.solver, SolverKind::Jacobi | SolverKind::Apgd | SolverKind::Colored) {
+        let facts = p.solver.facts();
+        let gpu = |carry: fn(&crate::model::SolverFacts) -> bool| {
+            let names: Vec<&str> = SOLVERS
+                .iter()
+                .filter(|f| f.nscd && f.gpu && carry(f))
+                .map(|f| f.name)
+                .collect();
+            names.join(", ")
+        };
+        if p.friction() && !(facts.friction && facts.gpu) {
             return Err(Error::NotImplemented {
                 what: format!(
-                    "solver `{}` with friction on the GPU backend (jacobi, colored and apgd carry it there)",
-                    p.solver.name()
+                    "solver `{}` with friction on the GPU backend ({} carry it there)",
+                    facts.name,
+                    gpu(|f| f.friction)
                 ),
             });
         }
-        if !matches!(
-            p.solver,
-            SolverKind::Jacobi | SolverKind::Colored | SolverKind::Uzawa | SolverKind::Apgd
-        ) {
+        if !(facts.nscd && facts.gpu) {
             return Err(Error::NotImplemented {
                 what: format!(
-                    "solver `{}` on the GPU backend (jacobi, colored, uzawa and apgd run there)",
-                    p.solver.name()
+                    "solver `{}` on the GPU backend ({} run there)",
+                    facts.name,
+                    gpu(|_| true)
                 ),
             });
         }
@@ -333,7 +341,7 @@ impl GpuBackend {
                 self.reorder_pending = false;
             }
         }
-        let colored = p.solver == SolverKind::Colored;
+        let colored = p.solver.facts().colors;
         for &stage in &plan[start..] {
             match stage {
                 PlanStage::WarmStart if !self.warm_valid => {}

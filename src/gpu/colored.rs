@@ -88,15 +88,15 @@ pub struct ColoredBindings<'a> {
 
 impl Colored {
     pub fn new(ctx: &GpuContext, cfg: &ShaderConfig) -> Self {
-        let kernel = |entry| Kernel::new(ctx, cfg, Stage::Colored, entry);
+        let kernel = |entry, friction| Kernel::with_friction(ctx, cfg, Stage::Colored, entry, friction);
         Colored {
-            bucket_count: kernel("colored_bucket_count"),
-            bucket_scatter: kernel("colored_bucket_scatter"),
-            solve: kernel("colored_solve"),
-            overflow: kernel("colored_overflow"),
-            mirror: kernel("colored_mirror"),
-            solve_friction: kernel("colored_solve_friction"),
-            overflow_friction: kernel("colored_overflow_friction"),
+            bucket_count: kernel("colored_bucket_count", false),
+            bucket_scatter: kernel("colored_bucket_scatter", false),
+            solve: kernel("colored_solve", false),
+            overflow: kernel("colored_overflow", false),
+            mirror: kernel("colored_mirror", false),
+            solve_friction: kernel("colored_solve", true),
+            overflow_friction: kernel("colored_overflow", true),
         }
     }
 
@@ -129,65 +129,26 @@ impl Colored {
 
     /// `colored_solve` for the colour in `pass_color` (see [`pass_colors`]).
     pub fn bind_solve(&self, ctx: &GpuContext, b: &ColoredBindings, pass_color: &wgpu::Buffer) -> wgpu::BindGroup {
-        self.solve.bind_at(
-            ctx,
-            &[
-                (PARAMS, b.params),
-                (SLOTS, b.slots),
-                (INV_MASS, b.inv_mass),
-                (VEL, b.vel),
-                (RESIDUAL, b.residual),
-                (PASS_COLOR, pass_color),
-                (BUCKET, &b.buckets.bucket),
-            ],
-        )
+        self.solve.bind_at(ctx, &solve_entries(b, pass_color))
     }
 
     pub fn bind_overflow(&self, ctx: &GpuContext, b: &ColoredBindings) -> wgpu::BindGroup {
-        self.overflow.bind(
-            ctx,
-            &[b.params, b.count, b.slots, b.color, b.inv_mass, b.vel, b.residual],
-        )
+        self.overflow.bind_at(ctx, &overflow_entries(b))
     }
 
-    /// `colored_solve_friction` for the colour in `pass_color`.
+    /// `colored_solve` with `FRICTION` for the colour in `pass_color`.
     pub fn bind_solve_friction(
         &self,
         ctx: &GpuContext,
         b: &ColoredBindings,
         pass_color: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
-        self.solve_friction.bind_at(
-            ctx,
-            &[
-                (PARAMS, b.params),
-                (SLOTS, b.slots),
-                (INV_MASS, b.inv_mass),
-                (VEL, b.vel),
-                (RESIDUAL, b.residual),
-                (PASS_COLOR, pass_color),
-                (BUCKET, &b.buckets.bucket),
-                (RADIUS, b.radius),
-                (SPIN, b.spin),
-            ],
-        )
+        self.solve_friction.bind_at(ctx, &solve_entries(b, pass_color))
     }
 
+    /// `colored_overflow` with `FRICTION`.
     pub fn bind_overflow_friction(&self, ctx: &GpuContext, b: &ColoredBindings) -> wgpu::BindGroup {
-        self.overflow_friction.bind_at(
-            ctx,
-            &[
-                (PARAMS, b.params),
-                (COUNT, b.count),
-                (SLOTS, b.slots),
-                (COLOR, b.color),
-                (INV_MASS, b.inv_mass),
-                (VEL, b.vel),
-                (RESIDUAL, b.residual),
-                (RADIUS, b.radius),
-                (SPIN, b.spin),
-            ],
-        )
+        self.overflow_friction.bind_at(ctx, &overflow_entries(b))
     }
 
     /// `colored_mirror` bindings: params, count, slots.
@@ -217,17 +178,48 @@ impl Colored {
     pub fn dispatch_overflow(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup) {
         self.overflow.dispatch(pass, group, 1);
     }
-    /// One frictional colour: `size` invocations.
+    /// One colour with `FRICTION`: `size` invocations.
     pub fn dispatch_solve_friction(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, size: u32) {
         self.solve_friction.dispatch(pass, group, size);
     }
-    /// The frictional overflow colour: one invocation walks every grain.
+    /// The overflow colour with `FRICTION`: one invocation walks every grain.
     pub fn dispatch_overflow_friction(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup) {
         self.overflow_friction.dispatch(pass, group, 1);
     }
     pub fn dispatch_mirror(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {
         self.mirror.dispatch(pass, group, n_grains);
     }
+}
+
+/// The bindings of `colored_solve` (both pipelines: those read under
+/// `FRICTION` are in the layout of each).
+fn solve_entries<'a>(b: &ColoredBindings<'a>, pass_color: &'a wgpu::Buffer) -> [(u32, &'a wgpu::Buffer); 9] {
+    [
+        (PARAMS, b.params),
+        (SLOTS, b.slots),
+        (INV_MASS, b.inv_mass),
+        (VEL, b.vel),
+        (RESIDUAL, b.residual),
+        (PASS_COLOR, pass_color),
+        (BUCKET, &b.buckets.bucket),
+        (RADIUS, b.radius),
+        (SPIN, b.spin),
+    ]
+}
+
+/// The bindings of `colored_overflow` (both pipelines).
+fn overflow_entries<'a>(b: &ColoredBindings<'a>) -> [(u32, &'a wgpu::Buffer); 9] {
+    [
+        (PARAMS, b.params),
+        (COUNT, b.count),
+        (SLOTS, b.slots),
+        (COLOR, b.color),
+        (INV_MASS, b.inv_mass),
+        (VEL, b.vel),
+        (RESIDUAL, b.residual),
+        (RADIUS, b.radius),
+        (SPIN, b.spin),
+    ]
 }
 
 /// One uniform per colour 0..MAX_COLORS (x = k, y = start, z = size; the

@@ -99,55 +99,74 @@ pub enum Stage {
     Cohesion,
 }
 
+/// One stage's row of [`STAGES`]: its name (the shader file's and the CPU
+/// twin's), its WGSL and the shared WGSL it needs besides shaders/shared.wgsl.
+struct StageRow {
+    stage: Stage,
+    name: &'static str,
+    wgsl: &'static str,
+    extra_shared: &'static str,
+}
+
+const fn row(stage: Stage, name: &'static str, wgsl: &'static str, extra_shared: &'static str) -> StageRow {
+    StageRow {
+        stage,
+        name,
+        wgsl,
+        extra_shared,
+    }
+}
+
+/// Every stage, in declaration order: a new stage is its variant and one row.
+#[rustfmt::skip]
+const STAGES: [StageRow; STAGE_COUNT] = [
+    row(Stage::FreeVelocity, "free_velocity", include_str!("../../shaders/free_velocity.wgsl"), ""),
+    row(Stage::BinCount, "bin_count", include_str!("../../shaders/bin_count.wgsl"), ""),
+    row(Stage::PrefixSum, "prefix_sum", include_str!("../../shaders/prefix_sum.wgsl"), ""),
+    row(Stage::BinScatter, "bin_scatter", include_str!("../../shaders/bin_scatter.wgsl"), ""),
+    row(Stage::BinSort, "bin_sort", include_str!("../../shaders/bin_sort.wgsl"), ""),
+    row(Stage::Reorder, "reorder", include_str!("../../shaders/reorder.wgsl"), ""),
+    row(Stage::Detect, "detect", include_str!("../../shaders/detect.wgsl"), ""),
+    row(Stage::WarmStart, "warm_start", include_str!("../../shaders/warm_start.wgsl"), ""),
+    row(Stage::JacobiContact, "jacobi_contact", include_str!("../../shaders/jacobi_contact.wgsl"), ""),
+    row(Stage::JacobiGather, "jacobi_gather", include_str!("../../shaders/jacobi_gather.wgsl"), ""),
+    row(Stage::ResidualMax, "residual_max", include_str!("../../shaders/residual_max.wgsl"), ""),
+    row(Stage::Integrate, "integrate", include_str!("../../shaders/integrate.wgsl"), ""),
+    row(Stage::PredictGap, "predict_gap", include_str!("../../shaders/predict_gap.wgsl"), ""),
+    row(Stage::Reduce, "reduce", include_str!("../../shaders/reduce.wgsl"), ""),
+    row(Stage::Coloring, "coloring", include_str!("../../shaders/coloring.wgsl"), ""),
+    row(Stage::Colored, "colored", include_str!("../../shaders/colored.wgsl"), ""),
+    row(Stage::Uzawa, "uzawa", include_str!("../../shaders/uzawa.wgsl"), ""),
+    row(Stage::Apgd, "apgd", include_str!("../../shaders/apgd.wgsl"), ""),
+    row(Stage::DemForce, "dem_force", include_str!("../../shaders/dem_force.wgsl"), dem::DEM_SHARED_WGSL),
+    row(Stage::DemIntegrate, "dem_integrate", include_str!("../../shaders/dem_integrate.wgsl"), dem::DEM_SHARED_WGSL),
+    row(Stage::Cohesion, "cohesion", include_str!("../../shaders/cohesion.wgsl"), ""),
+];
+
+const STAGE_COUNT: usize = 21;
+
+/// Each row sits at its stage's index, so a lookup is `STAGES[stage as usize]`.
+const _: () = {
+    let mut i = 0;
+    while i < STAGE_COUNT {
+        assert!(STAGES[i].stage as usize == i);
+        i += 1;
+    }
+};
+
 impl Stage {
-    pub const ALL: [Stage; 21] = [
-        Stage::FreeVelocity,
-        Stage::BinCount,
-        Stage::PrefixSum,
-        Stage::BinScatter,
-        Stage::BinSort,
-        Stage::Reorder,
-        Stage::Detect,
-        Stage::WarmStart,
-        Stage::JacobiContact,
-        Stage::JacobiGather,
-        Stage::ResidualMax,
-        Stage::Integrate,
-        Stage::PredictGap,
-        Stage::Reduce,
-        Stage::Coloring,
-        Stage::Colored,
-        Stage::Uzawa,
-        Stage::Apgd,
-        Stage::DemForce,
-        Stage::DemIntegrate,
-        Stage::Cohesion,
-    ];
+    pub const ALL: [Stage; STAGE_COUNT] = {
+        let mut all = [Stage::FreeVelocity; STAGE_COUNT];
+        let mut i = 0;
+        while i < STAGE_COUNT {
+            all[i] = STAGES[i].stage;
+            i += 1;
+        }
+        all
+    };
 
     pub fn name(self) -> &'static str {
-        match self {
-            Stage::FreeVelocity => "free_velocity",
-            Stage::BinCount => "bin_count",
-            Stage::PrefixSum => "prefix_sum",
-            Stage::BinScatter => "bin_scatter",
-            Stage::BinSort => "bin_sort",
-            Stage::Reorder => "reorder",
-            Stage::Detect => "detect",
-            Stage::WarmStart => "warm_start",
-            Stage::JacobiContact => "jacobi_contact",
-            Stage::JacobiGather => "jacobi_gather",
-            Stage::ResidualMax => "residual_max",
-            Stage::Integrate => "integrate",
-            Stage::PredictGap => "predict_gap",
-            Stage::Reduce => "reduce",
-            Stage::Coloring => "coloring",
-            Stage::Colored => "colored",
-            Stage::Uzawa => "uzawa",
-            Stage::Apgd => "apgd",
-            Stage::DemForce => "dem_force",
-            Stage::DemIntegrate => "dem_integrate",
-            Stage::Cohesion => "cohesion",
-        }
+        STAGES[self as usize].name
     }
 
     /// `"hourglass.<stage>"`, the label of everything the stage creates.
@@ -157,37 +176,17 @@ impl Stage {
 
     /// The stage's own WGSL (without prelude and shared structs).
     pub fn wgsl(self) -> &'static str {
-        match self {
-            Stage::FreeVelocity => include_str!("../../shaders/free_velocity.wgsl"),
-            Stage::BinCount => include_str!("../../shaders/bin_count.wgsl"),
-            Stage::PrefixSum => include_str!("../../shaders/prefix_sum.wgsl"),
-            Stage::BinScatter => include_str!("../../shaders/bin_scatter.wgsl"),
-            Stage::BinSort => include_str!("../../shaders/bin_sort.wgsl"),
-            Stage::Reorder => include_str!("../../shaders/reorder.wgsl"),
-            Stage::Detect => include_str!("../../shaders/detect.wgsl"),
-            Stage::WarmStart => include_str!("../../shaders/warm_start.wgsl"),
-            Stage::JacobiContact => include_str!("../../shaders/jacobi_contact.wgsl"),
-            Stage::JacobiGather => include_str!("../../shaders/jacobi_gather.wgsl"),
-            Stage::ResidualMax => include_str!("../../shaders/residual_max.wgsl"),
-            Stage::Integrate => include_str!("../../shaders/integrate.wgsl"),
-            Stage::PredictGap => include_str!("../../shaders/predict_gap.wgsl"),
-            Stage::Reduce => include_str!("../../shaders/reduce.wgsl"),
-            Stage::Coloring => include_str!("../../shaders/coloring.wgsl"),
-            Stage::Colored => include_str!("../../shaders/colored.wgsl"),
-            Stage::Uzawa => include_str!("../../shaders/uzawa.wgsl"),
-            Stage::Apgd => include_str!("../../shaders/apgd.wgsl"),
-            Stage::DemForce => include_str!("../../shaders/dem_force.wgsl"),
-            Stage::DemIntegrate => include_str!("../../shaders/dem_integrate.wgsl"),
-            Stage::Cohesion => include_str!("../../shaders/cohesion.wgsl"),
-        }
+        STAGES[self as usize].wgsl
     }
 
     /// Shared WGSL a stage needs besides shaders/shared.wgsl.
+    /// The DEM force's also holds every contact law's WGSL and their
+    /// dispatch (`model::law::wgsl`).
     fn extra_shared(self) -> String {
+        let row = STAGES[self as usize].extra_shared;
         match self {
-            Stage::DemForce => format!("{}\n{}", dem::DEM_SHARED_WGSL, crate::model::law::wgsl()),
-            Stage::DemIntegrate => dem::DEM_SHARED_WGSL.to_string(),
-            _ => String::new(),
+            Stage::DemForce => format!("{row}\n{}", crate::model::law::wgsl()),
+            _ => row.to_string(),
         }
     }
 }
@@ -330,6 +329,10 @@ pub struct ReducePartial {
     pub max_speed: f32,
 }
 
+/// The name of the solver stages' pipeline-overridable constant that
+/// chooses friction (`override FRICTION: bool = false;`, DESIGN §1d).
+pub const FRICTION_CONSTANT: &str = "FRICTION";
+
 /// A compute pipeline (built once) and its automatic bind group layout.
 pub struct Kernel {
     pub stage: Stage,
@@ -341,6 +344,28 @@ pub struct Kernel {
 impl Kernel {
     /// Compile entry point `entry` of `stage`'s shader.
     pub fn new(ctx: &GpuContext, cfg: &ShaderConfig, stage: Stage, entry: &str) -> Kernel {
+        Kernel::with_constants(ctx, cfg, stage, entry, &[])
+    }
+
+    /// Compile entry point `entry` of `stage`'s shader with its
+    /// `override FRICTION: bool` set to `friction` (the solver stages: one
+    /// entry point, a frictionless and a frictional pipeline). The automatic
+    /// layout holds every binding the entry point names, those read under
+    /// `FRICTION` included, so both pipelines take the same bindings.
+    pub fn with_friction(ctx: &GpuContext, cfg: &ShaderConfig, stage: Stage, entry: &str, friction: bool) -> Kernel {
+        let value = if friction { 1.0 } else { 0.0 };
+        Kernel::with_constants(ctx, cfg, stage, entry, &[(FRICTION_CONSTANT, value)])
+    }
+
+    /// Compile entry point `entry` of `stage`'s shader with the
+    /// pipeline-overridable constants `constants` (name, value).
+    pub fn with_constants(
+        ctx: &GpuContext,
+        cfg: &ShaderConfig,
+        stage: Stage,
+        entry: &str,
+        constants: &[(&str, f64)],
+    ) -> Kernel {
         let label = stage.label();
         let module = ctx.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(&label),
@@ -351,7 +376,10 @@ impl Kernel {
             layout: None,
             module: &module,
             entry_point: Some(entry),
-            compilation_options: Default::default(),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants,
+                ..Default::default()
+            },
             cache: None,
         });
         let layout = pipeline.get_bind_group_layout(0);

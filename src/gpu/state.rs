@@ -158,6 +158,33 @@ impl Groups {
     pub fn new(core: &Pipeline, k: &Kernels, own: &Buffers) -> Groups {
         let (ctx, b) = (&core.ctx, &core.bufs);
         let g = &b.grains;
+        let (spin, spin_free, radius) = (&own.spins.spin, &own.spins.spin_free, &g[RADIUS]);
+        // Both pipelines of a solver stage (frictionless, frictional) take the same bindings.
+        let contact = |p: usize| {
+            [
+                &b.params,
+                &b.count[p],
+                &b.slots[p],
+                &g[VEL],
+                &own.residual,
+                spin,
+                radius,
+            ]
+        };
+        let gather = |p: usize| {
+            let (im, vf) = (&g[INV_MASS], &own.vel_free);
+            [
+                &b.params,
+                &b.count[p],
+                &b.slots[p],
+                vf,
+                im,
+                &g[VEL],
+                spin_free,
+                radius,
+                spin,
+            ]
+        };
         Groups {
             free_velocity: k
                 .free_velocity
@@ -179,46 +206,13 @@ impl Groups {
                 k.warm_start
                     .bind_bounce(ctx, &b.params, &b.count[p], &b.slots[p], &g[VEL])
             }),
-            jacobi_contact: [0, 1].map(|p| {
-                k.jacobi_contact
-                    .bind(ctx, &b.params, &b.count[p], &b.slots[p], &g[VEL], &own.residual)
-            }),
-            jacobi_gather: [0, 1].map(|p| {
-                k.jacobi_gather.bind(
-                    ctx,
-                    &b.params,
-                    &b.count[p],
-                    &b.slots[p],
-                    &own.vel_free,
-                    &g[INV_MASS],
-                    &g[VEL],
-                )
-            }),
+            jacobi_contact: [0, 1].map(|p| k.jacobi_contact.bind(ctx, &contact(p))),
+            jacobi_gather: [0, 1].map(|p| k.jacobi_gather.bind(ctx, &gather(p))),
             reorder_spins: (own.spins.arrays().iter().zip(&own.spins.tmp))
                 .map(|(a, t)| k.reorder.bind(ctx, false, &b.params, &b.sorted, a, t))
                 .collect(),
-            jacobi_contact_friction: [0, 1].map(|p| {
-                let (sp, r) = (&own.spins.spin, &g[RADIUS]);
-                k.jacobi_contact
-                    .bind_friction(ctx, &b.params, &b.count[p], &b.slots[p], &g[VEL], &own.residual, sp, r)
-            }),
-            jacobi_gather_friction: [0, 1].map(|p| {
-                let s = &own.spins;
-                k.jacobi_gather.bind_friction(
-                    ctx,
-                    &[
-                        &b.params,
-                        &b.count[p],
-                        &b.slots[p],
-                        &own.vel_free,
-                        &g[INV_MASS],
-                        &g[VEL],
-                        &s.spin_free,
-                        &g[RADIUS],
-                        &s.spin,
-                    ],
-                )
-            }),
+            jacobi_contact_friction: [0, 1].map(|p| k.jacobi_contact.bind_friction(ctx, &contact(p))),
+            jacobi_gather_friction: [0, 1].map(|p| k.jacobi_gather.bind_friction(ctx, &gather(p))),
             integrate_angle: k
                 .integrate
                 .bind_angle(ctx, &b.params, &own.spins.angle, &own.spins.spin),
@@ -230,18 +224,27 @@ impl Groups {
             }),
             correct_contact: [0, 1].map(|p| {
                 let q = &own.correct_params;
-                k.jacobi_contact
-                    .bind(ctx, q, &b.count[p], &b.slots[1 - p], &own.shift, &own.residual)
+                k.jacobi_contact.bind(
+                    ctx,
+                    &[q, &b.count[p], &b.slots[1 - p], &own.shift, &own.residual, spin, radius],
+                )
             }),
             correct_gather: [0, 1].map(|p| {
+                let (q, lists) = (&own.correct_params, (&b.count[p], &b.slots[1 - p]));
+                let zero = &own.zero;
                 k.jacobi_gather.bind(
                     ctx,
-                    &own.correct_params,
-                    &b.count[p],
-                    &b.slots[1 - p],
-                    &own.zero,
-                    &g[INV_MASS],
-                    &own.shift,
+                    &[
+                        q,
+                        lists.0,
+                        lists.1,
+                        zero,
+                        &g[INV_MASS],
+                        &own.shift,
+                        spin_free,
+                        radius,
+                        spin,
+                    ],
                 )
             }),
             shift: k.integrate.bind(ctx, &b.params, &g[POS], &own.shift),

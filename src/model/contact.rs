@@ -134,10 +134,18 @@ impl Contact {
     /// bounce instead: u+ = -e u- (DESIGN §1e).
     #[inline]
     pub fn target(&self, u: f32, inv_dt: f32, beta: f32, slop: f32) -> f32 {
+        u + self.target_offset(inv_dt, beta, slop)
+    }
+
+    /// The part of [`Contact::target`] that does not depend on u: the
+    /// target is u + this, exactly (u - bounce = u + (-bounce) in IEEE
+    /// arithmetic), for a sweep that forms it once per step.
+    #[inline]
+    pub fn target_offset(&self, inv_dt: f32, beta: f32, slop: f32) -> f32 {
         if self.bounce > 0.0 {
-            return u - self.bounce;
+            return -self.bounce;
         }
-        u + (self.gap.max(0.0) + beta * (self.gap + slop).min(0.0)) * inv_dt
+        (self.gap.max(0.0) + beta * (self.gap + slop).min(0.0)) * inv_dt
     }
 
     /// The tangential slip velocity at the contact point, seen from this

@@ -14,6 +14,7 @@ pub mod law;
 pub mod noise;
 pub mod params;
 pub mod plan;
+pub mod solver;
 pub mod totals;
 pub mod walls;
 
@@ -24,6 +25,7 @@ pub use grains::Grains;
 pub use grid::Grid;
 pub use law::{DemLaw, law};
 pub use noise::Forcing;
+pub use solver::{NSCD_SOLVERS, SOLVERS, SolverFacts};
 pub use params::{
     APGD_START, DemParams, ImpulseParams, Integrator, NormalLaw, Phase, SolverKind, StepParams, StepStats, UZAWA_STEP,
     UZAWA_THRESHOLD,

@@ -35,20 +35,9 @@ pub enum SolverKind {
 }
 
 impl SolverKind {
+    /// The name of `[solver] kind` and `--solver` ([`super::solver::SOLVERS`]).
     pub fn name(self) -> &'static str {
-        match self {
-            SolverKind::Auto => "auto",
-            SolverKind::Jacobi => "jacobi",
-            SolverKind::Nlgs => "nlgs",
-            SolverKind::Colored => "colored",
-            SolverKind::Seed => "seed",
-            SolverKind::Uzawa => "uzawa",
-            SolverKind::Apgd => "apgd",
-            SolverKind::Dem => "dem",
-            SolverKind::Impulse => "impulse",
-            SolverKind::Spring => "spring",
-            SolverKind::Crowd => "crowd",
-        }
+        self.facts().name
     }
 
     /// The push-out fraction per step when the scene does not set
@@ -67,10 +56,7 @@ impl SolverKind {
     /// scenes/wet_pile.toml stood at 21.6 degrees with 0.8 against 31.9 with
     /// 0.2 (the dry one at 18.2 and 17.9).
     pub fn overlap_relax(self, cohesion: bool) -> f64 {
-        match self {
-            SolverKind::Nlgs if !cohesion => 0.8,
-            _ => 0.2,
-        }
+        if cohesion { 0.2 } else { self.facts().overlap_relax }
     }
 
     /// The solver that actually runs on the CPU (`gpu` false) or GPU backend:
@@ -354,15 +340,6 @@ impl StepParams {
         }
     }
 
-    /// The convergence test of the step's solve: the largest correction
-    /// (m/s) must fall below this. tol/dt, a quarter of it for Uzawa
-    /// ([`UZAWA_THRESHOLD`]), 0.4 of it for APGD: its correction
-    /// is measured at the extrapolated point, and a 10-grain column at tol
-    /// 2e-6 m still moved at 1.6e-2 m/s after 3 s with the full threshold and
-    /// at 5.6e-4 m/s with half; with 0.4 it rests (1.8e-5 m/s,
-    /// tests/rest.rs). A quarter or a third rest too, but then the cold first
-    /// step of tests/gpu_step.rs at tol 1e-6 stalls at 2.6e-4 - 3.4e-4 m/s,
-    /// just above them, until itmax.
     /// The tolerance a step's solve converges to when the fastest grain
     /// moves at `speed` (m/s) at the start of the step: `tol`, or less when
     /// the grains are slow, min(tol, max(REST_SHARE speed, REST_FLOOR) dt).
@@ -390,13 +367,18 @@ impl StepParams {
         ((REST_SHARE * speed).max(REST_FLOOR) * self.dt).min(self.tol)
     }
 
+    /// The convergence test of the step's solve: the largest correction
+    /// (m/s) must fall below this: the solver's share of tol/dt
+    /// ([`super::solver::threshold`], the rule of both backends): a quarter for Uzawa
+    /// ([`UZAWA_THRESHOLD`]), 0.4 of it for APGD: its correction
+    /// is measured at the extrapolated point, and a 10-grain column at tol
+    /// 2e-6 m still moved at 1.6e-2 m/s after 3 s with the full threshold and
+    /// at 5.6e-4 m/s with half; with 0.4 it rests (1.8e-5 m/s,
+    /// tests/rest.rs). A quarter or a third rest too, but then the cold first
+    /// step of tests/gpu_step.rs at tol 1e-6 stalls at 2.6e-4 - 3.4e-4 m/s,
+    /// just above them, until itmax.
     pub fn threshold(&self) -> f32 {
-        let share = match self.solver {
-            SolverKind::Apgd => APGD_THRESHOLD,
-            SolverKind::Uzawa => UZAWA_THRESHOLD,
-            _ => 1.0,
-        };
-        share * self.tol / self.dt
+        super::solver::threshold(self.solver, self.tol, self.dt)
     }
 }
 

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use crate::backend::{self, Backend, BackendKind, CpuBackend, Start};
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
-use crate::model::{DemParams, Grains, Grid, ImpulseParams, Region, SolverKind, StepParams, Walls};
+use crate::model::{DemParams, Grains, Grid, ImpulseParams, NSCD_SOLVERS, Region, SolverKind, StepParams, Walls};
 use crate::scene::{Scene, Setup, build};
 
 /// The packed states `--states` can name.
@@ -336,39 +336,26 @@ impl Variant {
             None => self.solver.name().to_string(),
         }
     }
-    /// The GPU backend runs jacobi, colored, uzawa and apgd (of the study's solvers).
+    /// The GPU backend runs it (`SolverFacts::gpu`).
     pub fn on_gpu(&self) -> bool {
-        backend::runs_on_gpu(self.solver)
+        self.solver.facts().gpu
     }
 }
 
-/// Every NSCD solver, in table order.
-pub const STUDY_SOLVERS: [SolverKind; 6] = [
-    SolverKind::Nlgs,
-    SolverKind::Jacobi,
-    SolverKind::Colored,
-    SolverKind::Seed,
-    SolverKind::Uzawa,
-    SolverKind::Apgd,
-];
+/// Every NSCD solver, in table order (`model::solver::SOLVERS`).
+pub const STUDY_SOLVERS: [SolverKind; NSCD_SOLVERS.len()] = NSCD_SOLVERS;
 
-/// The study's solvers in table order: NLGS, Jacobi at each `omegas`, coloured NLGS, seed, Uzawa, APGD.
+/// The study's solvers in table order, Jacobi once per `omegas`: NLGS,
+/// Jacobi at each omega, coloured NLGS, seed, Uzawa, APGD.
 pub fn variants(omegas: &[f32]) -> Vec<Variant> {
-    let plain = |solver| Variant { solver, omega: None };
-    let mut v = vec![plain(SolverKind::Nlgs)];
-    v.extend(omegas.iter().map(|&w| Variant {
-        solver: SolverKind::Jacobi,
-        omega: Some(w),
-    }));
-    v.extend(
-        [
-            SolverKind::Colored,
-            SolverKind::Seed,
-            SolverKind::Uzawa,
-            SolverKind::Apgd,
-        ]
-        .map(plain),
-    );
+    let mut v = Vec::new();
+    for solver in NSCD_SOLVERS {
+        if solver == SolverKind::Jacobi {
+            v.extend(omegas.iter().map(|&w| Variant { solver, omega: Some(w) }));
+        } else {
+            v.push(Variant { solver, omega: None });
+        }
+    }
     v
 }
 

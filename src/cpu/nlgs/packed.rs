@@ -2,7 +2,7 @@
 //! packed in sweep order, visited in order, written back into the slots.
 
 use super::{Rule, Split, Sweep, Visit};
-use crate::model::contact::{TANGENT_MASS_RATIO, coulomb, slip, spin_kick, tangent};
+use crate::model::contact::{coulomb, slip, spin_kick, tangent};
 use crate::model::{Body, Contact, dot, sub};
 
 /// An acting contact as a sweep visits it, packed in sweep
@@ -105,13 +105,7 @@ impl Packs {
                     Body::Grain(j) => ((j as usize - grain0) as u32, inv_mass[j as usize]),
                     _ => (Sweep::NO_MIRROR, 0.0),
                 };
-                // Contact::target with u = 0 would add 0.0 to the offset;
-                // the sum u + offset is formed in the visit as it is there.
-                let offset = if c.bounce > 0.0 {
-                    -c.bounce
-                } else {
-                    (c.gap.max(0.0) + how.beta * (c.gap + how.slop).min(0.0)) * how.inv_dt
-                };
+                let offset = c.target_offset(how.inv_dt, how.beta, how.slop);
                 out.push(Packed {
                     a: (a - grain0) as u32,
                     b,
@@ -260,7 +254,7 @@ fn visit_packed_turn(
         if !wall {
             w[b] += spin_kick(c.ib, t.rb, dpt);
         }
-        worst = worst.max((dpn.abs() * c.w).max(dpt.abs() * TANGENT_MASS_RATIO * c.w));
+        worst = worst.max(crate::cpu::jacobi::friction_correction(dpn, dpt, c.w, 1.0));
     }
     worst
 }
@@ -403,10 +397,7 @@ fn visit_packed_at(c: &mut Packed, vel: &mut [[f32; 2]], g0: usize, how: &Visit,
     let vb = if wall { [0.0, 0.0] } else { vel[b] };
     let u = dot(sub(vel[a], vb), c.normal);
     let target = u + c.offset;
-    let dp = match rule {
-        Rule::Accumulated => (c.impulse - how.sor * target * c.inv_w).max(0.0) - c.impulse,
-        Rule::Seed => (-target).max(0.0) / c.w,
-    };
+    let dp = super::update(rule, c.impulse, target, how.sor, c.w, |x| x * c.inv_w);
     c.impulse += dp;
     let ia = c.ia * dp;
     vel[a][0] += ia * c.normal[0];

@@ -1,0 +1,66 @@
+//! The CPU's NSCD solvers as units: each is a type in its own module that
+//! implements [`Solver`], and [`CPU_SOLVERS`] holds one row per solver.
+//! `CpuStepper` looks the step's solver up here and makes one call.
+//!
+//! ```text
+//!   detect -> warm start -> Solver::solve(SolveCtx { lists, free, out, p, .. }, stats) -> integrate
+//! ```
+//! A solver chooses its friction once per step from `p.friction()`: its
+//! stages take `const FRICTION: bool`, so the frictionless instance carries
+//! no spin and costs nothing more than before friction existed.
+
+use super::jacobi::{Free, Moving};
+use super::{apgd, colored, jacobi, nlgs, uzawa};
+use crate::model::{ContactLists, SolverKind, StepParams, StepStats};
+
+/// What a solve reads and writes.
+#[derive(Debug)]
+pub struct SolveCtx<'a> {
+    /// The detected, warm-started contacts; their impulses are solved in place.
+    pub lists: &'a mut ContactLists,
+    /// The free velocities, inverse masses, and with friction the free spins and radii.
+    pub free: Free<'a>,
+    /// The grains' velocities (and spins, with friction), written.
+    pub out: Moving<'a>,
+    /// The step's parameters (`solver` resolved, `tol` the solve's).
+    pub p: &'a StepParams,
+    /// When `Some`, each iteration's residual (m/s) is appended (the study).
+    pub history: Option<&'a mut Vec<f32>>,
+    /// Acting contacts from which an NLGS sweep runs on two threads
+    /// (`nlgs::PAR_SWEEP_MIN`; `usize::MAX`: always one).
+    pub par_min: usize,
+}
+
+/// An NSCD solver of the CPU path. Its state (scratch, buffers) lives
+/// between steps in the value.
+pub trait Solver: std::fmt::Debug + Send + Sync {
+    /// Solve the step's contacts: from `ctx.free` to `ctx.out` and the
+    /// impulses of `ctx.lists`, until the largest correction falls under
+    /// `ctx.p.threshold()` or `ctx.p.itmax` iterations ran; iterations,
+    /// residual, convergence (and colours) go into `stats`.
+    fn solve(&mut self, ctx: SolveCtx, stats: &mut StepStats);
+
+    /// A copy of this solver (a cloned `CpuStepper` gets its own).
+    fn boxed(&self) -> Box<dyn Solver>;
+}
+
+impl Clone for Box<dyn Solver> {
+    fn clone(&self) -> Self {
+        self.boxed()
+    }
+}
+
+/// One row per CPU solver: its kind and how to make one.
+pub const CPU_SOLVERS: &[(SolverKind, fn() -> Box<dyn Solver>)] = &[
+    (SolverKind::Nlgs, || Box::new(nlgs::Nlgs::new(nlgs::Rule::Accumulated))),
+    (SolverKind::Seed, || Box::new(nlgs::Nlgs::new(nlgs::Rule::Seed))),
+    (SolverKind::Jacobi, || Box::new(jacobi::Jacobi)),
+    (SolverKind::Colored, || Box::new(colored::Colored)),
+    (SolverKind::Uzawa, || Box::new(uzawa::Uzawa)),
+    (SolverKind::Apgd, || Box::<apgd::Apgd>::default()),
+];
+
+/// A new solver of `kind`, if the CPU path has one.
+pub fn make(kind: SolverKind) -> Option<Box<dyn Solver>> {
+    CPU_SOLVERS.iter().find(|(k, _)| *k == kind).map(|(_, new)| new())
+}
