@@ -1,0 +1,81 @@
+//! A settled 2,000-grain pile under each NSCD solver: the bundled
+//! hourglass's fill behind its closed gate, settled under NLGS, then stepped
+//! under each solver from that state with the scene's default settings.
+//! Prints the grains' rms speed one second after the switch, its largest
+//! value over the following ten seconds, the mean iterations per step and
+//! the largest overlap (docs/solvers.md, "Rest").
+//!
+//! ```sh
+//! cargo run --release --example rest_pile -- [SETTLE_S] [WATCH_S] [SOLVER...]
+//! ```
+
+use hourglass::backend::Backend;
+use hourglass::backend::cpu::CpuBackend;
+use hourglass::backend::grid_for;
+use clap::ValueEnum;
+use hourglass::model::{Grains, SolverKind};
+use hourglass::scene::{Scene, Setup, build};
+
+fn setup(solver: SolverKind) -> Setup {
+    let mut scene = Scene::default();
+    scene.solver.kind = solver;
+    build(&scene).expect("the bundled scene builds")
+}
+
+fn rms_speed(g: &Grains) -> f64 {
+    let s: f64 = g.vel.iter().map(|v| f64::from(v[0] * v[0] + v[1] * v[1])).sum();
+    (s / g.len() as f64).sqrt()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let settle: f64 = args.first().map_or(3.0, |a| a.parse().expect("SETTLE_S, seconds"));
+    let watch: f64 = args.get(1).map_or(11.0, |a| a.parse().expect("WATCH_S, seconds"));
+    let solvers: Vec<SolverKind> = if args.len() > 2 {
+        args[2..].iter().map(|a| SolverKind::from_str(a, true).expect("a solver name")).collect()
+    } else {
+        vec![SolverKind::Nlgs, SolverKind::Jacobi, SolverKind::Colored, SolverKind::Apgd, SolverKind::Uzawa]
+    };
+    let base = setup(SolverKind::Nlgs);
+    let walls = base.walls(true).clone();
+    let grid = grid_for(&base).expect("a grid");
+    let cap = base.scene.solver.contact_capacity as usize;
+    let mut settled = CpuBackend::new(base.grains.clone(), walls.clone(), grid, cap);
+    let dt = f64::from(base.params.dt);
+    for _ in 0..(settle / dt).round() as u64 {
+        settled.step(&base.params).expect("a settle step");
+    }
+    println!(
+        "{} grains settled {settle} s under nlgs: rms speed {:.2e} m/s",
+        base.grains.len(),
+        rms_speed(settled.grains().unwrap())
+    );
+    for solver in solvers {
+        let s = setup(solver);
+        let mut b = CpuBackend::new(settled.grains.clone(), walls.clone(), grid, cap);
+        b.stepper = settled.stepper.clone();
+        let (mut at_1s, mut worst, mut overlap, mut iterations) = (0.0, 0.0f64, 0.0f32, 0u64);
+        let steps = (watch / dt).round() as u64;
+        let one = (1.0 / dt).round() as u64;
+        let t0 = std::time::Instant::now();
+        for step in 1..=steps {
+            let st = b.step(&s.params).expect("a step");
+            iterations += u64::from(st.iterations);
+            let v = rms_speed(b.grains().unwrap());
+            if step == one {
+                at_1s = v;
+            }
+            if step >= one {
+                worst = worst.max(v);
+                overlap = overlap.max(st.max_overlap);
+            }
+        }
+        println!(
+            "{:>8}: rms {at_1s:.2e} m/s at 1 s, at most {worst:.2e} over 1-{watch} s; {:.1} iterations/step; largest overlap {:.2e} m; {:.0} s wall",
+            solver.name(),
+            iterations as f64 / steps as f64,
+            overlap,
+            t0.elapsed().as_secs_f64()
+        );
+    }
+}
