@@ -327,28 +327,10 @@ impl SolverState {
         let bucket_count = [0, 1].map(|p| colored.bind_bucket_count(ctx, &bindings(p)));
         let bucket_scatter = [0, 1].map(|p| colored.bind_bucket_scatter(ctx, &bindings(p)));
         let mirror = [0, 1].map(|p| colored.bind_mirror(ctx, &b.params, &b.count[p], &b.slots[p]));
-        let uzawa_groups = [0, 1].map(|p| {
-            let (count, slots) = (&b.count[p], &b.slots[p]);
-            uzawa.bind(ctx, &b.params, count, slots, vel, inv_mass, residual, &step_fraction)
-        });
+        let uzawa_groups = uzawa_groups(core, &uzawa, residual, &step_fraction);
         let apgd = super::apgd::Apgd::new(ctx, cfg);
         let apgd_bufs = super::apgd::ApgdBuffers::new(ctx, slots);
-        let apgd_groups = [0, 1].map(|p| {
-            let bindings = super::apgd::ApgdBindings {
-                params: &b.params,
-                count: &b.count[p],
-                slots: &b.slots[p],
-                vel_free,
-                inv_mass,
-                vel,
-                residual,
-                bufs: &apgd_bufs,
-                spin_free: &spins.spin_free,
-                radius: &b.grains[RADIUS],
-                spin: &spins.spin,
-            };
-            apgd.bind(ctx, &bindings)
-        });
+        let apgd_groups = apgd_groups(core, &apgd, &apgd_bufs, residual, vel_free, spins);
         SolverState {
             coloring,
             colored,
@@ -432,6 +414,58 @@ impl SolverState {
     }
 }
 
+/// `uzawa_contact` groups on lists p, into `residual`.
+fn uzawa_groups(
+    core: &super::pipeline::Pipeline,
+    uzawa: &super::uzawa::Uzawa,
+    residual: &wgpu::Buffer,
+    step_fraction: &wgpu::Buffer,
+) -> [wgpu::BindGroup; 2] {
+    use super::pipeline::{INV_MASS, VEL};
+    let b = &core.bufs;
+    [0, 1].map(|p| {
+        let bindings = super::uzawa::UzawaBindings {
+            params: &b.params,
+            count: &b.count[p],
+            slots: &b.slots[p],
+            vel: &b.grains[VEL],
+            inv_mass: &b.grains[INV_MASS],
+            residual,
+            step_fraction,
+        };
+        uzawa.bind(&core.ctx, &bindings)
+    })
+}
+
+/// APGD groups on lists p, from `vel_free` (and `spins.spin_free`) into `residual`.
+fn apgd_groups(
+    core: &super::pipeline::Pipeline,
+    apgd: &super::apgd::Apgd,
+    bufs: &super::apgd::ApgdBuffers,
+    residual: &wgpu::Buffer,
+    vel_free: &wgpu::Buffer,
+    spins: &super::state::Spins,
+) -> [super::apgd::ApgdGroups; 2] {
+    use super::pipeline::{INV_MASS, RADIUS, VEL};
+    let b = &core.bufs;
+    [0, 1].map(|p| {
+        let bindings = super::apgd::ApgdBindings {
+            params: &b.params,
+            count: &b.count[p],
+            slots: &b.slots[p],
+            vel_free,
+            inv_mass: &b.grains[INV_MASS],
+            vel: &b.grains[VEL],
+            residual,
+            bufs,
+            spin_free: &spins.spin_free,
+            radius: &b.grains[RADIUS],
+            spin: &spins.spin,
+        };
+        apgd.bind(&core.ctx, &bindings)
+    })
+}
+
 /// Bind groups of the colouring rounds: (init, round, count) as in [`SolverState`].
 #[allow(clippy::type_complexity)]
 fn coloring_groups(
@@ -444,15 +478,15 @@ fn coloring_groups(
     let init = [0, 1].map(|p| coloring.bind_init(ctx, &b.params, &b.count[p], &b.slots[p], &colors.color[0]));
     let round = [0, 1].map(|p| {
         [0, 1].map(|r| {
-            coloring.bind_round(
-                ctx,
-                &b.params,
-                &b.count[p],
-                &b.slots[p],
+            let round = super::coloring::RoundBindings {
+                params: &b.params,
+                count: &b.count[p],
+                slots: &b.slots[p],
                 inv_mass,
-                &colors.color[r],
-                &colors.color[1 - r],
-            )
+                color_in: &colors.color[r],
+                color_out: &colors.color[1 - r],
+            };
+            coloring.bind_round(ctx, &round)
         })
     });
     let count = [0, 1].map(|p| {
