@@ -101,7 +101,14 @@ fn cohesion_matches_cpu() {
             stage.write(&ctx, &co);
             let (pb, count, slots) = (uni(&ctx, &p), buf(&ctx, &lists.count), buf(&ctx, &lists.slots));
             let (r, im, vf) = (buf(&ctx, &g.radius), buf(&ctx, &g.inv_mass), buf(&ctx, &vel_free));
-            let b = CohesionBindings { params: &pb, count: &count, slots: &slots, radius: &r, inv_mass: &im, vel_free: &vf };
+            let b = CohesionBindings {
+                params: &pb,
+                count: &count,
+                slots: &slots,
+                radius: &r,
+                inv_mass: &im,
+                vel_free: &vf,
+            };
             let group = stage.bind(&ctx, &b);
             run(&ctx, |ps| stage.dispatch(ps, &group, n as u32));
             let got: Vec<[f32; 2]> = get(&ctx, &vf, n);

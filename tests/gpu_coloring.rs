@@ -74,7 +74,14 @@ fn coloring_matches_cpu() {
         let init = k.bind_init(&ctx, &pb, &count, &slots, &cb.color[0]);
         let rounds = [0, 1].map(|r| {
             let (color_in, color_out) = (&cb.color[r], &cb.color[1 - r]);
-            let b = coloring::RoundBindings { params: &pb, count: &count, slots: &slots, inv_mass: &im, color_in, color_out };
+            let b = coloring::RoundBindings {
+                params: &pb,
+                count: &count,
+                slots: &slots,
+                inv_mass: &im,
+                color_in,
+                color_out,
+            };
             k.bind_round(&ctx, &b)
         });
         let cnt = k.bind_count(&ctx, &pb, &count, &slots, &cb.color[0], &cb.stats);

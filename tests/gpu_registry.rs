@@ -337,11 +337,9 @@ fn every_twin_test_calls_its_cpu_twin() {
         let cpu_src = cpu_source(cpu).map(|(f, _)| std::fs::read_to_string(f).unwrap());
         let pattern = format!("#[test]\nfn {test}()");
         match tests.iter().find(|(_, s)| s.contains(&pattern)) {
-            Some((file, src)) if !calls_twin(&[src, cpu_src.as_deref().unwrap_or("")], test, twin, method) => errors.push(format!(
-                "{}: {test} ({}) never calls {cpu}",
-                e.name(),
-                file.display()
-            )),
+            Some((file, src)) if !calls_twin(&[src, cpu_src.as_deref().unwrap_or("")], test, twin, method) => {
+                errors.push(format!("{}: {test} ({}) never calls {cpu}", e.name(), file.display()))
+            }
             Some(_) => {}
             None => errors.push(format!("{}: no #[test] fn {test}()", e.name())),
         }
@@ -353,7 +351,13 @@ fn every_twin_test_calls_its_cpu_twin() {
 #[test]
 fn bindings_by_name_take_the_declared_numbers() {
     let e = hourglass::gpu::registry::find(Stage::Coloring, "coloring_count").unwrap();
-    let given = [("color_stats", 'e'), ("params", 'a'), ("slots", 'c'), ("count", 'b'), ("color_in", 'd')];
+    let given = [
+        ("color_stats", 'e'),
+        ("params", 'a'),
+        ("slots", 'c'),
+        ("count", 'b'),
+        ("color_in", 'd'),
+    ];
     let got = hourglass::gpu::registry::numbered(e, &given);
     assert_eq!(got, vec![(0, 'a'), (1, 'b'), (2, 'c'), (4, 'd'), (6, 'e')]);
 }

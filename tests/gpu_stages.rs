@@ -652,8 +652,15 @@ fn jacobi_contact_matches_cpu() {
         let residual = storage_zeroed::<f32>(&ctx, "hourglass.test", n);
         let stats = storage_zeroed::<u32>(&ctx, "hourglass.test", STAT_WORDS as usize);
         let unread = buf(&ctx, &[0.0f32; 4]); // spin and radius: read with friction only
-        let (spin, radius) = (&unread, &unread);
-        let bc = jacobi_contact::JacobiContactBindings { params: &pb, count: &count, slots: &slots, vel: &vel, residual: &residual, spin, radius };
+        let bc = jacobi_contact::JacobiContactBindings {
+            params: &pb,
+            count: &count,
+            slots: &slots,
+            vel: &vel,
+            residual: &residual,
+            spin: &unread,
+            radius: &unread,
+        };
         let gc = kc.bind(&ctx, &bc);
         let gr = kr.bind(&ctx, &pb, &residual, &vel, &stats);
         run(&ctx, |ps| {
@@ -728,9 +735,17 @@ fn jacobi_gather_matches_cpu() {
         );
         let out = storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n);
         let (unread, unwritten) = (buf(&ctx, &[0.0f32; 4]), buf(&ctx, &[0.0f32; 4])); // friction only
-        let (spin_free, radius, spin) = (&unread, &unread, &unwritten);
-        let (vel_free, inv_mass, vel) = (&vf, &im, &out);
-        let bg = jacobi_gather::JacobiGatherBindings { params: &pb, count: &count, slots: &slots, vel_free, inv_mass, vel, spin_free, radius, spin };
+        let bg = jacobi_gather::JacobiGatherBindings {
+            params: &pb,
+            count: &count,
+            slots: &slots,
+            vel_free: &vf,
+            inv_mass: &im,
+            vel: &out,
+            spin_free: &unread,
+            radius: &unread,
+            spin: &unwritten,
+        };
         let gg = kg.bind(&ctx, &bg);
         run(&ctx, |ps| kg.dispatch(ps, &gg, n as u32));
         assert_vec2_close(
@@ -1058,8 +1073,15 @@ fn jacobi_contact_friction_matches_cpu() {
         let (vel, w, r) = (buf(&ctx, &c.grains.vel), buf(&ctx, &spin), buf(&ctx, &c.grains.radius));
         let residual = storage_zeroed::<f32>(&ctx, "hourglass.test", n);
         let stats = storage_zeroed::<u32>(&ctx, "hourglass.test", STAT_WORDS as usize);
-        let (spin, radius) = (&w, &r);
-        let bc = jacobi_contact::JacobiContactBindings { params: &pb, count: &count_b, slots: &slots, vel: &vel, residual: &residual, spin, radius };
+        let bc = jacobi_contact::JacobiContactBindings {
+            params: &pb,
+            count: &count_b,
+            slots: &slots,
+            vel: &vel,
+            residual: &residual,
+            spin: &w,
+            radius: &r,
+        };
         let gc = kc.bind_friction(&ctx, &bc);
         let gr = kr.bind(&ctx, &pb, &residual, &vel, &stats);
         run(&ctx, |ps| {
@@ -1144,8 +1166,17 @@ fn jacobi_gather_friction_matches_cpu() {
         );
         let out = storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n);
         let w = buf(&ctx, &vec![7.0f32; n]); // every word must be written
-        let (vel_free, inv_mass, vel, spin_free, radius, spin) = (&vf, &im, &out, &wf, &r, &w);
-        let bg = jacobi_gather::JacobiGatherBindings { params: &pb, count: &count, slots: &slots, vel_free, inv_mass, vel, spin_free, radius, spin };
+        let bg = jacobi_gather::JacobiGatherBindings {
+            params: &pb,
+            count: &count,
+            slots: &slots,
+            vel_free: &vf,
+            inv_mass: &im,
+            vel: &out,
+            spin_free: &wf,
+            radius: &r,
+            spin: &w,
+        };
         let gg = kg.bind_friction(&ctx, &bg);
         run(&ctx, |ps| kg.dispatch_friction(ps, &gg, n as u32));
         let what = format!("{}: jacobi_gather with FRICTION", c.name);

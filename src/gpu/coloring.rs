@@ -58,7 +58,12 @@ impl Coloring {
         slots: &wgpu::Buffer,
         color_out: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
-        let given = [("params", params), ("count", count), ("slots", slots), ("color_out", color_out)];
+        let given = [
+            ("params", params),
+            ("count", count),
+            ("slots", slots),
+            ("color_out", color_out),
+        ];
         registry::group(ctx, &self.init, &given)
     }
 
