@@ -14,7 +14,9 @@
 //! feeds both the same input (`<test>` in tests/*.rs); an entry point without
 //! one says why. tests/gpu_registry.rs parses every shader with naga and holds
 //! this table to the WGSL (entry points, binding numbers, kinds and names), to
-//! the CPU sources and to the tests, so none of them can drift.
+//! the CPU sources and to the tests, so none of them can drift. The stage
+//! wrappers bind by this table: [`group`] numbers the buffers they give by
+//! binding name, so none is bound at a number the WGSL does not read it from.
 //!
 //! Strings, not paths: `gpu/` does not import `cpu/` outside tests.
 
