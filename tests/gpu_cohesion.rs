@@ -8,7 +8,7 @@ mod gpu_common;
 
 use gpu_common::{Rng, buf, close, context, get, run, uni};
 use hourglass::cpu;
-use hourglass::gpu::cohesion::CohesionStage;
+use hourglass::gpu::cohesion::{CohesionBindings, CohesionStage};
 use hourglass::gpu::{GpuBackend, Params, ShaderConfig, Stage};
 use hourglass::model::{Cohesion, Grains, Grid, SolverKind, StepParams, Walls};
 
@@ -101,7 +101,15 @@ fn cohesion_matches_cpu() {
             stage.write(&ctx, &co);
             let (pb, count, slots) = (uni(&ctx, &p), buf(&ctx, &lists.count), buf(&ctx, &lists.slots));
             let (r, im, vf) = (buf(&ctx, &g.radius), buf(&ctx, &g.inv_mass), buf(&ctx, &vel_free));
-            let group = stage.bind(&ctx, &pb, &count, &slots, &r, &im, &vf);
+            let b = CohesionBindings {
+                params: &pb,
+                count: &count,
+                slots: &slots,
+                radius: &r,
+                inv_mass: &im,
+                vel_free: &vf,
+            };
+            let group = stage.bind(&ctx, &b);
             run(&ctx, |ps| stage.dispatch(ps, &group, n as u32));
             let got: Vec<[f32; 2]> = get(&ctx, &vf, n);
             let moved = want.iter().zip(&vel_free).filter(|(a, b)| a != b).count();

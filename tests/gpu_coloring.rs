@@ -72,7 +72,18 @@ fn coloring_matches_cpu() {
         let im = buf(&ctx, &g.inv_mass);
         let cb = coloring::ColorBuffers::new(&ctx, lists.slots.len());
         let init = k.bind_init(&ctx, &pb, &count, &slots, &cb.color[0]);
-        let rounds = [0, 1].map(|r| k.bind_round(&ctx, &pb, &count, &slots, &im, &cb.color[r], &cb.color[1 - r]));
+        let rounds = [0, 1].map(|r| {
+            let (color_in, color_out) = (&cb.color[r], &cb.color[1 - r]);
+            let b = coloring::RoundBindings {
+                params: &pb,
+                count: &count,
+                slots: &slots,
+                inv_mass: &im,
+                color_in,
+                color_out,
+            };
+            k.bind_round(&ctx, &b)
+        });
         let cnt = k.bind_count(&ctx, &pb, &count, &slots, &cb.color[0], &cb.stats);
         gpu_common::run(&ctx, |p| k.dispatch_init(p, &init, n as u32));
         let bytes = lists.slots.len() as u64 * 4;

@@ -242,3 +242,136 @@ fn solver_stages_choose_friction_by_a_pipeline_constant() {
         assert!(copies.is_empty(), "{}: frictional copies {copies:?}", stage.name());
     }
 }
+
+/// The body of `fn name` in `src` (from its opening brace to the matching
+/// closing one), if `src` defines it.
+fn fn_body<'s>(src: &'s str, name: &str) -> Option<&'s str> {
+    let start = [format!("fn {name}("), format!("fn {name}<")]
+        .iter()
+        .filter_map(|sig| {
+            src.match_indices(sig.as_str())
+                .map(|(i, _)| i)
+                .find(|&i| i == 0 || !is_ident(src.as_bytes()[i - 1]))
+        })
+        .min()?;
+    let open = start + src[start..].find('{')?;
+    let mut depth = 0usize;
+    for (i, c) in src[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&src[open..=open + i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// The names `body` calls as `name(` or `name::<` (not after `.` when
+/// `method` is false), with the byte before each call.
+fn calls(body: &str) -> Vec<(&str, Option<u8>)> {
+    let bytes = body.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if is_ident(bytes[i]) && (i == 0 || !is_ident(bytes[i - 1])) {
+            let end = (i..bytes.len()).find(|&j| !is_ident(bytes[j])).unwrap_or(bytes.len());
+            let rest = &body[end..];
+            if rest.starts_with('(') || rest.starts_with("::<") {
+                out.push((&body[i..end], i.checked_sub(1).map(|p| bytes[p])));
+            }
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Whether `fn start`, or a function it calls (transitively) that `sources`
+/// define (the first that does), calls `twin` (a method call `.twin(` counts
+/// only when `method`).
+fn calls_twin(sources: &[&str], start: &str, twin: &str, method: bool) -> bool {
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![start.to_string()];
+    while let Some(f) = todo.pop() {
+        if !seen.insert(f.clone()) {
+            continue;
+        }
+        let Some(body) = sources.iter().find_map(|src| fn_body(src, &f)) else {
+            continue;
+        };
+        for (name, before) in calls(body) {
+            if name == twin && (method || before != Some(b'.')) {
+                return true;
+            }
+            todo.push(name.to_string());
+        }
+    }
+    false
+}
+
+/// Each `<test>` the registry names feeds the CPU twin it names: the twin's
+/// last path segment (`jacobi_contact` of `cpu::jacobi::jacobi_contact`) is
+/// called in the test's body, or in a function of the test's file or of the
+/// twin's own source file that the test reaches (`cpu::coloring::color_contacts`
+/// runs `coloring_init`, `coloring_round` and `coloring_count`).
+#[test]
+fn every_twin_test_calls_its_cpu_twin() {
+    let tests = tests_sources();
+    let mut errors = Vec::new();
+    for e in ENTRY_POINTS {
+        let Twin::Present { cpu, test } = e.twin else { continue };
+        let segs: Vec<&str> = cpu.split("::").collect();
+        let twin = segs[segs.len() - 1];
+        // `cpu::a::Type::method`: called as `Type::method(` or `value.method(`.
+        let method = segs[segs.len() - 2].starts_with(|c: char| c.is_ascii_uppercase());
+        let cpu_src = cpu_source(cpu).map(|(f, _)| std::fs::read_to_string(f).unwrap());
+        let pattern = format!("#[test]\nfn {test}()");
+        match tests.iter().find(|(_, s)| s.contains(&pattern)) {
+            Some((file, src)) if !calls_twin(&[src, cpu_src.as_deref().unwrap_or("")], test, twin, method) => {
+                errors.push(format!("{}: {test} ({}) never calls {cpu}", e.name(), file.display()))
+            }
+            Some(_) => {}
+            None => errors.push(format!("{}: no #[test] fn {test}()", e.name())),
+        }
+    }
+    assert!(errors.is_empty(), "twin tests:\n  {}", errors.join("\n  "));
+}
+
+/// `registry::numbered` numbers bindings given by name as the registry declares them.
+#[test]
+fn bindings_by_name_take_the_declared_numbers() {
+    let e = hourglass::gpu::registry::find(Stage::Coloring, "coloring_count").unwrap();
+    let given = [
+        ("color_stats", 'e'),
+        ("params", 'a'),
+        ("slots", 'c'),
+        ("count", 'b'),
+        ("color_in", 'd'),
+    ];
+    let got = hourglass::gpu::registry::numbered(e, &given);
+    assert_eq!(got, vec![(0, 'a'), (1, 'b'), (2, 'c'), (4, 'd'), (6, 'e')]);
+}
+
+#[test]
+#[should_panic(expected = "colored::colored_mirror: no binding named `vel`")]
+fn a_binding_name_the_registry_does_not_declare_panics() {
+    let e = hourglass::gpu::registry::find(Stage::Colored, "colored_mirror").unwrap();
+    hourglass::gpu::registry::numbered(e, &[("params", 0), ("count", 1), ("slots", 2), ("vel", 3)]);
+}
+
+#[test]
+#[should_panic(expected = "declared [\"params\", \"count\", \"slots\"]")]
+fn a_declared_binding_left_out_panics() {
+    let e = hourglass::gpu::registry::find(Stage::Colored, "colored_mirror").unwrap();
+    hourglass::gpu::registry::numbered(e, &[("params", 0), ("slots", 2)]);
+}

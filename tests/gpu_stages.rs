@@ -652,7 +652,16 @@ fn jacobi_contact_matches_cpu() {
         let residual = storage_zeroed::<f32>(&ctx, "hourglass.test", n);
         let stats = storage_zeroed::<u32>(&ctx, "hourglass.test", STAT_WORDS as usize);
         let unread = buf(&ctx, &[0.0f32; 4]); // spin and radius: read with friction only
-        let gc = kc.bind(&ctx, &[&pb, &count, &slots, &vel, &residual, &unread, &unread]);
+        let bc = jacobi_contact::JacobiContactBindings {
+            params: &pb,
+            count: &count,
+            slots: &slots,
+            vel: &vel,
+            residual: &residual,
+            spin: &unread,
+            radius: &unread,
+        };
+        let gc = kc.bind(&ctx, &bc);
         let gr = kr.bind(&ctx, &pb, &residual, &vel, &stats);
         run(&ctx, |ps| {
             kc.dispatch(ps, &gc, n as u32);
@@ -726,10 +735,18 @@ fn jacobi_gather_matches_cpu() {
         );
         let out = storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n);
         let (unread, unwritten) = (buf(&ctx, &[0.0f32; 4]), buf(&ctx, &[0.0f32; 4])); // friction only
-        let gg = kg.bind(
-            &ctx,
-            &[&pb, &count, &slots, &vf, &im, &out, &unread, &unread, &unwritten],
-        );
+        let bg = jacobi_gather::JacobiGatherBindings {
+            params: &pb,
+            count: &count,
+            slots: &slots,
+            vel_free: &vf,
+            inv_mass: &im,
+            vel: &out,
+            spin_free: &unread,
+            radius: &unread,
+            spin: &unwritten,
+        };
+        let gg = kg.bind(&ctx, &bg);
         run(&ctx, |ps| kg.dispatch(ps, &gg, n as u32));
         assert_vec2_close(
             &format!("{}: jacobi_gather", c.name),
@@ -1056,7 +1073,16 @@ fn jacobi_contact_friction_matches_cpu() {
         let (vel, w, r) = (buf(&ctx, &c.grains.vel), buf(&ctx, &spin), buf(&ctx, &c.grains.radius));
         let residual = storage_zeroed::<f32>(&ctx, "hourglass.test", n);
         let stats = storage_zeroed::<u32>(&ctx, "hourglass.test", STAT_WORDS as usize);
-        let gc = kc.bind_friction(&ctx, &[&pb, &count_b, &slots, &vel, &residual, &w, &r]);
+        let bc = jacobi_contact::JacobiContactBindings {
+            params: &pb,
+            count: &count_b,
+            slots: &slots,
+            vel: &vel,
+            residual: &residual,
+            spin: &w,
+            radius: &r,
+        };
+        let gc = kc.bind_friction(&ctx, &bc);
         let gr = kr.bind(&ctx, &pb, &residual, &vel, &stats);
         run(&ctx, |ps| {
             kc.dispatch_friction(ps, &gc, n as u32);
@@ -1140,7 +1166,18 @@ fn jacobi_gather_friction_matches_cpu() {
         );
         let out = storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n);
         let w = buf(&ctx, &vec![7.0f32; n]); // every word must be written
-        let gg = kg.bind_friction(&ctx, &[&pb, &count, &slots, &vf, &im, &out, &wf, &r, &w]);
+        let bg = jacobi_gather::JacobiGatherBindings {
+            params: &pb,
+            count: &count,
+            slots: &slots,
+            vel_free: &vf,
+            inv_mass: &im,
+            vel: &out,
+            spin_free: &wf,
+            radius: &r,
+            spin: &w,
+        };
+        let gg = kg.bind_friction(&ctx, &bg);
         run(&ctx, |ps| kg.dispatch_friction(ps, &gg, n as u32));
         let what = format!("{}: jacobi_gather with FRICTION", c.name);
         assert_vec2_close(&what, &get(&ctx, &out, n), &want_v, 1e-6, 1e-6);

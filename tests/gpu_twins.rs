@@ -438,7 +438,16 @@ fn uzawa_contact_matches_cpu() {
             let (vel, im) = (buf(&ctx, &p.grains.vel), buf(&ctx, &p.grains.inv_mass));
             let residual = buf(&ctx, &vec![-1.0f32; n]); // every word must be written
             let step = uzawa::step_fraction(&ctx, s);
-            let g = k.bind(&ctx, &pb, &count, &slots, &vel, &im, &residual, &step);
+            let b = uzawa::UzawaBindings {
+                params: &pb,
+                count: &count,
+                slots: &slots,
+                vel: &vel,
+                inv_mass: &im,
+                residual: &residual,
+                step_fraction: &step,
+            };
+            let g = k.bind(&ctx, &b);
             run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
             let what = format!("{}: uzawa_contact (s = {s})", p.name);
             assert_impulses(&what, &get(&ctx, &slots, n * p.k), &want);

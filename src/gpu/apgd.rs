@@ -9,7 +9,7 @@
 //! an entry point take the same bindings.
 
 use super::buffers::storage_zeroed;
-use super::{GpuContext, Kernel, ShaderConfig, Stage};
+use super::{GpuContext, Kernel, ShaderConfig, Stage, registry};
 use crate::model::APGD_START as MOMENTUM_START;
 
 /// (theta, k, last largest residual, unused), as `cpu::apgd::Momentum`.
@@ -91,39 +91,41 @@ impl Apgd {
     pub fn bind(&self, ctx: &GpuContext, b: &ApgdBindings) -> ApgdGroups {
         let (prev, state, prev_t) = (&b.bufs.prev, &b.bufs.state, &b.bufs.prev_t);
         let gather = [
-            (0, b.params),
-            (1, b.count),
-            (2, b.slots),
-            (3, prev),
-            (4, b.vel_free),
-            (5, b.inv_mass),
-            (6, b.vel),
-            (8, state),
-            (9, prev_t),
-            (10, b.spin_free),
-            (11, b.radius),
-            (12, b.spin),
+            ("params", b.params),
+            ("count", b.count),
+            ("slots", b.slots),
+            ("prev", prev),
+            ("vel_free", b.vel_free),
+            ("inv_mass", b.inv_mass),
+            ("vel", b.vel),
+            ("state", state),
+            ("prev_t", prev_t),
+            ("spin_free", b.spin_free),
+            ("radius", b.radius),
+            ("spin", b.spin),
         ];
         let contact = [
-            (0, b.params),
-            (1, b.count),
-            (2, b.slots),
-            (3, prev),
-            (6, b.vel),
-            (7, b.residual),
-            (8, state),
-            (9, prev_t),
-            (11, b.radius),
-            (12, b.spin),
+            ("params", b.params),
+            ("count", b.count),
+            ("slots", b.slots),
+            ("prev", prev),
+            ("vel", b.vel),
+            ("residual", b.residual),
+            ("state", state),
+            ("prev_t", prev_t),
+            ("radius", b.radius),
+            ("spin", b.spin),
         ];
         ApgdGroups {
-            gather: self.gather.bind_at(ctx, &gather),
-            contact: self.contact.bind_at(ctx, &contact),
-            momentum: self
-                .momentum
-                .bind_at(ctx, &[(0, b.params), (7, b.residual), (8, state)]),
-            gather_friction: self.gather_friction.bind_at(ctx, &gather),
-            contact_friction: self.contact_friction.bind_at(ctx, &contact),
+            gather: registry::group(ctx, &self.gather, &gather),
+            contact: registry::group(ctx, &self.contact, &contact),
+            momentum: registry::group(
+                ctx,
+                &self.momentum,
+                &[("params", b.params), ("residual", b.residual), ("state", state)],
+            ),
+            gather_friction: registry::group(ctx, &self.gather_friction, &gather),
+            contact_friction: registry::group(ctx, &self.contact_friction, &contact),
         }
     }
 

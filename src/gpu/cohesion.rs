@@ -3,8 +3,19 @@
 //! CPU twin: `cpu::cohesion::cohesion`.
 
 use super::buffers::uniform;
-use super::{GpuContext, Kernel, ShaderConfig, Stage};
+use super::{GpuContext, Kernel, ShaderConfig, Stage, registry};
 use crate::model::Cohesion;
+
+/// The buffers of `cohesion::main` (its bindings of the same names), but the law.
+pub struct CohesionBindings<'a> {
+    pub params: &'a wgpu::Buffer,
+    pub count: &'a wgpu::Buffer,
+    pub slots: &'a wgpu::Buffer,
+    pub radius: &'a wgpu::Buffer,
+    pub inv_mass: &'a wgpu::Buffer,
+    /// Written: the bridges' impulses added.
+    pub vel_free: &'a wgpu::Buffer,
+}
 
 pub struct CohesionStage {
     kernel: Kernel,
@@ -25,20 +36,18 @@ impl CohesionStage {
         ctx.queue.write_buffer(&self.law, 0, bytemuck::bytes_of(law));
     }
 
-    /// Bindings: params, (law), count, slots, radius, inv_mass, vel_free (written).
-    #[allow(clippy::too_many_arguments)]
-    pub fn bind(
-        &self,
-        ctx: &GpuContext,
-        params: &wgpu::Buffer,
-        count: &wgpu::Buffer,
-        slots: &wgpu::Buffer,
-        radius: &wgpu::Buffer,
-        inv_mass: &wgpu::Buffer,
-        vel_free: &wgpu::Buffer,
-    ) -> wgpu::BindGroup {
-        self.kernel
-            .bind(ctx, &[params, &self.law, count, slots, radius, inv_mass, vel_free])
+    /// The bind group of `b` and the stage's own `law`, numbered by the registry.
+    pub fn bind(&self, ctx: &GpuContext, b: &CohesionBindings) -> wgpu::BindGroup {
+        let given = [
+            ("params", b.params),
+            ("law", &self.law),
+            ("count", b.count),
+            ("slots", b.slots),
+            ("radius", b.radius),
+            ("inv_mass", b.inv_mass),
+            ("vel_free", b.vel_free),
+        ];
+        registry::group(ctx, &self.kernel, &given)
     }
 
     pub fn dispatch(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {

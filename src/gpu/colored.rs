@@ -13,7 +13,7 @@
 //! contact list once per colour (16 times on the 5,000-grain hourglass).
 
 use super::buffers::{storage_zeroed, uniform};
-use super::{GpuContext, Kernel, ShaderConfig, Stage};
+use super::{GpuContext, Kernel, ShaderConfig, Stage, registry};
 use crate::model::{MAX_COLORS, OVERFLOW};
 
 pub struct Colored {
@@ -25,21 +25,6 @@ pub struct Colored {
     solve_friction: Kernel,
     overflow_friction: Kernel,
 }
-
-/// Binding numbers of shaders/colored.wgsl.
-const PARAMS: u32 = 0;
-const COUNT: u32 = 1;
-const SLOTS: u32 = 2;
-const COLOR: u32 = 3;
-const INV_MASS: u32 = 4;
-const VEL: u32 = 5;
-const RESIDUAL: u32 = 6;
-const PASS_COLOR: u32 = 7;
-const BUCKET: u32 = 8;
-const BUCKET_SIZE: u32 = 9;
-const BUCKET_CURSOR: u32 = 10;
-const RADIUS: u32 = 11;
-const SPIN: u32 = 12;
 
 /// The colour buckets: slot indices grouped by colour, the size of each
 /// colour (MAX_COLORS words) and the scatter cursors.
@@ -101,39 +86,41 @@ impl Colored {
     }
 
     pub fn bind_bucket_count(&self, ctx: &GpuContext, b: &ColoredBindings) -> wgpu::BindGroup {
-        self.bucket_count.bind_at(
+        registry::group(
             ctx,
+            &self.bucket_count,
             &[
-                (PARAMS, b.params),
-                (COUNT, b.count),
-                (SLOTS, b.slots),
-                (COLOR, b.color),
-                (BUCKET_SIZE, &b.buckets.size),
+                ("params", b.params),
+                ("count", b.count),
+                ("slots", b.slots),
+                ("color", b.color),
+                ("bucket_size", &b.buckets.size),
             ],
         )
     }
 
     pub fn bind_bucket_scatter(&self, ctx: &GpuContext, b: &ColoredBindings) -> wgpu::BindGroup {
-        self.bucket_scatter.bind_at(
+        registry::group(
             ctx,
+            &self.bucket_scatter,
             &[
-                (PARAMS, b.params),
-                (COUNT, b.count),
-                (SLOTS, b.slots),
-                (COLOR, b.color),
-                (BUCKET, &b.buckets.bucket),
-                (BUCKET_CURSOR, &b.buckets.cursor),
+                ("params", b.params),
+                ("count", b.count),
+                ("slots", b.slots),
+                ("color", b.color),
+                ("bucket", &b.buckets.bucket),
+                ("bucket_cursor", &b.buckets.cursor),
             ],
         )
     }
 
     /// `colored_solve` for the colour in `pass_color` (see [`pass_colors`]).
     pub fn bind_solve(&self, ctx: &GpuContext, b: &ColoredBindings, pass_color: &wgpu::Buffer) -> wgpu::BindGroup {
-        self.solve.bind_at(ctx, &solve_entries(b, pass_color))
+        registry::group(ctx, &self.solve, &solve_entries(b, pass_color))
     }
 
     pub fn bind_overflow(&self, ctx: &GpuContext, b: &ColoredBindings) -> wgpu::BindGroup {
-        self.overflow.bind_at(ctx, &overflow_entries(b))
+        registry::group(ctx, &self.overflow, &overflow_entries(b))
     }
 
     /// `colored_solve` with `FRICTION` for the colour in `pass_color`.
@@ -143,12 +130,12 @@ impl Colored {
         b: &ColoredBindings,
         pass_color: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
-        self.solve_friction.bind_at(ctx, &solve_entries(b, pass_color))
+        registry::group(ctx, &self.solve_friction, &solve_entries(b, pass_color))
     }
 
     /// `colored_overflow` with `FRICTION`.
     pub fn bind_overflow_friction(&self, ctx: &GpuContext, b: &ColoredBindings) -> wgpu::BindGroup {
-        self.overflow_friction.bind_at(ctx, &overflow_entries(b))
+        registry::group(ctx, &self.overflow_friction, &overflow_entries(b))
     }
 
     /// `colored_mirror` bindings: params, count, slots.
@@ -159,7 +146,11 @@ impl Colored {
         count: &wgpu::Buffer,
         slots: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
-        self.mirror.bind(ctx, &[params, count, slots])
+        registry::group(
+            ctx,
+            &self.mirror,
+            &[("params", params), ("count", count), ("slots", slots)],
+        )
     }
 
     /// Count the contacts of each colour into `Buckets::size` (which must be zero).
@@ -193,32 +184,32 @@ impl Colored {
 
 /// The bindings of `colored_solve` (both pipelines: those read under
 /// `FRICTION` are in the layout of each).
-fn solve_entries<'a>(b: &ColoredBindings<'a>, pass_color: &'a wgpu::Buffer) -> [(u32, &'a wgpu::Buffer); 9] {
+fn solve_entries<'a>(b: &ColoredBindings<'a>, pass_color: &'a wgpu::Buffer) -> [(&'static str, &'a wgpu::Buffer); 9] {
     [
-        (PARAMS, b.params),
-        (SLOTS, b.slots),
-        (INV_MASS, b.inv_mass),
-        (VEL, b.vel),
-        (RESIDUAL, b.residual),
-        (PASS_COLOR, pass_color),
-        (BUCKET, &b.buckets.bucket),
-        (RADIUS, b.radius),
-        (SPIN, b.spin),
+        ("params", b.params),
+        ("slots", b.slots),
+        ("inv_mass", b.inv_mass),
+        ("vel", b.vel),
+        ("residual", b.residual),
+        ("pass_color", pass_color),
+        ("bucket", &b.buckets.bucket),
+        ("radius", b.radius),
+        ("spin", b.spin),
     ]
 }
 
 /// The bindings of `colored_overflow` (both pipelines).
-fn overflow_entries<'a>(b: &ColoredBindings<'a>) -> [(u32, &'a wgpu::Buffer); 9] {
+fn overflow_entries<'a>(b: &ColoredBindings<'a>) -> [(&'static str, &'a wgpu::Buffer); 9] {
     [
-        (PARAMS, b.params),
-        (COUNT, b.count),
-        (SLOTS, b.slots),
-        (COLOR, b.color),
-        (INV_MASS, b.inv_mass),
-        (VEL, b.vel),
-        (RESIDUAL, b.residual),
-        (RADIUS, b.radius),
-        (SPIN, b.spin),
+        ("params", b.params),
+        ("count", b.count),
+        ("slots", b.slots),
+        ("color", b.color),
+        ("inv_mass", b.inv_mass),
+        ("vel", b.vel),
+        ("residual", b.residual),
+        ("radius", b.radius),
+        ("spin", b.spin),
     ]
 }
 
@@ -327,28 +318,10 @@ impl SolverState {
         let bucket_count = [0, 1].map(|p| colored.bind_bucket_count(ctx, &bindings(p)));
         let bucket_scatter = [0, 1].map(|p| colored.bind_bucket_scatter(ctx, &bindings(p)));
         let mirror = [0, 1].map(|p| colored.bind_mirror(ctx, &b.params, &b.count[p], &b.slots[p]));
-        let uzawa_groups = [0, 1].map(|p| {
-            let (count, slots) = (&b.count[p], &b.slots[p]);
-            uzawa.bind(ctx, &b.params, count, slots, vel, inv_mass, residual, &step_fraction)
-        });
+        let uzawa_groups = uzawa_groups(core, &uzawa, residual, &step_fraction);
         let apgd = super::apgd::Apgd::new(ctx, cfg);
         let apgd_bufs = super::apgd::ApgdBuffers::new(ctx, slots);
-        let apgd_groups = [0, 1].map(|p| {
-            let bindings = super::apgd::ApgdBindings {
-                params: &b.params,
-                count: &b.count[p],
-                slots: &b.slots[p],
-                vel_free,
-                inv_mass,
-                vel,
-                residual,
-                bufs: &apgd_bufs,
-                spin_free: &spins.spin_free,
-                radius: &b.grains[RADIUS],
-                spin: &spins.spin,
-            };
-            apgd.bind(ctx, &bindings)
-        });
+        let apgd_groups = apgd_groups(core, &apgd, &apgd_bufs, residual, vel_free, spins);
         SolverState {
             coloring,
             colored,
@@ -432,6 +405,58 @@ impl SolverState {
     }
 }
 
+/// `uzawa_contact` groups on lists p, into `residual`.
+fn uzawa_groups(
+    core: &super::pipeline::Pipeline,
+    uzawa: &super::uzawa::Uzawa,
+    residual: &wgpu::Buffer,
+    step_fraction: &wgpu::Buffer,
+) -> [wgpu::BindGroup; 2] {
+    use super::pipeline::{INV_MASS, VEL};
+    let b = &core.bufs;
+    [0, 1].map(|p| {
+        let bindings = super::uzawa::UzawaBindings {
+            params: &b.params,
+            count: &b.count[p],
+            slots: &b.slots[p],
+            vel: &b.grains[VEL],
+            inv_mass: &b.grains[INV_MASS],
+            residual,
+            step_fraction,
+        };
+        uzawa.bind(&core.ctx, &bindings)
+    })
+}
+
+/// APGD groups on lists p, from `vel_free` (and `spins.spin_free`) into `residual`.
+fn apgd_groups(
+    core: &super::pipeline::Pipeline,
+    apgd: &super::apgd::Apgd,
+    bufs: &super::apgd::ApgdBuffers,
+    residual: &wgpu::Buffer,
+    vel_free: &wgpu::Buffer,
+    spins: &super::state::Spins,
+) -> [super::apgd::ApgdGroups; 2] {
+    use super::pipeline::{INV_MASS, RADIUS, VEL};
+    let b = &core.bufs;
+    [0, 1].map(|p| {
+        let bindings = super::apgd::ApgdBindings {
+            params: &b.params,
+            count: &b.count[p],
+            slots: &b.slots[p],
+            vel_free,
+            inv_mass: &b.grains[INV_MASS],
+            vel: &b.grains[VEL],
+            residual,
+            bufs,
+            spin_free: &spins.spin_free,
+            radius: &b.grains[RADIUS],
+            spin: &spins.spin,
+        };
+        apgd.bind(&core.ctx, &bindings)
+    })
+}
+
 /// Bind groups of the colouring rounds: (init, round, count) as in [`SolverState`].
 #[allow(clippy::type_complexity)]
 fn coloring_groups(
@@ -444,15 +469,15 @@ fn coloring_groups(
     let init = [0, 1].map(|p| coloring.bind_init(ctx, &b.params, &b.count[p], &b.slots[p], &colors.color[0]));
     let round = [0, 1].map(|p| {
         [0, 1].map(|r| {
-            coloring.bind_round(
-                ctx,
-                &b.params,
-                &b.count[p],
-                &b.slots[p],
+            let round = super::coloring::RoundBindings {
+                params: &b.params,
+                count: &b.count[p],
+                slots: &b.slots[p],
                 inv_mass,
-                &colors.color[r],
-                &colors.color[1 - r],
-            )
+                color_in: &colors.color[r],
+                color_out: &colors.color[1 - r],
+            };
+            coloring.bind_round(ctx, &round)
         })
     });
     let count = [0, 1].map(|p| {

@@ -14,13 +14,25 @@
 //! the CPU twin's.
 
 use super::buffers::storage_zeroed;
-use super::{GpuContext, Kernel, ShaderConfig, Stage};
+use super::{GpuContext, Kernel, ShaderConfig, Stage, registry};
 
 /// Colouring rounds between two host checks (even). Measured: 19-26 rounds
 /// colour a packed pile of 500-600 grains (tests/coloring.rs).
 pub const ROUNDS_PER_CHECK: u32 = 8;
 /// Words of `color_stats`.
 pub const COLOR_STATS: usize = 3;
+
+/// The buffers of `coloring::coloring_round` (its bindings of the same names).
+pub struct RoundBindings<'a> {
+    pub params: &'a wgpu::Buffer,
+    pub count: &'a wgpu::Buffer,
+    pub slots: &'a wgpu::Buffer,
+    pub inv_mass: &'a wgpu::Buffer,
+    /// The colours of the previous round.
+    pub color_in: &'a wgpu::Buffer,
+    /// Written: the colours of this round.
+    pub color_out: &'a wgpu::Buffer,
+}
 
 pub struct Coloring {
     init: Kernel,
@@ -46,24 +58,26 @@ impl Coloring {
         slots: &wgpu::Buffer,
         color_out: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
-        self.init
-            .bind_at(ctx, &[(0, params), (1, count), (2, slots), (5, color_out)])
+        let given = [
+            ("params", params),
+            ("count", count),
+            ("slots", slots),
+            ("color_out", color_out),
+        ];
+        registry::group(ctx, &self.init, &given)
     }
 
-    /// `coloring_round` bindings: params, count, slots, inv_mass, color_in, color_out (written).
-    #[allow(clippy::too_many_arguments)]
-    pub fn bind_round(
-        &self,
-        ctx: &GpuContext,
-        params: &wgpu::Buffer,
-        count: &wgpu::Buffer,
-        slots: &wgpu::Buffer,
-        inv_mass: &wgpu::Buffer,
-        color_in: &wgpu::Buffer,
-        color_out: &wgpu::Buffer,
-    ) -> wgpu::BindGroup {
-        self.round
-            .bind(ctx, &[params, count, slots, inv_mass, color_in, color_out])
+    /// The `coloring_round` bind group of `b`, numbered by the registry.
+    pub fn bind_round(&self, ctx: &GpuContext, b: &RoundBindings) -> wgpu::BindGroup {
+        let given = [
+            ("params", b.params),
+            ("count", b.count),
+            ("slots", b.slots),
+            ("inv_mass", b.inv_mass),
+            ("color_in", b.color_in),
+            ("color_out", b.color_out),
+        ];
+        registry::group(ctx, &self.round, &given)
     }
 
     /// `coloring_count` bindings: params, count, slots, color_in, color_stats (atomic, cleared by the caller).
@@ -76,10 +90,14 @@ impl Coloring {
         color_in: &wgpu::Buffer,
         color_stats: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
-        self.count.bind_at(
-            ctx,
-            &[(0, params), (1, count), (2, slots), (4, color_in), (6, color_stats)],
-        )
+        let given = [
+            ("params", params),
+            ("count", count),
+            ("slots", slots),
+            ("color_in", color_in),
+            ("color_stats", color_stats),
+        ];
+        registry::group(ctx, &self.count, &given)
     }
 
     pub fn dispatch_init(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {

@@ -8,7 +8,7 @@
 //!   stats[STAT_OVERFLOW] += sum max(0, c_i - K);  stats[STAT_CONTACTS] += distinct listed
 //! ```
 
-use super::{GpuContext, Kernel, ShaderConfig, Stage};
+use super::{GpuContext, Kernel, ShaderConfig, Stage, registry};
 
 pub struct Detect {
     kernel: Kernel,
@@ -43,22 +43,20 @@ impl Detect {
     }
 
     pub fn bind(&self, ctx: &GpuContext, b: &DetectBindings) -> wgpu::BindGroup {
-        self.kernel.bind(
-            ctx,
-            &[
-                b.params,
-                b.cell_start,
-                b.sorted,
-                b.pos,
-                b.radius,
-                b.inv_mass,
-                b.segments,
-                b.corners,
-                b.count,
-                b.slots,
-                b.stats,
-            ],
-        )
+        let given = [
+            ("params", b.params),
+            ("cell_start", b.cell_start),
+            ("sorted", b.sorted),
+            ("pos", b.pos),
+            ("radius", b.radius),
+            ("inv_mass", b.inv_mass),
+            ("segments", b.segments),
+            ("corners", b.corners),
+            ("count", b.count),
+            ("slots", b.slots),
+            ("stats", b.stats),
+        ];
+        registry::group(ctx, &self.kernel, &given)
     }
 
     pub fn dispatch(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {

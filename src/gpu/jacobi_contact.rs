@@ -5,7 +5,37 @@
 //! CPU twin: `cpu::jacobi::jacobi_contact`. The pipeline with `FRICTION` set
 //! (DESIGN §1d) also updates the tangential impulse from the spins.
 
-use super::{GpuContext, Kernel, ShaderConfig, Stage};
+use super::{GpuContext, Kernel, ShaderConfig, Stage, registry};
+
+/// The buffers of `jacobi_contact::main` (its bindings of the same names);
+/// `spin` and `radius` are read with friction only, but both pipelines take them.
+pub struct JacobiContactBindings<'a> {
+    pub params: &'a wgpu::Buffer,
+    pub count: &'a wgpu::Buffer,
+    /// Impulses updated.
+    pub slots: &'a wgpu::Buffer,
+    pub vel: &'a wgpu::Buffer,
+    /// Written: m/s per grain.
+    pub residual: &'a wgpu::Buffer,
+    /// rad/s.
+    pub spin: &'a wgpu::Buffer,
+    /// m.
+    pub radius: &'a wgpu::Buffer,
+}
+
+impl<'a> JacobiContactBindings<'a> {
+    fn named(&self) -> [(&'static str, &'a wgpu::Buffer); 7] {
+        [
+            ("params", self.params),
+            ("count", self.count),
+            ("slots", self.slots),
+            ("vel", self.vel),
+            ("residual", self.residual),
+            ("spin", self.spin),
+            ("radius", self.radius),
+        ]
+    }
+}
 
 pub struct JacobiContact {
     kernel: Kernel,
@@ -20,11 +50,9 @@ impl JacobiContact {
         }
     }
 
-    /// Bindings, in order: params, count, slots (impulses updated), vel,
-    /// residual (written, m/s per grain), spin (rad/s) and radius (m); the
-    /// last two are read with friction only, but both pipelines take them.
-    pub fn bind(&self, ctx: &GpuContext, b: &[&wgpu::Buffer; 7]) -> wgpu::BindGroup {
-        self.kernel.bind(ctx, b)
+    /// The bind group of `b`, numbered by the registry.
+    pub fn bind(&self, ctx: &GpuContext, b: &JacobiContactBindings) -> wgpu::BindGroup {
+        registry::group(ctx, &self.kernel, &b.named())
     }
 
     pub fn dispatch(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {
@@ -32,8 +60,8 @@ impl JacobiContact {
     }
 
     /// The bindings of [`bind`](Self::bind), for the frictional pipeline.
-    pub fn bind_friction(&self, ctx: &GpuContext, b: &[&wgpu::Buffer; 7]) -> wgpu::BindGroup {
-        self.friction.bind(ctx, b)
+    pub fn bind_friction(&self, ctx: &GpuContext, b: &JacobiContactBindings) -> wgpu::BindGroup {
+        registry::group(ctx, &self.friction, &b.named())
     }
 
     pub fn dispatch_friction(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {

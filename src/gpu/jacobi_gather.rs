@@ -3,7 +3,40 @@
 //! CPU twin: `cpu::jacobi::jacobi_gather`. The pipeline with `FRICTION` set
 //! (DESIGN §1d) adds the tangential impulses and writes the spins.
 
-use super::{GpuContext, Kernel, ShaderConfig, Stage};
+use super::{GpuContext, Kernel, ShaderConfig, Stage, registry};
+
+/// The buffers of `jacobi_gather::main` (its bindings of the same names);
+/// `spin_free`, `radius` and `spin` are read and written with friction only,
+/// but both pipelines take them.
+pub struct JacobiGatherBindings<'a> {
+    pub params: &'a wgpu::Buffer,
+    pub count: &'a wgpu::Buffer,
+    pub slots: &'a wgpu::Buffer,
+    pub vel_free: &'a wgpu::Buffer,
+    pub inv_mass: &'a wgpu::Buffer,
+    /// Written.
+    pub vel: &'a wgpu::Buffer,
+    pub spin_free: &'a wgpu::Buffer,
+    pub radius: &'a wgpu::Buffer,
+    /// Written.
+    pub spin: &'a wgpu::Buffer,
+}
+
+impl<'a> JacobiGatherBindings<'a> {
+    fn named(&self) -> [(&'static str, &'a wgpu::Buffer); 9] {
+        [
+            ("params", self.params),
+            ("count", self.count),
+            ("slots", self.slots),
+            ("vel_free", self.vel_free),
+            ("inv_mass", self.inv_mass),
+            ("vel", self.vel),
+            ("spin_free", self.spin_free),
+            ("radius", self.radius),
+            ("spin", self.spin),
+        ]
+    }
+}
 
 pub struct JacobiGather {
     kernel: Kernel,
@@ -18,11 +51,9 @@ impl JacobiGather {
         }
     }
 
-    /// Bindings, in order: params, count, slots, vel_free, inv_mass, vel
-    /// (written), spin_free, radius, spin (written); the last three are read
-    /// and written with friction only, but both pipelines take them.
-    pub fn bind(&self, ctx: &GpuContext, b: &[&wgpu::Buffer; 9]) -> wgpu::BindGroup {
-        self.kernel.bind(ctx, b)
+    /// The bind group of `b`, numbered by the registry.
+    pub fn bind(&self, ctx: &GpuContext, b: &JacobiGatherBindings) -> wgpu::BindGroup {
+        registry::group(ctx, &self.kernel, &b.named())
     }
 
     pub fn dispatch(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {
@@ -30,8 +61,8 @@ impl JacobiGather {
     }
 
     /// The bindings of [`bind`](Self::bind), for the frictional pipeline.
-    pub fn bind_friction(&self, ctx: &GpuContext, b: &[&wgpu::Buffer; 9]) -> wgpu::BindGroup {
-        self.friction.bind(ctx, b)
+    pub fn bind_friction(&self, ctx: &GpuContext, b: &JacobiGatherBindings) -> wgpu::BindGroup {
+        registry::group(ctx, &self.friction, &b.named())
     }
 
     pub fn dispatch_friction(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {

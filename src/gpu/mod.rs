@@ -336,6 +336,8 @@ pub const FRICTION_CONSTANT: &str = "FRICTION";
 /// A compute pipeline (built once) and its automatic bind group layout.
 pub struct Kernel {
     pub stage: Stage,
+    /// The entry point's name (`registry::find(stage, entry)` declares its bindings).
+    pub entry: String,
     pipeline: wgpu::ComputePipeline,
     layout: wgpu::BindGroupLayout,
     max_per_dim: u32,
@@ -385,6 +387,7 @@ impl Kernel {
         let layout = pipeline.get_bind_group_layout(0);
         Kernel {
             stage,
+            entry: entry.to_string(),
             pipeline,
             layout,
             max_per_dim: ctx.limits.max_compute_workgroups_per_dimension,

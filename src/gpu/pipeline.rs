@@ -113,7 +113,7 @@ impl Pipeline {
             reduce: Reduce::new(&ctx, &cfg),
         };
         let params = Params::new(&grid, grains.len(), walls.segments.len(), walls.corners.len());
-        let bufs = CoreBuffers::new(&ctx, prefix, &params, grains, walls, grid.cells(), capacity, lists);
+        let bufs = CoreBuffers::new(&ctx, prefix, &params, grains, walls, capacity, lists);
         let groups = CoreGroups::new(&ctx, &kernels, &bufs, grid.cells() as u32);
         Ok(Pipeline {
             ctx,
@@ -258,18 +258,18 @@ fn check_limits(ctx: &GpuContext, n: usize, walls: &Walls, grid: &Grid, capacity
 }
 
 impl CoreBuffers {
-    #[allow(clippy::too_many_arguments)]
+    /// The buffers of `lists` contact lists of `k` slots per grain, over
+    /// `params.n_cells` cells (within 32-bit indexing: `check_limits`).
     fn new(
         ctx: &GpuContext,
         prefix: &str,
         params: &Params,
         grains: &Grains,
         walls: &Walls,
-        cells: usize,
         k: usize,
         lists: usize,
     ) -> CoreBuffers {
-        let n = grains.len();
+        let (n, cells) = (grains.len(), params.n_cells as usize);
         let l = |s: &str| format!("{prefix}.{s}");
         let arrays: [&[u8]; 5] = [
             bytemuck::cast_slice(&grains.pos),

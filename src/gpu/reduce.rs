@@ -3,7 +3,7 @@
 //! them on the host in f64 into a [`Totals`] row. Relative error of the sums
 //! is about log2(WORKGROUP_SIZE) f32 roundings, ~1e-6. CPU twin: `cpu::reduce::reduce`.
 
-use super::{GpuContext, Kernel, ReducePartial, ShaderConfig, Stage, WORKGROUP_SIZE};
+use super::{GpuContext, Kernel, ReducePartial, ShaderConfig, Stage, WORKGROUP_SIZE, registry};
 use crate::model::Totals;
 
 pub struct Reduce {
@@ -38,12 +38,19 @@ impl Reduce {
     }
 
     pub fn bind(&self, ctx: &GpuContext, b: &ReduceBindings) -> wgpu::BindGroup {
-        self.kernel.bind(
-            ctx,
-            &[
-                b.params, b.pos, b.vel, b.radius, b.inv_mass, b.count, b.slots, b.segments, b.corners, b.partials,
-            ],
-        )
+        let given = [
+            ("params", b.params),
+            ("pos", b.pos),
+            ("vel", b.vel),
+            ("radius", b.radius),
+            ("inv_mass", b.inv_mass),
+            ("count", b.count),
+            ("slots", b.slots),
+            ("segments", b.segments),
+            ("corners", b.corners),
+            ("partials", b.partials),
+        ];
+        registry::group(ctx, &self.kernel, &given)
     }
 
     pub fn dispatch(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {

@@ -14,11 +14,13 @@
 //! feeds both the same input (`<test>` in tests/*.rs); an entry point without
 //! one says why. tests/gpu_registry.rs parses every shader with naga and holds
 //! this table to the WGSL (entry points, binding numbers, kinds and names), to
-//! the CPU sources and to the tests, so none of them can drift.
+//! the CPU sources and to the tests, so none of them can drift. The stage
+//! wrappers bind by this table: [`group`] numbers the buffers they give by
+//! binding name, so none is bound at a number the WGSL does not read it from.
 //!
 //! Strings, not paths: `gpu/` does not import `cpu/` outside tests.
 
-use super::Stage;
+use super::{GpuContext, Kernel, Stage};
 
 /// How an entry point sees a binding (the WGSL declaration's address space and access).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,4 +158,49 @@ pub fn entry_points(stage: Stage) -> impl Iterator<Item = &'static EntryPoint> {
 /// The registry entry of `stage`'s entry point `entry`.
 pub fn find(stage: Stage, entry: &str) -> Option<&'static EntryPoint> {
     entry_points(stage).find(|e| e.entry == entry)
+}
+
+/// `given` (binding name, resource) with the binding numbers `entry` declares
+/// for those names, by increasing number.
+///
+/// # Panics
+/// If a name is not one of `entry`'s bindings, is given twice, or a declared
+/// binding is not given: a bind group must hold exactly the declared bindings.
+pub fn numbered<T: Copy>(entry: &EntryPoint, given: &[(&str, T)]) -> Vec<(u32, T)> {
+    let mut out: Vec<(u32, T)> = given
+        .iter()
+        .map(|&(name, value)| {
+            let binding = entry.bindings.iter().find(|b| b.name == name);
+            let binding = binding.unwrap_or_else(|| panic!("{}: no binding named `{name}`", entry.name()));
+            (binding.slot, value)
+        })
+        .collect();
+    out.sort_by_key(|&(slot, _)| slot);
+    let slots: Vec<u32> = out.iter().map(|&(slot, _)| slot).collect();
+    let declared: Vec<u32> = entry.bindings.iter().map(|b| b.slot).collect();
+    if slots != declared {
+        let names = |s: &[u32]| -> Vec<&str> {
+            s.iter()
+                .filter_map(|n| entry.bindings.iter().find(|b| b.slot == *n).map(|b| b.name))
+                .collect()
+        };
+        panic!(
+            "{}: bindings given {:?}, declared {:?}",
+            entry.name(),
+            names(&slots),
+            names(&declared)
+        );
+    }
+    out
+}
+
+/// The bind group of `kernel`'s entry point from its bindings by name
+/// (`("count", &count)`), numbered as the registry declares them; see [`numbered`].
+///
+/// # Panics
+/// If the entry point is not registered, or as [`numbered`].
+pub fn group(ctx: &GpuContext, kernel: &Kernel, given: &[(&str, &wgpu::Buffer)]) -> wgpu::BindGroup {
+    let entry = find(kernel.stage, &kernel.entry)
+        .unwrap_or_else(|| panic!("{}::{}: not in the registry", kernel.stage.name(), kernel.entry));
+    kernel.bind_at(ctx, &numbered(entry, given))
 }

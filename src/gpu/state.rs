@@ -16,6 +16,8 @@
 //! read them (the next step's detection overwrites them).
 
 use super::buffers::{storage, storage_zeroed, uniform};
+use super::jacobi_contact::JacobiContactBindings;
+use super::jacobi_gather::JacobiGatherBindings;
 use super::pipeline::{GRAIN_ARRAYS, ID, INV_MASS, POS, Pipeline, RADIUS, VEL};
 use super::{
     GpuContext, Params, ShaderConfig, cohesion, free_velocity, integrate, jacobi_contact, jacobi_gather, predict_gap,
@@ -158,33 +160,10 @@ impl Groups {
     pub fn new(core: &Pipeline, k: &Kernels, own: &Buffers) -> Groups {
         let (ctx, b) = (&core.ctx, &core.bufs);
         let g = &b.grains;
-        let (spin, spin_free, radius) = (&own.spins.spin, &own.spins.spin_free, &g[RADIUS]);
         // Both pipelines of a solver stage (frictionless, frictional) take the same bindings.
-        let contact = |p: usize| {
-            [
-                &b.params,
-                &b.count[p],
-                &b.slots[p],
-                &g[VEL],
-                &own.residual,
-                spin,
-                radius,
-            ]
-        };
-        let gather = |p: usize| {
-            let (im, vf) = (&g[INV_MASS], &own.vel_free);
-            [
-                &b.params,
-                &b.count[p],
-                &b.slots[p],
-                vf,
-                im,
-                &g[VEL],
-                spin_free,
-                radius,
-                spin,
-            ]
-        };
+        let contact = |p: usize| contact_bindings(core, own, p);
+        let gather = |p: usize| gather_bindings(core, own, p);
+        let [correct_contact, correct_gather] = correction_groups(core, k, own);
         Groups {
             free_velocity: k
                 .free_velocity
@@ -222,37 +201,76 @@ impl Groups {
                 k.predict_gap
                     .bind(ctx, &b.params, &b.count[p], &b.slots[p], &g[VEL], &b.slots[1 - p])
             }),
-            correct_contact: [0, 1].map(|p| {
-                let q = &own.correct_params;
-                k.jacobi_contact.bind(
-                    ctx,
-                    &[q, &b.count[p], &b.slots[1 - p], &own.shift, &own.residual, spin, radius],
-                )
-            }),
-            correct_gather: [0, 1].map(|p| {
-                let (q, lists) = (&own.correct_params, (&b.count[p], &b.slots[1 - p]));
-                let zero = &own.zero;
-                k.jacobi_gather.bind(
-                    ctx,
-                    &[
-                        q,
-                        lists.0,
-                        lists.1,
-                        zero,
-                        &g[INV_MASS],
-                        &own.shift,
-                        spin_free,
-                        radius,
-                        spin,
-                    ],
-                )
-            }),
+            correct_contact,
+            correct_gather,
             shift: k.integrate.bind(ctx, &b.params, &g[POS], &own.shift),
             cohesion: [0, 1].map(|p| {
-                let (r, im) = (&g[RADIUS], &g[INV_MASS]);
-                k.cohesion
-                    .bind(ctx, &b.params, &b.count[p], &b.slots[p], r, im, &own.vel_free)
+                let bindings = cohesion::CohesionBindings {
+                    params: &b.params,
+                    count: &b.count[p],
+                    slots: &b.slots[p],
+                    radius: &g[RADIUS],
+                    inv_mass: &g[INV_MASS],
+                    vel_free: &own.vel_free,
+                };
+                k.cohesion.bind(ctx, &bindings)
             }),
         }
     }
+}
+
+/// `jacobi_contact` on lists p: the step's velocities into `residual`.
+fn contact_bindings<'a>(core: &'a Pipeline, own: &'a Buffers, p: usize) -> JacobiContactBindings<'a> {
+    let b = &core.bufs;
+    JacobiContactBindings {
+        params: &b.params,
+        count: &b.count[p],
+        slots: &b.slots[p],
+        vel: &b.grains[VEL],
+        residual: &own.residual,
+        spin: &own.spins.spin,
+        radius: &b.grains[RADIUS],
+    }
+}
+
+/// `jacobi_gather` on lists p: the step's velocities from `vel_free`.
+fn gather_bindings<'a>(core: &'a Pipeline, own: &'a Buffers, p: usize) -> JacobiGatherBindings<'a> {
+    let b = &core.bufs;
+    JacobiGatherBindings {
+        params: &b.params,
+        count: &b.count[p],
+        slots: &b.slots[p],
+        vel_free: &own.vel_free,
+        inv_mass: &b.grains[INV_MASS],
+        vel: &b.grains[VEL],
+        spin_free: &own.spins.spin_free,
+        radius: &b.grains[RADIUS],
+        spin: &own.spins.spin,
+    }
+}
+
+/// The split push-out's `jacobi_contact` and `jacobi_gather` groups: on the
+/// scratch lists 1 - p, with `correct_params`, from a zero free velocity into `shift`.
+fn correction_groups(core: &Pipeline, k: &Kernels, own: &Buffers) -> [[wgpu::BindGroup; 2]; 2] {
+    let (ctx, b) = (&core.ctx, &core.bufs);
+    let contact = [0, 1].map(|p| {
+        let bindings = JacobiContactBindings {
+            params: &own.correct_params,
+            slots: &b.slots[1 - p],
+            vel: &own.shift,
+            ..contact_bindings(core, own, p)
+        };
+        k.jacobi_contact.bind(ctx, &bindings)
+    });
+    let gather = [0, 1].map(|p| {
+        let bindings = JacobiGatherBindings {
+            params: &own.correct_params,
+            slots: &b.slots[1 - p],
+            vel_free: &own.zero,
+            vel: &own.shift,
+            ..gather_bindings(core, own, p)
+        };
+        k.jacobi_gather.bind(ctx, &bindings)
+    });
+    [contact, gather]
 }

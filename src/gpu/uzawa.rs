@@ -6,7 +6,21 @@
 //! rebuilds the velocities. CPU twin: `cpu::uzawa::uzawa_contact`.
 
 use super::buffers::uniform;
-use super::{GpuContext, Kernel, ShaderConfig, Stage};
+use super::{GpuContext, Kernel, ShaderConfig, Stage, registry};
+
+/// The buffers of `uzawa::uzawa_contact` (its bindings of the same names).
+pub struct UzawaBindings<'a> {
+    pub params: &'a wgpu::Buffer,
+    pub count: &'a wgpu::Buffer,
+    /// Impulses updated.
+    pub slots: &'a wgpu::Buffer,
+    pub vel: &'a wgpu::Buffer,
+    pub inv_mass: &'a wgpu::Buffer,
+    /// Written: m/s per grain.
+    pub residual: &'a wgpu::Buffer,
+    /// Uniform vec4, x = s ([`step_fraction`]).
+    pub step_fraction: &'a wgpu::Buffer,
+}
 
 pub struct Uzawa {
     kernel: Kernel,
@@ -19,22 +33,18 @@ impl Uzawa {
         }
     }
 
-    /// Bindings: params, count, slots (impulses updated), vel, inv_mass,
-    /// residual (written, m/s per grain), step_fraction (uniform vec4, x = s).
-    #[allow(clippy::too_many_arguments)]
-    pub fn bind(
-        &self,
-        ctx: &GpuContext,
-        params: &wgpu::Buffer,
-        count: &wgpu::Buffer,
-        slots: &wgpu::Buffer,
-        vel: &wgpu::Buffer,
-        inv_mass: &wgpu::Buffer,
-        residual: &wgpu::Buffer,
-        step_fraction: &wgpu::Buffer,
-    ) -> wgpu::BindGroup {
-        self.kernel
-            .bind(ctx, &[params, count, slots, vel, inv_mass, residual, step_fraction])
+    /// The bind group of `b`, numbered by the registry.
+    pub fn bind(&self, ctx: &GpuContext, b: &UzawaBindings) -> wgpu::BindGroup {
+        let given = [
+            ("params", b.params),
+            ("count", b.count),
+            ("slots", b.slots),
+            ("vel", b.vel),
+            ("inv_mass", b.inv_mass),
+            ("residual", b.residual),
+            ("step_fraction", b.step_fraction),
+        ];
+        registry::group(ctx, &self.kernel, &given)
     }
 
     pub fn dispatch(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {
