@@ -89,9 +89,7 @@ fn cohesion_matches_cpu() {
             cpu::cohesion::cohesion(
                 &co,
                 p.dt,
-                &lists.count,
-                &lists.slots,
-                k,
+                &lists,
                 &g.radius,
                 &g.inv_mass,
                 &mut want,
