@@ -305,9 +305,9 @@ impl Sweep {
         crate::cpu::jacobi::friction_correction(dpn, dpt, c.inv_mass_sum, 1.0)
     }
 
-    /// Iterate to `threshold` (m/s), sweeping the contacts that can act and
+    /// Iterate to `limits.threshold` (m/s), sweeping the contacts that can act and
     /// checking the others now and then. A contact whose gap is open by more
-    /// than `reach` (m) beyond what the step's velocities close (target * dt,
+    /// than `limits.reach` (m) beyond what the step's velocities close (target * dt,
     /// at the warm-started velocities) starts outside the sweeps; once the
     /// swept contacts are under the threshold (and every [`IDLE_CHECK_EVERY`]
     /// sweeps, and on the last iteration), one pass over the others checks
@@ -315,11 +315,11 @@ impl Sweep {
     /// the same test as sweeping every contact (every contact's last visit
     /// was under the threshold), and a contact left out never had an impulse
     /// to give. Sweeps are over-relaxed far from convergence ([`SOR`]) and run
-    /// on two threads from `par_min` acting contacts ([`Split`]). With the
+    /// on two threads from `limits.par_min` acting contacts ([`Split`]). With the
     /// split push-out (`beta` = 0), a frictionless full sweep still over the
     /// threshold is followed by [`HOT_SWEEPS`] sweeps of its hot contacts.
     /// Each full sweep of the acting contacts, and each check, is one
-    /// iteration in the stats (hot sweeps are not counted).
+    /// iteration in `tally` (hot sweeps are not counted).
     pub fn solve(
         &self,
         scratch: &mut SolveScratch,

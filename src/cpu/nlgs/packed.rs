@@ -45,7 +45,7 @@ pub(super) struct Packs {
     /// exceeded [`Hot::mark`] (indices into the list).
     hot: [Vec<u32>; 3],
     /// Hot contacts a thread of a rebalanced round left for after the join
-    /// ([`hot_rebalanced`]): the lower thread's, then the upper
+    /// ([`Packs::hot_rebalanced`]): the lower thread's, then the upper
     /// thread's from the lower list and from the list across.
     deferred: [Vec<u32>; 3],
 }
@@ -295,7 +295,7 @@ fn sweep_list(
 }
 
 /// The lower half's share of the hot contacts (num / den) above which the
-/// hot rounds move their split down ([`hot_rebalanced`]).
+/// hot rounds move their split down ([`Packs::hot_rebalanced`]).
 const HOT_LOWER_SHARE: (usize, usize) = (3, 5);
 
 impl Packs {
