@@ -396,13 +396,23 @@ impl Sweep {
     /// or the acting set grows, [`Sweep::grow`]).
     fn start(&self, scratch: &mut SolveScratch, slots: &[Contact], bodies: &Bodies<'_>, how: &Visit, limits: &Limits) {
         self.classify(slots, bodies.vel, how, limits.reach, scratch);
-        scratch.split.build(self, &scratch.acting, bodies.vel.len(), limits.par_min);
-        scratch.packed.build(self, &scratch.split, &scratch.acting, slots, bodies, how);
+        scratch
+            .split
+            .build(self, &scratch.acting, bodies.vel.len(), limits.par_min);
+        scratch
+            .packed
+            .build(self, &scratch.split, &scratch.acting, slots, bodies, how);
     }
 
     /// Visit each idle contact once, in order; those given an impulse join
     /// the acting ones ([`Sweep::solve`]). Returns the largest |dP| W.
-    fn check_idle(&self, scratch: &mut SolveScratch, slots: &mut [Contact], bodies: &mut Bodies<'_>, how: &Visit) -> f32 {
+    fn check_idle(
+        &self,
+        scratch: &mut SolveScratch,
+        slots: &mut [Contact],
+        bodies: &mut Bodies<'_>,
+        how: &Visit,
+    ) -> f32 {
         let (inv_mass, vel, spin) = (bodies.inv_mass, &mut *bodies.vel, &mut bodies.spin);
         let acting = &mut scratch.acting;
         let mut worst = 0.0f32;
@@ -422,14 +432,25 @@ impl Sweep {
     /// After idle contacts joined the acting ones ([`Sweep::check_idle`]):
     /// the remaining idle ones' probes (frictionless), and the packed copy
     /// written back, then rebuilt with the acting set in sweep order.
-    fn grow(&self, scratch: &mut SolveScratch, slots: &mut [Contact], bodies: &Bodies<'_>, how: &Visit, limits: &Limits) {
+    fn grow(
+        &self,
+        scratch: &mut SolveScratch,
+        slots: &mut [Contact],
+        bodies: &Bodies<'_>,
+        how: &Visit,
+        limits: &Limits,
+    ) {
         if bodies.spin.is_none() {
             scratch.probes.build(self, &scratch.idle, slots, how);
         }
         scratch.packed.write_back(slots);
         scratch.acting.sort_unstable();
-        scratch.split.build(self, &scratch.acting, bodies.vel.len(), limits.par_min);
-        scratch.packed.build(self, &scratch.split, &scratch.acting, slots, bodies, how);
+        scratch
+            .split
+            .build(self, &scratch.acting, bodies.vel.len(), limits.par_min);
+        scratch
+            .packed
+            .build(self, &scratch.split, &scratch.acting, slots, bodies, how);
     }
 
     /// Copy each owned impulse into its mirror copy.
@@ -736,7 +757,8 @@ impl Solver for Nlgs {
             spin,
         };
         let tally = Tally { stats, history };
-        self.sweep.solve(&mut self.scratch, &mut lists.slots, bodies, &how, &limits, tally);
+        self.sweep
+            .solve(&mut self.scratch, &mut lists.slots, bodies, &how, &limits, tally);
         self.sweep.mirror(&mut lists.slots);
     }
 
