@@ -396,6 +396,18 @@ impl Sweep {
     /// or the acting set grows, [`Sweep::grow`]).
     fn start(&self, scratch: &mut SolveScratch, slots: &[Contact], bodies: &Bodies<'_>, how: &Visit, limits: &Limits) {
         self.classify(slots, bodies.vel, how, limits.reach, scratch);
+        self.pack_acting(scratch, slots, bodies, how, limits);
+    }
+
+    /// The acting contacts split for two threads and packed for the sweeps.
+    fn pack_acting(
+        &self,
+        scratch: &mut SolveScratch,
+        slots: &[Contact],
+        bodies: &Bodies<'_>,
+        how: &Visit,
+        limits: &Limits,
+    ) {
         scratch
             .split
             .build(self, &scratch.acting, bodies.vel.len(), limits.par_min);
@@ -445,12 +457,7 @@ impl Sweep {
         }
         scratch.packed.write_back(slots);
         scratch.acting.sort_unstable();
-        scratch
-            .split
-            .build(self, &scratch.acting, bodies.vel.len(), limits.par_min);
-        scratch
-            .packed
-            .build(self, &scratch.split, &scratch.acting, slots, bodies, how);
+        self.pack_acting(scratch, slots, bodies, how, limits);
     }
 
     /// Copy each owned impulse into its mirror copy.
