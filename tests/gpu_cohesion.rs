@@ -86,16 +86,7 @@ fn cohesion_matches_cpu() {
             p.dt = 1e-3;
             let vel_free: Vec<[f32; 2]> = g.vel.clone();
             let mut want = vel_free.clone();
-            cpu::cohesion::cohesion(
-                &co,
-                p.dt,
-                &lists.count,
-                &lists.slots,
-                k,
-                &g.radius,
-                &g.inv_mass,
-                &mut want,
-            );
+            cpu::cohesion::cohesion(&co, p.dt, &lists, &g.radius, &g.inv_mass, &mut want);
             let cfg = ShaderConfig { capacity: k as u32 };
             let stage = CohesionStage::new(&ctx, &cfg);
             stage.write(&ctx, &co);

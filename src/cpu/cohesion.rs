@@ -14,20 +14,19 @@
 use rayon::prelude::*;
 
 use crate::model::cohesion::effective_radius;
-use crate::model::{Body, Cohesion, Contact};
+use crate::model::{Body, Cohesion, ContactLists};
 
-/// Stage `cohesion`: `vel_free` += dt F / m of every bridge of each grain's list.
-#[allow(clippy::too_many_arguments)]
+/// Stage `cohesion`: `vel_free` += dt F / m of every bridge of each grain's
+/// list in `lists`.
 pub fn cohesion(
     law: &Cohesion,
     dt: f32,
-    count: &[u32],
-    slots: &[Contact],
-    capacity: usize,
+    lists: &ContactLists,
     radius: &[f32],
     inv_mass: &[f32],
     vel_free: &mut [[f32; 2]],
 ) {
+    let (count, slots, capacity) = (&lists.count, &lists.slots, lists.capacity);
     vel_free
         .par_iter_mut()
         .enumerate()

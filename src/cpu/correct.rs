@@ -17,7 +17,7 @@
 //! The correction runs the Jacobi stages (`jacobi_contact`, `jacobi_gather`)
 //! on a copy of the lists, so the GPU runs the same kernels.
 
-use crate::model::{Contact, dot, sub};
+use crate::model::{Contact, ContactLists, dot, sub};
 
 use super::jacobi::{
     Free, Friction, Moving, Projection, gathered, jacobi_contact, jacobi_gather, other_velocity, project,
@@ -112,12 +112,9 @@ impl Correction {
     /// Push out overlaps deeper than `slop` by a fraction `beta` with
     /// `iterations` Jacobi iterations (relaxation `omega`), then move the
     /// grains: pos += dt w. Velocities are left as they are.
-    #[allow(clippy::too_many_arguments)]
     pub fn apply(
         &mut self,
-        count: &[u32],
-        slots: &[Contact],
-        capacity: usize,
+        lists: &ContactLists,
         inv_mass: &[f32],
         vel: &[[f32; 2]],
         pos: &mut [[f32; 2]],
@@ -127,8 +124,9 @@ impl Correction {
         if push.iterations == 0 || push.beta == 0.0 || n == 0 {
             return;
         }
+        let (count, slots, capacity) = (&lists.count, &lists.slots, lists.capacity);
         if !count.iter().any(|&c| c as usize > capacity) {
-            self.apply_near(count, slots, capacity, inv_mass, vel, pos, push);
+            self.apply_near(lists, inv_mass, vel, pos, push);
             return;
         }
         let PushOut {
@@ -189,90 +187,38 @@ impl Correction {
     /// is the only pass over every contact).
     /// Measured on the 10,000-grain discharge at tol 3.5e-6: the full pass
     /// was 13 % of a step.
-    #[allow(clippy::too_many_arguments)]
     fn apply_near(
         &mut self,
-        count: &[u32],
-        slots: &[Contact],
-        capacity: usize,
+        lists: &ContactLists,
         inv_mass: &[f32],
         vel: &[[f32; 2]],
         pos: &mut [[f32; 2]],
         push: &PushOut,
     ) {
-        let (dt, slop, iterations) = (push.dt, push.slop, push.iterations);
-        let n = pos.len();
-        let k = capacity;
-        let list = |i: usize| &slots[i * k..i * k + count[i] as usize];
-        let deep: Vec<u32> = (0..n as u32)
-            .into_par_iter()
-            .with_min_len(super::PAR_MIN)
-            .filter(|&i| {
-                let i = i as usize;
-                list(i).iter().any(|c| predicted(c, i, vel, dt).gap < -slop)
-            })
-            .collect();
+        let deep = deep_grains(lists, vel, push);
         if deep.is_empty() {
             return;
         }
-        self.slots.resize(slots.len(), Contact::default());
+        let n = pos.len();
+        self.slots.resize(lists.slots.len(), Contact::default());
         self.shift.clear();
         self.shift.resize(n, [0.0; 2]);
         self.seen.clear();
         self.seen.resize(n, false);
         // Rows of the copy are predicted when their grain first joins.
         let mut copied = std::mem::take(&mut self.seen);
-        let (active, next) = (&mut self.active, &mut self.next);
-        active.clear();
-        active.extend_from_slice(&deep);
-        let inv_dt = 1.0 / dt;
+        self.active.clear();
+        self.active.extend_from_slice(&deep);
         let mut moved = Vec::new();
-        for _ in 0..iterations {
-            for &i in active.iter() {
-                let i = i as usize;
-                if !copied[i] {
-                    copied[i] = true;
-                    moved.push(i as u32);
-                    for (s, c) in list(i).iter().enumerate() {
-                        self.slots[i * k + s] = predicted(c, i, vel, dt);
-                    }
-                }
-            }
-            // jacobi_contact on the active grains, from the last shifts.
-            let mut r = 0.0f32;
-            for &i in active.iter() {
-                let i = i as usize;
-                for c in &mut self.slots[i * k..i * k + count[i] as usize] {
-                    r = r.max(project(i, c, &self.shift, inv_dt, push.beta, slop, push.omega));
-                }
-            }
-            // jacobi_gather on the same grains (the others hold no impulse).
-            for &i in active.iter() {
-                let i = i as usize;
-                self.shift[i] = gathered(&self.slots[i * k..i * k + count[i] as usize], [0.0; 2], inv_mass[i]);
-            }
+        for _ in 0..push.iterations {
+            self.copy_rows(lists, vel, push.dt, &mut copied, &mut moved);
+            let r = self.project_active(lists, inv_mass, push);
             if r == 0.0 {
                 break;
             }
-            // Next: the deep grains and every grain within one contact of a
-            // grain holding an impulse.
-            next.clear();
-            next.extend_from_slice(&deep);
-            for &i in active.iter() {
-                let i = i as usize;
-                let row = &self.slots[i * k..i * k + count[i] as usize];
-                if row.iter().any(|c| c.impulse != 0.0) {
-                    next.push(i as u32);
-                    next.extend(row.iter().filter_map(|c| match c.body() {
-                        crate::model::Body::Grain(j) => Some(j),
-                        _ => None,
-                    }));
-                }
-            }
-            next.sort_unstable();
-            next.dedup();
-            std::mem::swap(active, next);
+            self.next_active(lists, &deep);
         }
+        let dt = push.dt;
         for &i in &moved {
             let i = i as usize;
             pos[i][0] += dt * self.shift[i][0];
@@ -280,4 +226,93 @@ impl Correction {
         }
         self.seen = copied;
     }
+
+    /// Copy (stage `predict_gap`) the rows of the active grains that are
+    /// not `copied` yet, marking them there and listing them in `moved`
+    /// ([`Correction::apply_near`]).
+    fn copy_rows(
+        &mut self,
+        lists: &ContactLists,
+        vel: &[[f32; 2]],
+        dt: f32,
+        copied: &mut [bool],
+        moved: &mut Vec<u32>,
+    ) {
+        let k = lists.capacity;
+        for &i in self.active.iter() {
+            let i = i as usize;
+            if !copied[i] {
+                copied[i] = true;
+                moved.push(i as u32);
+                for (s, c) in row(lists, i).iter().enumerate() {
+                    self.slots[i * k + s] = predicted(c, i, vel, dt);
+                }
+            }
+        }
+    }
+
+    /// One Jacobi iteration on the active grains ([`Correction::apply_near`]):
+    /// `jacobi_contact` from the last shifts, then `jacobi_gather` on the
+    /// same grains (the others hold no impulse). Returns the largest correction.
+    fn project_active(&mut self, lists: &ContactLists, inv_mass: &[f32], push: &PushOut) -> f32 {
+        let (k, count) = (lists.capacity, &lists.count);
+        let inv_dt = 1.0 / push.dt;
+        let mut r = 0.0f32;
+        for &i in self.active.iter() {
+            let i = i as usize;
+            for c in &mut self.slots[i * k..i * k + count[i] as usize] {
+                r = r.max(project(i, c, &self.shift, inv_dt, push.beta, push.slop, push.omega));
+            }
+        }
+        for &i in self.active.iter() {
+            let i = i as usize;
+            self.shift[i] = gathered(&self.slots[i * k..i * k + count[i] as usize], [0.0; 2], inv_mass[i]);
+        }
+        r
+    }
+
+    /// The next iteration's active grains ([`Correction::apply_near`]): the
+    /// `deep` grains and every grain within one contact of a grain holding
+    /// an impulse, sorted, each once.
+    fn next_active(&mut self, lists: &ContactLists, deep: &[u32]) {
+        let (k, count) = (lists.capacity, &lists.count);
+        let (active, next) = (&mut self.active, &mut self.next);
+        next.clear();
+        next.extend_from_slice(deep);
+        for &i in active.iter() {
+            let i = i as usize;
+            let row = &self.slots[i * k..i * k + count[i] as usize];
+            if row.iter().any(|c| c.impulse != 0.0) {
+                next.push(i as u32);
+                next.extend(row.iter().filter_map(|c| match c.body() {
+                    crate::model::Body::Grain(j) => Some(j),
+                    _ => None,
+                }));
+            }
+        }
+        next.sort_unstable();
+        next.dedup();
+        std::mem::swap(active, next);
+    }
+}
+
+/// Grain i's list in `lists` (none of which overflowed).
+#[inline]
+fn row(lists: &ContactLists, i: usize) -> &[Contact] {
+    let k = lists.capacity;
+    &lists.slots[i * k..i * k + lists.count[i] as usize]
+}
+
+/// The grains owning a contact whose predicted gap (stage `predict_gap`)
+/// is below -slop, in grain order ([`Correction::apply_near`]).
+fn deep_grains(lists: &ContactLists, vel: &[[f32; 2]], push: &PushOut) -> Vec<u32> {
+    let (dt, slop) = (push.dt, push.slop);
+    (0..vel.len() as u32)
+        .into_par_iter()
+        .with_min_len(super::PAR_MIN)
+        .filter(|&i| {
+            let i = i as usize;
+            row(lists, i).iter().any(|c| predicted(c, i, vel, dt).gap < -slop)
+        })
+        .collect()
 }

@@ -131,9 +131,6 @@ impl Near {
 /// Contacts of grain i, written into `out` (capacity K); returns how many
 /// were found. `near` is the bin-ordered copy of the grains.
 fn detect_grain(inp: &DetectInput, near: &Near, i: usize, out: &mut [Contact]) -> u32 {
-    let x = inp.pos[i];
-    let r = inp.radius[i];
-    let im = inp.inv_mass[i];
     let mut found = 0u32;
     let mut push = |c: Contact| {
         if let Some(slot) = out.get_mut(found as usize) {
@@ -141,6 +138,32 @@ fn detect_grain(inp: &DetectInput, near: &Near, i: usize, out: &mut [Contact]) -
         }
         found += 1;
     };
+    grain_contacts(inp, near, i, &mut push);
+    wall_contacts(inp, i, &mut push);
+    found
+}
+
+/// A new contact with `other` (no impulse, no bounce yet).
+#[inline]
+fn fresh(other: Body, gap: f32, inv_mass_sum: f32, normal: [f32; 2]) -> Contact {
+    Contact {
+        other: other.encode(),
+        gap,
+        inv_mass_sum,
+        impulse: 0.0,
+        normal,
+        impulse_t: 0.0,
+        bounce: 0.0,
+    }
+}
+
+/// Grain i's contacts with the grains of its 3 x 3 block of cells, in bin
+/// order, each given to `push` ([`detect_grain`]).
+#[inline]
+fn grain_contacts(inp: &DetectInput, near: &Near, i: usize, push: &mut impl FnMut(Contact)) {
+    let x = inp.pos[i];
+    let r = inp.radius[i];
+    let im = inp.inv_mass[i];
     let g = inp.grid;
     let (cx, cy) = g.coords(x);
     // The cells of one row of the 3 x 3 block are consecutive, and so are
@@ -164,20 +187,21 @@ fn detect_grain(inp: &DetectInput, near: &Near, i: usize, out: &mut [Contact]) -
                 let (n, dist) = normal_between(x, inp.pos[j], i < j);
                 let gap = dist - (r + inp.radius[j]);
                 if gap < inp.alert {
-                    push(Contact {
-                        other: Body::Grain(j as u32).encode(),
-                        gap,
-                        inv_mass_sum: im + inp.inv_mass[j],
-                        impulse: 0.0,
-                        normal: n,
-                        impulse_t: 0.0,
-                        bounce: 0.0,
-                    });
+                    push(fresh(Body::Grain(j as u32), gap, im + inp.inv_mass[j], n));
                 }
             }
             base += LANES;
         }
     }
+}
+
+/// Grain i's contacts with the segments, then the corners, in wall order,
+/// each given to `push` ([`detect_grain`]).
+#[inline]
+fn wall_contacts(inp: &DetectInput, i: usize, push: &mut impl FnMut(Contact)) {
+    let x = inp.pos[i];
+    let r = inp.radius[i];
+    let im = inp.inv_mass[i];
     let reach = (r + inp.alert) * SURELY_BEYOND;
     for (k, s) in inp.walls.segments.iter().enumerate() {
         // Farther than `reach` from the segment's bounding box along an axis:
@@ -199,15 +223,7 @@ fn detect_grain(inp: &DetectInput, near: &Near, i: usize, out: &mut [Contact]) -
         }
         if dist - r < inp.alert {
             let (n, dist) = one_sided(s, x, p, n, dist);
-            push(Contact {
-                other: Body::Segment(k as u32).encode(),
-                gap: dist - r,
-                inv_mass_sum: im,
-                impulse: 0.0,
-                normal: n,
-                impulse_t: 0.0,
-                bounce: 0.0,
-            });
+            push(fresh(Body::Segment(k as u32), dist - r, im, n));
         }
     }
     for (k, c) in inp.walls.corners.iter().enumerate() {
@@ -218,18 +234,9 @@ fn detect_grain(inp: &DetectInput, near: &Near, i: usize, out: &mut [Contact]) -
         let (n, dist) = normal_between(x, c.pos, false);
         let gap = dist - r;
         if gap < inp.alert {
-            push(Contact {
-                other: Body::Corner(k as u32).encode(),
-                gap,
-                inv_mass_sum: im,
-                impulse: 0.0,
-                normal: n,
-                impulse_t: 0.0,
-                bounce: 0.0,
-            });
+            push(fresh(Body::Corner(k as u32), gap, im, n));
         }
     }
-    found
 }
 
 /// Stage `detect` over all grains (parallel over grains); returns the

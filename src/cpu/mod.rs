@@ -361,7 +361,7 @@ impl<'a> StepContext<'a> {
             Stage::Cohesion => {
                 let (l, vf) = (&s.lists, &mut s.vel_free);
                 let (r, im) = (&g.radius, &g.inv_mass);
-                cohesion::cohesion(&p.cohesion, p.dt, &l.count, &l.slots, l.capacity, r, im, vf);
+                cohesion::cohesion(&p.cohesion, p.dt, l, r, im, vf);
             }
             Stage::WarmStart => warm_start::warm_start(&s.prev, &mut s.lists),
             Stage::Bounce => {
@@ -427,11 +427,8 @@ impl CpuStepper {
 
     /// Stage `PushOut`: the split push-out of `overlap_relax` (cpu::correct).
     fn push_out(&mut self, grains: &mut Grains, p: &StepParams) {
-        let l = &self.lists;
         self.correction.apply(
-            &l.count,
-            &l.slots,
-            l.capacity,
+            &self.lists,
             &grains.inv_mass,
             &grains.vel,
             &mut grains.pos,

@@ -224,32 +224,6 @@ impl Sweep {
         }
     }
 
-    /// One sweep in grain order; returns the largest velocity correction |dP| W, m/s.
-    /// (Alternating forward and backward sweeps was measured on a settling
-    /// 2,000-grain hourglass and needed more iterations, not fewer.)
-    #[allow(clippy::too_many_arguments)]
-    pub fn sweep(
-        &self,
-        slots: &mut [Contact],
-        inv_mass: &[f32],
-        vel: &mut [[f32; 2]],
-        inv_dt: f32,
-        beta: f32,
-        slop: f32,
-        rule: Rule,
-    ) -> f32 {
-        let how = Visit {
-            sor: 1.0,
-            inv_dt,
-            beta,
-            slop,
-            rule,
-            mu: 0.0,
-            mu_wall: 0.0,
-        };
-        (0..self.len()).fold(0.0f32, |w, k| w.max(self.visit(k, slots, inv_mass, vel, None, &how)))
-    }
-
     /// Update contact `k` (sweep index) at once; returns |dP| W, m/s.
     #[inline]
     fn visit(
@@ -263,7 +237,7 @@ impl Sweep {
     ) -> f32 {
         match spin {
             None => self.visit_in(k, Part::WHOLE, slots, inv_mass, vel, how),
-            Some(mut t) => self.visit_turn(k, Part::WHOLE, slots, inv_mass, vel, &mut t, how),
+            Some(mut t) => self.visit_turn(k, slots, inv_mass, vel, &mut t, how),
         }
     }
 
@@ -299,24 +273,22 @@ impl Sweep {
         dp.abs() * c.inv_mass_sum
     }
 
-    /// [`Sweep::visit_in`] with friction and rotation (DESIGN §1d,
-    /// `model::contact::coulomb`): `t` is indexed like `vel`.
+    /// [`Sweep::visit_in`] on the whole arrays with friction and rotation
+    /// (DESIGN §1d, `model::contact::coulomb`): `t` is indexed like `vel`.
     #[inline]
-    #[allow(clippy::too_many_arguments)]
     fn visit_turn(
         &self,
         k: usize,
-        part: Part,
         slots: &mut [Contact],
         inv_mass: &[f32],
         vel: &mut [[f32; 2]],
         t: &mut Turn<'_>,
         how: &Visit,
     ) -> f32 {
-        let a = self.grain[k] as usize - part.grain0;
-        let c = &mut slots[self.slot[k] as usize - part.slot0];
+        let a = self.grain[k] as usize;
+        let c = &mut slots[self.slot[k] as usize];
         let b = match c.body() {
-            Body::Grain(j) => Some(j as usize - part.grain0),
+            Body::Grain(j) => Some(j as usize),
             _ => None,
         };
         let vb = b.map_or([0.0, 0.0], |b| vel[b]);
@@ -333,9 +305,9 @@ impl Sweep {
         crate::cpu::jacobi::friction_correction(dpn, dpt, c.inv_mass_sum, 1.0)
     }
 
-    /// Iterate to `threshold` (m/s), sweeping the contacts that can act and
+    /// Iterate to `limits.threshold` (m/s), sweeping the contacts that can act and
     /// checking the others now and then. A contact whose gap is open by more
-    /// than `reach` (m) beyond what the step's velocities close (target * dt,
+    /// than `limits.reach` (m) beyond what the step's velocities close (target * dt,
     /// at the warm-started velocities) starts outside the sweeps; once the
     /// swept contacts are under the threshold (and every [`IDLE_CHECK_EVERY`]
     /// sweeps, and on the last iteration), one pass over the others checks
@@ -343,132 +315,149 @@ impl Sweep {
     /// the same test as sweeping every contact (every contact's last visit
     /// was under the threshold), and a contact left out never had an impulse
     /// to give. Sweeps are over-relaxed far from convergence ([`SOR`]) and run
-    /// on two threads from `par_min` acting contacts ([`Split`]). With the
+    /// on two threads from `limits.par_min` acting contacts ([`Split`]). With the
     /// split push-out (`beta` = 0), a frictionless full sweep still over the
     /// threshold is followed by [`HOT_SWEEPS`] sweeps of its hot contacts.
     /// Each full sweep of the acting contacts, and each check, is one
-    /// iteration in the stats (hot sweeps are not counted).
-    #[allow(clippy::too_many_arguments)]
+    /// iteration in `tally` (hot sweeps are not counted).
     pub fn solve(
         &self,
         scratch: &mut SolveScratch,
         slots: &mut [Contact],
-        inv_mass: &[f32],
-        vel: &mut [[f32; 2]],
-        mut spin: Option<Turn<'_>>,
+        mut bodies: Bodies<'_>,
         how: &Visit,
-        reach: f32,
-        threshold: f32,
-        stats: &mut crate::model::StepStats,
-        itmax: u32,
-        par_min: usize,
-        sor_floor: f32,
-        mut history: Option<&mut Vec<f32>>,
+        limits: &Limits,
+        mut tally: Tally<'_>,
     ) {
-        let SolveScratch {
-            acting,
-            idle,
-            split,
-            packed,
-            probes,
-            classes,
-        } = scratch;
-        self.classify(slots, vel, how, reach, acting, idle, &mut probes.list, classes);
+        let (threshold, itmax) = (limits.threshold, limits.itmax);
+        self.start(scratch, slots, &bodies, how, limits);
         // Only frictionless visits are screened: with friction every check visits.
-        let screen = spin.is_none();
-        let mut record = |stats: &mut crate::model::StepStats, r: f32| {
-            stats.iterations += 1;
-            stats.residual = r;
-            if let Some(h) = history.as_deref_mut() {
-                h.push(r);
-            }
-        };
-        split.build(self, acting, vel.len(), par_min);
-        // The sweeps run on a packed copy of the acting contacts ([`Packed`],
-        // [`Turned`] with friction), written back when the solve ends or the
-        // acting set grows.
-        let radius = spin.as_ref().map(|t| t.radius);
-        packed.build(self, split, acting, slots, inv_mass, radius, how);
+        let screen = bodies.spin.is_none();
         // Over-relaxed while far from the threshold, plain Gauss-Seidel near
         // it and on a step's first sweep (a resting pile, which starts near
         // it, is then solved exactly: see SOR).
         let relaxed = *how;
         let plain = Visit { sor: 1.0, ..*how };
-        // The hot sweeps and the later switch to plain sweeps were tuned with
-        // the split push-out (beta = 0 in the solve, the default). Pushing
-        // overlaps out through the velocities (beta > 0) keeps the former
-        // solve: with them a resting 12-grain column's overlap kept growing
-        // (8.07e-6 then 8.81e-6 m over two 500-step halves, tests/nscd_physics.rs).
-        let tuned = how.beta == 0.0 && how.rule == Rule::Accumulated;
-        let above = (if tuned { SOR_ABOVE } else { SOR_ABOVE_VELOCITY_PUSH } * threshold).max(sor_floor);
+        let (hot, above) = hot_and_relaxed(how, limits);
         let mut last = 0.0f32;
-        while stats.iterations < itmax {
+        while tally.stats.iterations < itmax {
             let how = if last > above { &relaxed } else { &plain };
-            let hot = tuned.then_some(packed::Hot {
-                threshold,
-                mark: HOT_MARK * threshold,
-                sweeps: HOT_SWEEPS,
-            });
-            let r = packed.sweep(split, vel, spin.as_mut().map(|t| &mut *t.w), how, hot);
+            let spin = bodies.spin.as_mut().map(|t| &mut *t.w);
+            let r = scratch.packed.sweep(&scratch.split, bodies.vel, spin, how, hot);
             last = r;
-            record(stats, r);
+            tally.record(r);
             // The idle contacts are checked once the acting ones converged,
             // every IDLE_CHECK_EVERY sweeps (a slow step must not leave one
             // unvisited while velocities change), and on the last iteration.
-            let due = stats.iterations.is_multiple_of(IDLE_CHECK_EVERY) || stats.iterations + 1 >= itmax;
+            let due = tally.stats.iterations.is_multiple_of(IDLE_CHECK_EVERY) || tally.stats.iterations + 1 >= itmax;
             if r >= threshold && !due {
                 continue;
             }
-            if idle.is_empty() {
+            if scratch.idle.is_empty() {
                 if r < threshold {
-                    stats.converged = true;
+                    tally.stats.converged = true;
                     break;
                 }
                 continue;
             }
-            if stats.iterations >= itmax {
+            if tally.stats.iterations >= itmax {
                 break;
             }
             // Check the idle contacts once; those that moved act from now on.
-            let mut worst = 0.0f32;
-            let before = acting.len();
-            if screen && !probes.any_closing(vel) {
+            let before = scratch.acting.len();
+            if screen && !scratch.probes.any_closing(bodies.vel) {
                 // No idle contact would take an impulse: visiting them would
                 // leave them and the velocities as they are (each r = 0).
-                record(stats, r);
+                tally.record(r);
                 if r < threshold {
-                    stats.converged = true;
+                    tally.stats.converged = true;
                     break;
                 }
                 continue;
             }
-            idle.retain(|&k| {
-                let r = self.visit(k as usize, slots, inv_mass, vel, spin.as_mut().map(Turn::reborrow), how);
-                worst = worst.max(r);
-                if r > 0.0 {
-                    acting.push(k);
-                    false
-                } else {
-                    true
-                }
-            });
-            record(stats, worst.max(r));
+            let worst = self.check_idle(scratch, slots, &mut bodies, how);
+            tally.record(worst.max(r));
             if r < threshold && worst < threshold {
                 // Every contact's last visit is under the threshold.
-                stats.converged = true;
+                tally.stats.converged = true;
                 break;
             }
-            if screen && acting.len() > before {
-                probes.build(self, idle, slots, how);
-            }
-            if acting.len() > before {
-                packed.write_back(slots);
-                acting.sort_unstable();
-                split.build(self, acting, vel.len(), par_min);
-                packed.build(self, split, acting, slots, inv_mass, radius, how);
+            if scratch.acting.len() > before {
+                self.grow(scratch, slots, &bodies, how, limits);
             }
         }
-        packed.write_back(slots);
+        scratch.packed.write_back(slots);
+    }
+
+    /// The start of a [`Sweep::solve`]: the contacts sorted into acting and
+    /// idle ones, the acting ones split for two threads and packed
+    /// (`Packed`, `Turned` with friction) for the sweeps, which
+    /// run on the packed copy until it is written back (when the solve ends
+    /// or the acting set grows, [`Sweep::grow`]).
+    fn start(&self, scratch: &mut SolveScratch, slots: &[Contact], bodies: &Bodies<'_>, how: &Visit, limits: &Limits) {
+        self.classify(slots, bodies.vel, how, limits.reach, scratch);
+        self.pack_acting(scratch, slots, bodies, how, limits);
+    }
+
+    /// The acting contacts split for two threads and packed for the sweeps.
+    fn pack_acting(
+        &self,
+        scratch: &mut SolveScratch,
+        slots: &[Contact],
+        bodies: &Bodies<'_>,
+        how: &Visit,
+        limits: &Limits,
+    ) {
+        scratch
+            .split
+            .build(self, &scratch.acting, bodies.vel.len(), limits.par_min);
+        scratch
+            .packed
+            .build(self, &scratch.split, &scratch.acting, slots, bodies, how);
+    }
+
+    /// Visit each idle contact once, in order; those given an impulse join
+    /// the acting ones ([`Sweep::solve`]). Returns the largest |dP| W.
+    fn check_idle(
+        &self,
+        scratch: &mut SolveScratch,
+        slots: &mut [Contact],
+        bodies: &mut Bodies<'_>,
+        how: &Visit,
+    ) -> f32 {
+        let (inv_mass, vel, spin) = (bodies.inv_mass, &mut *bodies.vel, &mut bodies.spin);
+        let acting = &mut scratch.acting;
+        let mut worst = 0.0f32;
+        scratch.idle.retain(|&k| {
+            let r = self.visit(k as usize, slots, inv_mass, vel, spin.as_mut().map(Turn::reborrow), how);
+            worst = worst.max(r);
+            if r > 0.0 {
+                acting.push(k);
+                false
+            } else {
+                true
+            }
+        });
+        worst
+    }
+
+    /// After idle contacts joined the acting ones ([`Sweep::check_idle`]):
+    /// the remaining idle ones' probes (frictionless), and the packed copy
+    /// written back, then rebuilt with the acting set in sweep order.
+    fn grow(
+        &self,
+        scratch: &mut SolveScratch,
+        slots: &mut [Contact],
+        bodies: &Bodies<'_>,
+        how: &Visit,
+        limits: &Limits,
+    ) {
+        if bodies.spin.is_none() {
+            scratch.probes.build(self, &scratch.idle, slots, how);
+        }
+        scratch.packed.write_back(slots);
+        scratch.acting.sort_unstable();
+        self.pack_acting(scratch, slots, bodies, how, limits);
     }
 
     /// Copy each owned impulse into its mirror copy.
@@ -480,6 +469,25 @@ impl Sweep {
             }
         }
     }
+}
+
+/// The hot sweeps of a [`Sweep::solve`] (frictionless NLGS with the split
+/// push-out only) and the correction above which its next sweep is
+/// relaxed. The hot sweeps and the later switch to plain sweeps were tuned
+/// with the split push-out (beta = 0 in the solve, the default). Pushing
+/// overlaps out through the velocities (beta > 0) keeps the former solve:
+/// with them a resting 12-grain column's overlap kept growing (8.07e-6
+/// then 8.81e-6 m over two 500-step halves, tests/nscd_physics.rs).
+fn hot_and_relaxed(how: &Visit, limits: &Limits) -> (Option<packed::Hot>, f32) {
+    let threshold = limits.threshold;
+    let tuned = how.beta == 0.0 && how.rule == Rule::Accumulated;
+    let above = (if tuned { SOR_ABOVE } else { SOR_ABOVE_VELOCITY_PUSH } * threshold).max(limits.sor_floor);
+    let hot = tuned.then_some(packed::Hot {
+        threshold,
+        mark: HOT_MARK * threshold,
+        sweeps: HOT_SWEEPS,
+    });
+    (hot, above)
 }
 
 /// Contacts predicted to stay open by more than this fraction of the alert
@@ -588,6 +596,47 @@ pub struct Visit {
     /// is given the spins; the seed rule carries no friction).
     pub mu: f32,
     pub mu_wall: f32,
+}
+
+/// The grains a solve moves ([`Sweep::solve`]): inverse masses, the
+/// velocities (written) and, with friction, the rotation side.
+#[derive(Debug)]
+pub struct Bodies<'a> {
+    pub inv_mass: &'a [f32],
+    pub vel: &'a mut [[f32; 2]],
+    pub spin: Option<Turn<'a>>,
+}
+
+/// How far a [`Sweep::solve`] goes: contacts open by more than `reach` (m)
+/// start idle, it stops under `threshold` (m/s) or after `itmax`
+/// iterations, sweeps on two threads from `par_min` acting contacts, and
+/// relaxes only sweeps after one whose correction exceeded `sor_floor` (m/s).
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub reach: f32,
+    pub threshold: f32,
+    pub itmax: u32,
+    pub par_min: usize,
+    pub sor_floor: f32,
+}
+
+/// Where a solve counts its iterations: the step's stats and, when
+/// `Some`, each iteration's residual (m/s, the study).
+#[derive(Debug)]
+pub struct Tally<'a> {
+    pub stats: &'a mut StepStats,
+    pub history: Option<&'a mut Vec<f32>>,
+}
+
+impl Tally<'_> {
+    /// One iteration whose residual is `r`.
+    fn record(&mut self, r: f32) {
+        self.stats.iterations += 1;
+        self.stats.residual = r;
+        if let Some(h) = self.history.as_deref_mut() {
+            h.push(r);
+        }
+    }
 }
 
 /// The rotation side of a frictional sweep: radii (m) and spins (rad/s),
@@ -702,23 +751,21 @@ impl Solver for Nlgs {
             mu: p.mu,
             mu_wall: p.mu_wall,
         };
-        let reach = ACT_REACH * p.alert;
-        let floor = p.gravity[0].hypot(p.gravity[1]) * p.dt;
-        self.sweep.solve(
-            &mut self.scratch,
-            &mut lists.slots,
-            free.inv_mass,
-            out.vel,
-            spin,
-            &how,
-            reach,
-            p.threshold(),
-            stats,
-            p.itmax,
+        let limits = Limits {
+            reach: ACT_REACH * p.alert,
+            threshold: p.threshold(),
+            itmax: p.itmax,
             par_min,
-            floor,
-            history,
-        );
+            sor_floor: p.gravity[0].hypot(p.gravity[1]) * p.dt,
+        };
+        let bodies = Bodies {
+            inv_mass: free.inv_mass,
+            vel: out.vel,
+            spin,
+        };
+        let tally = Tally { stats, history };
+        self.sweep
+            .solve(&mut self.scratch, &mut lists.slots, bodies, &how, &limits, tally);
         self.sweep.mirror(&mut lists.slots);
     }
 

@@ -23,8 +23,10 @@ pub struct Integrand<'a> {
     pub inv_mass: &'a [f32],
 }
 
+/// A half kick of `h` seconds of one grain, from its force `f`, torque `t`,
+/// radius `r` and inverse mass `im`.
 #[inline]
-fn half_kick(v: &mut [f32; 2], w: &mut f32, f: [f32; 2], t: f32, r: f32, im: f32, gravity: [f32; 2], h: f32) {
+fn half_kick(v: &mut [f32; 2], w: &mut f32, (f, t, r, im): ([f32; 2], f32, f32, f32), gravity: [f32; 2], h: f32) {
     if im > 0.0 {
         v[0] += h * (gravity[0] + im * f[0]);
         v[1] += h * (gravity[1] + im * f[1]);
@@ -40,7 +42,7 @@ pub fn kick_drift(s: Integrand, gravity: [f32; 2], dt: f32) {
         .zip((s.force, s.torque, s.radius, s.inv_mass))
         .with_min_len(crate::cpu::PAR_MIN)
         .for_each(|((x, v, w), (&f, &t, &r, &im))| {
-            half_kick(v, w, f, t, r, im, gravity, h);
+            half_kick(v, w, (f, t, r, im), gravity, h);
             x[0] += dt * v[0];
             x[1] += dt * v[1];
         });
@@ -53,5 +55,5 @@ pub fn kick(s: Integrand, gravity: [f32; 2], dt: f32) {
         .into_par_iter()
         .zip((s.force, s.torque, s.radius, s.inv_mass))
         .with_min_len(crate::cpu::PAR_MIN)
-        .for_each(|((v, w), (&f, &t, &r, &im))| half_kick(v, w, f, t, r, im, gravity, h));
+        .for_each(|((v, w), (&f, &t, &r, &im))| half_kick(v, w, (f, t, r, im), gravity, h));
 }

@@ -1,7 +1,7 @@
 //! The NLGS sweeps' working copy of the acting contacts ([`Sweep::solve`]):
 //! packed in sweep order, visited in order, written back into the slots.
 
-use super::{Rule, Split, Sweep, Visit};
+use super::{Bodies, Rule, Split, Sweep, Visit};
 use crate::model::contact::{coulomb, slip, spin_kick, tangent};
 use crate::model::{Body, Contact, dot, sub};
 
@@ -45,7 +45,7 @@ pub(super) struct Packs {
     /// exceeded [`Hot::mark`] (indices into the list).
     hot: [Vec<u32>; 3],
     /// Hot contacts a thread of a rebalanced round left for after the join
-    /// ([`hot_rebalanced`]): the lower thread's, then the upper
+    /// ([`Packs::hot_rebalanced`]): the lower thread's, then the upper
     /// thread's from the lower list and from the list across.
     deferred: [Vec<u32>; 3],
 }
@@ -73,17 +73,20 @@ struct Turned {
 }
 
 impl Packs {
-    #[allow(clippy::too_many_arguments)]
+    /// Pack the `acting` contacts (sweep indices) of `slots` as `split`
+    /// divides them, with the inverse masses and, with friction, the radii
+    /// of `bodies`.
     pub(super) fn build(
         &mut self,
         sweep: &Sweep,
         split: &Split,
         acting: &[u32],
         slots: &[Contact],
-        inv_mass: &[f32],
-        radius: Option<&[f32]>,
+        bodies: &Bodies<'_>,
         how: &Visit,
     ) {
+        let inv_mass = bodies.inv_mass;
+        let radius = bodies.spin.as_ref().map(|t| t.radius);
         self.rule = Some(how.rule);
         self.friction = radius.is_some();
         let (lower, upper, across): (&[u32], &[u32], &[u32]) = if split.mid == 0 {
@@ -179,9 +182,7 @@ impl Packs {
         // of them instead took 1.09x the wall time: the copy changes every
         // full sweep.)
         if split.mid != 0 && h0.len() * HOT_LOWER_SHARE.1 > (h0.len() + h1.len() + h2.len()) * HOT_LOWER_SHARE.0 {
-            let [d0, d1, d2] = &mut self.deferred;
-            let lists = [&mut **lower, &mut **upper, &mut **across];
-            hot_rebalanced(lists, [h0, h1, h2], [d0, d1, d2], split.mid, vel, how, rule, hot.sweeps);
+            self.hot_rebalanced(split.mid, vel, how, rule, hot.sweeps);
             return r;
         }
         for _ in 0..hot.sweeps {
@@ -294,82 +295,81 @@ fn sweep_list(
 }
 
 /// The lower half's share of the hot contacts (num / den) above which the
-/// hot rounds move their split down ([`hot_rebalanced`]).
+/// hot rounds move their split down ([`Packs::hot_rebalanced`]).
 const HOT_LOWER_SHARE: (usize, usize) = (3, 5);
 
-/// The hot rounds when the lower half holds most of the hot contacts (the
-/// neck and the heap under it: on the 10,000-grain discharge the lower
-/// thread swept 1.77 ms of hot contacts a step while the upper one swept
-/// 0.84 ms and waited). The rounds split the grains at `g`, the owner of the
-/// lower list's hot contact that leaves half of all hot contacts below it:
-/// the lower thread sweeps the hot contacts of the lower list owned below
-/// `g`, the upper thread those owned from `g` on, then the upper list's and
-/// those across; a contact with a grain on the other side of `g` is left
-/// for after the join (`deferred`), where it is swept on one thread, the
-/// lower thread's first. Every visit is the same update in a fixed order,
-/// so the results do not depend on the threads.
-#[allow(clippy::too_many_arguments)]
-fn hot_rebalanced(
-    [lower, upper, across]: [&mut [Packed]; 3],
-    [h0, h1, h2]: [&[u32]; 3],
-    [d0, d1, d2]: [&mut Vec<u32>; 3],
-    mid: usize,
-    vel: &mut [[f32; 2]],
-    how: &Visit,
-    rule: Rule,
-    sweeps: u32,
-) {
-    let total = h0.len() + h1.len() + h2.len();
-    let g = lower[h0[total / 2] as usize].a as usize;
-    let p = lower.partition_point(|c| (c.a as usize) < g);
-    let q = h0.partition_point(|&k| (k as usize) < p);
-    let (h0_lo, h0_hi) = h0.split_at(q);
-    for _ in 0..sweeps {
-        d0.clear();
-        d1.clear();
-        d2.clear();
-        let (v0, v1) = vel.split_at_mut(g);
-        let (lo, hi) = lower.split_at_mut(p);
-        rayon::join(
-            || sweep_marked_within(lo, h0_lo, 0, v0, 0, how, rule, d0),
-            || {
-                sweep_marked_within(hi, h0_hi, p, v1, g, how, rule, d1);
-                sweep_marked_within(upper, h1, 0, v1, g.wrapping_sub(mid), how, rule, &mut Vec::new());
-                sweep_marked_within(across, h2, 0, v1, g, how, rule, d2);
-            },
-        );
-        sweep_marked(lower, d0, vel, how, rule);
-        sweep_marked(lower, d1, vel, how, rule);
-        sweep_marked(across, d2, vel, how, rule);
+impl Packs {
+    /// The hot rounds when the lower half holds most of the hot contacts (the
+    /// neck and the heap under it: on the 10,000-grain discharge the lower
+    /// thread swept 1.77 ms of hot contacts a step while the upper one swept
+    /// 0.84 ms and waited). The rounds split the grains at `g`, the owner of the
+    /// lower list's hot contact that leaves half of all hot contacts below it:
+    /// the lower thread sweeps the hot contacts of the lower list owned below
+    /// `g`, the upper thread those owned from `g` on, then the upper list's and
+    /// those across; a contact with a grain on the other side of `g` is left
+    /// for after the join (`deferred`), where it is swept on one thread, the
+    /// lower thread's first. Every visit is the same update in a fixed order,
+    /// so the results do not depend on the threads.
+    fn hot_rebalanced(&mut self, mid: usize, vel: &mut [[f32; 2]], how: &Visit, rule: Rule, sweeps: u32) {
+        let [lower, upper, across] = &mut self.lists;
+        let [h0, h1, h2] = &self.hot;
+        let [d0, d1, d2] = &mut self.deferred;
+        let total = h0.len() + h1.len() + h2.len();
+        let g = lower[h0[total / 2] as usize].a as usize;
+        let p = lower.partition_point(|c| (c.a as usize) < g);
+        let q = h0.partition_point(|&k| (k as usize) < p);
+        let (h0_lo, h0_hi) = h0.split_at(q);
+        for _ in 0..sweeps {
+            d0.clear();
+            d1.clear();
+            d2.clear();
+            let (v0, v1) = vel.split_at_mut(g);
+            let (lo, hi) = lower.split_at_mut(p);
+            rayon::join(
+                || Marked::new(lo, h0_lo, 0).sweep_within(v0, 0, how, rule, d0),
+                || {
+                    Marked::new(hi, h0_hi, p).sweep_within(v1, g, how, rule, d1);
+                    Marked::new(upper, h1, 0).sweep_within(v1, g.wrapping_sub(mid), how, rule, &mut Vec::new());
+                    Marked::new(across, h2, 0).sweep_within(v1, g, how, rule, d2);
+                },
+            );
+            sweep_marked(lower, d0, vel, how, rule);
+            sweep_marked(lower, d1, vel, how, rule);
+            sweep_marked(across, d2, vel, how, rule);
+        }
     }
 }
 
-/// [`sweep_marked`] on a part of the arrays: `marked` indexes the list that
-/// `list` is the part of from entry `first` on, and `vel[0]` is grain `g0`
-/// of the list's numbering (wrapping: an upper list, numbered from the
-/// middle, has g0 = g - mid). A contact with a grain outside `vel` is not
-/// visited: its index goes into `deferred`.
-#[allow(clippy::too_many_arguments)]
-fn sweep_marked_within(
-    list: &mut [Packed],
-    marked: &[u32],
+/// Marked contacts of a packed list: `marked` indexes the list that `list`
+/// is the part of from entry `first` on.
+struct Marked<'l> {
+    list: &'l mut [Packed],
+    marked: &'l [u32],
     first: usize,
-    vel: &mut [[f32; 2]],
-    g0: usize,
-    how: &Visit,
-    rule: Rule,
-    deferred: &mut Vec<u32>,
-) {
-    let n = vel.len();
-    for &k in marked {
-        let c = &mut list[k as usize - first];
-        let a = (c.a as usize).wrapping_sub(g0);
-        let b = (c.b as usize).wrapping_sub(g0);
-        if a >= n || (c.b != Sweep::NO_MIRROR && b >= n) {
-            deferred.push(k);
-            continue;
+}
+
+impl<'l> Marked<'l> {
+    fn new(list: &'l mut [Packed], marked: &'l [u32], first: usize) -> Marked<'l> {
+        Marked { list, marked, first }
+    }
+
+    /// [`sweep_marked`] on a part of the arrays: `vel[0]` is grain `g0` of
+    /// the list's numbering (wrapping: an upper list, numbered from the
+    /// middle, has g0 = g - mid). A contact with a grain outside `vel` is
+    /// not visited: its index goes into `deferred`.
+    fn sweep_within(self, vel: &mut [[f32; 2]], g0: usize, how: &Visit, rule: Rule, deferred: &mut Vec<u32>) {
+        let Marked { list, marked, first } = self;
+        let n = vel.len();
+        for &k in marked {
+            let c = &mut list[k as usize - first];
+            let a = (c.a as usize).wrapping_sub(g0);
+            let b = (c.b as usize).wrapping_sub(g0);
+            if a >= n || (c.b != Sweep::NO_MIRROR && b >= n) {
+                deferred.push(k);
+                continue;
+            }
+            visit_packed_at(c, vel, g0, how, rule);
         }
-        visit_packed_at(c, vel, g0, how, rule);
     }
 }
 
