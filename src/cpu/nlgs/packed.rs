@@ -134,8 +134,8 @@ impl Packs {
         }
     }
 
-    /// One sweep, as [`Sweep::sweep_acting`] does it (both halves on two
-    /// threads, then the contacts across); returns the largest |dP| W of the
+    /// One sweep over the acting contacts (both halves on two threads,
+    /// then the contacts across); returns the largest |dP| W of the
     /// full sweep. Frictionless and with `hot` given, a full sweep still
     /// over its threshold is followed by the hot sweeps ([`Hot`]).
     pub(super) fn sweep(
