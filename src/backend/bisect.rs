@@ -31,7 +31,7 @@ use crate::error::Result;
 use crate::gpu::GpuBackend;
 use crate::gpu::dem::GpuDemBackend;
 use crate::model::plan::{self, Stage};
-use crate::model::{DemParams, Grains, Grid, Phase, Region, StepParams, StepStats, Totals, Walls, dot};
+use crate::model::{DemParams, Grains, Grid, Phase, Region, StepParams, StepStats, Totals, Walls};
 
 /// The variable that names the first stage the GPU runs.
 pub const GPU_FROM: &str = "HOURGLASS_GPU_FROM";
@@ -191,14 +191,7 @@ impl DemBisectBackend {
             (stats.contacts, stats.overflow) = (cpu_stats.contacts, cpu_stats.overflow);
             stats.max_overlap = cpu_stats.max_overlap;
         }
-        let vmax = self
-            .grains
-            .vel
-            .iter()
-            .map(|v| dot(*v, *v))
-            .fold(0.0f32, f32::max)
-            .sqrt();
-        stats.max_displacement = vmax * p.dt;
+        stats.max_displacement = self.grains.max_speed() * p.dt;
         Ok(stats)
     }
 }

@@ -100,7 +100,7 @@ impl ImpulseStepper {
             self.project(grains);
             drift(grains);
         }
-        let vmax = grains.vel.iter().map(|v| dot(*v, *v)).fold(0.0f32, f32::max).sqrt();
+        let vmax = grains.max_speed();
         let tally = self.tally;
         StepStats {
             converged: true,

@@ -31,7 +31,7 @@ pub mod warm_start;
 use crate::error::{Error, Result};
 use crate::model::Grid;
 use crate::model::plan::{self, Stage};
-use crate::model::{ContactLists, Grains, SolverKind, StepParams, StepStats, Walls, dot, nscd_plan};
+use crate::model::{ContactLists, Grains, SolverKind, StepParams, StepStats, Walls, nscd_plan};
 use grid::Bins;
 
 /// The iteration loop every NSCD solver shares: run `iteration` until its
@@ -327,7 +327,7 @@ impl<'a> StepContext<'a> {
         };
         // The solve converges further when the grains are slow, so that its
         // error does not keep a pile moving (StepParams::solve_tol).
-        let speed = grains.vel.iter().map(|v| dot(*v, *v)).fold(0.0f32, f32::max).sqrt();
+        let speed = grains.max_speed();
         let solve_p = StepParams {
             tol: p.solve_tol(speed),
             ..p
@@ -389,14 +389,7 @@ impl<'a> StepContext<'a> {
         if self.stepper.lists.slots.is_empty() || n == 0 {
             stats.converged = true;
         }
-        let vmax = self
-            .grains
-            .vel
-            .iter()
-            .map(|v| dot(*v, *v))
-            .fold(0.0f32, f32::max)
-            .sqrt();
-        stats.max_displacement = vmax * self.resolved.dt;
+        stats.max_displacement = self.grains.max_speed() * self.resolved.dt;
         self.stats = stats;
         Ok(())
     }

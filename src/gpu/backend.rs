@@ -108,15 +108,6 @@ pub struct GpuBackend {
     speed: f32,
 }
 
-/// The fastest speed among `grains`, m/s.
-fn max_speed(grains: &Grains) -> f32 {
-    grains
-        .vel
-        .iter()
-        .map(|v| v[0] * v[0] + v[1] * v[1])
-        .fold(0.0f32, f32::max)
-        .sqrt()
-}
 
 /// The step pushes overlaps out by moving the grains after the solve (the
 /// split push-out of `cpu::correct`), not through the velocity solve's target.
@@ -143,7 +134,7 @@ impl GpuBackend {
         let kernels = Kernels::new(&core.ctx, &core.cfg);
         let bufs = Buffers::new(&core.ctx, &grains);
         let groups = Groups::new(&core, &kernels, &bufs);
-        let speed = max_speed(&grains);
+        let speed = grains.max_speed();
         Ok(GpuBackend {
             core,
             kernels,

@@ -105,6 +105,11 @@ impl Grains {
         self.angle.extend(spin(&other.angle));
     }
 
+    /// The fastest grain's speed, m/s (0 when there are no grains).
+    pub fn max_speed(&self) -> f32 {
+        self.vel.iter().map(|v| v[0] * v[0] + v[1] * v[1]).fold(0.0f32, f32::max).sqrt()
+    }
+
     /// Largest radius, m (0 when there are no grains).
     pub fn max_radius(&self) -> f32 {
         self.radius.iter().copied().fold(0.0, f32::max)

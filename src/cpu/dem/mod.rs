@@ -183,7 +183,7 @@ impl DemStepper {
         for &stage in &plan {
             self.run_stage(grains, walls, p, stage);
         }
-        let vmax = grains.vel.iter().map(|v| dot(*v, *v)).fold(0.0f32, f32::max).sqrt();
+        let vmax = grains.max_speed();
         let tally = self.tally;
         let stats = StepStats {
             iterations: 0,
