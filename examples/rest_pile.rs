@@ -9,10 +9,10 @@
 //! cargo run --release --example rest_pile -- [SETTLE_S] [WATCH_S] [SOLVER...]
 //! ```
 
+use clap::ValueEnum;
 use hourglass::backend::Backend;
 use hourglass::backend::cpu::CpuBackend;
 use hourglass::backend::grid_for;
-use clap::ValueEnum;
 use hourglass::model::{Grains, SolverKind};
 use hourglass::scene::{Scene, Setup, build};
 
@@ -32,9 +32,18 @@ fn main() {
     let settle: f64 = args.first().map_or(3.0, |a| a.parse().expect("SETTLE_S, seconds"));
     let watch: f64 = args.get(1).map_or(11.0, |a| a.parse().expect("WATCH_S, seconds"));
     let solvers: Vec<SolverKind> = if args.len() > 2 {
-        args[2..].iter().map(|a| SolverKind::from_str(a, true).expect("a solver name")).collect()
+        args[2..]
+            .iter()
+            .map(|a| SolverKind::from_str(a, true).expect("a solver name"))
+            .collect()
     } else {
-        vec![SolverKind::Nlgs, SolverKind::Jacobi, SolverKind::Colored, SolverKind::Apgd, SolverKind::Uzawa]
+        vec![
+            SolverKind::Nlgs,
+            SolverKind::Jacobi,
+            SolverKind::Colored,
+            SolverKind::Apgd,
+            SolverKind::Uzawa,
+        ]
     };
     let base = setup(SolverKind::Nlgs);
     let walls = base.walls(true).clone();

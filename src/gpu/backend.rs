@@ -108,7 +108,6 @@ pub struct GpuBackend {
     speed: f32,
 }
 
-
 /// The step pushes overlaps out by moving the grains after the solve (the
 /// split push-out of `cpu::correct`), not through the velocity solve's target.
 /// As `cpu::correct::Correction::apply`, nothing to do when beta = 0.

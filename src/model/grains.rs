@@ -107,7 +107,11 @@ impl Grains {
 
     /// The fastest grain's speed, m/s (0 when there are no grains).
     pub fn max_speed(&self) -> f32 {
-        self.vel.iter().map(|v| v[0] * v[0] + v[1] * v[1]).fold(0.0f32, f32::max).sqrt()
+        self.vel
+            .iter()
+            .map(|v| v[0] * v[0] + v[1] * v[1])
+            .fold(0.0f32, f32::max)
+            .sqrt()
     }
 
     /// Largest radius, m (0 when there are no grains).

@@ -25,12 +25,12 @@ pub use grains::Grains;
 pub use grid::Grid;
 pub use law::{DemLaw, law};
 pub use noise::Forcing;
-pub use solver::{NSCD_SOLVERS, SOLVERS, SolverFacts};
 pub use params::{
     APGD_START, DemParams, ImpulseParams, Integrator, NormalLaw, Phase, SolverKind, StepParams, StepStats, UZAWA_STEP,
     UZAWA_THRESHOLD,
 };
 pub use plan::{Stage, dem_plan, nscd_plan};
+pub use solver::{NSCD_SOLVERS, SOLVERS, SolverFacts};
 pub use totals::{Region, Totals, rotational_kinetic_energy};
 pub use walls::{Corner, Segment, Walls};
 

@@ -6,12 +6,12 @@
 
 pub mod bounds;
 pub mod build;
+mod checks;
 pub mod emit;
 pub mod fill;
 pub mod gmsh;
 pub mod hourglass;
 pub mod limits;
-mod checks;
 mod spec;
 mod strict;
 mod validate;
