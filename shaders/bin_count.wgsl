@@ -1,11 +1,6 @@
 // Stage bin_count: cell_of[i] = cell(x_i); cell_count[c] += 1 (atomic).
 // cell_count is cleared by the host before the pass. CPU twin: cpu::grid::bin_count.
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> pos: array<vec2<f32>>;
-@group(0) @binding(2) var<storage, read_write> cell_of: array<u32>;
-@group(0) @binding(3) var<storage, read_write> cell_count: array<atomic<u32>>;
-
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {

@@ -3,11 +3,6 @@
 // that of the atomics, which varies from run to run; bin_sort then puts it in
 // index order. CPU twin: cpu::grid::bin_scatter.
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> cell_of: array<u32>;
-@group(0) @binding(2) var<storage, read_write> cursor: array<atomic<u32>>;
-@group(0) @binding(3) var<storage, read_write> sorted: array<u32>;
-
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {

@@ -6,10 +6,6 @@
 // sort moves few entries. CPU twin: cpu::grid::bin_sort (the CPU's scatter
 // already yields this order).
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> cell_start: array<u32>;
-@group(0) @binding(2) var<storage, read_write> sorted: array<u32>;
-
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {

@@ -18,14 +18,6 @@ struct Cohesion {
     walls: u32,     // 1: grain-wall bridges too
 }
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<uniform> law: Cohesion;
-@group(0) @binding(2) var<storage, read> count: array<u32>;
-@group(0) @binding(3) var<storage, read> slots: array<Contact>;
-@group(0) @binding(4) var<storage, read> radius: array<f32>;
-@group(0) @binding(5) var<storage, read> inv_mass: array<f32>;
-@group(0) @binding(6) var<storage, read_write> vel_free: array<vec2<f32>>;
-
 const PI: f32 = 3.14159265358979;
 
 @compute @workgroup_size(WORKGROUP_SIZE)

@@ -15,22 +15,6 @@
 //   overflow: the same, serially over every grain, for OVERFLOW_COLOR (one invocation)
 //   mirror:   every non-owned copy takes its owner's impulse (end of step)
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> count: array<u32>;
-@group(0) @binding(2) var<storage, read_write> slots: array<Contact>;
-@group(0) @binding(3) var<storage, read> color: array<u32>;
-@group(0) @binding(4) var<storage, read> inv_mass: array<f32>;
-@group(0) @binding(5) var<storage, read_write> vel: array<vec2<f32>>;
-@group(0) @binding(6) var<storage, read_write> residual: array<atomic<u32>>;
-// x = colour k, y = start_k, z = size_k.
-@group(0) @binding(7) var<uniform> pass_color: vec4<u32>;
-@group(0) @binding(8) var<storage, read_write> bucket: array<u32>;
-@group(0) @binding(9) var<storage, read_write> bucket_size: array<atomic<u32>, MAX_COLORS>;
-@group(0) @binding(10) var<storage, read_write> bucket_cursor: array<atomic<u32>, MAX_COLORS>;
-// Read and written with FRICTION only.
-@group(0) @binding(11) var<storage, read> radius: array<f32>;
-@group(0) @binding(12) var<storage, read_write> spin: array<f32>;
-
 // Friction (DESIGN §1d): a pipeline constant, false unless the pipeline sets it.
 override FRICTION: bool = false;
 

@@ -11,14 +11,6 @@
 //          contacts the overflow pass solves: owned copies in OVERFLOW_COLOR, and
 //          orphans (non-owned copies whose owner's full list dropped the contact)
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> count: array<u32>;
-@group(0) @binding(2) var<storage, read> slots: array<Contact>;
-@group(0) @binding(3) var<storage, read> inv_mass: array<f32>;
-@group(0) @binding(4) var<storage, read> color_in: array<u32>;
-@group(0) @binding(5) var<storage, read_write> color_out: array<u32>;
-@group(0) @binding(6) var<storage, read_write> color_stats: array<atomic<u32>>;
-
 const WALL: u32 = BODY_SEGMENT | BODY_CORNER;
 const NONE: u32 = 0xffffffffu;
 

@@ -4,16 +4,6 @@
 // 1/I = 2 im / r^2; a fixed grain (im = 0) keeps v, w and drifts.
 // CPU twin: cpu::dem::integrate::{kick_drift, kick}.
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> pos: array<vec2<f32>>;
-@group(0) @binding(2) var<storage, read_write> vel: array<vec2<f32>>;
-@group(0) @binding(3) var<storage, read_write> ang_vel: array<f32>;
-@group(0) @binding(4) var<storage, read> force: array<vec2<f32>>;
-@group(0) @binding(5) var<storage, read> torque: array<f32>;
-@group(0) @binding(6) var<storage, read> radius: array<f32>;
-@group(0) @binding(7) var<storage, read> inv_mass: array<f32>;
-@group(0) @binding(8) var<storage, read_write> stats: array<atomic<u32>>;
-
 var<workgroup> wg_speed2: atomic<u32>;
 
 // The half kick of grain i; returns its new velocity.

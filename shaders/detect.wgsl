@@ -10,18 +10,6 @@
 // overlap max(0, -gap) is maxed into stats[STAT_OVERLAP] (f32 bits; twin
 // ContactLists::max_overlap). CPU twin: cpu::detect::detect.
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> cell_start: array<u32>;
-@group(0) @binding(2) var<storage, read> sorted: array<u32>;
-@group(0) @binding(3) var<storage, read> pos: array<vec2<f32>>;
-@group(0) @binding(4) var<storage, read> radius: array<f32>;
-@group(0) @binding(5) var<storage, read> inv_mass: array<f32>;
-@group(0) @binding(6) var<storage, read> segments: array<Segment>;
-@group(0) @binding(7) var<storage, read> corners: array<Corner>;
-@group(0) @binding(8) var<storage, read_write> count: array<u32>;
-@group(0) @binding(9) var<storage, read_write> slots: array<Contact>;
-@group(0) @binding(10) var<storage, read_write> stats: array<atomic<u32>>;
-
 var<workgroup> wg_overflow: atomic<u32>;
 var<workgroup> wg_distinct: atomic<u32>;
 var<workgroup> wg_overlap: atomic<u32>;

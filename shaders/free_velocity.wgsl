@@ -4,12 +4,6 @@
 // CPU twin: cpu::integrate::free_velocity, then cpu::integrate::forcing;
 // the generator is model::noise (same arithmetic).
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> vel: array<vec2<f32>>;
-@group(0) @binding(2) var<storage, read> inv_mass: array<f32>;
-@group(0) @binding(3) var<storage, read_write> vel_free: array<vec2<f32>>;
-@group(0) @binding(4) var<storage, read> id: array<u32>;
-
 // model::noise::pcg
 fn pcg(x: u32) -> u32 {
     let state = x * 747796405u + 2891336453u;

@@ -1,9 +1,5 @@
 // Stage integrate: x += dt v with the solved velocity. CPU twin: cpu::integrate::integrate.
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> pos: array<vec2<f32>>;
-@group(0) @binding(2) var<storage, read> vel: array<vec2<f32>>;
-
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
@@ -18,8 +14,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 
 // Entry point integrate_angle (NSCD with friction): theta += dt w, rad.
 // CPU twin: cpu::integrate::integrate_angle.
-@group(0) @binding(3) var<storage, read_write> angle: array<f32>;
-@group(0) @binding(4) var<storage, read> spin: array<f32>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn integrate_angle(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,

@@ -8,17 +8,6 @@
 
 override FRICTION: bool = false;
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> count: array<u32>;
-@group(0) @binding(2) var<storage, read> slots: array<Contact>;
-@group(0) @binding(3) var<storage, read> vel_free: array<vec2<f32>>;
-@group(0) @binding(4) var<storage, read> inv_mass: array<f32>;
-@group(0) @binding(5) var<storage, read_write> vel: array<vec2<f32>>;
-// Read and written with FRICTION only.
-@group(0) @binding(6) var<storage, read> spin_free: array<f32>;
-@group(0) @binding(7) var<storage, read> radius: array<f32>;
-@group(0) @binding(8) var<storage, read_write> spin: array<f32>;
-
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {

@@ -6,12 +6,6 @@
 //   d' = d + dt (v_i - v_other) . n,   P = 0,   bounce = 0
 // CPU twin: cpu::correct::predict_gap.
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> count: array<u32>;
-@group(0) @binding(2) var<storage, read> slots: array<Contact>;
-@group(0) @binding(3) var<storage, read> vel: array<vec2<f32>>;
-@group(0) @binding(4) var<storage, read_write> out: array<Contact>;
-
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {

@@ -13,12 +13,6 @@ struct ScanLevel {
     len_out: u32,
 }
 
-@group(0) @binding(0) var<uniform> level: ScanLevel;
-@group(0) @binding(1) var<storage, read> src: array<u32>;
-@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
-@group(0) @binding(3) var<storage, read_write> block_sums: array<u32>;
-@group(0) @binding(4) var<storage, read> offsets: array<u32>;
-
 var<workgroup> tile: array<u32, WORKGROUP_SIZE>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)

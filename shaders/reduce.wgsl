@@ -8,17 +8,6 @@
 // Sums and maxima over the workgroup by a tree in workgroup memory.
 // CPU twin: cpu::reduce::reduce.
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> pos: array<vec2<f32>>;
-@group(0) @binding(2) var<storage, read> vel: array<vec2<f32>>;
-@group(0) @binding(3) var<storage, read> radius: array<f32>;
-@group(0) @binding(4) var<storage, read> inv_mass: array<f32>;
-@group(0) @binding(5) var<storage, read> count: array<u32>;
-@group(0) @binding(6) var<storage, read> slots: array<Contact>;
-@group(0) @binding(7) var<storage, read> segments: array<Segment>;
-@group(0) @binding(8) var<storage, read> corners: array<Corner>;
-@group(0) @binding(9) var<storage, read_write> partials: array<ReducePartial>;
-
 var<workgroup> tile: array<ReducePartial, WORKGROUP_SIZE>;
 
 // Overlap of a listed contact of grain i at the current positions, m (negative = apart).

@@ -4,11 +4,6 @@
 // workgroup into stats[STAT_RESIDUAL], stats[STAT_SPEED2] (cleared by the host).
 // CPU twin: cpu::residual_max::residual_max.
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> residual: array<f32>;
-@group(0) @binding(2) var<storage, read> vel: array<vec2<f32>>;
-@group(0) @binding(3) var<storage, read_write> stats: array<atomic<u32>>;
-
 var<workgroup> wg_residual: atomic<u32>;
 var<workgroup> wg_speed2: atomic<u32>;
 

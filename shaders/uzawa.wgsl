@@ -6,14 +6,6 @@
 // residual[i] = max over its contacts of |P' - P| / rho, m/s.
 // CPU twin: cpu::uzawa::uzawa_contact.
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> count: array<u32>;
-@group(0) @binding(2) var<storage, read_write> slots: array<Contact>;
-@group(0) @binding(3) var<storage, read> vel: array<vec2<f32>>;
-@group(0) @binding(4) var<storage, read> inv_mass: array<f32>;
-@group(0) @binding(5) var<storage, read_write> residual: array<f32>;
-@group(0) @binding(6) var<uniform> step_fraction: vec4<f32>;
-
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn uzawa_contact(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {

@@ -8,13 +8,6 @@
 // before the contacts act) when gap + dt u <= 0, else 0. CPU twin:
 // cpu::warm_start::bounce.
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> count: array<u32>;
-@group(0) @binding(2) var<storage, read_write> slots: array<Contact>;
-@group(0) @binding(3) var<storage, read> prev_count: array<u32>;
-@group(0) @binding(4) var<storage, read> prev_slots: array<Contact>;
-@group(0) @binding(5) var<storage, read> vel: array<vec2<f32>>;
-
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {

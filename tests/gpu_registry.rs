@@ -148,6 +148,59 @@ fn registry_matches_the_wgsl_entry_points_and_bindings() {
     );
 }
 
+/// A stage file declares no binding of its own: the registry writes them all
+/// (`registry::declarations`), so a binding's number, access and type cannot
+/// be written twice and disagree.
+#[test]
+fn stage_files_leave_their_bindings_to_the_registry() {
+    for stage in Stage::ALL {
+        for (n, line) in stage.wgsl().lines().enumerate() {
+            assert!(
+                !line.contains("@binding("),
+                "shaders/{}.wgsl:{}: declares a binding; declare it in gpu::registry",
+                stage.name(),
+                n + 1
+            );
+        }
+        let declared = hourglass::gpu::registry::declarations(stage);
+        let slots: Vec<u32> = hourglass::gpu::registry::entry_points(stage)
+            .flat_map(|e| e.bindings.iter().map(|b| b.slot))
+            .collect::<BTreeSet<u32>>()
+            .into_iter()
+            .collect();
+        assert_eq!(declared.lines().count(), slots.len(), "{}: one declaration per binding number", stage.name());
+    }
+}
+
+/// A binding declared read-write is written by some entry point of its stage
+/// (naga's analysis of the bodies), so the table's `ReadWrite` is not a typo
+/// for `ReadOnly` that would cost the driver a needless barrier.
+#[test]
+fn every_read_write_binding_is_written_by_its_stage() {
+    let cfg = ShaderConfig { capacity: 16 };
+    let mut unwritten = Vec::new();
+    for stage in Stage::ALL {
+        let (module, info) = parse(stage.name(), &cfg.source(stage));
+        for (h, g) in module.global_variables.iter() {
+            let Some(b) = &g.binding else { continue };
+            let naga::AddressSpace::Storage { access } = g.space else { continue };
+            if !access.contains(naga::StorageAccess::STORE) {
+                continue;
+            }
+            let written = (0..module.entry_points.len())
+                .any(|i| info.get_entry_point(i)[h].contains(naga::valid::GlobalUse::WRITE));
+            let atomic = matches!(
+                &module.types[g.ty].inner,
+                naga::TypeInner::Array { base, .. } if matches!(module.types[*base].inner, naga::TypeInner::Atomic(_))
+            );
+            if !written && !atomic {
+                unwritten.push(format!("{}: binding {} ({:?})", stage.name(), b.binding, g.name));
+            }
+        }
+    }
+    assert!(unwritten.is_empty(), "read_write but never written: {unwritten:?}");
+}
+
 fn tests_sources() -> Vec<(PathBuf, String)> {
     let mut out: Vec<(PathBuf, String)> = std::fs::read_dir(Path::new(ROOT).join("tests"))
         .unwrap()

@@ -3,8 +3,9 @@
 //!
 //! ```text
 //!   shaders/<stage>.wgsl  =  prelude (generated here: WORKGROUP_SIZE, CAPACITY, tags)
+//!                          + group-0 bindings (generated from gpu::registry)
 //!                          + shaders/shared.wgsl (structs, keep in sync with Rust)
-//!                          + the stage's own bindings and entry points
+//!                          + the stage's entry points
 //! ```
 //! Every kernel runs one invocation per element: `len.div_ceil(WORKGROUP_SIZE)`
 //! workgroups, laid out in 2D when there are more than the adapter allows per
@@ -228,11 +229,13 @@ impl ShaderConfig {
         )
     }
 
-    /// The full source the pipeline of `stage` compiles.
+    /// The full source the pipeline of `stage` compiles: the prelude, the
+    /// group-0 declarations from the registry, the shared structs, the stage.
     pub fn source(&self, stage: Stage) -> String {
         format!(
-            "{}\n{}\n{}\n{}",
+            "{}{}\n{}\n{}\n{}",
             self.prelude(),
+            registry::declarations(stage),
             SHARED_WGSL,
             stage.extra_shared(),
             stage.wgsl()

@@ -8,15 +8,20 @@
 //! ```
 //! One line per entry point, in step order. `Kind` is the address space and
 //! access of the WGSL declaration (`var<uniform>`, `var<storage, read>`,
-//! `var<storage, read_write>`); the bindings are those the entry point uses,
-//! so a bind group of exactly these entries is valid for its pipeline.
+//! `var<storage, read_write>`), the type comes from the binding's name
+//! (`wgsl_type!`) or is given (`name as "type"`); the bindings are those the
+//! entry point uses, so a bind group of exactly these entries is valid for
+//! its pipeline. The stage files declare no binding: [`declarations`] writes
+//! them from this table into every stage's source, so a binding's number,
+//! access and type are written once.
 //! A twin names its CPU function (a path under `cpu/`) and the test that
 //! feeds both the same input (`<test>` in tests/*.rs); an entry point without
-//! one says why. tests/gpu_registry.rs parses every shader with naga and holds
-//! this table to the WGSL (entry points, binding numbers, kinds and names), to
-//! the CPU sources and to the tests, so none of them can drift. The stage
-//! wrappers bind by this table: [`group`] numbers the buffers they give by
-//! binding name, so none is bound at a number the WGSL does not read it from.
+//! one says why. tests/gpu_registry.rs parses every stage's source with naga
+//! and holds this table to the entry points and to the bindings each one
+//! really uses, to the CPU sources and to the tests, so none of them can
+//! drift. The stage wrappers bind by this table: [`group`] numbers the
+//! buffers they give by binding name, so none is bound at a number the WGSL
+//! does not read it from.
 //!
 //! Strings, not paths: `gpu/` does not import `cpu/` outside tests.
 
@@ -33,12 +38,26 @@ pub enum Kind {
     ReadWrite,
 }
 
-/// One binding of group 0: its number, how it is declared, and its WGSL name.
+/// One binding of group 0: its number, how it is declared, its WGSL name and type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Binding {
     pub slot: u32,
     pub kind: Kind,
     pub name: &'static str,
+    /// The WGSL store type (`array<u32>`, `Params`, ...).
+    pub ty: &'static str,
+}
+
+impl Binding {
+    /// The WGSL declaration: `@group(0) @binding(3) var<storage, read> vel: array<vec2<f32>>;`.
+    pub fn declaration(&self) -> String {
+        let space = match self.kind {
+            Kind::Uniform => "uniform",
+            Kind::ReadOnly => "storage, read",
+            Kind::ReadWrite => "storage, read_write",
+        };
+        format!("@group(0) @binding({}) var<{space}> {}: {};", self.slot, self.name, self.ty)
+    }
 }
 
 /// The CPU twin of an entry point.
@@ -71,13 +90,76 @@ impl EntryPoint {
     }
 }
 
-/// `entry!(Stage :: "entry", [slot: Kind name, ...], twin)`.
+/// The WGSL type of a binding by its name: one type per name across the
+/// stages; a binding whose type differs from its name's (or whose name has
+/// none) gives it in the table (`6: ReadWrite residual as "array<atomic<u32>>"`).
+/// An unknown name without a type does not compile.
+#[rustfmt::skip]
+macro_rules! wgsl_type {
+    ($name:ident, $ty:literal) => { $ty };
+    (params) => { "Params" };
+    (level) => { "ScanLevel" };
+    (pass_color) => { "vec4<u32>" };
+    (step_fraction) => { "vec4<f32>" };
+    (state) => { "vec4<f32>" };
+    (pos) => { "array<vec2<f32>>" };
+    (vel) => { "array<vec2<f32>>" };
+    (vel_free) => { "array<vec2<f32>>" };
+    (force) => { "array<vec2<f32>>" };
+    (radius) => { "array<f32>" };
+    (inv_mass) => { "array<f32>" };
+    (spin) => { "array<f32>" };
+    (spin_free) => { "array<f32>" };
+    (angle) => { "array<f32>" };
+    (ang_vel) => { "array<f32>" };
+    (torque) => { "array<f32>" };
+    (residual) => { "array<f32>" };
+    (prev) => { "array<f32>" };
+    (prev_t) => { "array<f32>" };
+    (count) => { "array<u32>" };
+    (prev_count) => { "array<u32>" };
+    (id) => { "array<u32>" };
+    (cell_of) => { "array<u32>" };
+    (cell_start) => { "array<u32>" };
+    (sorted) => { "array<u32>" };
+    (color) => { "array<u32>" };
+    (color_in) => { "array<u32>" };
+    (color_out) => { "array<u32>" };
+    (offsets) => { "array<u32>" };
+    (src) => { "array<u32>" };
+    (dst) => { "array<u32>" };
+    (src1) => { "array<u32>" };
+    (dst1) => { "array<u32>" };
+    (block_sums) => { "array<u32>" };
+    (bucket) => { "array<u32>" };
+    (src2) => { "array<vec2<u32>>" };
+    (dst2) => { "array<vec2<u32>>" };
+    (slots) => { "array<Contact>" };
+    (prev_slots) => { "array<Contact>" };
+    (out) => { "array<Contact>" };
+    (segments) => { "array<Segment>" };
+    (corners) => { "array<Corner>" };
+    (partials) => { "array<ReducePartial>" };
+    (cell_count) => { "array<atomic<u32>>" };
+    (cursor) => { "array<atomic<u32>>" };
+    (stats) => { "array<atomic<u32>>" };
+    (color_stats) => { "array<atomic<u32>>" };
+    (bucket_size) => { "array<atomic<u32>, MAX_COLORS>" };
+    (bucket_cursor) => { "array<atomic<u32>, MAX_COLORS>" };
+}
+
+/// `entry!(Stage :: "entry", [slot: Kind name [as "type"], ...], twin)`.
 macro_rules! entry {
-    ($stage:ident :: $entry:literal, [$($slot:literal : $kind:ident $name:ident),* $(,)?], $twin:expr) => {
+    ($stage:ident :: $entry:literal, [$($slot:literal : $kind:ident $name:ident $(as $ty:literal)?),* $(,)?], $twin:expr) => {
         EntryPoint {
             stage: Stage::$stage,
             entry: $entry,
-            bindings: &[$(Binding { slot: $slot, kind: Kind::$kind, name: stringify!($name) }),*],
+            bindings: &[$(Binding {
+                slot: $slot,
+                kind: Kind::$kind,
+                name: stringify!($name),
+                ty: wgsl_type!($name $(, $ty)?),
+            }),*],
             twin: $twin,
         }
     };
@@ -103,10 +185,11 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     entry!(Reorder :: "gather2", [0: Uniform params, 1: ReadOnly sorted, 4: ReadOnly src2, 5: ReadWrite dst2], cpu("cpu::reorder::gather", "reorder_matches_cpu")),
     entry!(Detect :: "main", [0: Uniform params, 1: ReadOnly cell_start, 2: ReadOnly sorted, 3: ReadOnly pos, 4: ReadOnly radius, 5: ReadOnly inv_mass, 6: ReadOnly segments, 7: ReadOnly corners, 8: ReadWrite count, 9: ReadWrite slots, 10: ReadWrite stats], cpu("cpu::detect::detect", "detect_matches_cpu")),
     // Capillary cohesion (DESIGN §1e), after detection, into the free velocities.
-    entry!(Cohesion :: "main", [0: Uniform params, 1: Uniform law, 2: ReadOnly count, 3: ReadOnly slots, 4: ReadOnly radius, 5: ReadOnly inv_mass, 6: ReadWrite vel_free], cpu("cpu::cohesion::cohesion", "cohesion_matches_cpu")),
+    entry!(Cohesion :: "main", [0: Uniform params, 1: Uniform law as "Cohesion", 2: ReadOnly count, 3: ReadOnly slots, 4: ReadOnly radius, 5: ReadOnly inv_mass, 6: ReadWrite vel_free], cpu("cpu::cohesion::cohesion", "cohesion_matches_cpu")),
     entry!(WarmStart :: "main", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly prev_count, 4: ReadOnly prev_slots], cpu("cpu::warm_start::warm_start", "warm_start_matches_cpu")),
     entry!(WarmStart :: "bounce", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 5: ReadOnly vel], cpu("cpu::warm_start::bounce", "bounce_matches_cpu")),
-    // FRICTION (a pipeline constant, StepParams::friction, DESIGN §1d) adds the tangential impulses and the spins.
+    // FRICTION (a pipeline constant, StepParams::friction, DESIGN §1d) adds the tangential impulses and the spins
+    // (jacobi_contact reads spin and radius, jacobi_gather reads spin_free and radius and writes spin, with FRICTION only).
     entry!(JacobiContact :: "main", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly vel, 4: ReadWrite residual, 5: ReadOnly spin, 6: ReadOnly radius], cpu("cpu::jacobi::jacobi_contact", "jacobi_contact_matches_cpu")),
     entry!(JacobiGather :: "main", [0: Uniform params, 1: ReadOnly count, 2: ReadOnly slots, 3: ReadOnly vel_free, 4: ReadOnly inv_mass, 5: ReadWrite vel, 6: ReadOnly spin_free, 7: ReadOnly radius, 8: ReadWrite spin], cpu("cpu::jacobi::jacobi_gather", "jacobi_gather_matches_cpu")),
     entry!(ResidualMax :: "main", [0: Uniform params, 1: ReadOnly residual, 2: ReadOnly vel, 3: ReadWrite stats], cpu("cpu::residual_max::residual_max", "residual_max_matches_cpu")),
@@ -122,8 +205,9 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     entry!(Colored :: "colored_bucket_count", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly color, 9: ReadWrite bucket_size], cpu("cpu::colored::ColoredSweep::build", "colored_buckets_match_cpu")),
     entry!(Colored :: "colored_bucket_scatter", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly color, 8: ReadWrite bucket, 10: ReadWrite bucket_cursor], cpu("cpu::colored::ColoredSweep::build", "colored_buckets_match_cpu")),
     // FRICTION (a pipeline constant, DESIGN §1d) adds the tangential impulses and the spins (bindings 11, 12).
-    entry!(Colored :: "colored_solve", [0: Uniform params, 2: ReadWrite slots, 4: ReadOnly inv_mass, 5: ReadWrite vel, 6: ReadWrite residual, 7: Uniform pass_color, 8: ReadWrite bucket, 11: ReadOnly radius, 12: ReadWrite spin], cpu("cpu::colored::colored_solve", "colored_solve_matches_cpu")),
-    entry!(Colored :: "colored_overflow", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly color, 4: ReadOnly inv_mass, 5: ReadWrite vel, 6: ReadWrite residual, 11: ReadOnly radius, 12: ReadWrite spin], cpu("cpu::colored::colored_overflow", "colored_overflow_matches_cpu")),
+    // pass_color: x = colour k, y = start_k, z = size_k of the pass's bucket.
+    entry!(Colored :: "colored_solve", [0: Uniform params, 2: ReadWrite slots, 4: ReadOnly inv_mass, 5: ReadWrite vel, 6: ReadWrite residual as "array<atomic<u32>>", 7: Uniform pass_color, 8: ReadWrite bucket, 11: ReadOnly radius, 12: ReadWrite spin], cpu("cpu::colored::colored_solve", "colored_solve_matches_cpu")),
+    entry!(Colored :: "colored_overflow", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly color, 4: ReadOnly inv_mass, 5: ReadWrite vel, 6: ReadWrite residual as "array<atomic<u32>>", 11: ReadOnly radius, 12: ReadWrite spin], cpu("cpu::colored::colored_overflow", "colored_overflow_matches_cpu")),
     entry!(Colored :: "colored_mirror", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots], cpu("cpu::colored::colored_mirror", "colored_mirror_matches_cpu")),
     entry!(Uzawa :: "uzawa_contact", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly vel, 4: ReadOnly inv_mass, 5: ReadWrite residual, 6: Uniform step_fraction], cpu("cpu::uzawa::uzawa_contact", "uzawa_contact_matches_cpu")),
     // APGD: one iteration is apgd_gather, apgd_contact, apgd_momentum (then jacobi_gather of the final impulses after the solve).
@@ -132,7 +216,7 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     entry!(Apgd :: "apgd_contact", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadWrite prev, 6: ReadWrite vel, 7: ReadWrite residual, 8: ReadWrite state, 9: ReadWrite prev_t, 11: ReadOnly radius, 12: ReadWrite spin], cpu("cpu::apgd::apgd_contact", "apgd_contact_matches_cpu")),
     entry!(Apgd :: "apgd_momentum", [0: Uniform params, 7: ReadWrite residual, 8: ReadWrite state], cpu("cpu::apgd::apgd_momentum", "apgd_momentum_matches_cpu")),
     // A contact law with history (model::law) reads and writes it in slots' impulse_t; warm_start::main carries it between steps.
-    entry!(DemForce :: "main", [0: Uniform params, 1: Uniform law, 2: ReadOnly count, 3: ReadWrite slots, 4: ReadOnly radius, 5: ReadOnly inv_mass, 6: ReadOnly vel, 7: ReadOnly ang_vel, 8: ReadWrite force, 9: ReadWrite torque], cpu("cpu::dem::force::dem_force", "dem_force_matches_cpu")),
+    entry!(DemForce :: "main", [0: Uniform params, 1: Uniform law as "DemLaw", 2: ReadOnly count, 3: ReadWrite slots, 4: ReadOnly radius, 5: ReadOnly inv_mass, 6: ReadOnly vel, 7: ReadOnly ang_vel, 8: ReadWrite force, 9: ReadWrite torque], cpu("cpu::dem::force::dem_force", "dem_force_matches_cpu")),
     entry!(DemIntegrate :: "kick_drift", [0: Uniform params, 1: ReadWrite pos, 2: ReadWrite vel, 3: ReadWrite ang_vel, 4: ReadOnly force, 5: ReadOnly torque, 6: ReadOnly radius, 7: ReadOnly inv_mass], cpu("cpu::dem::integrate::kick_drift", "dem_integrate_matches_cpu")),
     entry!(DemIntegrate :: "kick", [0: Uniform params, 2: ReadWrite vel, 3: ReadWrite ang_vel, 4: ReadOnly force, 5: ReadOnly torque, 6: ReadOnly radius, 7: ReadOnly inv_mass, 8: ReadWrite stats], cpu("cpu::dem::integrate::kick", "dem_integrate_matches_cpu")),
 ];
@@ -153,6 +237,27 @@ pub const NOT_STAGES: &[(&str, &str)] = &[
 /// The entry points of `stage`, in table order.
 pub fn entry_points(stage: Stage) -> impl Iterator<Item = &'static EntryPoint> {
     ENTRY_POINTS.iter().filter(move |e| e.stage == stage)
+}
+
+/// The group-0 declarations of `stage`'s shader, generated from its entry
+/// points' bindings (one line per binding number, by increasing number):
+/// the stage files declare no binding of their own, so a binding's number,
+/// access and type are written once, here.
+///
+/// # Panics
+/// If two entry points of `stage` declare one binding number differently
+/// (tests/gpu_registry.rs builds every stage's source).
+pub fn declarations(stage: Stage) -> String {
+    let mut by_slot: Vec<&Binding> = Vec::new();
+    for b in entry_points(stage).flat_map(|e| e.bindings) {
+        match by_slot.iter().find(|d| d.slot == b.slot) {
+            Some(d) if *d != b => panic!("{}: binding {} declared as {d:?} and as {b:?}", stage.name(), b.slot),
+            Some(_) => {}
+            None => by_slot.push(b),
+        }
+    }
+    by_slot.sort_by_key(|b| b.slot);
+    by_slot.iter().map(|b| b.declaration() + "\n").collect()
 }
 
 /// The registry entry of `stage`'s entry point `entry`.
