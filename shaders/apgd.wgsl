@@ -26,12 +26,9 @@
 override FRICTION: bool = false;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn apgd_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if i >= params.n_grains {
-        return;
-    }
+fn apgd_gather(inv: Invocation) {
+    let i = flat_index(inv);
+    if i >= params.n_grains { return; }
     let theta = state.x;
     let n = min(count[i], CAPACITY);
     var acc = vec2<f32>(0.0, 0.0);
@@ -58,12 +55,9 @@ fn apgd_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn apgd_contact(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if i >= params.n_grains {
-        return;
-    }
+fn apgd_contact(inv: Invocation) {
+    let i = flat_index(inv);
+    if i >= params.n_grains { return; }
     let theta = state.x;
     let n = min(count[i], CAPACITY);
     let v = vel[i];

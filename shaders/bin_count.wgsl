@@ -2,12 +2,9 @@
 // cell_count is cleared by the host before the pass. CPU twin: cpu::grid::bin_count.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if i >= params.n_grains {
-        return;
-    }
+fn main(inv: Invocation) {
+    let i = flat_index(inv);
+    if i >= params.n_grains { return; }
     let c = cell_coords(pos[i], params);
     // Clamped into the grid, so cell < n_cells; the guard keeps a bad Params from writing out of bounds.
     let cell = min(c.y * params.nx + c.x, params.n_cells - 1u);

@@ -4,12 +4,9 @@
 // index order. CPU twin: cpu::grid::bin_scatter.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if i >= params.n_grains {
-        return;
-    }
+fn main(inv: Invocation) {
+    let i = flat_index(inv);
+    if i >= params.n_grains { return; }
     let slot = atomicAdd(&cursor[cell_of[i]], 1u);
     sorted[slot] = i;
 }

@@ -7,12 +7,9 @@
 // already yields this order).
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let c = flat_index(wid, nwg, lid);
-    if c >= params.n_cells {
-        return;
-    }
+fn main(inv: Invocation) {
+    let c = flat_index(inv);
+    if c >= params.n_cells { return; }
     let lo = cell_start[c];
     // The guard keeps a bad scan from writing out of bounds.
     let hi = min(cell_start[c + 1u], arrayLength(&sorted));

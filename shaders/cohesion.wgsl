@@ -21,16 +21,11 @@ struct Cohesion {
 const PI: f32 = 3.14159265358979;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if i >= params.n_grains {
-        return;
-    }
+fn main(inv: Invocation) {
+    let i = flat_index(inv);
+    if i >= params.n_grains { return; }
     let im = inv_mass[i];
-    if im <= 0.0 {
-        return;
-    }
+    if im <= 0.0 { return; }
     let ri = radius[i];
     let n = min(count[i], CAPACITY);
     var fx = 0.0;

@@ -83,12 +83,9 @@ fn bucketed(a: u32, idx: u32) -> bool {
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn colored_bucket_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-         @builtin(local_invocation_index) lid: u32) {
-    let a = flat_index(wid, nwg, lid);
-    if a >= params.n_grains {
-        return;
-    }
+fn colored_bucket_count(inv: Invocation) {
+    let a = flat_index(inv);
+    if a >= params.n_grains { return; }
     let n = min(count[a], CAPACITY);
     for (var s = 0u; s < n; s++) {
         let idx = a * CAPACITY + s;
@@ -99,12 +96,9 @@ fn colored_bucket_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_work
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn colored_bucket_scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-         @builtin(local_invocation_index) lid: u32) {
-    let a = flat_index(wid, nwg, lid);
-    if a >= params.n_grains {
-        return;
-    }
+fn colored_bucket_scatter(inv: Invocation) {
+    let a = flat_index(inv);
+    if a >= params.n_grains { return; }
     let n = min(count[a], CAPACITY);
     for (var s = 0u; s < n; s++) {
         let idx = a * CAPACITY + s;
@@ -115,12 +109,9 @@ fn colored_bucket_scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_wo
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn colored_solve(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-         @builtin(local_invocation_index) lid: u32) {
-    let t = flat_index(wid, nwg, lid);
-    if t >= pass_color.z {
-        return;
-    }
+fn colored_solve(inv: Invocation) {
+    let t = flat_index(inv);
+    if t >= pass_color.z { return; }
     let idx = bucket[pass_color.y + t];
     // Scenes have CAPACITY >= 1; max() keeps the module valid at 0, where no slot exists.
     let a = idx / max(CAPACITY, 1u);
@@ -128,11 +119,8 @@ fn colored_solve(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn colored_overflow(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-            @builtin(local_invocation_index) lid: u32) {
-    if flat_index(wid, nwg, lid) != 0u {
-        return;
-    }
+fn colored_overflow(inv: Invocation) {
+    if flat_index(inv) != 0u { return; }
     for (var a = 0u; a < params.n_grains; a++) {
         let n = min(count[a], CAPACITY);
         for (var s = 0u; s < n; s++) {
@@ -145,12 +133,9 @@ fn colored_overflow(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgrou
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn colored_mirror(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-          @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if i >= params.n_grains {
-        return;
-    }
+fn colored_mirror(inv: Invocation) {
+    let i = flat_index(inv);
+    if i >= params.n_grains { return; }
     let n = min(count[i], CAPACITY);
     for (var s = 0u; s < n; s++) {
         let j = slots[i * CAPACITY + s].other;

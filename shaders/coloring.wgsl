@@ -76,12 +76,9 @@ fn first_free(mask: vec2<u32>) -> u32 {
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn coloring_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if i >= params.n_grains {
-        return;
-    }
+fn coloring_init(inv: Invocation) {
+    let i = flat_index(inv);
+    if i >= params.n_grains { return; }
     for (var s = 0u; s < listed(i); s++) {
         let o = slots[i * CAPACITY + s].other;
         var col = UNCOLORED;
@@ -99,12 +96,9 @@ fn coloring_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn coloring_round(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-         @builtin(local_invocation_index) lid: u32) {
-    let a = flat_index(wid, nwg, lid);
-    if a >= params.n_grains {
-        return;
-    }
+fn coloring_round(inv: Invocation) {
+    let a = flat_index(inv);
+    if a >= params.n_grains { return; }
     for (var s = 0u; s < listed(a); s++) {
         let b = slots[a * CAPACITY + s].other;
         if !owns(a, b) {
@@ -166,12 +160,9 @@ fn coloring_round(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn coloring_count(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-                @builtin(local_invocation_index) lid: u32) {
-    let a = flat_index(wid, nwg, lid);
-    if a >= params.n_grains {
-        return;
-    }
+fn coloring_count(inv: Invocation) {
+    let a = flat_index(inv);
+    if a >= params.n_grains { return; }
     var colors = 0u;
     var uncolored = 0u;
     var overflow = 0u;

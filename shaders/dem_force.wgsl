@@ -6,12 +6,9 @@
 // CPU twin: cpu::dem::force::dem_force (with history: dem_force_history).
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if i >= params.n_grains {
-        return;
-    }
+fn main(inv: Invocation) {
+    let i = flat_index(inv);
+    if i >= params.n_grains { return; }
     let listed = min(count[i], CAPACITY);
     let r_a = radius[i];
     let v_a = vel[i];

@@ -22,31 +22,27 @@ fn half_kick(i: u32) -> vec2<f32> {
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn kick_drift(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-              @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if i >= params.n_grains {
-        return;
-    }
+fn kick_drift(inv: Invocation) {
+    let i = flat_index(inv);
+    if i >= params.n_grains { return; }
     let v = half_kick(i);
     let x = pos[i];
     pos[i] = vec2<f32>(x.x + params.dt * v.x, x.y + params.dt * v.y);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn kick(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    if lid == 0u {
+fn kick(inv: Invocation) {
+    if inv.lid == 0u {
         atomicStore(&wg_speed2, 0u);
     }
     workgroupBarrier();
-    let i = flat_index(wid, nwg, lid);
+    let i = flat_index(inv);
     if i < params.n_grains {
         let v = half_kick(i);
         atomicMax(&wg_speed2, bitcast<u32>(max(v.x * v.x + v.y * v.y, 0.0)));
     }
     workgroupBarrier();
-    if lid == 0u {
+    if inv.lid == 0u {
         atomicMax(&stats[STAT_SPEED2], atomicLoad(&wg_speed2));
     }
 }

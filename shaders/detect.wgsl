@@ -106,15 +106,14 @@ fn detect_grain(i: u32) -> u32 {
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    if lid == 0u {
+fn main(inv: Invocation) {
+    if inv.lid == 0u {
         atomicStore(&wg_overflow, 0u);
         atomicStore(&wg_distinct, 0u);
         atomicStore(&wg_overlap, 0u);
     }
     workgroupBarrier();
-    let i = flat_index(wid, nwg, lid);
+    let i = flat_index(inv);
     if i < params.n_grains {
         let found = detect_grain(i);
         count[i] = found;
@@ -136,7 +135,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         atomicMax(&wg_overlap, bitcast<u32>(overlap));
     }
     workgroupBarrier();
-    if lid == 0u {
+    if inv.lid == 0u {
         atomicAdd(&stats[STAT_OVERFLOW], atomicLoad(&wg_overflow));
         atomicAdd(&stats[STAT_CONTACTS], atomicLoad(&wg_distinct));
         atomicMax(&stats[STAT_OVERLAP], atomicLoad(&wg_overlap));

@@ -30,12 +30,9 @@ fn normal2(seed: u32, step: u32, gid: u32) -> vec2<f32> {
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if i >= params.n_grains {
-        return;
-    }
+fn main(inv: Invocation) {
+    let i = flat_index(inv);
+    if i >= params.n_grains { return; }
     let v = vel[i];
     if inv_mass[i] > 0.0 {
         var vf = vec2<f32>(v.x + params.dt * params.gravity.x, v.y + params.dt * params.gravity.y);

@@ -1,12 +1,9 @@
 // Stage integrate: x += dt v with the solved velocity. CPU twin: cpu::integrate::integrate.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if i >= params.n_grains {
-        return;
-    }
+fn main(inv: Invocation) {
+    let i = flat_index(inv);
+    if i >= params.n_grains { return; }
     let v = vel[i];
     let x = pos[i];
     pos[i] = vec2<f32>(x.x + params.dt * v.x, x.y + params.dt * v.y);
@@ -16,11 +13,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 // CPU twin: cpu::integrate::integrate_angle.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn integrate_angle(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if i >= params.n_grains {
-        return;
-    }
+fn integrate_angle(inv: Invocation) {
+    let i = flat_index(inv);
+    if i >= params.n_grains { return; }
     angle[i] = angle[i] + params.dt * spin[i];
 }

@@ -16,39 +16,37 @@ struct ScanLevel {
 var<workgroup> tile: array<u32, WORKGROUP_SIZE>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn scan(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let block = flat_workgroup(wid, nwg);
-    let i = block * WORKGROUP_SIZE + lid;
+fn scan(inv: Invocation) {
+    let block = flat_workgroup(inv);
+    let i = block * WORKGROUP_SIZE + inv.lid;
     var x = 0u;
     if i < level.len_in {
         x = src[i];
     }
-    tile[lid] = x;
+    tile[inv.lid] = x;
     for (var off = 1u; off < WORKGROUP_SIZE; off = off * 2u) {
         workgroupBarrier();
-        var t = tile[lid];
-        if lid >= off {
-            t = t + tile[lid - off];
+        var t = tile[inv.lid];
+        if inv.lid >= off {
+            t = t + tile[inv.lid - off];
         }
         workgroupBarrier();
-        tile[lid] = t;
+        tile[inv.lid] = t;
     }
     workgroupBarrier();
-    let inclusive = tile[lid];
+    let inclusive = tile[inv.lid];
     if i < level.len_out {
         dst[i] = inclusive - x;
     }
-    if lid == WORKGROUP_SIZE - 1u && block * WORKGROUP_SIZE < level.len_out {
+    if inv.lid == WORKGROUP_SIZE - 1u && block * WORKGROUP_SIZE < level.len_out {
         block_sums[block] = inclusive;
     }
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn add(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-       @builtin(local_invocation_index) lid: u32) {
-    let block = flat_workgroup(wid, nwg);
-    let i = block * WORKGROUP_SIZE + lid;
+fn add(inv: Invocation) {
+    let block = flat_workgroup(inv);
+    let i = block * WORKGROUP_SIZE + inv.lid;
     if i < level.len_out {
         dst[i] = dst[i] + offsets[block];
     }

@@ -70,22 +70,21 @@ fn merge(a: ReducePartial, b: ReducePartial) -> ReducePartial {
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
+fn main(inv: Invocation) {
+    let i = flat_index(inv);
     var t = ReducePartial(0.0, 0.0, vec2<f32>(0.0, 0.0), 0u, 0u, 0.0, 0.0);
     if i < params.n_grains {
         t = grain_totals(i);
     }
-    tile[lid] = t;
+    tile[inv.lid] = t;
     for (var half = WORKGROUP_SIZE / 2u; half > 0u; half = half / 2u) {
         workgroupBarrier();
-        if lid < half {
-            tile[lid] = merge(tile[lid], tile[lid + half]);
+        if inv.lid < half {
+            tile[inv.lid] = merge(tile[inv.lid], tile[inv.lid + half]);
         }
     }
-    let block = flat_workgroup(wid, nwg);
-    if lid == 0u && block * WORKGROUP_SIZE < params.n_grains {
+    let block = flat_workgroup(inv);
+    if inv.lid == 0u && block * WORKGROUP_SIZE < params.n_grains {
         partials[block] = tile[0];
     }
 }

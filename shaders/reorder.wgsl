@@ -4,9 +4,8 @@
 
 // 32-bit elements (radius, inv_mass, id).
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn gather1(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-           @builtin(local_invocation_index) lid: u32) {
-    let k = flat_index(wid, nwg, lid);
+fn gather1(inv: Invocation) {
+    let k = flat_index(inv);
     if k < params.n_grains {
         dst1[k] = src1[sorted[k]];
     }
@@ -14,9 +13,8 @@ fn gather1(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
 
 // 64-bit elements (pos, vel).
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn gather2(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-           @builtin(local_invocation_index) lid: u32) {
-    let k = flat_index(wid, nwg, lid);
+fn gather2(inv: Invocation) {
+    let k = flat_index(inv);
     if k < params.n_grains {
         dst2[k] = src2[sorted[k]];
     }

@@ -8,14 +8,13 @@ var<workgroup> wg_residual: atomic<u32>;
 var<workgroup> wg_speed2: atomic<u32>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    if lid == 0u {
+fn main(inv: Invocation) {
+    if inv.lid == 0u {
         atomicStore(&wg_residual, 0u);
         atomicStore(&wg_speed2, 0u);
     }
     workgroupBarrier();
-    let i = flat_index(wid, nwg, lid);
+    let i = flat_index(inv);
     if i < params.n_grains {
         let v = vel[i];
         // max(x, 0.0) maps -0.0 and NaN-free negatives to +0.0 before the bit cast.
@@ -23,7 +22,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         atomicMax(&wg_speed2, bitcast<u32>(max(v.x * v.x + v.y * v.y, 0.0)));
     }
     workgroupBarrier();
-    if lid == 0u {
+    if inv.lid == 0u {
         atomicMax(&stats[STAT_RESIDUAL], atomicLoad(&wg_residual));
         atomicMax(&stats[STAT_SPEED2], atomicLoad(&wg_speed2));
     }

@@ -66,14 +66,21 @@ struct ReducePartial {
     max_speed: f32,
 }
 
-// Flat index of a workgroup in a (possibly 2D) dispatch.
-fn flat_workgroup(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-    return wid.y * nwg.x + wid.x;
+// The builtins of a compute invocation: every entry point's argument.
+struct Invocation {
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+}
+
+// Flat index of the invocation's workgroup in a (possibly 2D) dispatch.
+fn flat_workgroup(inv: Invocation) -> u32 {
+    return inv.wid.y * inv.nwg.x + inv.wid.x;
 }
 
 // Flat invocation index.
-fn flat_index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
-    return flat_workgroup(wid, nwg) * WORKGROUP_SIZE + lid;
+fn flat_index(inv: Invocation) -> u32 {
+    return flat_workgroup(inv) * WORKGROUP_SIZE + inv.lid;
 }
 
 // Cell coordinates of a point, clamped into the grid; NaN goes to 0 (cpu::grid::Grid::coords).

@@ -7,12 +7,9 @@
 // CPU twin: cpu::uzawa::uzawa_contact.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn uzawa_contact(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if i >= params.n_grains {
-        return;
-    }
+fn uzawa_contact(inv: Invocation) {
+    let i = flat_index(inv);
+    if i >= params.n_grains { return; }
     let n = min(count[i], CAPACITY);
     let v = vel[i];
     let gi = inv_mass[i] * f32(n);

@@ -9,12 +9,9 @@
 // cpu::warm_start::bounce.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if i >= params.n_grains {
-        return;
-    }
+fn main(inv: Invocation) {
+    let i = flat_index(inv);
+    if i >= params.n_grains { return; }
     let n = min(count[i], CAPACITY);
     let m = min(prev_count[i], CAPACITY);
     for (var k = 0u; k < n; k++) {
@@ -35,12 +32,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn bounce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-          @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if i >= params.n_grains {
-        return;
-    }
+fn bounce(inv: Invocation) {
+    let i = flat_index(inv);
+    if i >= params.n_grains { return; }
     let n = min(count[i], CAPACITY);
     for (var k = 0u; k < n; k++) {
         let s = i * CAPACITY + k;
