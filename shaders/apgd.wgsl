@@ -11,7 +11,7 @@
 // state = (theta, k, r_prev, unused), reset to (0, 0, f32::MAX, 0) by the host at each step.
 // theta is one number for the pile, so both copies of a grain-grain contact stay
 // bit-identical (src/model/contact.rs).
-// With FRICTION (DESIGN §1d; a pipeline constant, false unless the pipeline
+// With FRICTION (docs/nscd.md#coulomb-friction-and-rotation; a pipeline constant, false unless the pipeline
 // sets it) both impulse components are extrapolated from their previous
 // iterates (prev, prev_t), the spins gathered with the velocities, and the
 // local Coulomb update relaxed by omega taken at y:

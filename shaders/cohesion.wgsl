@@ -1,4 +1,4 @@
-// Stage cohesion: capillary bridges (DESIGN §1e) added to the free velocity
+// Stage cohesion: capillary bridges (docs/cohesion.md) added to the free velocity
 // before the NSCD projection. Each grain sums the bridges of its own contact
 // list (a grain-grain contact is listed twice with opposite normals: equal
 // and opposite forces, no atomics):

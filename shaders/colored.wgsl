@@ -15,7 +15,7 @@
 //   overflow: the same, serially over every grain, for OVERFLOW_COLOR (one invocation)
 //   mirror:   every non-owned copy takes its owner's impulse (end of step)
 
-// Friction (DESIGN §1d): a pipeline constant, false unless the pipeline sets it.
+// Friction (docs/nscd.md#coulomb-friction-and-rotation): a pipeline constant, false unless the pipeline sets it.
 override FRICTION: bool = false;
 
 const WALL: u32 = BODY_SEGMENT | BODY_CORNER;
@@ -152,7 +152,7 @@ fn colored_mirror(inv: Invocation) {
     }
 }
 
-// The frictional visit (FRICTION, DESIGN §1d): the same colours and buckets,
+// The frictional visit (FRICTION, docs/nscd.md#coulomb-friction-and-rotation): the same colours and buckets,
 // each visit the local Coulomb update with relaxation 1 (cpu::colored::update):
 //   u_t = (v_a - v_b) . t - (r_a w_a + r_b w_b),  (P_n', P_t') = coulomb(P_n, P_t, target, u_t, W, 1, mu)
 //   d = dP_n n + dP_t t:  v_a += im_a d, w_a += spin_kick(im_a, r_a, dP_t),

@@ -1,4 +1,4 @@
-// The DEM contact law's constants (DESIGN §1b), shared by the dem_* stages.
+// The DEM contact law's constants (docs/dem.md), shared by the dem_* stages.
 // Keep in sync with model::law::DemLaw (src/model/law.rs), read by the CPU
 // twins in src/cpu/dem; tests/gpu_dem.rs checks sizes and offsets.
 struct DemLaw {

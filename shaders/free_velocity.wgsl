@@ -1,5 +1,5 @@
 // Stage free_velocity: v_free = v + dt g for movable grains (im > 0), v otherwise;
-// with stochastic forcing (kick = sqrt(dt) sigma > 0, DESIGN §1e) movable grains
+// with stochastic forcing (kick = sqrt(dt) sigma > 0, docs/nscd.md#stochastic-forcing) movable grains
 // also get kick w, w two standard draws from (seed, step, id).
 // CPU twin: cpu::integrate::free_velocity, then cpu::integrate::forcing;
 // the generator is model::noise (same arithmetic).

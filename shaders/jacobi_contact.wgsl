@@ -2,7 +2,7 @@
 //   u  = (v_i - v_other) . n,   target = u + (max(d, 0) + beta min(d + slop, 0)) / dt
 //   P' = max(0, P - omega target / W)
 // and residual[i] = max over its contacts of |P' - P| W / omega (m/s), reduced by
-// residual_max. With FRICTION (DESIGN §1d, StepParams::friction; a pipeline
+// residual_max. With FRICTION (docs/nscd.md#coulomb-friction-and-rotation, StepParams::friction; a pipeline
 // constant, false unless the pipeline sets it), with t = (-n.y, n.x) and w the
 // spins (`spin`, rad/s),
 //   u_t = (v_i - v_other) . t - (r_i w_i + r_other w_other)

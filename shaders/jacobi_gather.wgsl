@@ -1,5 +1,5 @@
 // Stage jacobi_gather: v_i = v_free_i + im_i sum_c P_c n_c over grain i's own
-// contact copies (no atomics). With FRICTION (DESIGN §1d; a pipeline
+// contact copies (no atomics). With FRICTION (docs/nscd.md#coulomb-friction-and-rotation; a pipeline
 // constant, false unless the pipeline sets it) velocity and spin from the
 // free ones and both impulse components, t = (-n.y, n.x):
 //   v_i = v_free_i + im_i sum_c (P_n n + P_t t),  w_i = w_free_i + spin_kick(im_i, r_i, sum_c P_t)

@@ -10,7 +10,7 @@ struct Contact {
     inv_mass_sum: f32,   // W = im_a + im_b, 1/kg
     impulse: f32,        // accumulated normal impulse P >= 0, N s
     normal: vec2<f32>,   // unit normal from the other body towards this grain
-    impulse_t: f32,      // accumulated tangential impulse along t = (-n.y, n.x), N s (DESIGN §1d)
+    impulse_t: f32,      // accumulated tangential impulse along t = (-n.y, n.x), N s (docs/nscd.md#coulomb-friction-and-rotation)
     bounce: f32,         // restitution: separate at u >= bounce (m/s), 0 = no bounce (model::contact::bounce)
 }
 
@@ -47,9 +47,9 @@ struct Params {
     n_segments: u32,
     n_corners: u32,
     n_cells: u32,         // nx * ny
-    mu: f32,              // Coulomb friction of grain-grain contacts (DESIGN §1d)
+    mu: f32,              // Coulomb friction of grain-grain contacts (docs/nscd.md#coulomb-friction-and-rotation)
     mu_wall: f32,         // Coulomb friction of wall contacts
-    restitution: f32,     // restitution e of the projection (DESIGN §1e)
+    restitution: f32,     // restitution e of the projection (docs/nscd.md#restitution)
     kick: f32,            // stochastic forcing: sqrt(dt) sigma, m/s (0 = off)
     seed: u32,            // the forcing's folded seed (model::noise::fold_seed)
     step: u32,            // the step index of the forcing's draws
@@ -103,7 +103,7 @@ fn one_sided(s: Segment, x: vec2<f32>, p: vec2<f32>, n: vec2<f32>, dist: f32) ->
     return vec3<f32>(s.n, select(dist, -dist, behind));
 }
 
-// The local frictional update of DESIGN §1d (model::contact::coulomb): from
+// The local frictional update of docs/nscd.md#coulomb-friction-and-rotation (model::contact::coulomb): from
 // (P_n, P_t), the normal target velocity, the slip u_t, W and the relaxation,
 // returns (P_n', P_t') with P_n' = max(0, P_n - relax target / W) and
 // P_t' = clamp(P_t - relax u_t / (3 W), -mu P_n', mu P_n').

@@ -3,7 +3,7 @@
 // and tangential); others
 // start at 0. CPU twin: cpu::warm_start::warm_start. The DEM runs it too, to
 // carry a contact law's history (model::law), kept in impulse_t.
-// Entry point bounce (restitution e > 0, DESIGN §1e): every listed contact gets
+// Entry point bounce (restitution e > 0, docs/nscd.md#restitution): every listed contact gets
 // its bounce velocity -e u (u < 0 its start-of-step normal velocity, from vel
 // before the contacts act) when gap + dt u <= 0, else 0. CPU twin:
 // cpu::warm_start::bounce.

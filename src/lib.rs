@@ -1,5 +1,5 @@
 //! hourglass: a 2D granular-flow simulator. Grains are disks, walls are line
-//! segments; contacts are solved by non-smooth contact dynamics (DESIGN §1a).
+//! segments; contacts are solved by non-smooth contact dynamics (docs/nscd.md).
 //! The CPU path in [`cpu`] is the reference every GPU stage is held to.
 
 pub mod analysis;

@@ -1,4 +1,4 @@
-//! The binary end to end (DESIGN §3): what a run writes, that the written
+//! The binary end to end (docs/cli.md): what a run writes, that the written
 //! scene loads again, what `--quiet` and `--help` print, and what a failed
 //! run leaves in a result directory that held a finished run.
 
@@ -360,7 +360,7 @@ fn run_that_fails_after_writing_began_leaves_no_summary() {
 }
 
 /// dt = 0.1 s for millimetre grains used to let them jump through the walls
-/// (issue 12). Now each step is split so that no pair closes by more than
+///. Now each step is split so that no pair closes by more than
 /// the alert distance, and once even `MAX_SUBSTEPS` substeps are not enough
 /// (grains at about 1 m/s after the first step) the run stops with one line
 /// naming dt and the speed, exits non-zero (also with --quiet), writes no

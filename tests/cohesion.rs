@@ -1,4 +1,4 @@
-//! Capillary cohesion (DESIGN §1e, `[cohesion]`) on the CPU: the first step
+//! Capillary cohesion (docs/cohesion.md, `[cohesion]`) on the CPU: the first step
 //! of two grains at a gap below the rupture gap gives each the acceleration
 //! of the force law, nothing happens beyond the rupture gap, grain-wall
 //! bridges act only when switched on; the scene keys are validated and

@@ -1,4 +1,4 @@
-//! Crowd motion (Maury-Venel, DESIGN §1e, issue 15 part 6): people walk
+//! Crowd motion (Maury-Venel, docs/crowd.md): people walk
 //! towards the door at the desired speed, their velocity projected onto the
 //! feasible set; people past the door leave and are counted as `passed`.
 

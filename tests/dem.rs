@@ -1,4 +1,4 @@
-//! Soft-sphere DEM physics on the CPU reference (DESIGN §1b): restitution
+//! Soft-sphere DEM physics on the CPU reference (docs/dem.md): restitution
 //! against an independent integration of the Hertz-damped contact, the slope
 //! thresholds of friction and rolling resistance, energy never created, and
 //! the angle of repose with and without friction.

@@ -1,4 +1,4 @@
-//! Stochastic forcing (DESIGN §1e, issue 15 part 2) on the CPU path: free
+//! Stochastic forcing (docs/nscd.md#stochastic-forcing) on the CPU path: free
 //! grains kicked by sqrt(dt) sigma w every step diffuse in velocity, the
 //! variance per component growing as sigma^2 t; the draws follow (seed, step,
 //! grain id), so a run is reproducible and does not depend on the order the

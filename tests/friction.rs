@@ -1,4 +1,4 @@
-//! Coulomb friction and rotation in the NSCD solvers (DESIGN §1d): a disk
+//! Coulomb friction and rotation in the NSCD solvers (docs/nscd.md#coulomb-friction-and-rotation): a disk
 //! rolls or slides on a slope as rigid-body mechanics says, a disk launched
 //! without spin along a floor slides and then rolls at 2/3 of its speed, an
 //! oblique collision keeps the tangential impulse inside the Coulomb bound

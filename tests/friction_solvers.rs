@@ -1,5 +1,5 @@
 //! The frictional Jacobi, APGD and coloured NLGS of the CPU path (the twins of
-//! the GPU's frictional stages) on the two cases of DESIGN §1d with one
+//! the GPU's frictional stages) on the two cases of docs/nscd.md#coulomb-friction-and-rotation with one
 //! answer: a disk on a slope rolls without slipping (a = 2/3 g sin, w = -v/r)
 //! when mu >= tan(angle)/3, and slides otherwise (a = g (sin - mu cos), the
 //! spin growing at 2 mu g cos / r). Runs without a GPU.

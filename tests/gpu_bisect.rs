@@ -179,7 +179,7 @@ fn split_push_out_agrees_with_cpu_and_gpu_at_every_boundary() {
 
 /// Restitution (the bounce stage, on the CPU before `solve`) and stochastic
 /// forcing (within `free_velocity`; the draws follow the backends' step
-/// counts) at every boundary of their plan (DESIGN §1e).
+/// counts) at every boundary of their plan (docs/nscd.md).
 #[test]
 fn restitution_and_forcing_agree_with_cpu_and_gpu_at_every_boundary() {
     for from in PLAIN.into_iter().chain([Stage::Bounce]) {

@@ -1,4 +1,4 @@
-//! Friction on whole steps (DESIGN §1d): the GPU's frictional Jacobi, APGD
+//! Friction on whole steps (docs/nscd.md#coulomb-friction-and-rotation): the GPU's frictional Jacobi, APGD
 //! and coloured NLGS (the solver stages with their `FRICTION` constant set,
 //! `integrate::integrate_angle`)
 //! against the CPU's, and a frictional hourglass discharge on both backends.
@@ -40,7 +40,7 @@ fn pile() -> (Grains, Walls, Grid, StepParams) {
 
 /// SLOPE_GRAINS disks of radii 1.5-2.5 mm at rest on a 30° slope, 8 mm
 /// apart (they roll alike, so they never meet), mu = mu_wall = 0.5 > tan 30° / 3:
-/// every disk rolls without slipping (DESIGN §1d).
+/// every disk rolls without slipping (docs/nscd.md#coulomb-friction-and-rotation).
 const SLOPE_GRAINS: usize = 200;
 const SLOPE_DEG: f32 = 30.0;
 

@@ -1,4 +1,4 @@
-//! Restitution and stochastic forcing (DESIGN §1e, issue 15 parts 1 and 2)
+//! Restitution and stochastic forcing (docs/nscd.md#restitution)
 //! on whole GPU steps: a dropped grain rebounds to e^2 of its height on
 //! every GPU solver; forced free grains' velocity variance grows as sigma^2 t
 //! and follows the CPU's draws (by grain id, across the GPU's reorders); a

@@ -168,7 +168,12 @@ fn stage_files_leave_their_bindings_to_the_registry() {
             .collect::<BTreeSet<u32>>()
             .into_iter()
             .collect();
-        assert_eq!(declared.lines().count(), slots.len(), "{}: one declaration per binding number", stage.name());
+        assert_eq!(
+            declared.lines().count(),
+            slots.len(),
+            "{}: one declaration per binding number",
+            stage.name()
+        );
     }
 }
 
@@ -183,7 +188,9 @@ fn every_read_write_binding_is_written_by_its_stage() {
         let (module, info) = parse(stage.name(), &cfg.source(stage));
         for (h, g) in module.global_variables.iter() {
             let Some(b) = &g.binding else { continue };
-            let naga::AddressSpace::Storage { access } = g.space else { continue };
+            let naga::AddressSpace::Storage { access } = g.space else {
+                continue;
+            };
             if !access.contains(naga::StorageAccess::STORE) {
                 continue;
             }

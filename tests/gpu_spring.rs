@@ -1,4 +1,4 @@
-//! The spring model (DESIGN §1c) on the GPU against the CPU reference: whole
+//! The spring model (docs/lab.md) on the GPU against the CPU reference: whole
 //! runs with each integrator agree, and the GPU column settles to the
 //! compressions k m g / k_s. The stage test (`dem_force_matches_cpu` with the
 //! linear law) is in tests/gpu_dem.rs, beside the Hertz one.

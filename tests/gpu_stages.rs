@@ -72,7 +72,7 @@ fn cases() -> Vec<Case> {
         case("one cell", 50, 0.0085, (0.0005, 0.003), 64, 4),
         // A dense cluster with K = 4: most lists overflow.
         case("overflow K=4", 300, 0.03, (0.001, 0.002), 4, 5),
-        // Restitution (DESIGN §1e): `lists_with_impulses` gives its
+        // Restitution (docs/nscd.md#restitution): `lists_with_impulses` gives its
         // approaching contacts a bounce velocity (e = 0.7).
         case(BOUNCING, 2000, 0.3, (0.001, 0.003), 16, 6),
     ]
@@ -120,7 +120,7 @@ fn assert_vec2_close(what: &str, gpu: &[[f32; 2]], cpu: &[[f32; 2]], rel: f32, a
 fn free_velocity_matches_cpu() {
     let Some(ctx) = context() else { return };
     for c in cases() {
-        // Plain (sigma = 0), and with the stochastic forcing (DESIGN §1e).
+        // Plain (sigma = 0), and with the stochastic forcing (docs/nscd.md#stochastic-forcing).
         for sigma in [0.0f32, 0.3] {
             let n = c.grains.len();
             let mut p = params(&c);
@@ -987,7 +987,7 @@ fn reorder_matches_cpu() {
 }
 
 /// Spins (rad/s, up to 100: r w up to 0.3 m/s, the size of the velocities)
-/// and in-cone tangential impulses for the frictional stages (DESIGN §1d).
+/// and in-cone tangential impulses for the frictional stages (docs/nscd.md#coulomb-friction-and-rotation).
 fn friction_input(c: &Case, seed: u64) -> (ContactLists, Vec<f32>, Params) {
     let mut lists = lists_with_impulses(c, seed);
     let mut rng = Rng::new(seed + 1);

@@ -4,7 +4,7 @@
 //! (`colored_solve`, `colored_overflow`, `colored_mirror`), `uzawa_contact`,
 //! the three APGD passes (`apgd_gather`, `apgd_contact`, `apgd_momentum`),
 //! their frictional variants (`apgd_gather_friction`, `apgd_contact_friction`,
-//! DESIGN §1d) and the split push-out's `predict_gap`.
+//! docs/nscd.md#coulomb-friction-and-rotation) and the split push-out's `predict_gap`.
 //!
 //! Inputs: random piles with sizes that are not multiples of the workgroup
 //! size (1,531 grains), no grain, one grain, every grain in one cell (K = 96:
@@ -93,7 +93,7 @@ fn pile(name: &'static str, n: usize, side: f32, r: (f32, f32), k: usize, seed: 
         c.impulse = rng.f32(0.0, 1e-4);
     }
     if name == BOUNCING {
-        // Restitution (DESIGN §1e): approaching contacts get a bounce velocity.
+        // Restitution (docs/nscd.md#restitution): approaching contacts get a bounce velocity.
         cpu::warm_start::bounce(&lists.count, &mut lists.slots, k, &grains.vel, 0.7, 1e-3);
         assert!(lists.slots.iter().any(|c| c.bounce > 0.0));
     }
@@ -712,7 +712,7 @@ fn apgd_momentum_matches_cpu() {
     }
 }
 
-/// A frictional version of a pile (DESIGN §1d): tangential impulses inside
+/// A frictional version of a pile (docs/nscd.md#coulomb-friction-and-rotation): tangential impulses inside
 /// the Coulomb cone (|P_t| <= mu P), random previous tangential impulses and
 /// spins up to 100 rad/s (r w up to 0.4 m/s, the size of the velocities), so
 /// the slip, the clamp and the spin kicks all matter.

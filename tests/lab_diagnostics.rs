@@ -1,4 +1,4 @@
-//! The lab's diagnostics columns (issue 14 part 6, DESIGN §1c): elastic and
+//! The lab's diagnostics columns (docs/lab.md): elastic and
 //! total energy, barycentre, new grain-grain and grain-wall collisions,
 //! appended after `rotational_kinetic_energy` in diagnostics.csv.
 

@@ -1,4 +1,4 @@
-//! Emitters (issue 14 part 4, DESIGN §1c): `count` grains appear at
+//! Emitters (docs/lab.md): `count` grains appear at
 //! `start + k interval` (to one step), none overlapping anything when it
 //! appears, on the CPU and the GPU; an emission whose spot is taken waits
 //! and is counted in summary.json.

@@ -1,4 +1,4 @@
-//! Grains with a given mass (issue 14 part 5): a `grains.list` row's sixth
+//! Grains with a given mass: a `grains.list` row's sixth
 //! value is its grain's mass, `grains.mass` gives every grain one mass
 //! whatever its radius, and `density` and `mass` exclude each other.
 

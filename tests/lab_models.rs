@@ -1,4 +1,4 @@
-//! The "pile of particles" lab (DESIGN §1c) on the CPU: the impulse model, the
+//! The "pile of particles" lab (docs/lab.md) on the CPU: the impulse model, the
 //! linear spring-dashpot model and their integrators. Every test asserts a
 //! conservation law, a closed-form prediction, or an exact contract.
 //!

@@ -1,4 +1,4 @@
-//! `hourglass run --resume DIR` (issue 14 part 8): a CPU run cut after N
+//! `hourglass run --resume DIR`: a CPU run cut after N
 //! steps and resumed for M more is the uninterrupted N + M run, bit for bit
 //! (diagnostics rows, frames, final grains), also when N falls on a step
 //! where the CPU reorders its grains; a bad DIR is one line.

@@ -1,4 +1,4 @@
-//! Issue 12: no grain is ever lost to the step size. The bundled 2,000-grain
+//! no grain is ever lost to the step size. The bundled 2,000-grain
 //! hourglass with the gate open from the start (`run.settle = 0`) discharges
 //! for 1 s on the CPU with steps of 5 ms and 10 ms; before the substeps
 //! (`backend::substep`) the 5 ms run lost 1,827 grains through the walls.
@@ -162,7 +162,7 @@ fn ten_millisecond_steps_lose_nothing() {
     assert_eq!(s.contact_overflow, 0);
 }
 
-/// Issue 15 part 4, huge time steps: dt = 50 ms, fifty times the default,
+/// Huge time steps: dt = 50 ms, fifty times the default,
 /// loses nothing and passes within 20 % of what the default step passes
 /// (the substeps follow the fastest grain). What breaks first as dt grows:
 /// with the default alert (4 mm) the fastest grains, 3.8 m/s into the lower

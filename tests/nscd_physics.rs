@@ -1,4 +1,4 @@
-//! Physics of the CPU NSCD step (DESIGN §1a): each test checks a law or an
+//! Physics of the CPU NSCD step (docs/nscd.md): each test checks a law or an
 //! exact contract on a case with a known answer.
 
 mod common;

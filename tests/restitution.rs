@@ -1,4 +1,4 @@
-//! Restitution in the NSCD projection (DESIGN §1e, issue 15 part 1): a
+//! Restitution in the NSCD projection (docs/nscd.md#restitution): a
 //! contact closing within a step separates at -e times its approach
 //! velocity, on every NSCD solver of the CPU path. A grain dropped on a floor
 //! rebounds to e^2 of its drop height; a head-on pair leaves at -e times its

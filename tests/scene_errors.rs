@@ -1,4 +1,4 @@
-//! Bad input through the binary (DESIGN §3): a non-zero exit, exactly one
+//! Bad input through the binary (docs/cli.md): a non-zero exit, exactly one
 //! line on stderr naming the file, the field or key and the problem, no
 //! panic, and no result directory.
 //!

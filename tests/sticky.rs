@@ -1,4 +1,4 @@
-//! Sticky particles in 1D (DESIGN §1e, issue 15 part 5): grains on a line
+//! Sticky particles in 1D (docs/nscd.md#sticky-particles): grains on a line
 //! with no gravity, perfectly inelastic NSCD contacts. Colliding grains form
 //! clusters that move with the mean velocity of their members, and the total
 //! momentum is kept exactly. The collision times and cluster velocities of a

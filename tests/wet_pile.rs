@@ -1,4 +1,4 @@
-//! The wet sand demo (issue 15 part 7, DESIGN §1e): 400 grains poured from
+//! The wet sand demo (docs/cohesion.md): 400 grains poured from
 //! a point stand steeper with capillary bridges (scenes/wet_pile.toml)
 //! than the same grains dry (scenes/dry_pile.toml, the same file without
 //! `[cohesion]`). CPU, NLGS with mu = 0.5 for both.

@@ -1,4 +1,4 @@
-//! The lab's contact figures (DESIGN §1c), found on the host from the grains
+//! The lab's contact figures (docs/lab.md), found on the host from the grains
 //! as every backend hands them over, so the CPU and the GPU are counted by
 //! the same code (the GPU's `reduce` has no word for them):
 //!
@@ -27,13 +27,13 @@ use crate::model::{Body, ContactLists, Grains, Grid, Walls};
 /// The elastic potential of one contact of the running model.
 ///
 /// `sim` picks it from the solver: Hertz for the DEM, `Spring { ks }` for
-/// the linear spring model (DESIGN §1c), rigid for NSCD and the impulse
+/// the linear spring model (docs/lab.md), rigid for NSCD and the impulse
 /// model (whose projection moves grains and stores nothing).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Elastic {
     /// Rigid contacts (NSCD, impulses): no stored energy.
     Rigid,
-    /// Hertz (DEM, DESIGN §1b): F = k_n dx^1.5, energy 2/5 k_n dx^2.5; k_n in N/m^2.5.
+    /// Hertz (DEM, docs/dem.md): F = k_n dx^1.5, energy 2/5 k_n dx^2.5; k_n in N/m^2.5.
     Hertz { kn: f64 },
     /// Linear spring: F = k_s dx, energy 1/2 k_s dx^2; k_s in N/m.
     Spring { ks: f64 },

@@ -172,7 +172,7 @@ impl Backend for CpuDemBackend {
     }
 }
 
-/// The CPU impulse model (DESIGN §1c) as a backend.
+/// The CPU impulse model (docs/lab.md) as a backend.
 pub struct CpuImpulseBackend {
     pub grains: Grains,
     pub walls: Walls,

@@ -1,4 +1,4 @@
-//! Crowd motion (Maury-Venel, DESIGN §1e) on the CPU: the NSCD stepper with
+//! Crowd motion (Maury-Venel, docs/crowd.md) on the CPU: the NSCD stepper with
 //! the desired velocity as its free velocity, and a door people leave by.
 //!
 //! One step of size h:

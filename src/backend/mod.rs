@@ -77,7 +77,7 @@ pub trait Backend {
     }
     /// Go on from [`Backend::saved_contacts`] of a saved state.
     fn restore_contacts(&mut self, _lists: ContactLists, _order: &[u32]) {}
-    /// Add grains (an emitter's, DESIGN §1c) after the existing ones, with
+    /// Add grains (an emitter's, docs/lab.md) after the existing ones, with
     /// the ids they carry; the next step moves them.
     fn add_grains(&mut self, _new: &Grains) -> Result<()> {
         Err(Error::NotImplemented {

@@ -1,4 +1,4 @@
-//! A GPU backend whose grain count grows (emitters, DESIGN §1c): the device
+//! A GPU backend whose grain count grows (emitters, docs/lab.md): the device
 //! buffers are sized for the grains at hand, so adding grains reads the
 //! state back, appends the new grains and builds the GPU stepper anew over
 //! the same device, walls, grid and phase. Only scenes with `[[emitters]]`

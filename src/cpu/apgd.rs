@@ -29,7 +29,7 @@
 //! last iteration the velocities are those of y; [`solve`] gathers the final
 //! impulses once more (on the GPU, `jacobi_gather` after the solve).
 //!
-//! With friction (DESIGN §1d) the `FRICTION = true` instances of
+//! With friction (docs/nscd.md#coulomb-friction-and-rotation) the `FRICTION = true` instances of
 //! `apgd_gather` and `apgd_contact` extrapolate both components from their previous
 //! iterates (`prev`, `prev_t`), gather the spins with the velocities and take
 //! the local Coulomb update of `cpu::jacobi` at y; the momentum is shared.
@@ -59,7 +59,7 @@ pub fn extrapolate(p: f32, q: f32, theta: f32) -> f32 {
 /// Stage `apgd_gather`: each grain's velocity at the extrapolated impulses
 /// y = P + theta (P - Q), from the previous iterates `prev[0]` (one f32 per
 /// slot); with `FRICTION` also its spin, the tangential y from `prev[1]`
-/// (DESIGN §1d). Without, `prev[1]`, `free.spin`, `free.radius` and
+/// (docs/nscd.md#coulomb-friction-and-rotation). Without, `prev[1]`, `free.spin`, `free.radius` and
 /// `out.spin` are not read (they may be empty).
 pub fn apgd_gather<const FRICTION: bool>(
     lists: &ContactLists,

@@ -1,5 +1,5 @@
 //! Stage `cohesion`: CPU twin of shaders/cohesion.wgsl. Capillary bridges
-//! (DESIGN §1e, `model::cohesion`) added to the free velocity before the
+//! (docs/cohesion.md, `model::cohesion`) added to the free velocity before the
 //! NSCD projection:
 //! ```text
 //!   for each grain i (im_i > 0), for each contact c of i's list with gap d < D_rupt:

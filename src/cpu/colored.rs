@@ -20,7 +20,7 @@
 //! [`colored_solve`] (one colour's bucket) and [`colored_overflow`] are the
 //! GPU's passes one by one, with its per-grain residuals, for the stage tests.
 //!
-//! With friction (DESIGN §1d) the `FRICTION = true` instances visit the same
+//! With friction (docs/nscd.md#coulomb-friction-and-rotation) the `FRICTION = true` instances visit the same
 //! contacts in the same order with the local Coulomb update ([`update`]):
 //! both grains' velocities and spins move.
 
@@ -125,7 +125,7 @@ impl Visit {
 
 /// Projected Gauss-Seidel update of one owned contact `c` of grain `a`:
 /// P' = max(0, P - t / W), both grains' velocities (`out.vel`) moved at
-/// once; returns |dP| W. With `FRICTION` (DESIGN §1d) the local update
+/// once; returns |dP| W. With `FRICTION` (docs/nscd.md#coulomb-friction-and-rotation) the local update
 /// `coulomb` with relaxation 1 on (P_n, P_t), both grains' velocities and
 /// spins (`out.spin`) moved; returns max(|dP_n| W, |dP_t| 3W). A fixed grain
 /// is never written (on the GPU it may sit in several contacts of one colour).

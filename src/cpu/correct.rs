@@ -2,7 +2,7 @@
 //! by moving positions, never through the velocities (a split push-out).
 //!
 //! ```text
-//!   velocity solve:  u + max(d, 0)/dt >= 0          (DESIGN §1a, no push-out)
+//!   velocity solve:  u + max(d, 0)/dt >= 0          (docs/nscd.md, no push-out)
 //!   predict_gap:     d' = d + dt u                  the gap the step will leave
 //!   correction:      Jacobi on pseudo-velocities w (from w = 0, impulses Q = 0):
 //!                    n.(w_a - w_b) + (max(d', 0) + beta min(d' + slop, 0))/dt >= 0

@@ -1,4 +1,4 @@
-//! The impulse model with restitution and position projection (DESIGN §1c),
+//! The impulse model with restitution and position projection (docs/lab.md),
 //! CPU only. A contact of grain a with body b (n from b to a, gap d, overlap
 //! dx = -d, m_ab^-1 = im_a + im_b, v_n = (v_a - v_b) . n):
 //!

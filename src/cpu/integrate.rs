@@ -26,7 +26,7 @@ pub fn free_velocity(vel: &[[f32; 2]], inv_mass: &[f32], gravity: [f32; 2], dt: 
         });
 }
 
-/// The stochastic forcing of stage `free_velocity` (DESIGN §1e,
+/// The stochastic forcing of stage `free_velocity` (docs/nscd.md#stochastic-forcing,
 /// `model::noise`): each movable grain's free velocity gets sqrt(dt) sigma w,
 /// w drawn from (seed, step, the grain's id). Runs after [`free_velocity`]
 /// when sigma > 0; together they are the twin of shaders/free_velocity.wgsl.

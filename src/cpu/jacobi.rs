@@ -11,7 +11,7 @@
 //! passes are per-grain loops with no atomics; the gather recomputes v from
 //! the accumulated impulses, so rounding does not accumulate across iterations.
 //!
-//! With friction (DESIGN §1d, `StepParams::friction`) each stage's
+//! With friction (docs/nscd.md#coulomb-friction-and-rotation, `StepParams::friction`) each stage's
 //! `FRICTION = true` instance (the WGSL pipelines with `FRICTION` overridden
 //! to true) carries the tangential impulse and the spins:
 //! ```text
@@ -111,8 +111,8 @@ pub struct Moving<'a> {
 /// Stage `jacobi_contact`: new impulses for every contact from one snapshot
 /// of the velocities `vel`; returns the largest unrelaxed velocity
 /// correction, m/s: |P' - P| W / omega (dividing by omega keeps a small
-/// relaxation factor from passing for convergence). With `FRICTION` (DESIGN
-/// §1d) new (P_n, P_t) from the velocities and the spins `f.spin`, by the
+/// relaxation factor from passing for convergence). With `FRICTION`
+/// (docs/nscd.md#coulomb-friction-and-rotation) new (P_n, P_t) from the velocities and the spins `f.spin`, by the
 /// local Coulomb update `coulomb` relaxed by omega, and the correction
 /// [`friction_correction`]; without, `f` is not read.
 pub fn jacobi_contact<const FRICTION: bool>(
@@ -218,7 +218,7 @@ pub fn gather_with<const FRICTION: bool>(
         });
 }
 
-/// What a frictional pass reads besides the velocities (DESIGN §1d): the
+/// What a frictional pass reads besides the velocities (docs/nscd.md#coulomb-friction-and-rotation): the
 /// spins (rad/s, ccw) and radii (m) of the grains, and the friction
 /// coefficients of grain-grain (`mu`) and wall (`mu_wall`) contacts.
 #[derive(Debug, Clone, Copy)]

@@ -1,7 +1,7 @@
 //! The CPU reference path: one module per stage, each a function over typed
 //! slices in the binding order of its WGSL twin.
 //!
-//! One NSCD step (DESIGN §1a) runs the stages of `model::nscd_plan` in order
+//! One NSCD step (docs/nscd.md) runs the stages of `model::nscd_plan` in order
 //! through one [`StepContext`] ([`StepContext::run_stage`]):
 //! ```text
 //!   free_velocity [spin_free] detect (binning + detection) [cohesion] [warm_start] [bounce]
@@ -253,7 +253,7 @@ impl CpuStepper {
         &self.lists
     }
 
-    /// Step 3 of DESIGN §1a on the detected (and warm-started) lists: the
+    /// The solve of docs/nscd.md#one-step on the detected (and warm-started) lists: the
     /// solver `p.solver` ([`solver::CPU_SOLVERS`]) takes the free velocities
     /// `vel_free` (and `spin_free` with friction) to `grains.vel` (and spins).
     fn solve_lists(&mut self, grains: &mut Grains, p: &StepParams) -> Result<StepStats> {

@@ -275,7 +275,7 @@ impl Sweep {
     }
 
     /// [`Sweep::visit_in`] on the whole arrays with friction and rotation
-    /// (DESIGN §1d, `model::contact::coulomb`): `t` is indexed like `vel`.
+    /// (docs/nscd.md#coulomb-friction-and-rotation, `model::contact::coulomb`): `t` is indexed like `vel`.
     #[inline]
     fn visit_turn(
         &self,
@@ -485,7 +485,7 @@ impl Turn<'_> {
 }
 
 /// Apply tangential impulse `dp_t` along `normal`'s tangent to grain `a`
-/// and, opposite, to grain `b`, and its torques to both spins (DESIGN §1d:
+/// and, opposite, to grain `b`, and its torques to both spins (docs/nscd.md#coulomb-friction-and-rotation:
 /// dw = -r dP_t / I on either body).
 #[inline]
 fn turn(

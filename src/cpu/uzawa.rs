@@ -1,7 +1,7 @@
 //! Uzawa (Maury's velocity projection): CPU twin of shaders/uzawa.wgsl.
 //!
 //! The step's velocity is the projection of v_free onto the admissible set
-//! (DESIGN §1a):
+//! (docs/nscd.md):
 //! ```text
 //!   min 1/2 |v - v_free|_M^2   s.t.   t_c(u_c) >= 0   for every contact c
 //! ```

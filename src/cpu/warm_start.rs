@@ -39,7 +39,7 @@ pub fn warm_start(prev: &ContactLists, lists: &mut ContactLists) {
 }
 
 /// Entry point `bounce` of shaders/warm_start.wgsl (restitution e > 0,
-/// DESIGN §1e): every listed contact of grain i gets its bounce velocity
+/// docs/nscd.md#restitution): every listed contact of grain i gets its bounce velocity
 /// `model::contact::bounce` from the start-of-step velocities `vel` (v^n,
 /// before gravity and the contacts), so both copies of a grain-grain contact
 /// get the same value; contacts that do not close within the step keep 0.

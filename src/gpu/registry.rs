@@ -56,7 +56,10 @@ impl Binding {
             Kind::ReadOnly => "storage, read",
             Kind::ReadWrite => "storage, read_write",
         };
-        format!("@group(0) @binding({}) var<{space}> {}: {};", self.slot, self.name, self.ty)
+        format!(
+            "@group(0) @binding({}) var<{space}> {}: {};",
+            self.slot, self.name, self.ty
+        )
     }
 }
 

@@ -1,4 +1,4 @@
-//! Capillary cohesion (DESIGN §1e, Maury's "numerical modelling" slides):
+//! Capillary cohesion (docs/cohesion.md, Maury's "numerical modelling" slides):
 //! a liquid bridge between two grains at surface gap D < D_rupt pulls them
 //! together along the line of centres with
 //! ```text

@@ -62,29 +62,29 @@ pub struct Contact {
     /// Unit normal from the other body towards this grain.
     pub normal: [f32; 2],
     /// Accumulated tangential impulse P_t of this step along
-    /// t = (-n_y, n_x) (`tangent`), N s; |P_t| <= mu P (DESIGN §1d). Both
+    /// t = (-n_y, n_x) (`tangent`), N s; |P_t| <= mu P (docs/nscd.md#coulomb-friction-and-rotation). Both
     /// copies of a grain-grain contact hold the same value: the mirror copy's
     /// normal and tangent are both negated.
     pub impulse_t: f32,
-    /// Restitution (DESIGN §1e): the normal velocity this contact must
+    /// Restitution (docs/nscd.md#restitution): the normal velocity this contact must
     /// separate at, -e u_n^- >= 0 (m/s), for a contact closing within the step
     /// at its start-of-step velocity u_n^- (`bounce`); 0 otherwise, and
-    /// always with e = 0 (the target is then DESIGN §1a's, bit for bit).
+    /// always with e = 0 (the target is then docs/nscd.md's, bit for bit).
     pub bounce: f32,
 }
 
 /// The contact's tangent t = (-n_y, n_x): the normal turned a quarter turn
-/// counter-clockwise (DESIGN §1d).
+/// counter-clockwise (docs/nscd.md#coulomb-friction-and-rotation).
 #[inline]
 pub fn tangent(normal: [f32; 2]) -> [f32; 2] {
     [-normal[1], normal[0]]
 }
 
 /// W_tt / W_nn of a disk contact: im_a + im_b + r_a^2/I_a + r_b^2/I_b with
-/// I = m r^2 / 2 is 3 (im_a + im_b) (DESIGN §1d; a wall adds nothing).
+/// I = m r^2 / 2 is 3 (im_a + im_b) (docs/nscd.md#coulomb-friction-and-rotation; a wall adds nothing).
 pub const TANGENT_MASS_RATIO: f32 = 3.0;
 
-/// The local frictional update of DESIGN §1d, shared by every NSCD solver
+/// The local frictional update of docs/nscd.md#coulomb-friction-and-rotation, shared by every NSCD solver
 /// that carries friction: from the current impulses (p_n, p_t), the normal
 /// target velocity `target` (`Contact::target`), the tangential slip
 /// velocity `u_t`, W = `inv_mass_sum` and the relaxation `relax` (1 for
@@ -123,15 +123,15 @@ impl Contact {
 
     /// The velocity the solver drives to zero (or above): the normal relative
     /// velocity u plus the gap closing rate. An open gap may close within the
-    /// step (DESIGN §1a: u + max(d, 0)/dt >= 0). An overlap deeper than
-    /// `slop` is pushed out by a fraction `beta` per step; beta = 0 is DESIGN
-    /// §1a exactly, under which the solver tolerance lets overlaps creep by up
+    /// step (docs/nscd.md: u + max(d, 0)/dt >= 0). An overlap deeper than
+    /// `slop` is pushed out by a fraction `beta` per step; beta = 0 is the
+    /// bare constraint of docs/nscd.md, under which the solver tolerance lets overlaps creep by up
     /// to tol every step. The slop keeps the push-out from chattering in
     /// resting piles (measured: a settled 210-grain pile needs 1-10 NLGS
     /// sweeps per step with a slop of 5 tol, up to 276 with none).
     ///
     /// A bouncing contact (`bounce` > 0, restitution) is driven to u >=
-    /// bounce instead: u+ = -e u- (DESIGN §1e).
+    /// bounce instead: u+ = -e u- (docs/nscd.md#restitution).
     #[inline]
     pub fn target(&self, u: f32, inv_dt: f32, beta: f32, slop: f32) -> f32 {
         u + self.target_offset(inv_dt, beta, slop)
@@ -149,7 +149,7 @@ impl Contact {
     }
 
     /// The tangential slip velocity at the contact point, seen from this
-    /// copy's grain `i` (DESIGN §1d): u_t = (v_i - v_o) . t - (r_i w_i + r_o w_o),
+    /// copy's grain `i` (docs/nscd.md#coulomb-friction-and-rotation): u_t = (v_i - v_o) . t - (r_i w_i + r_o w_o),
     /// with v_o, r_o w_o = 0 for a wall or corner. Both copies of a grain-grain
     /// contact compute the same value (negated factors, commutative sum).
     #[inline]
@@ -158,7 +158,7 @@ impl Contact {
     }
 }
 
-/// The bounce velocity of a contact (restitution e, DESIGN §1e): -e u for a
+/// The bounce velocity of a contact (restitution e, docs/nscd.md#restitution): -e u for a
 /// contact whose start-of-step normal velocity `u` (m/s) closes its gap `gap`
 /// (m) within the step (gap + dt u <= 0, u < 0), else 0. The start-of-step
 /// velocity, not the free velocity, so that a resting contact, whose

@@ -1,4 +1,4 @@
-//! Crowd motion (Maury-Venel, DESIGN §1e): where a person wants to go.
+//! Crowd motion (Maury-Venel, docs/crowd.md): where a person wants to go.
 //!
 //! People are disks in a room; each wants to walk at the desired speed `s`
 //! towards the door, and actually walks at that wish projected onto the

@@ -1,4 +1,4 @@
-//! DEM contact laws as units (DESIGN §1b, §1c), shared by the CPU stage
+//! DEM contact laws as units (docs/dem.md, §1c), shared by the CPU stage
 //! `cpu::dem::force` and the GPU stage shaders/dem_force.wgsl.
 //!
 //! A law is one file of src/model/law/ and one of shaders/laws/, entered
@@ -155,7 +155,7 @@ pub fn normal(law: &DemLaw, elastic: f32, u: f32) -> f32 {
     (elastic - law.gamma * u).max(0.0)
 }
 
-/// The viscous tangential force of DESIGN §1b taken implicitly, capped by
+/// The viscous tangential force of docs/dem.md taken implicitly, capped by
 /// Coulomb: clamp(-k_t v_t / (1 + k_t 3 W dt), -mu F_n, mu F_n).
 #[inline]
 pub fn viscous(law: &DemLaw, p: &Pair, f_n: f32) -> f32 {

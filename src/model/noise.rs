@@ -1,4 +1,4 @@
-//! Stochastic forcing (DESIGN §1e): a counter-based normal generator that the
+//! Stochastic forcing (docs/nscd.md#stochastic-forcing): a counter-based normal generator that the
 //! CPU and the GPU (`normal2` in shaders/free_velocity.wgsl) compute with the
 //! same integer arithmetic, so their draws are bit-identical.
 //!

@@ -22,13 +22,13 @@ pub enum SolverKind {
     /// NSCD, accelerated projected Jacobi: Nesterov momentum on the impulses
     /// with adaptive restart (cpu::apgd).
     Apgd,
-    /// Soft-sphere DEM: Hertz contacts with friction and rolling resistance (DESIGN §1b).
+    /// Soft-sphere DEM: Hertz contacts with friction and rolling resistance (docs/dem.md).
     Dem,
-    /// Impulse model with restitution and position projection (DESIGN §1c; CPU only).
+    /// Impulse model with restitution and position projection (docs/lab.md; CPU only).
     Impulse,
-    /// Linear spring-dashpot penalty model (DESIGN §1c): the DEM's stages with a linear normal law.
+    /// Linear spring-dashpot penalty model (docs/lab.md): the DEM's stages with a linear normal law.
     Spring,
-    /// Crowd motion (Maury-Venel, DESIGN §1e): first order, the velocity is
+    /// Crowd motion (Maury-Venel, docs/crowd.md): first order, the velocity is
     /// the desired velocity towards the door projected onto the feasible set
     /// by the NLGS (model::crowd; CPU only).
     Crowd,
@@ -97,7 +97,7 @@ impl SolverKind {
 
     /// The integrator an explicit model uses when the scene names none:
     /// velocity Verlet for the DEM (its results stay as they were before the
-    /// key existed), leapfrog for the lab's models (DESIGN §1c: it keeps the
+    /// key existed), leapfrog for the lab's models (docs/lab.md: it keeps the
     /// energy of an elastic bounce, semi-implicit Euler does not).
     pub fn default_integrator(self) -> Integrator {
         match self {
@@ -107,7 +107,7 @@ impl SolverKind {
     }
 }
 
-/// Time integrator of an explicit model (`[solver] integrator`, DESIGN §1c).
+/// Time integrator of an explicit model (`[solver] integrator`, docs/lab.md).
 ///
 /// ```text
 ///   semi_implicit_euler:  F(x_n, v_n);  v += h a;  x += h v
@@ -153,17 +153,17 @@ impl Integrator {
 /// parameters, history, CPU force and WGSL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum NormalLaw {
-    /// F_n = max(0, k_n delta^1.5 - gamma v_n), viscous friction (DEM, DESIGN §1b).
+    /// F_n = max(0, k_n delta^1.5 - gamma v_n), viscous friction (DEM, docs/dem.md).
     #[default]
     Hertz,
-    /// F_n = max(0, k_s delta - k_d v_n), viscous friction (spring-dashpot, DESIGN §1c).
+    /// F_n = max(0, k_s delta - k_d v_n), viscous friction (spring-dashpot, docs/lab.md).
     Linear,
     /// Hertz normal force, Mindlin tangential spring with per-contact history
     /// (`model::law::hertz_mindlin`).
     HertzMindlin,
 }
 
-/// The impulse model (`[impulse]`, DESIGN §1c), resolved to f32.
+/// The impulse model (`[impulse]`, docs/lab.md), resolved to f32.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ImpulseParams {
     /// Restitution e in [0, 1].
@@ -195,7 +195,7 @@ pub enum Phase {
     Discharge,
 }
 
-/// The soft-sphere DEM contact law (`[dem]`, DESIGN §1b), resolved to the f32
+/// The soft-sphere DEM contact law (`[dem]`, docs/dem.md), resolved to the f32
 /// the steps use. Units per unit thickness; see `scene::DemSpec` for each
 /// field's meaning, default and why.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -271,7 +271,7 @@ pub struct StepParams {
     pub itmax: u32,
     /// Jacobi relaxation factor.
     pub omega: f32,
-    /// Fraction of an overlap (beyond the slop) pushed out per step (0 = DESIGN §1a exactly).
+    /// Fraction of an overlap (beyond the slop) pushed out per step (0 = docs/nscd.md exactly).
     pub overlap_relax: f32,
     /// `overlap_relax` is the solver's default ([`SolverKind::overlap_relax`]:
     /// the scene left it unset), so a backend that resolves `auto` to its
@@ -286,17 +286,17 @@ pub struct StepParams {
     pub solver: SolverKind,
     /// Start persisting contacts from last step's impulse.
     pub warm_start: bool,
-    /// Coulomb friction between grains (DESIGN §1d); 0: frictionless.
+    /// Coulomb friction between grains (docs/nscd.md#coulomb-friction-and-rotation); 0: frictionless.
     pub mu: f32,
     /// Coulomb friction between a grain and a wall or corner; 0: frictionless.
     pub mu_wall: f32,
-    /// Capillary cohesion (`[cohesion]`, DESIGN §1e); all zero: none.
+    /// Capillary cohesion (`[cohesion]`, docs/cohesion.md); all zero: none.
     pub cohesion: super::Cohesion,
-    /// Restitution e in [0, 1] of the NSCD projection (DESIGN §1e): a contact
+    /// Restitution e in [0, 1] of the NSCD projection (docs/nscd.md#restitution): a contact
     /// closing within the step separates at -e times its approach velocity
-    /// (`model::contact::bounce`); 0: perfectly inelastic, DESIGN §1a.
+    /// (`model::contact::bounce`); 0: perfectly inelastic, docs/nscd.md.
     pub restitution: f32,
-    /// Stochastic forcing (DESIGN §1e, `model::noise`): sigma (m s^-3/2; 0 =
+    /// Stochastic forcing (docs/nscd.md#stochastic-forcing, `model::noise`): sigma (m s^-3/2; 0 =
     /// off) and seed; the backends fill in the step index.
     pub forcing: super::Forcing,
 }

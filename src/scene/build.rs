@@ -665,7 +665,7 @@ fn equivalent_density(grains: &Grains) -> f64 {
     }
 }
 
-/// The DEM time step (DESIGN §1b): dt = cfl * min_i sqrt(m_i / k_n), s
+/// The DEM time step (docs/dem.md): dt = cfl * min_i sqrt(m_i / k_n), s
 /// ([`MAX_DEFAULT_DT`] without movable grains).
 pub fn dem_dt(grains: &Grains, kn: f64, cfl: f64) -> f64 {
     let m_min = (0..grains.len())

@@ -1,4 +1,4 @@
-//! Emitters (`[[emitters]]`, DESIGN §1c): every grain an emitter will add,
+//! Emitters (`[[emitters]]`, docs/lab.md): every grain an emitter will add,
 //! drawn once when the scene is built so a run (and a resumed run) adds the
 //! same grains whatever happens in between.
 //!

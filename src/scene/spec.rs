@@ -25,16 +25,16 @@ pub struct Scene {
     pub spring: SpringSpec,
     /// Impulse model (used when `solver.kind = "impulse"`).
     pub impulse: ImpulseSpec,
-    /// `[cohesion]`: capillary bridges (DESIGN §1e); absent: dry grains.
+    /// `[cohesion]`: capillary bridges (docs/cohesion.md); absent: dry grains.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cohesion: Option<CohesionSpec>,
     /// Crowd motion (required when `solver.kind = "crowd"`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub crowd: Option<CrowdSpec>,
-    /// Stochastic forcing of the NSCD free velocity (DESIGN §1e).
+    /// Stochastic forcing of the NSCD free velocity (docs/nscd.md#stochastic-forcing).
     pub forcing: ForcingSpec,
     pub run: RunSpec,
-    /// `[[emitters]]`: points that add grains during the run (DESIGN §1c).
+    /// `[[emitters]]`: points that add grains during the run (docs/lab.md).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub emitters: Vec<EmitterSpec>,
     /// Where the scene came from (file name, or "built-in scene"), for errors.
@@ -214,7 +214,7 @@ impl Default for GrainsSpec {
 }
 
 /// `[[emitters]]`: a point that adds a grain every `interval` seconds from
-/// `start` on, `count` grains in all (DESIGN §1c). An emission whose spot is
+/// `start` on, `count` grains in all (docs/lab.md). An emission whose spot is
 /// taken (the new grain would overlap a grain or a wall) waits for the next
 /// step; summary.json counts such emissions (`emissions_waited`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -271,7 +271,7 @@ pub struct SolverSpec {
     /// Jacobi relaxation factor in (0, 1]: see BENCHMARKS.md for the study behind the default.
     pub omega: f64,
     /// Fraction of an overlap pushed out per step, in [0, 1]. 0 is the
-    /// constraint of DESIGN §1a exactly (u + max(d,0)/dt >= 0), under which the
+    /// constraint of docs/nscd.md exactly (u + max(d,0)/dt >= 0), under which the
     /// solver tolerance lets overlaps creep by up to `tol` every step; a small
     /// fraction keeps them bounded near tol (measured in BENCHMARKS.md).
     /// Unset: the solver's (`SolverKind::overlap_relax`: 0.8 for NLGS, 0.2
@@ -289,20 +289,20 @@ pub struct SolverSpec {
     pub warm_start: bool,
     /// Contact slots per grain; an overflow is reported, never silent.
     pub contact_capacity: u32,
-    /// Coulomb friction coefficient between grains (NSCD, DESIGN §1d):
+    /// Coulomb friction coefficient between grains (NSCD, docs/nscd.md#coulomb-friction-and-rotation):
     /// |P_t| <= mu P_n. Default 0 (frictionless; grains then never turn).
     pub mu: f64,
     /// Coulomb friction coefficient between a grain and a wall or corner. Default 0.
     pub mu_wall: f64,
-    /// Time integrator of the explicit models (dem, spring, impulse; DESIGN
-    /// §1c): `semi_implicit_euler`, `leapfrog` (kick-drift-kick) or
+    /// Time integrator of the explicit models (dem, spring, impulse;
+    /// docs/lab.md): `semi_implicit_euler`, `leapfrog` (kick-drift-kick) or
     /// `velocity_verlet`. Default: velocity Verlet for dem (unchanged
     /// results), leapfrog for spring and impulse. The NSCD solvers refuse it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub integrator: Option<Integrator>,
-    /// Restitution e in [0, 1] of the NSCD projection (DESIGN §1e): a contact
+    /// Restitution e in [0, 1] of the NSCD projection (docs/nscd.md#restitution): a contact
     /// closing within a step separates at -e times its normal velocity at
-    /// the start of the step. Default 0 (perfectly inelastic, DESIGN §1a).
+    /// the start of the step. Default 0 (perfectly inelastic, docs/nscd.md).
     /// The explicit models refuse it (the impulse model has `impulse.e`).
     pub restitution: f64,
 }
@@ -328,7 +328,7 @@ impl Default for SolverSpec {
     }
 }
 
-/// `[dem]`: the soft-sphere contact law of DESIGN §1b (see `cpu::dem` for the
+/// `[dem]`: the soft-sphere contact law of docs/dem.md (see `cpu::dem` for the
 /// formulas). Forces are per unit thickness (2D: N/m), like the masses (kg/m).
 /// Defaults are the course's reference parameters, except k_n under the
 /// default preset (see [`DemPreset`]).
@@ -400,7 +400,7 @@ pub enum DemPreset {
     /// grains is at most 1% of the mean radius ([`scene_kn`]).
     #[default]
     Scene,
-    /// The course's reference values (DESIGN §1b), k_n = 1e5: soft, with
+    /// The course's reference values (docs/dem.md), k_n = 1e5: soft, with
     /// overlaps of a radius and more under a 1,000-grain column.
     Course,
 }
@@ -441,7 +441,7 @@ impl Default for DemSpec {
     }
 }
 
-/// `[spring]`: the linear spring-dashpot model of DESIGN §1c,
+/// `[spring]`: the linear spring-dashpot model of docs/lab.md,
 /// F_n = max(0, k_s delta - k_d v_n) (never pulls), on the DEM's stages (its
 /// friction and rolling resistance too, when `mu`, `mu_roll` > 0). Per unit
 /// thickness like the DEM: with masses in kg/m, k_s in N/m^2 behaves as the
@@ -478,7 +478,7 @@ impl Default for SpringSpec {
     }
 }
 
-/// `[impulse]`: the impulse model of DESIGN §1c (`cpu::impulse`).
+/// `[impulse]`: the impulse model of docs/lab.md (`cpu::impulse`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ImpulseSpec {
@@ -498,7 +498,7 @@ impl Default for ImpulseSpec {
 }
 
 /// `[cohesion]`: capillary cohesion between grains (and, with `walls`,
-/// between a grain and a wall), DESIGN §1e, `model::cohesion`:
+/// between a grain and a wall), docs/cohesion.md, `model::cohesion`:
 /// F = pi gamma r (exp(-a D + b) + c) while the gap D < `rupture`.
 /// The defaults are water bridges between 3 mm grains of density 2500
 /// (weight per unit thickness rho pi r^2 g = 0.69 N/m): at contact the
@@ -536,7 +536,7 @@ impl Default for CohesionSpec {
     }
 }
 
-/// `[crowd]`: crowd motion of DESIGN §1e (`model::crowd`): people walk
+/// `[crowd]`: crowd motion of docs/crowd.md (`model::crowd`): people walk
 /// towards the door at `speed`, their velocity projected onto the feasible set.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -563,7 +563,7 @@ impl Default for CrowdSpec {
     }
 }
 
-/// `[forcing]`: stochastic forcing (DESIGN §1e, `model::noise`): every step
+/// `[forcing]`: stochastic forcing (docs/nscd.md#stochastic-forcing, `model::noise`): every step
 /// adds sqrt(dt) sigma w to each movable grain's free velocity, w standard
 /// normal per component, drawn from (grains.seed, step, grain id): the same
 /// draws on the CPU and the GPU, whatever the order of the grains.

@@ -1,4 +1,4 @@
-//! The emitters' part of a run (DESIGN §1c): at every step, each emitter
+//! The emitters' part of a run (docs/lab.md): at every step, each emitter
 //! whose next grain is due adds it when its spot is free (no overlap with a
 //! grain or a wall); a grain whose spot is taken waits for a later step,
 //! counted once in summary.json (`emissions_waited`). The grains themselves

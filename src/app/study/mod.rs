@@ -1,5 +1,5 @@
 //! `hourglass study`: the NSCD solvers side by side on the same packed states
-//! (issue 4: "Jacobi or Gauss-Seidel?").
+//! ("Jacobi or Gauss-Seidel?").
 //!
 //! ```text
 //!   scene ──build──> grains ──settle: NLGS on the CPU, loose tol──> packed state

@@ -1,4 +1,4 @@
-//! Soft-sphere DEM (DESIGN §1b): Hertz contacts with viscous damping, viscous
+//! Soft-sphere DEM (docs/dem.md): Hertz contacts with viscous damping, viscous
 //! friction capped by Coulomb, rolling resistance, velocity Verlet. The CPU
 //! reference of the GPU path in `gpu::dem`.
 //!
@@ -25,7 +25,7 @@
 //! bit-identical, so the force on b is exactly minus the force on a (its
 //! torque -r_b F_t): each grain gathers its own list with no atomics.
 //!
-//! The tangential trial force is the viscous -k_t v_t of DESIGN §1b taken
+//! The tangential trial force is the viscous -k_t v_t of docs/dem.md taken
 //! implicitly (backward Euler over one step): W_t = im + r^2/I summed over both
 //! disks (= 3 im each for I = m r^2/2) is the inverse mass the slip sees, and
 //! the explicit form is only stable for dt < 2/(k_t W_t) (6e-7 s for the
@@ -46,7 +46,7 @@
 //! Units, per unit thickness (2D): forces N/m, masses kg/m (m = rho pi r^2),
 //! k_n N/m^2.5 (N/m^1.5 per unit thickness), k_t and gamma N s/m^2, torques N.
 //!
-//! The linear spring-dashpot model (DESIGN §1c, `--solver spring`) is this
+//! The linear spring-dashpot model (docs/lab.md, `--solver spring`) is this
 //! stepper with [`crate::model::NormalLaw::Linear`]: F_n = max(0, k_s delta - k_d v_n).
 //!
 //! # One step (velocity Verlet = leapfrog kick-drift-kick; or semi-implicit Euler)

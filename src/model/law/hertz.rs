@@ -1,5 +1,5 @@
 //! Hertz: F_n = max(0, k_n delta^1.5 - gamma v_n), the viscous tangential
-//! force capped by Coulomb ([`super::viscous`]). The DEM's default law (DESIGN §1b).
+//! force capped by Coulomb ([`super::viscous`]). The DEM's default law (docs/dem.md).
 
 use super::{DemLaw, LawSpec, Pair, normal, viscous};
 use crate::model::NormalLaw;

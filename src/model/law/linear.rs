@@ -1,6 +1,6 @@
 //! Linear spring-dashpot: F_n = max(0, k_s delta - k_d v_n) (`kn` is k_s,
 //! `gamma` k_d), the viscous tangential force capped by Coulomb. The spring
-//! model's law (DESIGN §1c, `[spring]`).
+//! model's law (docs/lab.md, `[spring]`).
 
 use super::{DemLaw, LawSpec, Pair, normal, viscous};
 use crate::model::NormalLaw;
