@@ -30,7 +30,7 @@
 
 use super::detect;
 use super::grid::Bins;
-use crate::model::{Body, ContactLists, Grains, Grid, ImpulseParams, StepParams, StepStats, Walls, dot};
+use crate::model::{Body, Contact, ContactLists, Grains, Grid, ImpulseParams, StepParams, StepStats, Walls, dot};
 
 /// Scratch state of the impulse stepper: bins, contact lists, the projection sums.
 #[derive(Debug, Clone)]
@@ -117,37 +117,21 @@ impl ImpulseStepper {
     pub fn impulses(&self, grains: &mut Grains) -> Applied {
         let e = self.params.e;
         let mut applied = Applied::default();
-        for i in 0..self.lists.grains().min(grains.len()) {
-            for c in self.lists.of(i) {
-                let j = match c.body() {
-                    Body::Grain(j) if (j as usize) <= i => continue,
-                    Body::Grain(j) => Some(j as usize),
-                    Body::Segment(_) | Body::Corner(_) => None,
-                };
-                if c.gap >= 0.0 {
-                    continue;
-                }
-                let im_a = grains.inv_mass[i];
-                let im_b = j.map_or(0.0, |j| grains.inv_mass[j]);
-                let w = im_a + im_b;
-                if w <= 0.0 {
-                    continue;
-                }
-                let v_b = j.map_or([0.0; 2], |j| grains.vel[j]);
-                let v_a = grains.vel[i];
-                let n = c.normal;
-                let v_n = dot([v_a[0] - v_b[0], v_a[1] - v_b[1]], n);
-                if v_n >= 0.0 {
-                    continue;
-                }
-                let imp = -(1.0 + e) * v_n / w;
-                grains.vel[i] = [v_a[0] + imp * im_a * n[0], v_a[1] + imp * im_a * n[1]];
-                if let Some(j) = j {
-                    grains.vel[j] = [v_b[0] - imp * im_b * n[0], v_b[1] - imp * im_b * n[1]];
-                    applied.grain += 1;
-                } else {
-                    applied.wall += 1;
-                }
+        for Overlap { i, j, c, im_a, im_b, w } in overlaps(&self.lists, &grains.inv_mass) {
+            let v_b = j.map_or([0.0; 2], |j| grains.vel[j]);
+            let v_a = grains.vel[i];
+            let n = c.normal;
+            let v_n = dot([v_a[0] - v_b[0], v_a[1] - v_b[1]], n);
+            if v_n >= 0.0 {
+                continue;
+            }
+            let imp = -(1.0 + e) * v_n / w;
+            grains.vel[i] = [v_a[0] + imp * im_a * n[0], v_a[1] + imp * im_a * n[1]];
+            if let Some(j) = j {
+                grains.vel[j] = [v_b[0] - imp * im_b * n[0], v_b[1] - imp * im_b * n[1]];
+                applied.grain += 1;
+            } else {
+                applied.wall += 1;
             }
         }
         applied
@@ -163,31 +147,14 @@ impl ImpulseStepper {
         let n_grains = self.lists.grains().min(grains.len());
         self.shift.clear();
         self.shift.resize(n_grains, [0.0; 2]);
-        for i in 0..n_grains {
-            for c in self.lists.of(i) {
-                let j = match c.body() {
-                    Body::Grain(j) if (j as usize) <= i => continue,
-                    Body::Grain(j) => Some(j as usize),
-                    Body::Segment(_) | Body::Corner(_) => None,
-                };
-                let dx = -c.gap;
-                if dx <= 0.0 {
-                    continue;
-                }
-                let im_a = grains.inv_mass[i];
-                let im_b = j.map_or(0.0, |j| grains.inv_mass[j]);
-                let w = im_a + im_b;
-                if w <= 0.0 {
-                    continue;
-                }
-                let n = c.normal;
-                let (sa, sb) = (kp * im_a / w * dx, kp * im_b / w * dx);
-                self.shift[i][0] += sa * n[0];
-                self.shift[i][1] += sa * n[1];
-                if let Some(j) = j {
-                    self.shift[j][0] -= sb * n[0];
-                    self.shift[j][1] -= sb * n[1];
-                }
+        for Overlap { i, j, c, im_a, im_b, w } in overlaps(&self.lists, &grains.inv_mass) {
+            let (n, dx) = (c.normal, -c.gap);
+            let (sa, sb) = (kp * im_a / w * dx, kp * im_b / w * dx);
+            self.shift[i][0] += sa * n[0];
+            self.shift[i][1] += sa * n[1];
+            if let Some(j) = j {
+                self.shift[j][0] -= sb * n[0];
+                self.shift[j][1] -= sb * n[1];
             }
         }
         for (x, s) in grains.pos.iter_mut().zip(&self.shift) {
@@ -195,4 +162,33 @@ impl ImpulseStepper {
             x[1] += s[1];
         }
     }
+}
+
+/// An overlapping contact the impulse model acts on: grain `i`, the other
+/// grain `j` (None for a wall), the inverse masses and their sum `w` > 0.
+struct Overlap<'a> {
+    i: usize,
+    j: Option<usize>,
+    c: &'a Contact,
+    im_a: f32,
+    im_b: f32,
+    w: f32,
+}
+
+/// Every listed contact with a negative gap once (a grain pair from its
+/// lower index), in list order, skipping pairs of two fixed grains (w = 0).
+fn overlaps<'a>(lists: &'a ContactLists, inv_mass: &'a [f32]) -> impl Iterator<Item = Overlap<'a>> + 'a {
+    (0..lists.grains().min(inv_mass.len())).flat_map(move |i| {
+        lists.of(i).iter().filter_map(move |c| {
+            let j = match c.body() {
+                Body::Grain(j) if (j as usize) <= i => return None,
+                Body::Grain(j) => Some(j as usize),
+                Body::Segment(_) | Body::Corner(_) => None,
+            };
+            let im_a = inv_mass[i];
+            let im_b = j.map_or(0.0, |j| inv_mass[j]);
+            let w = im_a + im_b;
+            (c.gap < 0.0 && w > 0.0).then_some(Overlap { i, j, c, im_a, im_b, w })
+        })
+    })
 }
