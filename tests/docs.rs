@@ -1,0 +1,152 @@
+//! docs/scenes.md documents every key a scene file accepts, and no other.
+//!
+//! The accepted keys are not copied here: they are read from the scene
+//! parser itself. Every scene table refuses unknown keys, and the refusal
+//! lists the keys the table takes ("unknown field `k`, expected one of ...");
+//! probing each table with an unknown key, and each listed key with a table
+//! of its own, walks the whole scene format. The documented keys are the
+//! first cells of the rows of the key tables in docs/scenes.md (tables whose
+//! header is `| key | type | default | unit | meaning |`). A documented
+//! default written as TOML (in backticks) must be the parser's default.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use hourglass::scene::{CohesionSpec, CrowdSpec, HourglassSpec, Scene};
+
+/// A key no scene table takes.
+const PROBE: &str = "undocumented_probe_key";
+/// The header of a key table in docs/scenes.md.
+const KEY_TABLE: &str = "| key | type | default | unit | meaning |";
+
+/// The keys the table that `header` opens accepts (header "" is the top
+/// level), or None when `header` opens no table of the scene format.
+fn fields_under(header: &str) -> Option<Vec<String>> {
+    let text = format!("{header}\n{PROBE} = 1\n");
+    let err = Scene::parse(&text, Path::new("probe.toml")).err()?.to_string();
+    let marker = format!("unknown field `{PROBE}`");
+    let (_, expected) = err.split_once(&marker)?;
+    // ", expected one of `a`, `b`", ", expected `a`" or ", there are no fields".
+    Some(expected.split('`').skip(1).step_by(2).map(String::from).collect())
+}
+
+/// The leaf keys under the table `prefix` (dotted; "" is the top level), as
+/// `table.key`, an array of tables written `table[].key`.
+fn walk(prefix: &str, header: &str, keys: &mut BTreeSet<String>) {
+    let fields = fields_under(header).unwrap_or_else(|| panic!("{header:?} opens no scene table"));
+    assert!(!fields.is_empty(), "the parser listed no keys under {header:?}");
+    for field in fields {
+        let path = if prefix.is_empty() { field } else { format!("{prefix}.{field}") };
+        let table = format!("[{}]", path.replace("[]", ""));
+        let array = format!("[{table}]");
+        if fields_under(&table).is_some() {
+            walk(&path, &table, keys);
+        } else if fields_under(&array).is_some() {
+            walk(&format!("{path}[]"), &array, keys);
+        } else {
+            keys.insert(path);
+        }
+    }
+}
+
+/// Every key the scene parser accepts.
+fn accepted_keys() -> BTreeSet<String> {
+    let mut keys = BTreeSet::new();
+    walk("", "", &mut keys);
+    keys
+}
+
+/// docs/scenes.md's key tables: key -> its default cell.
+fn documented_keys() -> BTreeMap<String, String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/scenes.md");
+    let text = std::fs::read_to_string(&path).expect("docs/scenes.md");
+    let mut rows = BTreeMap::new();
+    let mut in_table = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if line == KEY_TABLE {
+            in_table = true;
+            continue;
+        }
+        if !in_table || !line.starts_with('|') {
+            in_table = false;
+            continue;
+        }
+        // Cells split at `|`, not at an escaped `\|` (|P_t| in a meaning).
+        let unescaped = line.replace("\\|", "\u{1}");
+        let cells: Vec<String> = unescaped
+            .trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().replace('\u{1}', "|"))
+            .collect();
+        if cells[0].starts_with("---") {
+            continue;
+        }
+        assert_eq!(cells.len(), 5, "docs/scenes.md: a key row has five cells: {line}");
+        let key = cells[0].trim_matches('`').to_string();
+        assert!(
+            rows.insert(key.clone(), cells[2].clone()).is_none(),
+            "docs/scenes.md lists `{key}` twice"
+        );
+    }
+    rows
+}
+
+/// The parser's default of every key that has one written out (the
+/// optional tables turned on with their defaults), as TOML values.
+fn default_values() -> BTreeMap<String, toml::Value> {
+    let mut scene = Scene::default();
+    scene.walls.hourglass = Some(HourglassSpec::default());
+    scene.cohesion = Some(CohesionSpec::default());
+    scene.crowd = Some(CrowdSpec::default());
+    let table: toml::Table = toml::from_str(&scene.to_toml()).expect("the default scene serialises");
+    let mut values = BTreeMap::new();
+    flatten("", &toml::Value::Table(table), &mut values);
+    values
+}
+
+fn flatten(prefix: &str, value: &toml::Value, out: &mut BTreeMap<String, toml::Value>) {
+    match value {
+        toml::Value::Table(t) => {
+            for (k, v) in t {
+                let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                flatten(&path, v, out);
+            }
+        }
+        _ => {
+            out.insert(prefix.to_string(), value.clone());
+        }
+    }
+}
+
+#[test]
+fn every_scene_key_is_documented_and_every_documented_key_is_accepted() {
+    let accepted = accepted_keys();
+    let documented: BTreeSet<String> = documented_keys().into_keys().collect();
+    // The walk found the nested tables too (a sanity check of the probe).
+    for key in ["version", "solver.tol", "walls.hourglass.neck", "emitters[].interval", "crowd.door"] {
+        assert!(accepted.contains(key), "the parser's keys lack `{key}`: {accepted:?}");
+    }
+    let missing: Vec<_> = accepted.difference(&documented).collect();
+    let unknown: Vec<_> = documented.difference(&accepted).collect();
+    assert!(missing.is_empty(), "scene keys missing from docs/scenes.md: {missing:?}");
+    assert!(unknown.is_empty(), "docs/scenes.md lists keys no scene accepts: {unknown:?}");
+}
+
+#[test]
+fn documented_defaults_are_the_parsers() {
+    let documented = documented_keys();
+    for (key, value) in default_values() {
+        let cell = documented
+            .get(&key)
+            .unwrap_or_else(|| panic!("`{key}` has a default but no row in docs/scenes.md"));
+        let literal = cell
+            .strip_prefix('`')
+            .and_then(|rest| rest.split_once('`'))
+            .map(|(literal, _)| literal)
+            .unwrap_or_else(|| panic!("docs/scenes.md: `{key}`'s default {cell:?} is not a TOML value in backticks"));
+        let parsed: toml::Table = toml::from_str(&format!("v = {literal}"))
+            .unwrap_or_else(|e| panic!("docs/scenes.md: `{key}`'s default `{literal}` is not TOML: {e}"));
+        assert_eq!(parsed["v"], value, "docs/scenes.md: `{key}`'s default");
+    }
+}
