@@ -56,15 +56,17 @@ fn accepted_keys() -> BTreeSet<String> {
     keys
 }
 
-/// docs/scenes.md's key tables: key -> its default cell.
-fn documented_keys() -> BTreeMap<String, String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/scenes.md");
-    let text = std::fs::read_to_string(&path).expect("docs/scenes.md");
-    let mut rows = BTreeMap::new();
+/// The rows of every table in the guide page `page` whose header line is
+/// `header`, as trimmed cells (an escaped `\\|` inside a cell is a `|`).
+fn table_rows(page: &str, header: &str) -> Vec<Vec<String>> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs").join(page);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let width = header.matches('|').count() - 1;
+    let mut rows = Vec::new();
     let mut in_table = false;
     for line in text.lines() {
         let line = line.trim();
-        if line == KEY_TABLE {
+        if line == header {
             in_table = true;
             continue;
         }
@@ -72,7 +74,6 @@ fn documented_keys() -> BTreeMap<String, String> {
             in_table = false;
             continue;
         }
-        // Cells split at `|`, not at an escaped `\|` (|P_t| in a meaning).
         let unescaped = line.replace("\\|", "\u{1}");
         let cells: Vec<String> = unescaped
             .trim_matches('|')
@@ -82,14 +83,25 @@ fn documented_keys() -> BTreeMap<String, String> {
         if cells[0].starts_with("---") {
             continue;
         }
-        assert_eq!(cells.len(), 5, "docs/scenes.md: a key row has five cells: {line}");
-        let key = cells[0].trim_matches('`').to_string();
-        assert!(
-            rows.insert(key.clone(), cells[2].clone()).is_none(),
-            "docs/scenes.md lists `{key}` twice"
-        );
+        assert_eq!(cells.len(), width, "docs/{page}: a row of {width} cells: {line}");
+        rows.push(cells);
     }
     rows
+}
+
+/// The first cell of each row, backticks removed.
+fn names(rows: &[Vec<String>]) -> Vec<String> {
+    rows.iter().map(|r| r[0].trim_matches('`').to_string()).collect()
+}
+
+/// docs/scenes.md's key tables: key -> its default cell.
+fn documented_keys() -> BTreeMap<String, String> {
+    let rows = table_rows("scenes.md", KEY_TABLE);
+    let mut keys = BTreeMap::new();
+    for (key, row) in names(&rows).into_iter().zip(&rows) {
+        assert!(keys.insert(key.clone(), row[2].clone()).is_none(), "docs/scenes.md lists `{key}` twice");
+    }
+    keys
 }
 
 /// The parser's default of every key that has one written out (the
@@ -149,4 +161,71 @@ fn documented_defaults_are_the_parsers() {
             .unwrap_or_else(|e| panic!("docs/scenes.md: `{key}`'s default `{literal}` is not TOML: {e}"));
         assert_eq!(parsed["v"], value, "docs/scenes.md: `{key}`'s default");
     }
+}
+
+/// A deserializer that only records the field names a struct asks for
+/// (serde hands them to `deserialize_struct`), then stops.
+struct FieldNames<'a>(&'a mut Vec<&'static str>);
+
+#[derive(Debug)]
+struct Stop;
+
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("field names recorded")
+    }
+}
+
+impl std::error::Error for Stop {}
+
+impl serde::de::Error for Stop {
+    fn custom<T: std::fmt::Display>(_: T) -> Self {
+        Stop
+    }
+}
+
+impl<'de> serde::Deserializer<'de> for FieldNames<'_> {
+    type Error = Stop;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Stop> {
+        Err(Stop)
+    }
+
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _: &'static str,
+        fields: &'static [&'static str],
+        _: V,
+    ) -> Result<V::Value, Stop> {
+        self.0.extend_from_slice(fields);
+        Err(Stop)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map enum identifier ignored_any
+    }
+}
+
+/// The fields of the struct `T` deserializes, in declaration order.
+fn field_names<T: serde::de::DeserializeOwned>() -> Vec<String> {
+    let mut fields = Vec::new();
+    let _ = T::deserialize(FieldNames(&mut fields));
+    fields.into_iter().map(String::from).collect()
+}
+
+#[test]
+fn every_diagnostics_column_is_documented_in_order() {
+    let documented = names(&table_rows("results.md", "| column | unit | meaning |"));
+    let written: Vec<String> = hourglass::output::DIAGNOSTICS_HEADER.split(',').map(String::from).collect();
+    assert_eq!(documented, written, "docs/results.md's diagnostics.csv table against the header the runs write");
+}
+
+#[test]
+fn every_summary_field_is_documented() {
+    let documented = names(&table_rows("results.md", "| field | unit | meaning |"));
+    let fields = field_names::<hourglass::output::Summary>();
+    assert!(fields.len() > 20, "the recorder read the summary's fields: {fields:?}");
+    assert_eq!(documented, fields, "docs/results.md's summary.json table against summary.json's fields, in order");
 }
