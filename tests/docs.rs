@@ -229,3 +229,44 @@ fn every_summary_field_is_documented() {
     assert!(fields.len() > 20, "the recorder read the summary's fields: {fields:?}");
     assert_eq!(documented, fields, "docs/results.md's summary.json table against summary.json's fields, in order");
 }
+
+/// The long flags `hourglass <command> --help` lists (`--help` aside).
+fn help_flags(command: &str) -> BTreeSet<String> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hourglass"))
+        .args([command, "--help"])
+        .output()
+        .expect("hourglass runs");
+    assert!(out.status.success(), "hourglass {command} --help failed");
+    let text = String::from_utf8(out.stdout).expect("utf-8 help");
+    text.lines()
+        .filter_map(|line| {
+            let option = line.trim_start().strip_prefix("-q, ").unwrap_or(line.trim_start());
+            let flag = option.strip_prefix("--")?.split([' ', '<', '=']).next()?;
+            (flag != "help").then(|| format!("--{flag}"))
+        })
+        .collect()
+}
+
+/// The long flags of the flag tables in docs/cli.md's section on `command`.
+fn documented_flags(command: &str) -> BTreeSet<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/cli.md");
+    let text = std::fs::read_to_string(path).expect("docs/cli.md");
+    let heading = format!("## `hourglass {command}`");
+    let (_, section) = text.split_once(&heading).unwrap_or_else(|| panic!("docs/cli.md has no {heading}"));
+    let section = section.split("\n## ").next().unwrap_or_default();
+    section
+        .lines()
+        .filter(|line| line.starts_with("| `-"))
+        .flat_map(|line| line.split('|').nth(1).unwrap_or_default().split('`').map(str::to_string).collect::<Vec<_>>())
+        .filter_map(|cell| cell.strip_prefix("--").map(|f| format!("--{}", f.split(' ').next().unwrap_or(f))))
+        .collect()
+}
+
+#[test]
+fn every_command_line_flag_is_documented() {
+    for command in ["run", "view", "render", "plot", "bench", "study"] {
+        let help = help_flags(command);
+        assert!(!help.is_empty(), "no flags read from `hourglass {command} --help`");
+        assert_eq!(documented_flags(command), help, "docs/cli.md's `hourglass {command}` flags against its --help");
+    }
+}
