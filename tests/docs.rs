@@ -36,7 +36,11 @@ fn walk(prefix: &str, header: &str, keys: &mut BTreeSet<String>) {
     let fields = fields_under(header).unwrap_or_else(|| panic!("{header:?} opens no scene table"));
     assert!(!fields.is_empty(), "the parser listed no keys under {header:?}");
     for field in fields {
-        let path = if prefix.is_empty() { field } else { format!("{prefix}.{field}") };
+        let path = if prefix.is_empty() {
+            field
+        } else {
+            format!("{prefix}.{field}")
+        };
         let table = format!("[{}]", path.replace("[]", ""));
         let array = format!("[{table}]");
         if fields_under(&table).is_some() {
@@ -99,7 +103,10 @@ fn documented_keys() -> BTreeMap<String, String> {
     let rows = table_rows("scenes.md", KEY_TABLE);
     let mut keys = BTreeMap::new();
     for (key, row) in names(&rows).into_iter().zip(&rows) {
-        assert!(keys.insert(key.clone(), row[2].clone()).is_none(), "docs/scenes.md lists `{key}` twice");
+        assert!(
+            keys.insert(key.clone(), row[2].clone()).is_none(),
+            "docs/scenes.md lists `{key}` twice"
+        );
     }
     keys
 }
@@ -121,7 +128,11 @@ fn flatten(prefix: &str, value: &toml::Value, out: &mut BTreeMap<String, toml::V
     match value {
         toml::Value::Table(t) => {
             for (k, v) in t {
-                let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                let path = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
                 flatten(&path, v, out);
             }
         }
@@ -136,13 +147,25 @@ fn every_scene_key_is_documented_and_every_documented_key_is_accepted() {
     let accepted = accepted_keys();
     let documented: BTreeSet<String> = documented_keys().into_keys().collect();
     // The walk found the nested tables too (a sanity check of the probe).
-    for key in ["version", "solver.tol", "walls.hourglass.neck", "emitters[].interval", "crowd.door"] {
+    for key in [
+        "version",
+        "solver.tol",
+        "walls.hourglass.neck",
+        "emitters[].interval",
+        "crowd.door",
+    ] {
         assert!(accepted.contains(key), "the parser's keys lack `{key}`: {accepted:?}");
     }
     let missing: Vec<_> = accepted.difference(&documented).collect();
     let unknown: Vec<_> = documented.difference(&accepted).collect();
-    assert!(missing.is_empty(), "scene keys missing from docs/scenes.md: {missing:?}");
-    assert!(unknown.is_empty(), "docs/scenes.md lists keys no scene accepts: {unknown:?}");
+    assert!(
+        missing.is_empty(),
+        "scene keys missing from docs/scenes.md: {missing:?}"
+    );
+    assert!(
+        unknown.is_empty(),
+        "docs/scenes.md lists keys no scene accepts: {unknown:?}"
+    );
 }
 
 #[test]
@@ -218,8 +241,14 @@ fn field_names<T: serde::de::DeserializeOwned>() -> Vec<String> {
 #[test]
 fn every_diagnostics_column_is_documented_in_order() {
     let documented = names(&table_rows("results.md", "| column | unit | meaning |"));
-    let written: Vec<String> = hourglass::output::DIAGNOSTICS_HEADER.split(',').map(String::from).collect();
-    assert_eq!(documented, written, "docs/results.md's diagnostics.csv table against the header the runs write");
+    let written: Vec<String> = hourglass::output::DIAGNOSTICS_HEADER
+        .split(',')
+        .map(String::from)
+        .collect();
+    assert_eq!(
+        documented, written,
+        "docs/results.md's diagnostics.csv table against the header the runs write"
+    );
 }
 
 #[test]
@@ -227,7 +256,10 @@ fn every_summary_field_is_documented() {
     let documented = names(&table_rows("results.md", "| field | unit | meaning |"));
     let fields = field_names::<hourglass::output::Summary>();
     assert!(fields.len() > 20, "the recorder read the summary's fields: {fields:?}");
-    assert_eq!(documented, fields, "docs/results.md's summary.json table against summary.json's fields, in order");
+    assert_eq!(
+        documented, fields,
+        "docs/results.md's summary.json table against summary.json's fields, in order"
+    );
 }
 
 /// The long flags `hourglass <command> --help` lists (`--help` aside).
@@ -252,13 +284,25 @@ fn documented_flags(command: &str) -> BTreeSet<String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/cli.md");
     let text = std::fs::read_to_string(path).expect("docs/cli.md");
     let heading = format!("## `hourglass {command}`");
-    let (_, section) = text.split_once(&heading).unwrap_or_else(|| panic!("docs/cli.md has no {heading}"));
+    let (_, section) = text
+        .split_once(&heading)
+        .unwrap_or_else(|| panic!("docs/cli.md has no {heading}"));
     let section = section.split("\n## ").next().unwrap_or_default();
     section
         .lines()
         .filter(|line| line.starts_with("| `-"))
-        .flat_map(|line| line.split('|').nth(1).unwrap_or_default().split('`').map(str::to_string).collect::<Vec<_>>())
-        .filter_map(|cell| cell.strip_prefix("--").map(|f| format!("--{}", f.split(' ').next().unwrap_or(f))))
+        .flat_map(|line| {
+            line.split('|')
+                .nth(1)
+                .unwrap_or_default()
+                .split('`')
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .filter_map(|cell| {
+            cell.strip_prefix("--")
+                .map(|f| format!("--{}", f.split(' ').next().unwrap_or(f)))
+        })
         .collect()
 }
 
@@ -267,6 +311,10 @@ fn every_command_line_flag_is_documented() {
     for command in ["run", "view", "render", "plot", "bench", "study"] {
         let help = help_flags(command);
         assert!(!help.is_empty(), "no flags read from `hourglass {command} --help`");
-        assert_eq!(documented_flags(command), help, "docs/cli.md's `hourglass {command}` flags against its --help");
+        assert_eq!(
+            documented_flags(command),
+            help,
+            "docs/cli.md's `hourglass {command}` flags against its --help"
+        );
     }
 }
