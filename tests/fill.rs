@@ -216,7 +216,8 @@ fn a_denser_fill_fits_a_smaller_hourglass() {
 fn fifty_thousand_grains_all_place_in_a_scaled_hourglass() {
     let base = HourglassSpec::default();
     let spec = GrainsSpec::default();
-    for n in [50_000usize] {
+    {
+        let n = 50_000usize;
         let radii = fill::sample_radii(&spec, n, &mut fill::rng(1));
         let solid: f64 = radii.iter().map(|r| std::f64::consts::PI * r * r).sum();
         // The default upper bulb (0.30 m x 0.40 m) has 0.0965 m^2.

@@ -288,7 +288,8 @@ fn repose_angle(tops: &[(f64, f64)]) -> f64 {
 #[test]
 fn a_heap_stands_at_an_angle_with_friction_and_flattens_without() {
     // NLGS only: 2 x 3 s of 1,500 grains is the slowest test here.
-    for solver in [SolverKind::Nlgs] {
+    {
+        let solver = SolverKind::Nlgs;
         let heap = pour(solver, 0.5, 3.0);
         let rough = repose_angle(&heap);
         let flat = pour(solver, 0.0, 3.0);

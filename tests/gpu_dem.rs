@@ -198,10 +198,12 @@ fn dem_integrate_matches_cpu() {
         let force: Vec<[f32; 2]> = (0..n).map(|_| [rng.f32(-5.0, 5.0), rng.f32(-5.0, 5.0)]).collect();
         let torque: Vec<f32> = (0..n).map(|_| rng.f32(-0.01, 0.01)).collect();
         let (gravity, dt) = ([0.3f32, -9.81f32], 4e-5f32);
-        let mut params = Params::default();
-        params.n_grains = n as u32;
-        params.gravity = gravity;
-        params.dt = dt;
+        let params = Params {
+            n_grains: n as u32,
+            gravity,
+            dt,
+            ..Params::default()
+        };
         let pb = uni(&ctx, &params);
         let (pos, vel, w) = (buf(&ctx, &g.pos), buf(&ctx, &g.vel), buf(&ctx, &g.ang_vel));
         let (fb, tb, rb, mb) = (

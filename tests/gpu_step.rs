@@ -20,6 +20,7 @@
 //!   of a grain radius (measured 1e-4 to 2.1e-4 m: each step's stopping
 //!   difference, up to tol in position on either side, propagates through the
 //!   contacts of a dense pile and accumulates).
+//!
 //! Over many steps the states differ by rounding, so the solvers' iteration
 //! counts are compared from the same state only (the first step); later steps
 //! must converge on both, with an itmax far above what either needs.

@@ -1,7 +1,7 @@
 //! What runs a simulation for a person: the live window and the replay of a
 //! result directory ([`window`], [`player`]), the movie of a result directory
 //! ([`movie`]), its plots ([`plot`]), the solver study ([`study`]) and the
-//! performance table ([`bench`]).
+//! performance table ([`mod@bench`]).
 //!
 //! ```text
 //!   cli ──> app ──> sim ──> backend ──> cpu | gpu ──> model

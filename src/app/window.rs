@@ -294,7 +294,6 @@ impl App {
             Content::Pending(_) => return Ok(()),
         };
         g.renderer.draw(&g.ctx, &source, &frame, &view);
-        drop(source);
         g.window.pre_present_notify();
         g.ctx.queue.present(texture);
         self.frames_drawn += 1;
@@ -343,7 +342,6 @@ impl App {
             Content::Pending(_) => return Err(gpu("nothing to draw")),
         };
         let img = target.render(&g.ctx, renderer, &source, &frame)?;
-        drop(source);
         save_png(&img, &path)?;
         self.screenshots += 1;
         if !self.opts.quiet {

@@ -118,7 +118,7 @@ pub fn check_initial_state(setup: &Setup, grid: &Grid) -> Result<()> {
     Ok(())
 }
 
-/// A pair of grains `i < j` that overlap by more than [`OVERLAP_TOL`], with
+/// A pair of grains `i < j` that overlap by more than `OVERLAP_TOL`, with
 /// their gap (< 0), m; `None` when no two overlap. Of the overlapping pairs,
 /// the one with the smallest `j`, then the smallest `i`.
 ///

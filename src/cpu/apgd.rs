@@ -44,7 +44,7 @@ use crate::model::{Contact, ContactLists, StepStats, dot, sub};
 
 /// The momentum state: theta (used by the next iteration), k, and the last
 /// largest residual (m/s; f32::MAX before the first iteration). Same layout as
-/// the GPU's `state` buffer (vec4<f32>, w unused).
+/// the GPU's `state` buffer (`vec4<f32>`, w unused).
 pub type Momentum = [f32; 4];
 
 /// The state at the start of a step: no momentum, no residual yet.

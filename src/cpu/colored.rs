@@ -230,14 +230,14 @@ pub fn colored_overflow<const FRICTION: bool>(
     how: &Visit,
 ) {
     let capacity = lists.capacity;
-    for a in 0..lists.count.len() {
+    for (a, res) in residual.iter_mut().enumerate().take(lists.count.len()) {
         for s in 0..(lists.count[a] as usize).min(capacity) {
             let idx = a * capacity + s;
             let (count, slots) = (&lists.count, &lists.slots);
             let solves = owns(a as u32, slots[idx].other) || is_orphan(count, slots, capacity, a, idx);
             if color[idx] == OVERFLOW && solves {
                 let r = update::<FRICTION>(&mut lists.slots[idx], a, bodies, &mut out, how);
-                residual[a] = residual[a].max(r);
+                *res = res.max(r);
             }
         }
     }

@@ -76,7 +76,7 @@ impl Sweep {
     /// The sweep order of `lists`: grain by grain, each grain's contacts in
     /// list order. Blocks of [`BUILD_BLOCK`] grains are built on rayon and
     /// concatenated in grain order, so the order is the sequential one
-    /// (with one scan per mirror, [`Sweep::push_grain`]: 1.18 -> 1.00 ms per
+    /// (with one scan per mirror, `Sweep::push_grain`: 1.18 -> 1.00 ms per
     /// step at 10,000 grains, medians of 6 runs on 2 shared cores).
     pub fn build(&mut self, lists: &ContactLists) {
         self.clear();
@@ -380,7 +380,7 @@ pub const HOT_SWEEPS: u32 = 2;
 /// largest overlap.
 pub const HOT_MARK: f32 = 0.5;
 
-/// Acting contacts from which a sweep runs on two threads ([`Split`]).
+/// Acting contacts from which a sweep runs on two threads (`Split`).
 /// Measured (2 cores): on 10,000 grains (about 30,000 acting contacts) the
 /// two-thread sweep takes 0.62x the wall time per simulated second; on
 /// 2,000 grains (about 5,000) the hand-off per sweep made it 1.4x slower.
@@ -555,7 +555,7 @@ impl Solver for Nlgs {
         if friction {
             out.spin.copy_from_slice(free.spin);
         }
-        let mut spin = friction.then(|| Turn {
+        let mut spin = friction.then_some(Turn {
             radius: free.radius,
             w: out.spin,
         });

@@ -45,7 +45,7 @@ fn overlap_now(grains: &Grains, walls: &Walls, i: usize, other: Body) -> f32 {
 const CHUNK: usize = 1024;
 
 /// Stage `reduce` over all grains. The sums are taken over fixed chunks of
-/// [`CHUNK`] grains, each in grain order, and the chunks' partial sums are
+/// `CHUNK` grains, each in grain order, and the chunks' partial sums are
 /// added in chunk order, so a row is the same bit for bit whatever the
 /// threads and their scheduling (a work-stealing reduction split the sums
 /// differently from run to run: two identical 10,000-grain runs wrote

@@ -3,7 +3,7 @@
 //! CPU twin of shaders/residual_max.wgsl; with it, per-grain
 //! `jacobi_contact` + `residual_max` equals [`super::jacobi::jacobi_contact`].
 
-/// (max_i residual[i], max_i |v_i|^2), both 0 when there are no grains.
+/// `(max_i residual[i], max_i |v_i|^2)`, both 0 when there are no grains.
 pub fn residual_max(residual: &[f32], vel: &[[f32; 2]]) -> (f32, f32) {
     let r = residual.iter().copied().fold(0.0f32, f32::max);
     let s = vel.iter().map(|v| v[0] * v[0] + v[1] * v[1]).fold(0.0f32, f32::max);

@@ -50,8 +50,11 @@ impl Clone for Box<dyn Solver> {
     }
 }
 
+/// How a [`CPU_SOLVERS`] row makes its solver.
+pub type MakeSolver = fn() -> Box<dyn Solver>;
+
 /// One row per CPU solver: its kind and how to make one.
-pub const CPU_SOLVERS: &[(SolverKind, fn() -> Box<dyn Solver>)] = &[
+pub const CPU_SOLVERS: &[(SolverKind, MakeSolver)] = &[
     (SolverKind::Nlgs, || Box::new(nlgs::Nlgs::new(nlgs::Rule::Accumulated))),
     (SolverKind::Seed, || Box::new(nlgs::Nlgs::new(nlgs::Rule::Seed))),
     (SolverKind::Jacobi, || Box::new(jacobi::Jacobi)),

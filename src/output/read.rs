@@ -10,7 +10,7 @@
 //! ```
 //! Only what our writer produces is understood: one `<Piece>`, ASCII
 //! DataArrays with the components and counts the piece announces. The XML is
-//! parsed by a real parser ([`super::xml`]); anything else (truncated or
+//! parsed by a real parser (`output::xml`); anything else (truncated or
 //! malformed XML, a non-numeric value, a count that disagrees with
 //! `NumberOfPoints`, a missing array, binary or appended data) is one error
 //! naming the file and what is wrong, never a panic or silently wrong data.

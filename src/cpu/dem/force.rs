@@ -2,7 +2,7 @@
 //! gathered from its own contact list (no atomics: a grain-grain contact sits
 //! in both grains' lists and both copies compute the same scalars). CPU twin
 //! of shaders/dem_force.wgsl; the kinematics are documented in [`super`], the
-//! contact laws in [`crate::model::law`] (their constants, `DemLaw`, are those
+//! contact laws in [`mod@crate::model::law`] (their constants, `DemLaw`, are those
 //! of shaders/dem_shared.wgsl).
 
 use rayon::prelude::*;

@@ -15,7 +15,7 @@ impl Sweep {
     /// the same test as sweeping every contact (every contact's last visit
     /// was under the threshold), and a contact left out never had an impulse
     /// to give. Sweeps are over-relaxed far from convergence ([`SOR`]) and run
-    /// on two threads from `limits.par_min` acting contacts ([`Split`]). With the
+    /// on two threads from `limits.par_min` acting contacts (`Split`). With the
     /// split push-out (`beta` = 0), a frictionless full sweep still over the
     /// threshold is followed by [`HOT_SWEEPS`] sweeps of its hot contacts.
     /// Each full sweep of the acting contacts, and each check, is one
