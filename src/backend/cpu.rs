@@ -1,6 +1,7 @@
-//! The CPU reference as a [`Backend`]: the NSCD stepper ([`CpuBackend`]), the
-//! DEM and spring stepper ([`CpuDemBackend`]) and the impulse model
-//! ([`CpuImpulseBackend`]) over host arrays.
+//! The CPU reference as a [`Backend`]: the NSCD stepper ([`CpuBackend`]), and
+//! the explicit models' steppers ([`CpuHostBackend`]: the DEM and spring
+//! stepper, [`CpuDemBackend`], and the impulse model, [`CpuImpulseBackend`])
+//! over host arrays.
 
 use super::{Backend, BackendKind, GrainView};
 use crate::cpu::CpuStepper;
@@ -121,24 +122,72 @@ impl Backend for CpuBackend {
     }
 }
 
-/// The CPU DEM reference as a backend.
-pub struct CpuDemBackend {
-    pub grains: Grains,
-    pub walls: Walls,
-    pub stepper: DemStepper,
+/// A CPU stepper of an explicit model (the DEM and spring stepper, the
+/// impulse model) as its backend sees it.
+pub trait HostStepper {
+    fn step(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> StepStats;
+    /// This step's contact lists (for the totals).
+    fn lists(&self) -> &ContactLists;
+    /// The walls changed: forget what was computed against the old ones.
+    fn walls_changed(&mut self) {}
+    fn set_phase(&mut self, _phase: Phase) {}
+    /// Whether the grains turn (the backend then reports their angular speed).
+    const TURNS: bool = false;
 }
 
-impl CpuDemBackend {
-    pub fn new(grains: Grains, walls: Walls, grid: Grid, capacity: usize, dem: DemParams) -> Self {
-        CpuDemBackend {
-            grains,
-            walls,
-            stepper: DemStepper::new(grid, capacity, dem),
-        }
+impl HostStepper for DemStepper {
+    fn step(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> StepStats {
+        DemStepper::step(self, grains, walls, p)
+    }
+    fn lists(&self) -> &ContactLists {
+        &self.lists
+    }
+    fn walls_changed(&mut self) {
+        self.invalidate();
+    }
+    fn set_phase(&mut self, phase: Phase) {
+        self.phase = phase;
+    }
+    const TURNS: bool = true;
+}
+
+impl HostStepper for ImpulseStepper {
+    fn step(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> StepStats {
+        ImpulseStepper::step(self, grains, walls, p)
+    }
+    fn lists(&self) -> &ContactLists {
+        &self.lists
     }
 }
 
-impl Backend for CpuDemBackend {
+/// An explicit model's CPU stepper as a backend over host arrays.
+pub struct CpuHostBackend<S> {
+    pub grains: Grains,
+    pub walls: Walls,
+    pub stepper: S,
+}
+
+/// The CPU DEM and spring reference as a backend.
+pub type CpuDemBackend = CpuHostBackend<DemStepper>;
+
+/// The CPU impulse model (docs/lab.md) as a backend.
+pub type CpuImpulseBackend = CpuHostBackend<ImpulseStepper>;
+
+impl CpuDemBackend {
+    pub fn new(grains: Grains, walls: Walls, grid: Grid, capacity: usize, dem: DemParams) -> Self {
+        let stepper = DemStepper::new(grid, capacity, dem);
+        CpuHostBackend { grains, walls, stepper }
+    }
+}
+
+impl CpuImpulseBackend {
+    pub fn new(grains: Grains, walls: Walls, grid: Grid, capacity: usize, params: ImpulseParams) -> Self {
+        let stepper = ImpulseStepper::new(grid, capacity, params);
+        CpuHostBackend { grains, walls, stepper }
+    }
+}
+
+impl<S: HostStepper> Backend for CpuHostBackend<S> {
     fn kind(&self) -> BackendKind {
         BackendKind::Cpu
     }
@@ -150,68 +199,26 @@ impl Backend for CpuDemBackend {
     }
     fn set_walls(&mut self, walls: &Walls) {
         self.walls = walls.clone();
-        self.stepper.invalidate();
+        self.stepper.walls_changed();
     }
     fn grains(&mut self) -> Result<&Grains> {
         Ok(&self.grains)
     }
     fn totals(&mut self, region: &Region) -> Result<Totals> {
-        Ok(reduce(&self.grains, &self.stepper.lists, &self.walls, region))
+        Ok(reduce(&self.grains, self.stepper.lists(), &self.walls, region))
     }
-    /// The arrays grow; the stepper finds the count changed and computes
-    /// the forces of the new state before its next step.
+    /// The arrays grow; the steppers keep nothing per grain between steps
+    /// that a new grain could miss (the DEM finds the count changed and
+    /// computes the forces of the new state before its next step; the
+    /// impulse model detects afresh every step).
     fn add_grains(&mut self, new: &Grains) -> Result<()> {
         self.grains.extend(new);
         Ok(())
     }
     fn set_phase(&mut self, phase: Phase) {
-        self.stepper.phase = phase;
+        self.stepper.set_phase(phase);
     }
     fn max_angular_speed(&mut self) -> Result<f32> {
-        Ok(max_angular_speed(&self.grains))
-    }
-}
-
-/// The CPU impulse model (docs/lab.md) as a backend.
-pub struct CpuImpulseBackend {
-    pub grains: Grains,
-    pub walls: Walls,
-    pub stepper: ImpulseStepper,
-}
-
-impl CpuImpulseBackend {
-    pub fn new(grains: Grains, walls: Walls, grid: Grid, capacity: usize, params: ImpulseParams) -> Self {
-        CpuImpulseBackend {
-            grains,
-            walls,
-            stepper: ImpulseStepper::new(grid, capacity, params),
-        }
-    }
-}
-
-impl Backend for CpuImpulseBackend {
-    fn kind(&self) -> BackendKind {
-        BackendKind::Cpu
-    }
-    fn adapter(&self) -> String {
-        threads()
-    }
-    fn step(&mut self, p: &StepParams) -> Result<StepStats> {
-        Ok(self.stepper.step(&mut self.grains, &self.walls, p))
-    }
-    fn set_walls(&mut self, walls: &Walls) {
-        self.walls = walls.clone();
-    }
-    fn grains(&mut self) -> Result<&Grains> {
-        Ok(&self.grains)
-    }
-    fn totals(&mut self, region: &Region) -> Result<Totals> {
-        Ok(reduce(&self.grains, &self.stepper.lists, &self.walls, region))
-    }
-    /// The arrays grow; the stepper keeps nothing per grain between steps
-    /// (it detects afresh every step).
-    fn add_grains(&mut self, new: &Grains) -> Result<()> {
-        self.grains.extend(new);
-        Ok(())
+        Ok(if S::TURNS { max_angular_speed(&self.grains) } else { 0.0 })
     }
 }

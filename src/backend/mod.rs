@@ -21,7 +21,7 @@ mod start;
 pub mod substep;
 
 pub use self::bisect::{BisectBackend, DemBisectBackend};
-pub use self::cpu::{CpuBackend, CpuDemBackend, CpuImpulseBackend};
+pub use self::cpu::{CpuBackend, CpuDemBackend, CpuHostBackend, CpuImpulseBackend, HostStepper};
 pub use self::overlap::OverlapHistogram;
 pub use self::start::{Start, check_initial_state, first_grain_overlap, grid_for};
 pub use self::substep::{MAX_SUBSTEPS, Substepped, substeps};
