@@ -473,25 +473,22 @@ impl State {
                 continue;
             }
             let id = g.id[i];
-            if !same(g.radius[i], fill.radius[k]) {
-                return Err(bad_field(
-                    state,
-                    "grains.radius",
-                    format!(
-                        "grain {id} has radius {} m, the scene's fill gives it {} m",
-                        g.radius[i], fill.radius[k]
-                    ),
-                ));
-            }
-            if !same(g.inv_mass[i], fill.inv_mass[k]) {
-                return Err(bad_field(
-                    state,
+            let fields = [
+                ("grains.radius", "radius", "m", g.radius[i], fill.radius[k]),
+                (
                     "grains.inv_mass",
-                    format!(
-                        "grain {id} has inverse mass {} 1/kg, the scene's fill gives it {} 1/kg",
-                        g.inv_mass[i], fill.inv_mass[k]
-                    ),
-                ));
+                    "inverse mass",
+                    "1/kg",
+                    g.inv_mass[i],
+                    fill.inv_mass[k],
+                ),
+            ];
+            for (field, what, unit, saved, filled) in fields {
+                if !same(saved, filled) {
+                    let problem =
+                        format!("grain {id} has {what} {saved} {unit}, the scene's fill gives it {filled} {unit}");
+                    return Err(bad_field(state, field, problem));
+                }
             }
         }
         Ok(())
