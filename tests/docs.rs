@@ -318,3 +318,115 @@ fn every_command_line_flag_is_documented() {
         );
     }
 }
+
+/// GitHub's anchor of a Markdown heading: lower case, punctuation but `-`
+/// and `_` dropped, spaces to `-`.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of the headings of a Markdown page (outside code blocks).
+fn anchors(page: &str) -> BTreeSet<String> {
+    let mut fenced = false;
+    let mut out = BTreeSet::new();
+    for line in page.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            out.insert(anchor(line.trim_start_matches('#')));
+        }
+    }
+    out
+}
+
+/// Every `path[#anchor]` a text points at: Markdown links `](target)` in
+/// pages, and `docs/<page>.md[#anchor]` anywhere (comments, help texts).
+fn targets(text: &str, markdown: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    if markdown {
+        for part in text.split("](").skip(1) {
+            let Some(end) = part.find(')') else { continue };
+            let t = &part[..end];
+            if !t.contains("://") && !t.starts_with("mailto:") && !t.is_empty() {
+                out.push(t.to_string());
+            }
+        }
+    }
+    let mut rest = text;
+    while let Some(at) = rest.find("docs/") {
+        let tail = &rest[at..];
+        let end = tail
+            .find(|c: char| !(c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '#')))
+            .unwrap_or(tail.len());
+        let t = tail[..end].trim_end_matches('.');
+        if t.contains(".md") && !tail[..end].starts_with("docs/.") {
+            out.push(format!("/{t}"));
+        }
+        rest = &tail[end.max(5)..];
+    }
+    out
+}
+
+fn tracked_texts() -> Vec<(std::path::PathBuf, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            if p.is_dir() {
+                if !name.starts_with('.') && name != "target" && dir == root || dir != root && !name.starts_with('.') {
+                    dirs.push(p);
+                }
+            } else if ["md", "rs", "wgsl", "toml", "py"]
+                .iter()
+                .any(|x| name.ends_with(&format!(".{x}")))
+            {
+                if let Ok(text) = std::fs::read_to_string(&p) {
+                    out.push((p, text));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every link of README.md and docs/, and every `docs/<page>.md#anchor`
+/// the code, the shaders, the scenes and the tests cite, names a file of the
+/// repository and, with an anchor, a heading of that page.
+#[test]
+fn every_link_into_the_docs_resolves() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for (path, text) in tracked_texts() {
+        let markdown = path.extension().is_some_and(|x| x == "md");
+        for t in targets(&text, markdown) {
+            let (file, frag) = t.split_once('#').map_or((t.as_str(), None), |(f, a)| (f, Some(a)));
+            let target = match file.strip_prefix('/') {
+                Some(from_root) => root.join(from_root),
+                None if file.is_empty() => path.clone(),
+                None => path.parent().unwrap().join(file),
+            };
+            checked += 1;
+            let shown = path.strip_prefix(root).unwrap_or(&path).display().to_string();
+            if !target.exists() {
+                broken.push(format!("{shown}: {t}: no such file"));
+            } else if let Some(a) = frag {
+                let page = std::fs::read_to_string(&target).unwrap_or_default();
+                if !anchors(&page).contains(a) {
+                    broken.push(format!("{shown}: {t}: no heading with that anchor"));
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} links found: the scan is broken");
+    assert!(broken.is_empty(), "broken links:\n  {}", broken.join("\n  "));
+}
