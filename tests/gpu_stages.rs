@@ -1280,9 +1280,9 @@ fn panic_message(f: impl FnOnce()) -> String {
 fn kernel_group_by_a_wrong_or_missing_name_panics_naming_the_entry_point() {
     let Some(ctx) = context() else { return };
     let cfg = ShaderConfig { capacity: 4 };
-    let k = hourglass::gpu::Kernel::new(&ctx, &cfg, hourglass::gpu::Stage::Integrate, "integrate_angle");
+    let k = Kernel::new(&ctx, &cfg, Stage::Integrate, "integrate_angle");
     let (pb, angle, spin) = (
-        uni(&ctx, &[0.0f32; 4]),
+        uni(&ctx, &Params::default()),
         buf(&ctx, &[0.0f32; 4]),
         buf(&ctx, &[0.0f32; 4]),
     );

@@ -17,10 +17,10 @@
 //! the extrapolated impulses, the step needs those of the final ones.
 //! Friction (`StepParams::friction`, DESIGN §1d): `SpinFree` copies the
 //! spins into `spin_free` at the start of the step, and the Jacobi, APGD and
-//! coloured iterations, the gathers and `Integrate` use their `*friction`
-//! entry points (tangential impulses, spins, then the angles); the
-//! frictionless kernels are untouched, so mu = mu_wall = 0 runs exactly as
-//! before. Uzawa refuses friction.
+//! coloured iterations and the gathers use their frictional pipelines (the
+//! second of each [`super::Kernel::pair`]: tangential impulses, spins), and
+//! `IntegrateAngle` the angles; the frictionless pipelines are untouched, so
+//! mu = mu_wall = 0 runs exactly as before. Uzawa refuses friction.
 //! Split push-out (`overlap_iterations` > 0, as `cpu::CpuStepper::step`): the
 //! solve runs with beta = 0 (main `Params`), then `PredictGap` copies this
 //! step's lists with the predicted gap into the other lists (dead after warm
