@@ -586,7 +586,7 @@ fn apgd_gather_matches_cpu() {
                 radius: &im,
                 spin: &buf(&ctx, &[0.0f32; 4]), // the frictional groups are not run
             };
-            let g = k.bind(&ctx, &b);
+            let g = k.groups(&ctx, &b);
             run(&ctx, |ps| k.gather[0].dispatch(ps, &g.gather[0], n as u32));
             let what = format!("{}: apgd_gather (theta = {})", p.name, state[0]);
             assert_vel(&what, &get(&ctx, &vel, n), &want);
@@ -639,7 +639,7 @@ fn apgd_contact_matches_cpu() {
                 radius: &im,
                 spin: &buf(&ctx, &[0.0f32; 4]), // the frictional groups are not run
             };
-            let g = k.bind(&ctx, &b);
+            let g = k.groups(&ctx, &b);
             run(&ctx, |ps| k.contact[0].dispatch(ps, &g.contact[0], n as u32));
             let what = format!("{}: apgd_contact (theta = {})", p.name, state[0]);
             assert_impulses(&what, &get(&ctx, &slots, n * p.k), &want);
@@ -705,7 +705,7 @@ fn apgd_momentum_matches_cpu() {
                 radius: &dummy,
                 spin: &dummy,
             };
-            let g = k.bind(&ctx, &b);
+            let g = k.groups(&ctx, &b);
             run(&ctx, |ps| k.momentum.dispatch(ps, &g.momentum, 1));
             let got: Vec<f32> = get(&ctx, &bufs.state, 4);
             let what = format!("apgd_momentum: {n} grains from {state:?}");
@@ -815,7 +815,7 @@ fn apgd_gather_friction_matches_cpu() {
                 radius: &r,
                 spin: &w,
             };
-            let g = k.bind(&ctx, &b);
+            let g = k.groups(&ctx, &b);
             run(&ctx, |ps| k.gather[1].dispatch(ps, &g.gather[1], n as u32));
             let what = format!("{}: apgd_gather_friction (theta = {})", p.name, state[0]);
             assert_vel(&what, &get(&ctx, &vel, n), &want);
@@ -884,7 +884,7 @@ fn apgd_contact_friction_matches_cpu() {
                 radius: &r,
                 spin: &w,
             };
-            let g = k.bind(&ctx, &b);
+            let g = k.groups(&ctx, &b);
             run(&ctx, |ps| k.contact[1].dispatch(ps, &g.contact[1], n as u32));
             let what = format!("{}: apgd_contact_friction (theta = {})", p.name, state[0]);
             let got = get::<Contact>(&ctx, &slots, n * p.k);

@@ -84,7 +84,8 @@ impl Apgd {
         }
     }
 
-    pub fn bind(&self, ctx: &GpuContext, b: &ApgdBindings) -> ApgdGroups {
+    /// The bind groups of `b`, by binding name.
+    pub fn groups(&self, ctx: &GpuContext, b: &ApgdBindings) -> ApgdGroups {
         let (prev, state, prev_t) = (&b.bufs.prev, &b.bufs.state, &b.bufs.prev_t);
         let lists = [
             ("params", b.params),

@@ -390,7 +390,7 @@ fn apgd_groups(
             radius: &b.grains[RADIUS],
             spin: &spins.spin,
         };
-        apgd.bind(&core.ctx, &bindings)
+        apgd.groups(&core.ctx, &bindings)
     })
 }
 
