@@ -8,8 +8,7 @@ mod gpu_common;
 
 use gpu_common::{Rng, buf, close, context, get, run, uni};
 use hourglass::cpu;
-use hourglass::gpu::cohesion::{CohesionBindings, CohesionStage};
-use hourglass::gpu::{GpuBackend, Params, ShaderConfig, Stage};
+use hourglass::gpu::{GpuBackend, Kernel, Params, ShaderConfig, Stage};
 use hourglass::model::{Cohesion, Grains, Grid, SolverKind, StepParams, Walls};
 
 const ALERT: f32 = 0.003;
@@ -88,19 +87,20 @@ fn cohesion_matches_cpu() {
             let mut want = vel_free.clone();
             cpu::cohesion::cohesion(&co, p.dt, &lists, &g.radius, &g.inv_mass, &mut want);
             let cfg = ShaderConfig { capacity: k as u32 };
-            let stage = CohesionStage::new(&ctx, &cfg);
-            stage.write(&ctx, &co);
+            let stage = Kernel::new(&ctx, &cfg, Stage::Cohesion, "main");
+            let law = uni(&ctx, &co);
             let (pb, count, slots) = (uni(&ctx, &p), buf(&ctx, &lists.count), buf(&ctx, &lists.slots));
             let (r, im, vf) = (buf(&ctx, &g.radius), buf(&ctx, &g.inv_mass), buf(&ctx, &vel_free));
-            let b = CohesionBindings {
-                params: &pb,
-                count: &count,
-                slots: &slots,
-                radius: &r,
-                inv_mass: &im,
-                vel_free: &vf,
-            };
-            let group = stage.bind(&ctx, &b);
+            let b = [
+                ("params", &pb),
+                ("law", &law),
+                ("count", &count),
+                ("slots", &slots),
+                ("radius", &r),
+                ("inv_mass", &im),
+                ("vel_free", &vf),
+            ];
+            let group = stage.group(&ctx, &b);
             run(&ctx, |ps| stage.dispatch(ps, &group, n as u32));
             let got: Vec<[f32; 2]> = get(&ctx, &vf, n);
             let moved = want.iter().zip(&vel_free).filter(|(a, b)| a != b).count();

@@ -71,21 +71,21 @@ fn coloring_matches_cpu() {
         let slots = buf(&ctx, &lists.slots);
         let im = buf(&ctx, &g.inv_mass);
         let cb = coloring::ColorBuffers::new(&ctx, lists.slots.len());
-        let init = k.bind_init(&ctx, &pb, &count, &slots, &cb.color[0]);
+        let lists_named = [("params", &pb), ("count", &count), ("slots", &slots)];
+        let init = k
+            .init
+            .group(&ctx, &[&lists_named[..], &[("color_out", &cb.color[0])][..]].concat());
         let rounds = [0, 1].map(|r| {
-            let (color_in, color_out) = (&cb.color[r], &cb.color[1 - r]);
-            let b = coloring::RoundBindings {
-                params: &pb,
-                count: &count,
-                slots: &slots,
-                inv_mass: &im,
-                color_in,
-                color_out,
-            };
-            k.bind_round(&ctx, &b)
+            let more = [
+                ("inv_mass", &im),
+                ("color_in", &cb.color[r]),
+                ("color_out", &cb.color[1 - r]),
+            ];
+            k.round.group(&ctx, &[&lists_named[..], &more[..]].concat())
         });
-        let cnt = k.bind_count(&ctx, &pb, &count, &slots, &cb.color[0], &cb.stats);
-        gpu_common::run(&ctx, |p| k.dispatch_init(p, &init, n as u32));
+        let more = [("color_in", &cb.color[0]), ("color_stats", &cb.stats)];
+        let cnt = k.count.group(&ctx, &[&lists_named[..], &more[..]].concat());
+        gpu_common::run(&ctx, |p| k.init.dispatch(p, &init, n as u32));
         let bytes = lists.slots.len() as u64 * 4;
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(&cb.color[0], 0, &cb.color[1], 0, bytes);
@@ -97,9 +97,9 @@ fn coloring_matches_cpu() {
             ctx.queue.submit([enc.finish()]);
             gpu_common::run(&ctx, |p| {
                 for r in 0..coloring::ROUNDS_PER_CHECK {
-                    k.dispatch_round(p, &rounds[(r % 2) as usize], n as u32);
+                    k.round.dispatch(p, &rounds[(r % 2) as usize], n as u32);
                 }
-                k.dispatch_count(p, &cnt, n as u32);
+                k.count.dispatch(p, &cnt, n as u32);
             });
             batches += 1;
             let st: Vec<u32> = get(&ctx, &cb.stats, 3);
@@ -158,10 +158,10 @@ fn colored_buckets_match_cpu() {
             spin: &residual,
         };
         let (cnt, scatter) = (
-            kernels.bind_bucket_count(&ctx, &b),
-            kernels.bind_bucket_scatter(&ctx, &b),
+            kernels.bucket_count.group(&ctx, &b.bucket_count()),
+            kernels.bucket_scatter.group(&ctx, &b.bucket_scatter()),
         );
-        gpu_common::run(&ctx, |p| kernels.dispatch_bucket_count(p, &cnt, n as u32));
+        gpu_common::run(&ctx, |p| kernels.bucket_count.dispatch(p, &cnt, n as u32));
         let colors = coloring.colors as usize;
         let sizes: Vec<u32> = get(&ctx, &buckets.size, colors);
         let want: Vec<u32> = (0..colors)
@@ -174,7 +174,7 @@ fn colored_buckets_match_cpu() {
             sweep.start[..colors].iter().map(|&s| s as u32).collect::<Vec<_>>()
         );
         write_pass_colors(&ctx, &pass_colors(&ctx), &buckets, &sizes);
-        gpu_common::run(&ctx, |p| kernels.dispatch_bucket_scatter(p, &scatter, n as u32));
+        gpu_common::run(&ctx, |p| kernels.bucket_scatter.dispatch(p, &scatter, n as u32));
         let total = sweep.start[colors];
         let got: Vec<u32> = get(&ctx, &buckets.bucket, total);
         for k in 0..colors {

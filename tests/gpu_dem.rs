@@ -13,9 +13,7 @@ use hourglass::cpu::dem::force::{ForceInput, dem_force, dem_force_history};
 use hourglass::cpu::dem::integrate::{Integrand, kick, kick_drift};
 use hourglass::gpu::buffers::storage_zeroed;
 use hourglass::gpu::dem::GpuDemBackend;
-use hourglass::gpu::dem::force::{DemForce, DemForceBindings};
-use hourglass::gpu::dem::integrate::{DemIntegrate, DemIntegrateBindings};
-use hourglass::gpu::{GpuContext, Params, STAT_WORDS, ShaderConfig, Stage};
+use hourglass::gpu::{GpuContext, Kernel, Params, STAT_WORDS, ShaderConfig, Stage};
 use hourglass::model::DemLaw;
 use hourglass::model::Grid;
 use hourglass::model::law;
@@ -89,7 +87,7 @@ fn input<'a>(law: DemLaw, g: &'a Grains, lists: &'a ContactLists) -> ForceInput<
 /// grain, and the slots as the stage leaves them (a law's history written).
 fn gpu_force(
     ctx: &GpuContext,
-    k: &DemForce,
+    k: &Kernel,
     law: &DemLaw,
     g: &Grains,
     lists: &ContactLists,
@@ -110,20 +108,20 @@ fn gpu_force(
         buf(ctx, &g.vel),
         buf(ctx, &g.ang_vel),
     ];
-    let group = k.bind(
+    let group = k.group(
         ctx,
-        &DemForceBindings {
-            params: &pb,
-            law: &lb,
-            count: &bufs[0],
-            slots: &bufs[1],
-            radius: &bufs[2],
-            inv_mass: &bufs[3],
-            vel: &bufs[4],
-            ang_vel: &bufs[5],
-            force: &force,
-            torque: &torque,
-        },
+        &[
+            ("params", &pb),
+            ("law", &lb),
+            ("count", &bufs[0]),
+            ("slots", &bufs[1]),
+            ("radius", &bufs[2]),
+            ("inv_mass", &bufs[3]),
+            ("vel", &bufs[4]),
+            ("ang_vel", &bufs[5]),
+            ("force", &force),
+            ("torque", &torque),
+        ],
     );
     run(ctx, |ps| k.dispatch(ps, &group, n as u32));
     (
@@ -160,7 +158,7 @@ fn forces_agree(n: usize, want: (&[[f32; 2]], &[f32]), got: (&[[f32; 2]], &[f32]
 fn dem_force_matches_cpu() {
     let Some(ctx) = context() else { return };
     let cfg = ShaderConfig { capacity: K as u32 };
-    let k = DemForce::new(&ctx, &cfg);
+    let k = Kernel::new(&ctx, &cfg, Stage::DemForce, "main");
     for (n, seed) in [(0usize, 1u64), (1, 2), (257, 3), (1031, 4)] {
         let (g, _walls, lists) = scene(n, seed);
         // The Hertz law in both phases, and the spring model's linear law
@@ -191,7 +189,10 @@ fn dem_force_matches_cpu() {
 fn dem_integrate_matches_cpu() {
     let Some(ctx) = context() else { return };
     let cfg = ShaderConfig { capacity: K as u32 };
-    let k = DemIntegrate::new(&ctx, &cfg);
+    let (drift_k, kick_k) = (
+        Kernel::new(&ctx, &cfg, Stage::DemIntegrate, "kick_drift"),
+        Kernel::new(&ctx, &cfg, Stage::DemIntegrate, "kick"),
+    );
     for (n, seed) in [(0usize, 5u64), (1, 6), (300, 7), (1031, 8)] {
         let (g, _, _) = scene(n, seed);
         let mut rng = Rng::new(seed + 100);
@@ -213,20 +214,17 @@ fn dem_integrate_matches_cpu() {
             buf(&ctx, &g.inv_mass),
         );
         let stats = storage_zeroed::<u32>(&ctx, "hourglass.test", STAT_WORDS as usize);
-        let (gd, gk) = k.bind(
-            &ctx,
-            &DemIntegrateBindings {
-                params: &pb,
-                pos: &pos,
-                vel: &vel,
-                ang_vel: &w,
-                force: &fb,
-                torque: &tb,
-                radius: &rb,
-                inv_mass: &mb,
-                stats: &stats,
-            },
-        );
+        let both = [
+            ("params", &pb),
+            ("vel", &vel),
+            ("ang_vel", &w),
+            ("force", &fb),
+            ("torque", &tb),
+            ("radius", &rb),
+            ("inv_mass", &mb),
+        ];
+        let gd = drift_k.group(&ctx, &[&both[..], &[("pos", &pos)][..]].concat());
+        let gk = kick_k.group(&ctx, &[&both[..], &[("stats", &stats)][..]].concat());
         let mut want = g.clone();
         {
             let s = Integrand {
@@ -240,7 +238,7 @@ fn dem_integrate_matches_cpu() {
             };
             kick_drift(s, gravity, dt);
         }
-        run(&ctx, |ps| k.dispatch_kick_drift(ps, &gd, n as u32));
+        run(&ctx, |ps| drift_k.dispatch(ps, &gd, n as u32));
         let check = |want: &Grains, what: &str| {
             let (gp, gv, gw): (Vec<[f32; 2]>, Vec<[f32; 2]>, Vec<f32>) =
                 (get(&ctx, &pos, n), get(&ctx, &vel, n), get(&ctx, &w, n));
@@ -274,7 +272,7 @@ fn dem_integrate_matches_cpu() {
             };
             kick(s, gravity, dt);
         }
-        run(&ctx, |ps| k.dispatch_kick(ps, &gk, n as u32));
+        run(&ctx, |ps| kick_k.dispatch(ps, &gk, n as u32));
         check(&want, "kick");
         let words: Vec<u32> = get(&ctx, &stats, STAT_WORDS as usize);
         let vmax2 = want
@@ -293,7 +291,7 @@ fn dem_integrate_matches_cpu() {
 fn dem_force_hertz_mindlin_matches_cpu() {
     let Some(ctx) = context() else { return };
     let cfg = ShaderConfig { capacity: K as u32 };
-    let k = DemForce::new(&ctx, &cfg);
+    let k = Kernel::new(&ctx, &cfg, Stage::DemForce, "main");
     for (n, seed) in [(1usize, 5u64), (257, 6), (1031, 7)] {
         let (g, _walls, mut lists) = scene(n, seed);
         let mut rng = Rng::new(seed);

@@ -13,12 +13,9 @@ use gpu_common::{Rng, buf, close, context, get, run, uni};
 use hourglass::cpu;
 use hourglass::cpu::grid::Bins;
 use hourglass::gpu::buffers::storage_zeroed;
-use hourglass::gpu::detect::DetectBindings;
-use hourglass::gpu::reduce::ReduceBindings;
 use hourglass::gpu::{
-    GpuContext, Params, ReducePartial, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_RESIDUAL, STAT_SPEED2,
-    STAT_WORDS, ShaderConfig, bin_count, bin_scatter, bin_sort, detect, free_velocity, integrate, jacobi_contact,
-    jacobi_gather, prefix_sum, reduce, reorder, residual_max, warm_start,
+    GpuContext, Kernel, Params, ReducePartial, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_RESIDUAL, STAT_SPEED2,
+    STAT_WORDS, ShaderConfig, Stage, prefix_sum, reduce,
 };
 use hourglass::model::Grid;
 use hourglass::model::Region;
@@ -94,6 +91,11 @@ fn params(c: &Case) -> Params {
     p
 }
 
+/// Entry point `entry` of `stage`, compiled for case `c`.
+fn kernel(ctx: &GpuContext, c: &Case, stage: Stage, entry: &str) -> Kernel {
+    Kernel::new(ctx, &cfg(c), stage, entry)
+}
+
 fn cfg(c: &Case) -> ShaderConfig {
     ShaderConfig { capacity: c.k as u32 }
 }
@@ -138,10 +140,20 @@ fn free_velocity_matches_cpu() {
             if sigma > 0.0 {
                 cpu::integrate::forcing(&c.grains.inv_mass, &ids, f, p.dt, &mut want);
             }
-            let k = free_velocity::FreeVelocity::new(&ctx, &cfg(&c));
+            let k = kernel(&ctx, &c, Stage::FreeVelocity, "main");
             let (pb, vel, im) = (uni(&ctx, &p), buf(&ctx, &c.grains.vel), buf(&ctx, &c.grains.inv_mass));
             let out = storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n);
-            let g = k.bind(&ctx, &pb, &vel, &im, &out, &buf(&ctx, &ids));
+            let id = buf(&ctx, &ids);
+            let g = k.group(
+                &ctx,
+                &[
+                    ("params", &pb),
+                    ("vel", &vel),
+                    ("inv_mass", &im),
+                    ("vel_free", &out),
+                    ("id", &id),
+                ],
+            );
             run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
             // The draws are exact on both sides; v + dt g + kick w may fuse.
             assert_vec2_close(c.name, &get(&ctx, &out, n), &want, 1e-6, 1e-12);
@@ -161,7 +173,7 @@ fn forcing_generator_is_standard_normal_and_matches_cpu() {
     let grid = Grid::covering([0.0, 0.0, 1.0, 1.0], 0.1).unwrap();
     let mut p = Params::new(&grid, n, 0, 0);
     (p.dt, p.kick, p.seed, p.step) = (1.0, 1.0, 3, 41);
-    let k = free_velocity::FreeVelocity::new(&ctx, &ShaderConfig { capacity: 4 });
+    let k = Kernel::new(&ctx, &ShaderConfig { capacity: 4 }, Stage::FreeVelocity, "main");
     let ids: Vec<u32> = (0..n as u32).collect();
     let (pb, vel, im) = (
         uni(&ctx, &p),
@@ -169,7 +181,17 @@ fn forcing_generator_is_standard_normal_and_matches_cpu() {
         buf(&ctx, &vec![1.0f32; n]),
     );
     let out = storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n);
-    let g = k.bind(&ctx, &pb, &vel, &im, &out, &buf(&ctx, &ids));
+    let id = buf(&ctx, &ids);
+    let g = k.group(
+        &ctx,
+        &[
+            ("params", &pb),
+            ("vel", &vel),
+            ("inv_mass", &im),
+            ("vel_free", &out),
+            ("id", &id),
+        ],
+    );
     run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
     let got: Vec<[f32; 2]> = get(&ctx, &out, n);
     let (mut sum, mut sum2, mut sum4) = ([0.0f64; 2], [0.0f64; 2], [0.0f64; 2]);
@@ -216,15 +238,18 @@ fn bounce_matches_cpu() {
         cpu::warm_start::bounce(&want.count, &mut want.slots, c.k, &c.grains.vel, 0.7, p.dt);
         let bouncing = want.slots.iter().filter(|s| s.bounce > 0.0).count();
         assert!(n < 100 || bouncing > 0, "{}: no contact bounces", c.name);
-        let k = warm_start::WarmStart::new(&ctx, &cfg(&c));
+        let k = kernel(&ctx, &c, Stage::WarmStart, "bounce");
         let (pb, count, sb, vel) = (
             uni(&ctx, &p),
             buf(&ctx, &want.count),
             buf(&ctx, &slots),
             buf(&ctx, &c.grains.vel),
         );
-        let g = k.bind_bounce(&ctx, &pb, &count, &sb, &vel);
-        run(&ctx, |ps| k.dispatch_bounce(ps, &g, n as u32));
+        let g = k.group(
+            &ctx,
+            &[("params", &pb), ("count", &count), ("slots", &sb), ("vel", &vel)],
+        );
+        run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
         let got = get::<Contact>(&ctx, &sb, n * c.k);
         for i in 0..n {
             let r = i * c.k..i * c.k + (want.count[i] as usize).min(c.k);
@@ -248,9 +273,9 @@ fn integrate_matches_cpu() {
         let p = params(&c);
         let mut want = c.grains.pos.clone();
         cpu::integrate::integrate(&mut want, &c.grains.vel, p.dt);
-        let k = integrate::Integrate::new(&ctx, &cfg(&c));
+        let k = kernel(&ctx, &c, Stage::Integrate, "main");
         let (pb, pos, vel) = (uni(&ctx, &p), buf(&ctx, &c.grains.pos), buf(&ctx, &c.grains.vel));
-        let g = k.bind(&ctx, &pb, &pos, &vel);
+        let g = k.group(&ctx, &[("params", &pb), ("pos", &pos), ("vel", &vel)]);
         run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
         assert_vec2_close(c.name, &get(&ctx, &pos, n), &want, 1e-6, 1e-12);
     }
@@ -269,12 +294,28 @@ fn gpu_bins(ctx: &GpuContext, c: &Case, pos: &[[f32; 2]]) -> GpuBins {
     let z = |len: usize| storage_zeroed::<u32>(ctx, "hourglass.test", len);
     let (cell_of, cell_count, cell_start, cursor, sorted) = (z(n), z(cells), z(cells + 1), z(cells), z(n));
     let cfg = cfg(c);
-    let count = bin_count::BinCount::new(ctx, &cfg);
+    let count = Kernel::new(ctx, &cfg, Stage::BinCount, "main");
     let scan = prefix_sum::PrefixSum::new(ctx, &cfg);
-    let scatter = bin_scatter::BinScatter::new(ctx, &cfg);
-    let gc = count.bind(ctx, &pb, &pos, &cell_of, &cell_count);
+    let scatter = Kernel::new(ctx, &cfg, Stage::BinScatter, "main");
+    let gc = count.group(
+        ctx,
+        &[
+            ("params", &pb),
+            ("pos", &pos),
+            ("cell_of", &cell_of),
+            ("cell_count", &cell_count),
+        ],
+    );
     let plan = scan.plan(ctx, &cell_count, &cell_start, cells as u32);
-    let gs = scatter.bind(ctx, &pb, &cell_of, &cursor, &sorted);
+    let gs = scatter.group(
+        ctx,
+        &[
+            ("params", &pb),
+            ("cell_of", &cell_of),
+            ("cursor", &cursor),
+            ("sorted", &sorted),
+        ],
+    );
     run(ctx, |ps| {
         count.dispatch(ps, &gc, n as u32);
         scan.dispatch(ps, &plan);
@@ -337,9 +378,9 @@ fn bin_scatter_matches_cpu() {
 /// The GPU's `bin_sort` of `sorted` over the cells of `cell_start`.
 fn gpu_bin_sort(ctx: &GpuContext, c: &Case, cell_start: &[u32], sorted: &[u32]) -> Vec<u32> {
     let cells = c.grid.cells() as u32;
-    let k = bin_sort::BinSort::new(ctx, &cfg(c));
+    let k = kernel(ctx, c, Stage::BinSort, "main");
     let (pb, starts, out) = (uni(ctx, &params(c)), buf(ctx, cell_start), buf(ctx, sorted));
-    let g = k.bind(ctx, &pb, &starts, &out);
+    let g = k.group(ctx, &[("params", &pb), ("cell_start", &starts), ("sorted", &out)]);
     run(ctx, |ps| k.dispatch(ps, &g, cells));
     get(ctx, &out, sorted.len())
 }
@@ -404,7 +445,7 @@ fn prefix_sum_matches_cpu() {
 /// GPU detection from given bins: (count, slots, stats words).
 fn gpu_detect(ctx: &GpuContext, c: &Case, cell_start: &[u32], sorted: &[u32]) -> (Vec<u32>, Vec<Contact>, Vec<u32>) {
     let n = c.grains.len();
-    let k = detect::Detect::new(ctx, &cfg(c));
+    let k = kernel(ctx, c, Stage::Detect, "main");
     let count = storage_zeroed::<u32>(ctx, "hourglass.test", n);
     let slots = storage_zeroed::<Contact>(ctx, "hourglass.test", n * c.k);
     let stats = storage_zeroed::<u32>(ctx, "hourglass.test", STAT_WORDS as usize);
@@ -418,21 +459,21 @@ fn gpu_detect(ctx: &GpuContext, c: &Case, cell_start: &[u32], sorted: &[u32]) ->
         buf(ctx, &c.walls.segments),
         buf(ctx, &c.walls.corners),
     );
-    let g = k.bind(
+    let g = k.group(
         ctx,
-        &DetectBindings {
-            params: &b.0,
-            cell_start: &b.1,
-            sorted: &b.2,
-            pos: &b.3,
-            radius: &b.4,
-            inv_mass: &b.5,
-            segments: &b.6,
-            corners: &b.7,
-            count: &count,
-            slots: &slots,
-            stats: &stats,
-        },
+        &[
+            ("params", &b.0),
+            ("cell_start", &b.1),
+            ("sorted", &b.2),
+            ("pos", &b.3),
+            ("radius", &b.4),
+            ("inv_mass", &b.5),
+            ("segments", &b.6),
+            ("corners", &b.7),
+            ("count", &count),
+            ("slots", &slots),
+            ("stats", &stats),
+        ],
     );
     run(ctx, |ps| k.dispatch(ps, &g, n as u32));
     (
@@ -599,10 +640,17 @@ fn warm_start_matches_cpu() {
         if n > 10 {
             assert!(carried_t > 0, "{}: no tangential impulse carried", c.name);
         }
-        let k = warm_start::WarmStart::new(&ctx, &cfg(&c));
+        let k = kernel(&ctx, &c, Stage::WarmStart, "main");
         let (pb, count, sb) = (uni(&ctx, &params(&c)), buf(&ctx, &want.count), buf(&ctx, &slots));
         let (pc, ps_) = (buf(&ctx, &prev.count), buf(&ctx, &prev.slots));
-        let g = k.bind(&ctx, &pb, &count, &sb, &pc, &ps_);
+        let given = [
+            ("params", &pb),
+            ("count", &count),
+            ("slots", &sb),
+            ("prev_count", &pc),
+            ("prev_slots", &ps_),
+        ];
+        let g = k.group(&ctx, &given);
         run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
         let got = get::<Contact>(&ctx, &sb, n * c.k);
         for i in 0..n {
@@ -641,8 +689,8 @@ fn jacobi_contact_matches_cpu() {
             &projection(&p),
         );
         let cfg = cfg(&c);
-        let kc = jacobi_contact::JacobiContact::new(&ctx, &cfg);
-        let kr = residual_max::ResidualMax::new(&ctx, &cfg);
+        let kc = Kernel::with_friction(&ctx, &cfg, Stage::JacobiContact, "main", false);
+        let kr = Kernel::new(&ctx, &cfg, Stage::ResidualMax, "main");
         let (pb, count, slots, vel) = (
             uni(&ctx, &p),
             buf(&ctx, &lists.count),
@@ -652,17 +700,25 @@ fn jacobi_contact_matches_cpu() {
         let residual = storage_zeroed::<f32>(&ctx, "hourglass.test", n);
         let stats = storage_zeroed::<u32>(&ctx, "hourglass.test", STAT_WORDS as usize);
         let unread = buf(&ctx, &[0.0f32; 4]); // spin and radius: read with friction only
-        let bc = jacobi_contact::JacobiContactBindings {
-            params: &pb,
-            count: &count,
-            slots: &slots,
-            vel: &vel,
-            residual: &residual,
-            spin: &unread,
-            radius: &unread,
-        };
-        let gc = kc.bind(&ctx, &bc);
-        let gr = kr.bind(&ctx, &pb, &residual, &vel, &stats);
+        let bc = [
+            ("params", &pb),
+            ("count", &count),
+            ("slots", &slots),
+            ("vel", &vel),
+            ("residual", &residual),
+            ("spin", &unread),
+            ("radius", &unread),
+        ];
+        let gc = kc.group(&ctx, &bc);
+        let gr = kr.group(
+            &ctx,
+            &[
+                ("params", &pb),
+                ("residual", &residual),
+                ("vel", &vel),
+                ("stats", &stats),
+            ],
+        );
         run(&ctx, |ps| {
             kc.dispatch(ps, &gc, n as u32);
             kr.dispatch(ps, &gr, n as u32);
@@ -727,7 +783,7 @@ fn jacobi_gather_matches_cpu() {
             spin: &mut [],
         };
         cpu::jacobi::jacobi_gather::<false>(&want.count, &want.slots, c.k, &free, out);
-        let kg = jacobi_gather::JacobiGather::new(&ctx, &cfg);
+        let kg = Kernel::with_friction(&ctx, &cfg, Stage::JacobiGather, "main", false);
         let (slots, vf, im) = (
             buf(&ctx, &want.slots),
             buf(&ctx, &vel_free),
@@ -735,18 +791,18 @@ fn jacobi_gather_matches_cpu() {
         );
         let out = storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n);
         let (unread, unwritten) = (buf(&ctx, &[0.0f32; 4]), buf(&ctx, &[0.0f32; 4])); // friction only
-        let bg = jacobi_gather::JacobiGatherBindings {
-            params: &pb,
-            count: &count,
-            slots: &slots,
-            vel_free: &vf,
-            inv_mass: &im,
-            vel: &out,
-            spin_free: &unread,
-            radius: &unread,
-            spin: &unwritten,
-        };
-        let gg = kg.bind(&ctx, &bg);
+        let bg = [
+            ("params", &pb),
+            ("count", &count),
+            ("slots", &slots),
+            ("vel_free", &vf),
+            ("inv_mass", &im),
+            ("vel", &out),
+            ("spin_free", &unread),
+            ("radius", &unread),
+            ("spin", &unwritten),
+        ];
+        let gg = kg.group(&ctx, &bg);
         run(&ctx, |ps| kg.dispatch(ps, &gg, n as u32));
         assert_vec2_close(
             &format!("{}: jacobi_gather", c.name),
@@ -761,7 +817,7 @@ fn jacobi_gather_matches_cpu() {
 /// The `reduce` stage on the GPU, summed on the host.
 fn gpu_reduce(ctx: &GpuContext, c: &Case, grains: &Grains, lists: &ContactLists, p: &Params) -> Totals {
     let n = grains.len();
-    let k = reduce::Reduce::new(ctx, &cfg(c));
+    let k = kernel(ctx, c, Stage::Reduce, "main");
     let b = (
         uni(ctx, p),
         buf(ctx, &grains.pos),
@@ -774,20 +830,20 @@ fn gpu_reduce(ctx: &GpuContext, c: &Case, grains: &Grains, lists: &ContactLists,
         buf(ctx, &c.walls.corners),
     );
     let partials = storage_zeroed::<ReducePartial>(ctx, "hourglass.test", reduce::partials(n));
-    let g = k.bind(
+    let g = k.group(
         ctx,
-        &ReduceBindings {
-            params: &b.0,
-            pos: &b.1,
-            vel: &b.2,
-            radius: &b.3,
-            inv_mass: &b.4,
-            count: &b.5,
-            slots: &b.6,
-            segments: &b.7,
-            corners: &b.8,
-            partials: &partials,
-        },
+        &[
+            ("params", &b.0),
+            ("pos", &b.1),
+            ("vel", &b.2),
+            ("radius", &b.3),
+            ("inv_mass", &b.4),
+            ("count", &b.5),
+            ("slots", &b.6),
+            ("segments", &b.7),
+            ("corners", &b.8),
+            ("partials", &partials),
+        ],
     );
     run(ctx, |ps| k.dispatch(ps, &g, n as u32));
     reduce::sum_partials(&get(ctx, &partials, reduce::partials(n)))
@@ -955,7 +1011,10 @@ fn reorder_matches_cpu() {
         let mut bins = Bins::default();
         bins.build(&c.grid, &c.grains.pos);
         let want = cpu::reorder::reorder(&bins.sorted, &c.grains);
-        let k = reorder::Reorder::new(&ctx, &cfg(&c));
+        let k = [
+            kernel(&ctx, &c, Stage::Reorder, "gather1"),
+            kernel(&ctx, &c, Stage::Reorder, "gather2"),
+        ];
         let (pb, sorted) = (uni(&ctx, &params(&c)), buf(&ctx, &bins.sorted));
         let src2 = [buf(&ctx, &c.grains.pos), buf(&ctx, &c.grains.vel)];
         let src1 = [
@@ -967,12 +1026,16 @@ fn reorder_matches_cpu() {
         let dst1 = [0, 1, 2].map(|_| storage_zeroed::<u32>(&ctx, "hourglass.test", n));
         let mut groups = Vec::new();
         for (s, d) in src2.iter().zip(&dst2) {
-            groups.push(k.bind(&ctx, true, &pb, &sorted, s, d));
+            let given = [("params", &pb), ("sorted", &sorted), ("src2", s), ("dst2", d)];
+            groups.push((1, k[1].group(&ctx, &given)));
         }
         for (s, d) in src1.iter().zip(&dst1) {
-            groups.push(k.bind(&ctx, false, &pb, &sorted, s, d));
+            let given = [("params", &pb), ("sorted", &sorted), ("src1", s), ("dst1", d)];
+            groups.push((0, k[0].group(&ctx, &given)));
         }
-        run(&ctx, |ps| groups.iter().for_each(|g| k.dispatch(ps, g, n as u32)));
+        run(&ctx, |ps| {
+            groups.iter().for_each(|(w, g)| k[*w].dispatch(ps, g, n as u32))
+        });
         let got = Grains {
             pos: get(&ctx, &dst2[0], n),
             vel: get(&ctx, &dst2[1], n),
@@ -1028,10 +1091,10 @@ fn integrate_angle_matches_cpu() {
         let angle: Vec<f32> = (0..n).map(|_| rng.f32(-10.0, 10.0)).collect();
         let mut want = angle.clone();
         cpu::integrate::integrate_angle(&mut want, &spin, p.dt);
-        let k = integrate::Integrate::new(&ctx, &cfg(&c));
+        let k = kernel(&ctx, &c, Stage::Integrate, "integrate_angle");
         let (pb, a, w) = (uni(&ctx, &p), buf(&ctx, &angle), buf(&ctx, &spin));
-        let g = k.bind_angle(&ctx, &pb, &a, &w);
-        run(&ctx, |ps| k.dispatch_angle(ps, &g, n as u32));
+        let g = k.group(&ctx, &[("params", &pb), ("angle", &a), ("spin", &w)]);
+        run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
         let got: Vec<f32> = get(&ctx, &a, n);
         for (i, (&x, &y)) in got.iter().zip(&want).enumerate() {
             assert!(
@@ -1067,25 +1130,33 @@ fn jacobi_contact_friction_matches_cpu() {
         let want_r =
             cpu::jacobi::jacobi_contact::<true>(&count, &mut want.slots, k, &c.grains.vel, &f, &projection(&p));
         let cfg = cfg(&c);
-        let kc = jacobi_contact::JacobiContact::new(&ctx, &cfg);
-        let kr = residual_max::ResidualMax::new(&ctx, &cfg);
+        let kc = Kernel::with_friction(&ctx, &cfg, Stage::JacobiContact, "main", true);
+        let kr = Kernel::new(&ctx, &cfg, Stage::ResidualMax, "main");
         let (pb, count_b, slots) = (uni(&ctx, &p), buf(&ctx, &lists.count), buf(&ctx, &lists.slots));
         let (vel, w, r) = (buf(&ctx, &c.grains.vel), buf(&ctx, &spin), buf(&ctx, &c.grains.radius));
         let residual = storage_zeroed::<f32>(&ctx, "hourglass.test", n);
         let stats = storage_zeroed::<u32>(&ctx, "hourglass.test", STAT_WORDS as usize);
-        let bc = jacobi_contact::JacobiContactBindings {
-            params: &pb,
-            count: &count_b,
-            slots: &slots,
-            vel: &vel,
-            residual: &residual,
-            spin: &w,
-            radius: &r,
-        };
-        let gc = kc.bind_friction(&ctx, &bc);
-        let gr = kr.bind(&ctx, &pb, &residual, &vel, &stats);
+        let bc = [
+            ("params", &pb),
+            ("count", &count_b),
+            ("slots", &slots),
+            ("vel", &vel),
+            ("residual", &residual),
+            ("spin", &w),
+            ("radius", &r),
+        ];
+        let gc = kc.group(&ctx, &bc);
+        let gr = kr.group(
+            &ctx,
+            &[
+                ("params", &pb),
+                ("residual", &residual),
+                ("vel", &vel),
+                ("stats", &stats),
+            ],
+        );
         run(&ctx, |ps| {
-            kc.dispatch_friction(ps, &gc, n as u32);
+            kc.dispatch(ps, &gc, n as u32);
             kr.dispatch(ps, &gr, n as u32);
         });
         let got = get::<Contact>(&ctx, &slots, n * c.k);
@@ -1156,7 +1227,7 @@ fn jacobi_gather_friction_matches_cpu() {
             spin: &mut want_w,
         };
         cpu::jacobi::jacobi_gather::<true>(&want.count, &want.slots, c.k, &free, out);
-        let kg = jacobi_gather::JacobiGather::new(&ctx, &cfg(&c));
+        let kg = Kernel::with_friction(&ctx, &cfg(&c), Stage::JacobiGather, "main", true);
         let (pb, count, slots) = (uni(&ctx, &p), buf(&ctx, &want.count), buf(&ctx, &want.slots));
         let (vf, im, wf, r) = (
             buf(&ctx, &vel_free),
@@ -1166,19 +1237,19 @@ fn jacobi_gather_friction_matches_cpu() {
         );
         let out = storage_zeroed::<[f32; 2]>(&ctx, "hourglass.test", n);
         let w = buf(&ctx, &vec![7.0f32; n]); // every word must be written
-        let bg = jacobi_gather::JacobiGatherBindings {
-            params: &pb,
-            count: &count,
-            slots: &slots,
-            vel_free: &vf,
-            inv_mass: &im,
-            vel: &out,
-            spin_free: &wf,
-            radius: &r,
-            spin: &w,
-        };
-        let gg = kg.bind_friction(&ctx, &bg);
-        run(&ctx, |ps| kg.dispatch_friction(ps, &gg, n as u32));
+        let bg = [
+            ("params", &pb),
+            ("count", &count),
+            ("slots", &slots),
+            ("vel_free", &vf),
+            ("inv_mass", &im),
+            ("vel", &out),
+            ("spin_free", &wf),
+            ("radius", &r),
+            ("spin", &w),
+        ];
+        let gg = kg.group(&ctx, &bg);
+        run(&ctx, |ps| kg.dispatch(ps, &gg, n as u32));
         let what = format!("{}: jacobi_gather with FRICTION", c.name);
         assert_vec2_close(&what, &get(&ctx, &out, n), &want_v, 1e-6, 1e-6);
         let got_w: Vec<f32> = get(&ctx, &w, n);
@@ -1189,4 +1260,57 @@ fn jacobi_gather_friction_matches_cpu() {
             assert!(want_w != spin_free, "{what}: no spin kick");
         }
     }
+}
+
+/// The message of the panic `f` raises (none: "").
+fn panic_message(f: impl FnOnce()) -> String {
+    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).err();
+    let text = err.as_ref().and_then(|e| {
+        e.downcast_ref::<String>()
+            .cloned()
+            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+    });
+    text.unwrap_or_default()
+}
+
+/// `Kernel::group` binds by the registry's binding names: a name the entry
+/// point does not declare, and a declared binding left out, each panic
+/// naming the entry point (and the name at fault); the right names bind.
+#[test]
+fn kernel_group_by_a_wrong_or_missing_name_panics_naming_the_entry_point() {
+    let Some(ctx) = context() else { return };
+    let cfg = ShaderConfig { capacity: 4 };
+    let k = Kernel::new(&ctx, &cfg, Stage::Integrate, "integrate_angle");
+    let (pb, angle, spin) = (
+        uni(&ctx, &Params::default()),
+        buf(&ctx, &[0.0f32; 4]),
+        buf(&ctx, &[0.0f32; 4]),
+    );
+    let wrong = panic_message(|| {
+        k.group(&ctx, &[("params", &pb), ("angle", &angle), ("spin_rate", &spin)]);
+    });
+    assert!(
+        wrong.contains("integrate::integrate_angle: no binding named `spin_rate`"),
+        "wrong name: {wrong:?}"
+    );
+    let missing = panic_message(|| {
+        k.group(&ctx, &[("params", &pb), ("angle", &angle)]);
+    });
+    assert!(
+        missing.starts_with("integrate::integrate_angle: bindings given [\"params\", \"angle\"]"),
+        "missing name: {missing:?}"
+    );
+    let twice = panic_message(|| {
+        k.group(
+            &ctx,
+            &[("params", &pb), ("angle", &angle), ("spin", &spin), ("angle", &angle)],
+        );
+    });
+    assert!(twice.starts_with("integrate::integrate_angle: "), "twice: {twice:?}");
+    assert_eq!(
+        panic_message(|| {
+            k.group(&ctx, &[("spin", &spin), ("params", &pb), ("angle", &angle)]);
+        }),
+        ""
+    );
 }

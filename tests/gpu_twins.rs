@@ -32,10 +32,8 @@ use gpu_common::{Rng, buf, close, context, get, run, uni};
 use hourglass::cpu;
 use hourglass::cpu::colored::ColoredSweep;
 use hourglass::gpu::buffers::storage_zeroed;
-use hourglass::gpu::colored::{Buckets, Colored, ColoredBindings, bucket_starts};
-use hourglass::gpu::{
-    GpuContext, Params, STAT_RESIDUAL, STAT_SPEED2, STAT_WORDS, ShaderConfig, apgd, residual_max, uzawa,
-};
+use hourglass::gpu::colored::{Buckets, Colored, ColoredBindings, bucket_starts, step_fraction};
+use hourglass::gpu::{GpuContext, Kernel, Params, STAT_RESIDUAL, STAT_SPEED2, STAT_WORDS, ShaderConfig, Stage, apgd};
 use hourglass::model::{Contact, ContactLists, Grains, Grid, OVERFLOW, UZAWA_STEP, Walls};
 
 const ALERT: f32 = 0.003;
@@ -188,7 +186,7 @@ fn residual_max_matches_cpu() {
                 vel[n - 1] = [3.0, -3.0];
             }
             let (want_r, want_s) = cpu::residual_max::residual_max(&residual, &vel);
-            let k = residual_max::ResidualMax::new(&ctx, &ShaderConfig { capacity: 16 });
+            let k = Kernel::new(&ctx, &ShaderConfig { capacity: 16 }, Stage::ResidualMax, "main");
             let p = Params {
                 n_grains: n as u32,
                 ..Params::default()
@@ -199,7 +197,10 @@ fn residual_max_matches_cpu() {
             words[STAT_RESIDUAL as usize] = 0;
             words[STAT_SPEED2 as usize] = 0;
             let (pb, rb, vb, stats) = (uni(&ctx, &p), buf(&ctx, &residual), buf(&ctx, &vel), buf(&ctx, &words));
-            let g = k.bind(&ctx, &pb, &rb, &vb, &stats);
+            let g = k.group(
+                &ctx,
+                &[("params", &pb), ("residual", &rb), ("vel", &vb), ("stats", &stats)],
+            );
             run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
             let got = get::<u32>(&ctx, &stats, STAT_WORDS as usize);
             let (r, s) = (
@@ -325,11 +326,11 @@ fn colored_solve_matches_cpu() {
             .collect();
         let groups: Vec<wgpu::BindGroup> = pass
             .iter()
-            .map(|u| kernels.bind_solve(&ctx, &g.bindings(), u))
+            .map(|u| kernels.solve[0].group(&ctx, &g.bindings().solve(u)))
             .collect();
         run(&ctx, |ps| {
             for (group, &size) in groups.iter().zip(&sizes) {
-                kernels.dispatch_solve(ps, group, size);
+                kernels.solve[0].dispatch(ps, group, size);
             }
         });
         let (slots, vel, residual) = g.read(&ctx, &p);
@@ -361,8 +362,8 @@ fn colored_overflow_matches_cpu() {
         cpu::colored::colored_overflow::<false>(&mut want, &coloring.color, &bodies, out, &mut want_r, &visit(&q));
         let kernels = Colored::new(&ctx, &cfg(&p));
         let g = ColoredGpu::new(&ctx, &p, &coloring.color, &[0u32]);
-        let group = kernels.bind_overflow(&ctx, &g.bindings());
-        run(&ctx, |ps| kernels.dispatch_overflow(ps, &group));
+        let group = kernels.overflow[0].group(&ctx, &g.bindings().overflow());
+        run(&ctx, |ps| kernels.overflow[0].dispatch(ps, &group, 1));
         let (slots, vel, residual) = g.read(&ctx, &p);
         let what = format!("{}: colored_overflow ({} overflow contacts)", p.name, coloring.overflow);
         assert_impulses(&what, &slots, &want);
@@ -400,8 +401,10 @@ fn colored_mirror_matches_cpu() {
             buf(&ctx, &before.count),
             buf(&ctx, &before.slots),
         );
-        let group = kernels.bind_mirror(&ctx, &pb, &count, &slots);
-        run(&ctx, |ps| kernels.dispatch_mirror(ps, &group, n as u32));
+        let group = kernels
+            .mirror
+            .group(&ctx, &[("params", &pb), ("count", &count), ("slots", &slots)]);
+        run(&ctx, |ps| kernels.mirror.dispatch(ps, &group, n as u32));
         let got: Vec<Contact> = get(&ctx, &slots, n * p.k);
         for i in 0..n {
             let r = i * p.k..i * p.k + want.of(i).len();
@@ -433,21 +436,21 @@ fn uzawa_contact_matches_cpu() {
             let mut want_r = vec![-1.0f32; n];
             let (vel, im) = (&p.grains.vel, &p.grains.inv_mass);
             cpu::uzawa::uzawa_contact(&mut want, vel, im, &mut want_r, &projection(&q), s);
-            let k = uzawa::Uzawa::new(&ctx, &cfg(&p));
+            let k = Kernel::new(&ctx, &cfg(&p), Stage::Uzawa, "uzawa_contact");
             let (pb, count, slots) = (uni(&ctx, &q), buf(&ctx, &p.lists.count), buf(&ctx, &p.lists.slots));
             let (vel, im) = (buf(&ctx, &p.grains.vel), buf(&ctx, &p.grains.inv_mass));
             let residual = buf(&ctx, &vec![-1.0f32; n]); // every word must be written
-            let step = uzawa::step_fraction(&ctx, s);
-            let b = uzawa::UzawaBindings {
-                params: &pb,
-                count: &count,
-                slots: &slots,
-                vel: &vel,
-                inv_mass: &im,
-                residual: &residual,
-                step_fraction: &step,
-            };
-            let g = k.bind(&ctx, &b);
+            let step = step_fraction(&ctx, s);
+            let b = [
+                ("params", &pb),
+                ("count", &count),
+                ("slots", &slots),
+                ("vel", &vel),
+                ("inv_mass", &im),
+                ("residual", &residual),
+                ("step_fraction", &step),
+            ];
+            let g = k.group(&ctx, &b);
             run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
             let what = format!("{}: uzawa_contact (s = {s})", p.name);
             assert_impulses(&what, &get(&ctx, &slots, n * p.k), &want);
@@ -481,7 +484,7 @@ fn predict_gap_matches_cpu() {
         let q = params(&p);
         let mut want = Vec::new();
         cpu::correct::predict_gap(&p.lists.count, &p.lists.slots, p.k, &p.grains.vel, q.dt, &mut want);
-        let k = hourglass::gpu::predict_gap::PredictGap::new(&ctx, &cfg(&p));
+        let k = Kernel::new(&ctx, &cfg(&p), Stage::PredictGap, "main");
         let (pb, count, slots) = (uni(&ctx, &q), buf(&ctx, &p.lists.count), buf(&ctx, &p.lists.slots));
         let vel = buf(&ctx, &p.grains.vel);
         // Stale scratch: every listed slot must be overwritten.
@@ -496,7 +499,16 @@ fn predict_gap_matches_cpu() {
             })
             .collect();
         let out = buf(&ctx, &stale);
-        let g = k.bind(&ctx, &pb, &count, &slots, &vel, &out);
+        let g = k.group(
+            &ctx,
+            &[
+                ("params", &pb),
+                ("count", &count),
+                ("slots", &slots),
+                ("vel", &vel),
+                ("out", &out),
+            ],
+        );
         run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
         let got: Vec<Contact> = get(&ctx, &out, n * p.k);
         let mut moved = false;
@@ -574,8 +586,8 @@ fn apgd_gather_matches_cpu() {
                 radius: &im,
                 spin: &buf(&ctx, &[0.0f32; 4]), // the frictional groups are not run
             };
-            let g = k.bind(&ctx, &b);
-            run(&ctx, |ps| k.dispatch_gather(ps, &g, n as u32));
+            let g = k.groups(&ctx, &b);
+            run(&ctx, |ps| k.gather[0].dispatch(ps, &g.gather[0], n as u32));
             let what = format!("{}: apgd_gather (theta = {})", p.name, state[0]);
             assert_vel(&what, &get(&ctx, &vel, n), &want);
         }
@@ -627,8 +639,8 @@ fn apgd_contact_matches_cpu() {
                 radius: &im,
                 spin: &buf(&ctx, &[0.0f32; 4]), // the frictional groups are not run
             };
-            let g = k.bind(&ctx, &b);
-            run(&ctx, |ps| k.dispatch_contact(ps, &g, n as u32));
+            let g = k.groups(&ctx, &b);
+            run(&ctx, |ps| k.contact[0].dispatch(ps, &g.contact[0], n as u32));
             let what = format!("{}: apgd_contact (theta = {})", p.name, state[0]);
             assert_impulses(&what, &get(&ctx, &slots, n * p.k), &want);
             let got_prev: Vec<f32> = get(&ctx, &bufs.prev, n * p.k);
@@ -693,8 +705,8 @@ fn apgd_momentum_matches_cpu() {
                 radius: &dummy,
                 spin: &dummy,
             };
-            let g = k.bind(&ctx, &b);
-            run(&ctx, |ps| k.dispatch_momentum(ps, &g));
+            let g = k.groups(&ctx, &b);
+            run(&ctx, |ps| k.momentum.dispatch(ps, &g.momentum, 1));
             let got: Vec<f32> = get(&ctx, &bufs.state, 4);
             let what = format!("apgd_momentum: {n} grains from {state:?}");
             assert_eq!(got[2], r, "{what}: largest residual");
@@ -803,8 +815,8 @@ fn apgd_gather_friction_matches_cpu() {
                 radius: &r,
                 spin: &w,
             };
-            let g = k.bind(&ctx, &b);
-            run(&ctx, |ps| k.dispatch_gather_friction(ps, &g, n as u32));
+            let g = k.groups(&ctx, &b);
+            run(&ctx, |ps| k.gather[1].dispatch(ps, &g.gather[1], n as u32));
             let what = format!("{}: apgd_gather_friction (theta = {})", p.name, state[0]);
             assert_vel(&what, &get(&ctx, &vel, n), &want);
             let got_w: Vec<f32> = get(&ctx, &w, n);
@@ -872,8 +884,8 @@ fn apgd_contact_friction_matches_cpu() {
                 radius: &r,
                 spin: &w,
             };
-            let g = k.bind(&ctx, &b);
-            run(&ctx, |ps| k.dispatch_contact_friction(ps, &g, n as u32));
+            let g = k.groups(&ctx, &b);
+            run(&ctx, |ps| k.contact[1].dispatch(ps, &g.contact[1], n as u32));
             let what = format!("{}: apgd_contact_friction (theta = {})", p.name, state[0]);
             let got = get::<Contact>(&ctx, &slots, n * p.k);
             assert_impulses(&what, &got, &want);
@@ -1014,11 +1026,11 @@ fn colored_solve_friction_matches_cpu() {
             .collect();
         let groups: Vec<wgpu::BindGroup> = pass
             .iter()
-            .map(|u| kernels.bind_solve_friction(&ctx, &g.bindings(), u))
+            .map(|u| kernels.solve[1].group(&ctx, &g.bindings().solve(u)))
             .collect();
         run(&ctx, |ps| {
             for (group, &size) in groups.iter().zip(&sizes) {
-                kernels.dispatch_solve_friction(ps, group, size);
+                kernels.solve[1].dispatch(ps, group, size);
             }
         });
         let (slots, vel, residual) = g.read(&ctx, &p);
@@ -1059,8 +1071,8 @@ fn colored_overflow_friction_matches_cpu() {
         cpu::colored::colored_overflow::<true>(&mut want, &coloring.color, &bodies, out, &mut want_r, &how);
         let kernels = Colored::new(&ctx, &cfg(&p));
         let g = ColoredGpu::friction(&ctx, &p, &f, &coloring.color, &[0u32]);
-        let group = kernels.bind_overflow_friction(&ctx, &g.bindings());
-        run(&ctx, |ps| kernels.dispatch_overflow_friction(ps, &group));
+        let group = kernels.overflow[1].group(&ctx, &g.bindings().overflow());
+        run(&ctx, |ps| kernels.overflow[1].dispatch(ps, &group, 1));
         let (slots, vel, residual) = g.read(&ctx, &p);
         let what = format!("{}: colored_overflow_friction", p.name);
         assert_impulses(&what, &slots, &want);

@@ -9,18 +9,18 @@
 //! an entry point take the same bindings.
 
 use super::buffers::storage_zeroed;
-use super::{GpuContext, Kernel, ShaderConfig, Stage, registry};
+use super::{GpuContext, Kernel, ShaderConfig, Stage};
 use crate::model::APGD_START as MOMENTUM_START;
 
 /// (theta, k, last largest residual, unused), as `cpu::apgd::Momentum`.
 pub type Momentum = [f32; 4];
 
+/// The pipelines of one APGD iteration; `[f]` pairs are [`Kernel::pair`]s (f = friction).
 pub struct Apgd {
-    gather: Kernel,
-    contact: Kernel,
-    momentum: Kernel,
-    gather_friction: Kernel,
-    contact_friction: Kernel,
+    pub gather: [Kernel; 2],
+    pub contact: [Kernel; 2],
+    /// One workgroup, whatever the pile's size.
+    pub momentum: Kernel,
 }
 
 /// The buffers APGD adds to an NSCD stepper's: the previous impulses (one
@@ -52,13 +52,11 @@ impl ApgdBuffers {
     }
 }
 
-/// The three bind groups of one set of contact lists.
+/// The bind groups of one set of contact lists (`[f]` as [`Apgd`]'s).
 pub struct ApgdGroups {
-    pub gather: wgpu::BindGroup,
-    pub contact: wgpu::BindGroup,
+    pub gather: [wgpu::BindGroup; 2],
+    pub contact: [wgpu::BindGroup; 2],
     pub momentum: wgpu::BindGroup,
-    pub gather_friction: wgpu::BindGroup,
-    pub contact_friction: wgpu::BindGroup,
 }
 
 /// The buffers the stage reads and writes, by binding name.
@@ -80,87 +78,48 @@ pub struct ApgdBindings<'a> {
 impl Apgd {
     pub fn new(ctx: &GpuContext, cfg: &ShaderConfig) -> Self {
         Apgd {
-            gather: Kernel::with_friction(ctx, cfg, Stage::Apgd, "apgd_gather", false),
-            contact: Kernel::with_friction(ctx, cfg, Stage::Apgd, "apgd_contact", false),
+            gather: Kernel::pair(ctx, cfg, Stage::Apgd, "apgd_gather"),
+            contact: Kernel::pair(ctx, cfg, Stage::Apgd, "apgd_contact"),
             momentum: Kernel::new(ctx, cfg, Stage::Apgd, "apgd_momentum"),
-            gather_friction: Kernel::with_friction(ctx, cfg, Stage::Apgd, "apgd_gather", true),
-            contact_friction: Kernel::with_friction(ctx, cfg, Stage::Apgd, "apgd_contact", true),
         }
     }
 
-    pub fn bind(&self, ctx: &GpuContext, b: &ApgdBindings) -> ApgdGroups {
+    /// The bind groups of `b`, by binding name.
+    pub fn groups(&self, ctx: &GpuContext, b: &ApgdBindings) -> ApgdGroups {
         let (prev, state, prev_t) = (&b.bufs.prev, &b.bufs.state, &b.bufs.prev_t);
-        let gather = [
+        let lists = [
             ("params", b.params),
             ("count", b.count),
             ("slots", b.slots),
             ("prev", prev),
+        ];
+        let spins = [
+            ("state", state),
+            ("prev_t", prev_t),
+            ("radius", b.radius),
+            ("spin", b.spin),
+        ];
+        let gather = [
             ("vel_free", b.vel_free),
             ("inv_mass", b.inv_mass),
             ("vel", b.vel),
-            ("state", state),
-            ("prev_t", prev_t),
             ("spin_free", b.spin_free),
-            ("radius", b.radius),
-            ("spin", b.spin),
         ];
-        let contact = [
-            ("params", b.params),
-            ("count", b.count),
-            ("slots", b.slots),
-            ("prev", prev),
-            ("vel", b.vel),
-            ("residual", b.residual),
-            ("state", state),
-            ("prev_t", prev_t),
-            ("radius", b.radius),
-            ("spin", b.spin),
-        ];
+        let gather = [&lists[..], &gather[..], &spins[..]].concat();
+        let contact = [&lists[..], &[("vel", b.vel), ("residual", b.residual)][..], &spins[..]].concat();
+        let momentum = [("params", b.params), ("residual", b.residual), ("state", state)];
         ApgdGroups {
-            gather: registry::group(ctx, &self.gather, &gather),
-            contact: registry::group(ctx, &self.contact, &contact),
-            momentum: registry::group(
-                ctx,
-                &self.momentum,
-                &[("params", b.params), ("residual", b.residual), ("state", state)],
-            ),
-            gather_friction: registry::group(ctx, &self.gather_friction, &gather),
-            contact_friction: registry::group(ctx, &self.contact_friction, &contact),
+            gather: self.gather.each_ref().map(|k| k.group(ctx, &gather)),
+            contact: self.contact.each_ref().map(|k| k.group(ctx, &contact)),
+            momentum: self.momentum.group(ctx, &momentum),
         }
     }
 
-    pub fn dispatch_gather(&self, pass: &mut wgpu::ComputePass, g: &ApgdGroups, n_grains: u32) {
-        self.gather.dispatch(pass, &g.gather, n_grains);
-    }
-
-    pub fn dispatch_contact(&self, pass: &mut wgpu::ComputePass, g: &ApgdGroups, n_grains: u32) {
-        self.contact.dispatch(pass, &g.contact, n_grains);
-    }
-
-    /// One workgroup, whatever the pile's size.
-    pub fn dispatch_momentum(&self, pass: &mut wgpu::ComputePass, g: &ApgdGroups) {
+    /// One whole iteration, frictional (DESIGN §1d) when `friction`.
+    pub fn dispatch_iteration(&self, pass: &mut wgpu::ComputePass, g: &ApgdGroups, n_grains: u32, friction: bool) {
+        let f = usize::from(friction);
+        self.gather[f].dispatch(pass, &g.gather[f], n_grains);
+        self.contact[f].dispatch(pass, &g.contact[f], n_grains);
         self.momentum.dispatch(pass, &g.momentum, 1);
-    }
-
-    /// One whole iteration.
-    pub fn dispatch_iteration(&self, pass: &mut wgpu::ComputePass, g: &ApgdGroups, n_grains: u32) {
-        self.dispatch_gather(pass, g, n_grains);
-        self.dispatch_contact(pass, g, n_grains);
-        self.dispatch_momentum(pass, g);
-    }
-
-    pub fn dispatch_gather_friction(&self, pass: &mut wgpu::ComputePass, g: &ApgdGroups, n_grains: u32) {
-        self.gather_friction.dispatch(pass, &g.gather_friction, n_grains);
-    }
-
-    pub fn dispatch_contact_friction(&self, pass: &mut wgpu::ComputePass, g: &ApgdGroups, n_grains: u32) {
-        self.contact_friction.dispatch(pass, &g.contact_friction, n_grains);
-    }
-
-    /// One whole frictional iteration (DESIGN §1d).
-    pub fn dispatch_iteration_friction(&self, pass: &mut wgpu::ComputePass, g: &ApgdGroups, n_grains: u32) {
-        self.dispatch_gather_friction(pass, g, n_grains);
-        self.dispatch_contact_friction(pass, g, n_grains);
-        self.dispatch_momentum(pass, g);
     }
 }

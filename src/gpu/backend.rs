@@ -17,10 +17,10 @@
 //! the extrapolated impulses, the step needs those of the final ones.
 //! Friction (`StepParams::friction`, DESIGN §1d): `SpinFree` copies the
 //! spins into `spin_free` at the start of the step, and the Jacobi, APGD and
-//! coloured iterations, the gathers and `Integrate` use their `*friction`
-//! entry points (tangential impulses, spins, then the angles); the
-//! frictionless kernels are untouched, so mu = mu_wall = 0 runs exactly as
-//! before. Uzawa refuses friction.
+//! coloured iterations and the gathers use their frictional pipelines (the
+//! second of each [`super::Kernel::pair`]: tangential impulses, spins), and
+//! `IntegrateAngle` the angles; the frictionless pipelines are untouched, so
+//! mu = mu_wall = 0 runs exactly as before. Uzawa refuses friction.
 //! Split push-out (`overlap_iterations` > 0, as `cpu::CpuStepper::step`): the
 //! solve runs with beta = 0 (main `Params`), then `PredictGap` copies this
 //! step's lists with the predicted gap into the other lists (dead after warm
@@ -52,10 +52,7 @@ use super::pipeline::{ID, INV_MASS, POS, Pipeline, RADIUS, VEL};
 use super::state::{Buffers, Groups, Kernels, wide};
 use super::step::{Recorder, StepStage, record, stages_of};
 use super::view::DeviceGrains;
-use super::{
-    GpuContext, Params, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_RESIDUAL, STAT_SPEED2, Stage, pass,
-    residual_max,
-};
+use super::{GpuContext, Params, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_RESIDUAL, STAT_SPEED2, Stage, pass};
 use crate::error::{Error, Result};
 use crate::model::plan::{self, Stage as PlanStage};
 use crate::model::{Contact, ContactLists, Grains, Grid, Region, SolverKind, StepParams, StepStats, Totals, Walls};
@@ -283,7 +280,8 @@ impl GpuBackend {
         q.step = self.steps as u32;
         self.core.write_params();
         if p.cohesion.on() {
-            self.kernels.cohesion.write(&self.core.ctx, &p.cohesion);
+            let law = bytemuck::bytes_of(&p.cohesion);
+            self.core.ctx.queue.write_buffer(&self.bufs.cohesion_law, 0, law);
         }
         if split(&p) {
             let c = Params {
@@ -347,12 +345,12 @@ impl GpuBackend {
         let n = self.core.n as u32;
         {
             let mut p = pass(enc, &Stage::Reorder.label());
-            for group in &self.groups.reorder {
-                self.kernels.reorder.dispatch(&mut p, group, n);
+            for (w, group) in &self.groups.reorder {
+                self.kernels.reorder[*w].dispatch(&mut p, group, n);
             }
         }
         for (a, (buf, tmp)) in self.core.bufs.grains.iter().zip(&self.bufs.tmp).enumerate() {
-            let bytes = self.core.n as u64 * if wide(a) { 8 } else { 4 };
+            let bytes = self.core.n as u64 * 4 * (1 + wide(a) as u64);
             if bytes > 0 {
                 enc.copy_buffer_to_buffer(tmp, 0, buf, 0, bytes);
             }
@@ -361,7 +359,7 @@ impl GpuBackend {
         {
             let mut p = pass(enc, &Stage::Reorder.label());
             for group in &self.groups.reorder_spins {
-                self.kernels.reorder.dispatch(&mut p, group, n);
+                self.kernels.reorder[0].dispatch(&mut p, group, n);
             }
         }
         let s = &self.bufs.spins;
@@ -469,13 +467,8 @@ impl GpuBackend {
             // The iterations leave the velocities of the extrapolated impulses:
             // those of the final impulses, as cpu::apgd::solve.
             let mut ps = pass(&mut enc, &Stage::JacobiGather.label());
-            let (n, c) = (self.core.n as u32, self.cur);
-            let (k, g) = (&self.kernels.jacobi_gather, &self.groups);
-            if p.friction() {
-                k.dispatch_friction(&mut ps, &g.jacobi_gather_friction[c], n);
-            } else {
-                k.dispatch(&mut ps, &g.jacobi_gather[c], n);
-            }
+            let (n, c, f) = (self.core.n as u32, self.cur, usize::from(p.friction()));
+            self.kernels.jacobi_gather[f].dispatch(&mut ps, &self.groups.jacobi_gather[c][f], n);
         }
         stats.overflow = u64::from(words[STAT_OVERFLOW as usize]);
         stats.contacts = u64::from(words[STAT_CONTACTS as usize]);
@@ -489,25 +482,18 @@ impl GpuBackend {
     /// step has an overflow colour), then the residual reduction.
     fn record_iterations(&self, enc: &mut wgpu::CommandEncoder, iterations: u32, sp: &StepParams, overflow: bool) {
         let (n, c, solver) = (self.core.n as u32, self.cur, sp.solver);
-        let friction = sp.friction();
+        let (friction, f) = (sp.friction(), usize::from(sp.friction()));
+        let (k, g) = (&self.kernels, &self.groups);
         let one = |p: &mut wgpu::ComputePass| match (solver, &self.solvers) {
             (SolverKind::Colored, Some(s)) => s.record_colored(p, c, &self.color_sizes, overflow, friction),
-            (SolverKind::Apgd, Some(s)) if friction => s.apgd.dispatch_iteration_friction(p, &s.apgd_groups[c], n),
-            (SolverKind::Apgd, Some(s)) => s.apgd.dispatch_iteration(p, &s.apgd_groups[c], n),
+            (SolverKind::Apgd, Some(s)) => s.apgd.dispatch_iteration(p, &s.apgd_groups[c], n, friction),
             (SolverKind::Uzawa, Some(s)) => {
                 s.uzawa.dispatch(p, &s.uzawa_groups[c], n);
-                self.kernels.jacobi_gather.dispatch(p, &self.groups.jacobi_gather[c], n);
-            }
-            _ if friction => {
-                let (k, g) = (&self.kernels, &self.groups);
-                k.jacobi_contact.dispatch_friction(p, &g.jacobi_contact_friction[c], n);
-                k.jacobi_gather.dispatch_friction(p, &g.jacobi_gather_friction[c], n);
+                k.jacobi_gather[0].dispatch(p, &g.jacobi_gather[c][0], n);
             }
             _ => {
-                self.kernels
-                    .jacobi_contact
-                    .dispatch(p, &self.groups.jacobi_contact[c], n);
-                self.kernels.jacobi_gather.dispatch(p, &self.groups.jacobi_gather[c], n);
+                k.jacobi_contact[f].dispatch(p, &g.jacobi_contact[c][f], n);
+                k.jacobi_gather[f].dispatch(p, &g.jacobi_gather[c][f], n);
             }
         };
         // Coloured passes max into the residual (a grain's contacts are spread
@@ -524,7 +510,9 @@ impl GpuBackend {
             let mut p = pass(enc, &Stage::Colored.label());
             one(&mut p);
         }
-        residual_max::record_clear(enc, &self.core.bufs.stats);
+        // residual_max maxes into stats[STAT_RESIDUAL] and stats[STAT_SPEED2]: zero them first.
+        const _: () = assert!(STAT_SPEED2 == STAT_RESIDUAL + 1);
+        enc.clear_buffer(&self.core.bufs.stats, u64::from(STAT_RESIDUAL) * 4, Some(8));
         let mut p = pass(enc, &Stage::ResidualMax.label());
         self.kernels.residual_max.dispatch(&mut p, &self.groups.residual_max, n);
     }
@@ -538,28 +526,28 @@ impl Recorder for StepRun<'_> {
             StepStage::FreeVelocity => k.free_velocity.dispatch(ps, &g.free_velocity, n),
             StepStage::Cohesion => k.cohesion.dispatch(ps, &g.cohesion[c], n),
             StepStage::WarmStart => k.warm_start.dispatch(ps, &g.warm_start[c], n),
-            StepStage::Bounce => k.warm_start.dispatch_bounce(ps, &g.bounce[c], n),
-            StepStage::Gather if self.p.friction() => {
-                k.jacobi_gather.dispatch_friction(ps, &g.jacobi_gather_friction[c], n)
+            StepStage::Bounce => k.bounce.dispatch(ps, &g.bounce[c], n),
+            StepStage::Gather => {
+                let f = usize::from(self.p.friction());
+                k.jacobi_gather[f].dispatch(ps, &g.jacobi_gather[c][f], n)
             }
-            StepStage::Gather => k.jacobi_gather.dispatch(ps, &g.jacobi_gather[c], n),
             StepStage::Mirror => {
                 if let Some(s) = &be.solvers {
-                    s.colored.dispatch_mirror(ps, &s.mirror[c], n);
+                    s.colored.mirror.dispatch(ps, &s.mirror[c], n);
                 }
             }
             StepStage::PredictGap => k.predict_gap.dispatch(ps, &g.predict_gap[c], n),
             StepStage::Correct => {
                 // Zero impulses: shift = 0 + im sum 0 n = 0 exactly (the CPU starts from 0).
-                k.jacobi_gather.dispatch(ps, &g.correct_gather[c], n);
+                k.jacobi_gather[0].dispatch(ps, &g.correct_gather[c], n);
                 for _ in 0..self.p.overlap_iterations {
-                    k.jacobi_contact.dispatch(ps, &g.correct_contact[c], n);
-                    k.jacobi_gather.dispatch(ps, &g.correct_gather[c], n);
+                    k.jacobi_contact[0].dispatch(ps, &g.correct_contact[c], n);
+                    k.jacobi_gather[0].dispatch(ps, &g.correct_gather[c], n);
                 }
             }
             StepStage::Shift => k.integrate.dispatch(ps, &g.shift, n),
             StepStage::Integrate => k.integrate.dispatch(ps, &g.integrate, n),
-            StepStage::IntegrateAngle => k.integrate.dispatch_angle(ps, &g.integrate_angle, n),
+            StepStage::IntegrateAngle => k.integrate_angle.dispatch(ps, &g.integrate_angle, n),
             shared => be.core.dispatch(shared, c, ps),
         }
     }

@@ -13,17 +13,21 @@
 //! contact list once per colour (16 times on the 5,000-grain hourglass).
 
 use super::buffers::{storage_zeroed, uniform};
-use super::{GpuContext, Kernel, ShaderConfig, Stage, registry};
+use super::{GpuContext, Kernel, ShaderConfig, Stage};
 use crate::model::{MAX_COLORS, OVERFLOW};
 
+/// The coloured solver's pipelines; `[f]` pairs are [`Kernel::pair`]s (f = friction).
 pub struct Colored {
-    bucket_count: Kernel,
-    bucket_scatter: Kernel,
-    solve: Kernel,
-    overflow: Kernel,
-    mirror: Kernel,
-    solve_friction: Kernel,
-    overflow_friction: Kernel,
+    /// Count the contacts of each colour into `Buckets::size` (which must be zero).
+    pub bucket_count: Kernel,
+    /// Scatter slot indices into the bucket from `Buckets::cursor` (set to the starts).
+    pub bucket_scatter: Kernel,
+    /// One colour: one invocation per contact of the colour in `pass_color`.
+    pub solve: [Kernel; 2],
+    /// The overflow colour: one invocation walks every grain.
+    pub overflow: [Kernel; 2],
+    /// The owners' impulses into the other copies, one invocation per grain.
+    pub mirror: Kernel,
 }
 
 /// The colour buckets: slot indices grouped by colour, the size of each
@@ -56,7 +60,7 @@ pub fn bucket_starts(sizes: &[u32]) -> Vec<u32> {
         .collect()
 }
 
-/// The buffers a coloured pass binds, in binding order.
+/// The buffers the coloured passes bind, by binding name.
 pub struct ColoredBindings<'a> {
     pub params: &'a wgpu::Buffer,
     pub count: &'a wgpu::Buffer,
@@ -71,146 +75,82 @@ pub struct ColoredBindings<'a> {
     pub spin: &'a wgpu::Buffer,
 }
 
+/// A list of buffers by binding name, as [`Kernel::group`] takes it.
+type Named<'a, const N: usize> = [(&'static str, &'a wgpu::Buffer); N];
+
+impl<'a> ColoredBindings<'a> {
+    /// `params`, `count`, `slots`: what every pass but the solve's reads first.
+    fn lists(&self) -> Named<'a, 3> {
+        [("params", self.params), ("count", self.count), ("slots", self.slots)]
+    }
+
+    /// The bindings of `colored_bucket_count`.
+    pub fn bucket_count(&self) -> Vec<(&'static str, &'a wgpu::Buffer)> {
+        [
+            &self.lists()[..],
+            &[("color", self.color), ("bucket_size", &self.buckets.size)],
+        ]
+        .concat()
+    }
+
+    /// The bindings of `colored_bucket_scatter`.
+    pub fn bucket_scatter(&self) -> Vec<(&'static str, &'a wgpu::Buffer)> {
+        let b = self.buckets;
+        let more = [
+            ("color", self.color),
+            ("bucket", &b.bucket),
+            ("bucket_cursor", &b.cursor),
+        ];
+        [&self.lists()[..], &more[..]].concat()
+    }
+
+    /// The bindings of `colored_solve` for the colour in `pass_color` (see
+    /// [`pass_colors`]; both pipelines: those read under `FRICTION` are in
+    /// the layout of each).
+    pub fn solve(&self, pass_color: &'a wgpu::Buffer) -> Named<'a, 9> {
+        [
+            ("params", self.params),
+            ("slots", self.slots),
+            ("inv_mass", self.inv_mass),
+            ("vel", self.vel),
+            ("residual", self.residual),
+            ("pass_color", pass_color),
+            ("bucket", &self.buckets.bucket),
+            ("radius", self.radius),
+            ("spin", self.spin),
+        ]
+    }
+
+    /// The bindings of `colored_overflow` (both pipelines).
+    pub fn overflow(&self) -> Vec<(&'static str, &'a wgpu::Buffer)> {
+        let more = [
+            ("color", self.color),
+            ("inv_mass", self.inv_mass),
+            ("vel", self.vel),
+            ("residual", self.residual),
+            ("radius", self.radius),
+            ("spin", self.spin),
+        ];
+        [&self.lists()[..], &more[..]].concat()
+    }
+
+    /// The bindings of `colored_mirror`.
+    pub fn mirror(&self) -> Named<'a, 3> {
+        self.lists()
+    }
+}
+
 impl Colored {
     pub fn new(ctx: &GpuContext, cfg: &ShaderConfig) -> Self {
-        let kernel = |entry, friction| Kernel::with_friction(ctx, cfg, Stage::Colored, entry, friction);
+        let kernel = |entry| Kernel::new(ctx, cfg, Stage::Colored, entry);
         Colored {
-            bucket_count: kernel("colored_bucket_count", false),
-            bucket_scatter: kernel("colored_bucket_scatter", false),
-            solve: kernel("colored_solve", false),
-            overflow: kernel("colored_overflow", false),
-            mirror: kernel("colored_mirror", false),
-            solve_friction: kernel("colored_solve", true),
-            overflow_friction: kernel("colored_overflow", true),
+            bucket_count: kernel("colored_bucket_count"),
+            bucket_scatter: kernel("colored_bucket_scatter"),
+            solve: Kernel::pair(ctx, cfg, Stage::Colored, "colored_solve"),
+            overflow: Kernel::pair(ctx, cfg, Stage::Colored, "colored_overflow"),
+            mirror: kernel("colored_mirror"),
         }
     }
-
-    pub fn bind_bucket_count(&self, ctx: &GpuContext, b: &ColoredBindings) -> wgpu::BindGroup {
-        registry::group(
-            ctx,
-            &self.bucket_count,
-            &[
-                ("params", b.params),
-                ("count", b.count),
-                ("slots", b.slots),
-                ("color", b.color),
-                ("bucket_size", &b.buckets.size),
-            ],
-        )
-    }
-
-    pub fn bind_bucket_scatter(&self, ctx: &GpuContext, b: &ColoredBindings) -> wgpu::BindGroup {
-        registry::group(
-            ctx,
-            &self.bucket_scatter,
-            &[
-                ("params", b.params),
-                ("count", b.count),
-                ("slots", b.slots),
-                ("color", b.color),
-                ("bucket", &b.buckets.bucket),
-                ("bucket_cursor", &b.buckets.cursor),
-            ],
-        )
-    }
-
-    /// `colored_solve` for the colour in `pass_color` (see [`pass_colors`]).
-    pub fn bind_solve(&self, ctx: &GpuContext, b: &ColoredBindings, pass_color: &wgpu::Buffer) -> wgpu::BindGroup {
-        registry::group(ctx, &self.solve, &solve_entries(b, pass_color))
-    }
-
-    pub fn bind_overflow(&self, ctx: &GpuContext, b: &ColoredBindings) -> wgpu::BindGroup {
-        registry::group(ctx, &self.overflow, &overflow_entries(b))
-    }
-
-    /// `colored_solve` with `FRICTION` for the colour in `pass_color`.
-    pub fn bind_solve_friction(
-        &self,
-        ctx: &GpuContext,
-        b: &ColoredBindings,
-        pass_color: &wgpu::Buffer,
-    ) -> wgpu::BindGroup {
-        registry::group(ctx, &self.solve_friction, &solve_entries(b, pass_color))
-    }
-
-    /// `colored_overflow` with `FRICTION`.
-    pub fn bind_overflow_friction(&self, ctx: &GpuContext, b: &ColoredBindings) -> wgpu::BindGroup {
-        registry::group(ctx, &self.overflow_friction, &overflow_entries(b))
-    }
-
-    /// `colored_mirror` bindings: params, count, slots.
-    pub fn bind_mirror(
-        &self,
-        ctx: &GpuContext,
-        params: &wgpu::Buffer,
-        count: &wgpu::Buffer,
-        slots: &wgpu::Buffer,
-    ) -> wgpu::BindGroup {
-        registry::group(
-            ctx,
-            &self.mirror,
-            &[("params", params), ("count", count), ("slots", slots)],
-        )
-    }
-
-    /// Count the contacts of each colour into `Buckets::size` (which must be zero).
-    pub fn dispatch_bucket_count(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {
-        self.bucket_count.dispatch(pass, group, n_grains);
-    }
-    /// Scatter slot indices into the bucket from `Buckets::cursor` (set to the starts).
-    pub fn dispatch_bucket_scatter(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {
-        self.bucket_scatter.dispatch(pass, group, n_grains);
-    }
-    /// One colour: `size` invocations, one per contact of the colour.
-    pub fn dispatch_solve(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, size: u32) {
-        self.solve.dispatch(pass, group, size);
-    }
-    /// One invocation walks every grain.
-    pub fn dispatch_overflow(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup) {
-        self.overflow.dispatch(pass, group, 1);
-    }
-    /// One colour with `FRICTION`: `size` invocations.
-    pub fn dispatch_solve_friction(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, size: u32) {
-        self.solve_friction.dispatch(pass, group, size);
-    }
-    /// The overflow colour with `FRICTION`: one invocation walks every grain.
-    pub fn dispatch_overflow_friction(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup) {
-        self.overflow_friction.dispatch(pass, group, 1);
-    }
-    pub fn dispatch_mirror(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {
-        self.mirror.dispatch(pass, group, n_grains);
-    }
-}
-
-/// The bindings of `colored_solve` (both pipelines: those read under
-/// `FRICTION` are in the layout of each).
-fn solve_entries<'a>(b: &ColoredBindings<'a>, pass_color: &'a wgpu::Buffer) -> [(&'static str, &'a wgpu::Buffer); 9] {
-    [
-        ("params", b.params),
-        ("slots", b.slots),
-        ("inv_mass", b.inv_mass),
-        ("vel", b.vel),
-        ("residual", b.residual),
-        ("pass_color", pass_color),
-        ("bucket", &b.buckets.bucket),
-        ("radius", b.radius),
-        ("spin", b.spin),
-    ]
-}
-
-/// The bindings of `colored_overflow` (both pipelines).
-fn overflow_entries<'a>(b: &ColoredBindings<'a>) -> [(&'static str, &'a wgpu::Buffer); 9] {
-    [
-        ("params", b.params),
-        ("count", b.count),
-        ("slots", b.slots),
-        ("color", b.color),
-        ("inv_mass", b.inv_mass),
-        ("vel", b.vel),
-        ("residual", b.residual),
-        ("radius", b.radius),
-        ("spin", b.spin),
-    ]
 }
 
 /// One uniform per colour 0..MAX_COLORS (x = k, y = start, z = size; the
@@ -238,13 +178,25 @@ pub fn write_pass_colors(ctx: &GpuContext, pass_colors: &[wgpu::Buffer], buckets
 /// Keep the overflow colour outside the per-pass range.
 const _: () = assert!(OVERFLOW >= MAX_COLORS);
 
+/// The uniform holding Uzawa's step fraction s (x; y, z, w unused).
+pub fn step_fraction(ctx: &GpuContext, s: f32) -> wgpu::Buffer {
+    uniform(ctx, "hourglass.uzawa.step_fraction", &[s, 0.0, 0.0, 0.0])
+}
+
 /// Kernels, buffers and bind groups of the coloured, Uzawa and APGD solvers of a
 /// [`super::GpuBackend`], built on the first step that needs them. `[p]`
-/// entries work on contact lists p, like [`super::state::Groups`].
+/// entries work on contact lists p, like [`super::state::Groups`]; `[f]`
+/// those of a [`Kernel::pair`] (f = friction).
 pub struct SolverState {
     pub coloring: super::coloring::Coloring,
     pub colored: Colored,
-    pub uzawa: super::uzawa::Uzawa,
+    /// `uzawa::uzawa_contact`: one projected dual-gradient step of Maury's
+    /// velocity projection, P' = max(0, P - rho t) with the common target
+    /// t = u + (max(d,0) + beta min(d + slop,0))/dt (`Contact::target`), the
+    /// Gershgorin-safe rho = s / (im_a N_a + im_b N_b), and per grain the
+    /// largest |P' - P| / rho (into `residual`); `jacobi_gather` then
+    /// rebuilds the velocities. Twin `cpu::uzawa::uzawa_contact`.
+    pub uzawa: Kernel,
     pub colors: super::coloring::ColorBuffers,
     pub buckets: Buckets,
     pub pass_colors: Vec<wgpu::Buffer>,
@@ -255,12 +207,10 @@ pub struct SolverState {
     pub count: [wgpu::BindGroup; 2],
     pub bucket_count: [wgpu::BindGroup; 2],
     pub bucket_scatter: [wgpu::BindGroup; 2],
-    /// [p][k]: colour k.
-    pub solve: [Vec<wgpu::BindGroup>; 2],
-    pub overflow: [wgpu::BindGroup; 2],
-    /// The frictional passes, as `solve` and `overflow`.
-    pub solve_friction: [Vec<wgpu::BindGroup>; 2],
-    pub overflow_friction: [wgpu::BindGroup; 2],
+    /// [p][f][k]: colour k.
+    pub solve: [[Vec<wgpu::BindGroup>; 2]; 2],
+    /// [p][f].
+    pub overflow: [[wgpu::BindGroup; 2]; 2],
     pub mirror: [wgpu::BindGroup; 2],
     pub uzawa_groups: [wgpu::BindGroup; 2],
     pub apgd: super::apgd::Apgd,
@@ -282,19 +232,18 @@ impl SolverState {
         let slots = core.n * core.capacity;
         let coloring = super::coloring::Coloring::new(ctx, cfg);
         let colored = Colored::new(ctx, cfg);
-        let uzawa = super::uzawa::Uzawa::new(ctx, cfg);
+        let uzawa = Kernel::new(ctx, cfg, Stage::Uzawa, "uzawa_contact");
         let colors = super::coloring::ColorBuffers::new(ctx, slots);
         let pass_colors = pass_colors(ctx);
         let buckets = Buckets::new(ctx, slots);
-        let step_fraction = super::uzawa::step_fraction(ctx, crate::model::UZAWA_STEP);
-        let (vel, inv_mass) = (&b.grains[VEL], &b.grains[INV_MASS]);
+        let step_fraction = step_fraction(ctx, crate::model::UZAWA_STEP);
         let bindings = |p: usize| ColoredBindings {
             params: &b.params,
             count: &b.count[p],
             slots: &b.slots[p],
             color: &colors.color[0],
-            inv_mass,
-            vel,
+            inv_mass: &b.grains[INV_MASS],
+            vel: &b.grains[VEL],
             residual,
             buckets: &buckets,
             radius: &b.grains[RADIUS],
@@ -302,22 +251,18 @@ impl SolverState {
         };
         let (init, round, count) = coloring_groups(core, &coloring, &colors);
         let solve = [0, 1].map(|p| {
-            pass_colors
-                .iter()
-                .map(|k| colored.bind_solve(ctx, &bindings(p), k))
-                .collect()
+            let b = bindings(p);
+            (colored.solve.each_ref()).map(|k| pass_colors.iter().map(|c| k.group(ctx, &b.solve(c))).collect())
         });
-        let overflow = [0, 1].map(|p| colored.bind_overflow(ctx, &bindings(p)));
-        let solve_friction = [0, 1].map(|p| {
-            pass_colors
-                .iter()
-                .map(|k| colored.bind_solve_friction(ctx, &bindings(p), k))
-                .collect()
+        let overflow = [0, 1].map(|p| {
+            colored
+                .overflow
+                .each_ref()
+                .map(|k| k.group(ctx, &bindings(p).overflow()))
         });
-        let overflow_friction = [0, 1].map(|p| colored.bind_overflow_friction(ctx, &bindings(p)));
-        let bucket_count = [0, 1].map(|p| colored.bind_bucket_count(ctx, &bindings(p)));
-        let bucket_scatter = [0, 1].map(|p| colored.bind_bucket_scatter(ctx, &bindings(p)));
-        let mirror = [0, 1].map(|p| colored.bind_mirror(ctx, &b.params, &b.count[p], &b.slots[p]));
+        let bucket_count = [0, 1].map(|p| colored.bucket_count.group(ctx, &bindings(p).bucket_count()));
+        let bucket_scatter = [0, 1].map(|p| colored.bucket_scatter.group(ctx, &bindings(p).bucket_scatter()));
+        let mirror = [0, 1].map(|p| colored.mirror.group(ctx, &bindings(p).mirror()));
         let uzawa_groups = uzawa_groups(core, &uzawa, residual, &step_fraction);
         let apgd = super::apgd::Apgd::new(ctx, cfg);
         let apgd_bufs = super::apgd::ApgdBuffers::new(ctx, slots);
@@ -337,8 +282,6 @@ impl SolverState {
             bucket_scatter,
             solve,
             overflow,
-            solve_friction,
-            overflow_friction,
             mirror,
             uzawa_groups,
             apgd,
@@ -351,7 +294,7 @@ impl SolverState {
     pub fn record_init(&self, enc: &mut wgpu::CommandEncoder, p: usize, n: u32, slots: u64) {
         {
             let mut ps = super::pass(enc, &Stage::Coloring.label());
-            self.coloring.dispatch_init(&mut ps, &self.init[p], n);
+            self.coloring.init.dispatch(&mut ps, &self.init[p], n);
         }
         if slots > 0 {
             enc.copy_buffer_to_buffer(&self.colors.color[0], 0, &self.colors.color[1], 0, slots * 4);
@@ -363,17 +306,16 @@ impl SolverState {
         enc.clear_buffer(&self.colors.stats, 0, None);
         let mut ps = super::pass(enc, &Stage::Coloring.label());
         for r in 0..super::coloring::ROUNDS_PER_CHECK {
-            self.coloring
-                .dispatch_round(&mut ps, &self.round[p][(r % 2) as usize], n);
+            (self.coloring.round).dispatch(&mut ps, &self.round[p][(r % 2) as usize], n);
         }
-        self.coloring.dispatch_count(&mut ps, &self.count[p], n);
+        self.coloring.count.dispatch(&mut ps, &self.count[p], n);
     }
 
     /// Record the count of each colour's contacts (read it back, then [`Self::bucket`]).
     pub fn record_bucket_count(&self, enc: &mut wgpu::CommandEncoder, p: usize, n: u32) {
         enc.clear_buffer(&self.buckets.size, 0, None);
         let mut ps = super::pass(enc, &Stage::Colored.label());
-        self.colored.dispatch_bucket_count(&mut ps, &self.bucket_count[p], n);
+        self.colored.bucket_count.dispatch(&mut ps, &self.bucket_count[p], n);
     }
 
     /// Set the pass uniforms and cursors for colours of `sizes` (as read
@@ -382,25 +324,20 @@ impl SolverState {
         write_pass_colors(ctx, &self.pass_colors, &self.buckets, sizes);
         let mut ps = super::pass(enc, &Stage::Colored.label());
         self.colored
-            .dispatch_bucket_scatter(&mut ps, &self.bucket_scatter[p], n);
+            .bucket_scatter
+            .dispatch(&mut ps, &self.bucket_scatter[p], n);
     }
 
     /// Record one coloured iteration: each colour of `sizes` (its contact
     /// count), then the overflow colour when there is one; the frictional
     /// passes when `friction`.
     pub fn record_colored(&self, ps: &mut wgpu::ComputePass, p: usize, sizes: &[u32], overflow: bool, friction: bool) {
-        let c = &self.colored;
+        let (c, f) = (&self.colored, usize::from(friction));
         for (k, &size) in sizes.iter().enumerate() {
-            if friction {
-                c.dispatch_solve_friction(ps, &self.solve_friction[p][k], size);
-            } else {
-                c.dispatch_solve(ps, &self.solve[p][k], size);
-            }
+            c.solve[f].dispatch(ps, &self.solve[p][f][k], size);
         }
-        match (overflow, friction) {
-            (true, true) => c.dispatch_overflow_friction(ps, &self.overflow_friction[p]),
-            (true, false) => c.dispatch_overflow(ps, &self.overflow[p]),
-            _ => {}
+        if overflow {
+            c.overflow[f].dispatch(ps, &self.overflow[p][f], 1);
         }
     }
 }
@@ -408,23 +345,23 @@ impl SolverState {
 /// `uzawa_contact` groups on lists p, into `residual`.
 fn uzawa_groups(
     core: &super::pipeline::Pipeline,
-    uzawa: &super::uzawa::Uzawa,
+    uzawa: &Kernel,
     residual: &wgpu::Buffer,
     step_fraction: &wgpu::Buffer,
 ) -> [wgpu::BindGroup; 2] {
     use super::pipeline::{INV_MASS, VEL};
     let b = &core.bufs;
     [0, 1].map(|p| {
-        let bindings = super::uzawa::UzawaBindings {
-            params: &b.params,
-            count: &b.count[p],
-            slots: &b.slots[p],
-            vel: &b.grains[VEL],
-            inv_mass: &b.grains[INV_MASS],
-            residual,
-            step_fraction,
-        };
-        uzawa.bind(&core.ctx, &bindings)
+        let given = [
+            ("params", &b.params),
+            ("count", &b.count[p]),
+            ("slots", &b.slots[p]),
+            ("vel", &b.grains[VEL]),
+            ("inv_mass", &b.grains[INV_MASS]),
+            ("residual", residual),
+            ("step_fraction", step_fraction),
+        ];
+        uzawa.group(&core.ctx, &given)
     })
 }
 
@@ -453,7 +390,7 @@ fn apgd_groups(
             radius: &b.grains[RADIUS],
             spin: &spins.spin,
         };
-        apgd.bind(&core.ctx, &bindings)
+        apgd.groups(&core.ctx, &bindings)
     })
 }
 
@@ -466,29 +403,22 @@ fn coloring_groups(
 ) -> ([wgpu::BindGroup; 2], [[wgpu::BindGroup; 2]; 2], [wgpu::BindGroup; 2]) {
     let (ctx, b) = (&core.ctx, &core.bufs);
     let inv_mass = &b.grains[super::pipeline::INV_MASS];
-    let init = [0, 1].map(|p| coloring.bind_init(ctx, &b.params, &b.count[p], &b.slots[p], &colors.color[0]));
+    let lists = |p: usize| [("params", &b.params), ("count", &b.count[p]), ("slots", &b.slots[p])];
+    let [c0, c1] = &colors.color;
+    let init = [0, 1].map(|p| {
+        coloring
+            .init
+            .group(ctx, &[&lists(p)[..], &[("color_out", c0)]].concat())
+    });
     let round = [0, 1].map(|p| {
-        [0, 1].map(|r| {
-            let round = super::coloring::RoundBindings {
-                params: &b.params,
-                count: &b.count[p],
-                slots: &b.slots[p],
-                inv_mass,
-                color_in: &colors.color[r],
-                color_out: &colors.color[1 - r],
-            };
-            coloring.bind_round(ctx, &round)
+        [(c0, c1), (c1, c0)].map(|(from, to)| {
+            let more = [("inv_mass", inv_mass), ("color_in", from), ("color_out", to)];
+            coloring.round.group(ctx, &[&lists(p)[..], &more[..]].concat())
         })
     });
     let count = [0, 1].map(|p| {
-        coloring.bind_count(
-            ctx,
-            &b.params,
-            &b.count[p],
-            &b.slots[p],
-            &colors.color[0],
-            &colors.stats,
-        )
+        let more = [("color_in", c0), ("color_stats", &colors.stats)];
+        coloring.count.group(ctx, &[&lists(p)[..], &more[..]].concat())
     });
     (init, round, count)
 }

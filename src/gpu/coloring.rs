@@ -14,7 +14,7 @@
 //! the CPU twin's.
 
 use super::buffers::storage_zeroed;
-use super::{GpuContext, Kernel, ShaderConfig, Stage, registry};
+use super::{GpuContext, Kernel, ShaderConfig, Stage};
 
 /// Colouring rounds between two host checks (even). Measured: 19-26 rounds
 /// colour a packed pile of 500-600 grains (tests/coloring.rs).
@@ -22,92 +22,25 @@ pub const ROUNDS_PER_CHECK: u32 = 8;
 /// Words of `color_stats`.
 pub const COLOR_STATS: usize = 3;
 
-/// The buffers of `coloring::coloring_round` (its bindings of the same names).
-pub struct RoundBindings<'a> {
-    pub params: &'a wgpu::Buffer,
-    pub count: &'a wgpu::Buffer,
-    pub slots: &'a wgpu::Buffer,
-    pub inv_mass: &'a wgpu::Buffer,
-    /// The colours of the previous round.
-    pub color_in: &'a wgpu::Buffer,
-    /// Written: the colours of this round.
-    pub color_out: &'a wgpu::Buffer,
-}
-
+/// The colouring's pipelines.
 pub struct Coloring {
-    init: Kernel,
-    round: Kernel,
-    count: Kernel,
+    /// `coloring_init`: every listed contact uncoloured, or the overflow colour
+    /// where the other grain does not list it back (into `color_out`).
+    pub init: Kernel,
+    /// `coloring_round`: one Jones-Plassmann round, `color_in` into `color_out`.
+    pub round: Kernel,
+    /// `coloring_count`: the counters into `color_stats` (atomic, cleared by the caller).
+    pub count: Kernel,
 }
 
 impl Coloring {
     pub fn new(ctx: &GpuContext, cfg: &ShaderConfig) -> Self {
+        let kernel = |entry| Kernel::new(ctx, cfg, Stage::Coloring, entry);
         Coloring {
-            init: Kernel::new(ctx, cfg, Stage::Coloring, "coloring_init"),
-            round: Kernel::new(ctx, cfg, Stage::Coloring, "coloring_round"),
-            count: Kernel::new(ctx, cfg, Stage::Coloring, "coloring_count"),
+            init: kernel("coloring_init"),
+            round: kernel("coloring_round"),
+            count: kernel("coloring_count"),
         }
-    }
-
-    /// `coloring_init` bindings: params, count, slots, color_out (written).
-    pub fn bind_init(
-        &self,
-        ctx: &GpuContext,
-        params: &wgpu::Buffer,
-        count: &wgpu::Buffer,
-        slots: &wgpu::Buffer,
-        color_out: &wgpu::Buffer,
-    ) -> wgpu::BindGroup {
-        let given = [
-            ("params", params),
-            ("count", count),
-            ("slots", slots),
-            ("color_out", color_out),
-        ];
-        registry::group(ctx, &self.init, &given)
-    }
-
-    /// The `coloring_round` bind group of `b`, numbered by the registry.
-    pub fn bind_round(&self, ctx: &GpuContext, b: &RoundBindings) -> wgpu::BindGroup {
-        let given = [
-            ("params", b.params),
-            ("count", b.count),
-            ("slots", b.slots),
-            ("inv_mass", b.inv_mass),
-            ("color_in", b.color_in),
-            ("color_out", b.color_out),
-        ];
-        registry::group(ctx, &self.round, &given)
-    }
-
-    /// `coloring_count` bindings: params, count, slots, color_in, color_stats (atomic, cleared by the caller).
-    pub fn bind_count(
-        &self,
-        ctx: &GpuContext,
-        params: &wgpu::Buffer,
-        count: &wgpu::Buffer,
-        slots: &wgpu::Buffer,
-        color_in: &wgpu::Buffer,
-        color_stats: &wgpu::Buffer,
-    ) -> wgpu::BindGroup {
-        let given = [
-            ("params", params),
-            ("count", count),
-            ("slots", slots),
-            ("color_in", color_in),
-            ("color_stats", color_stats),
-        ];
-        registry::group(ctx, &self.count, &given)
-    }
-
-    pub fn dispatch_init(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {
-        self.init.dispatch(pass, group, n_grains);
-    }
-    pub fn dispatch_round(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {
-        self.round.dispatch(pass, group, n_grains);
-    }
-    pub fn dispatch_count(&self, pass: &mut wgpu::ComputePass, group: &wgpu::BindGroup, n_grains: u32) {
-        self.count.dispatch(pass, group, n_grains);
     }
 }
 

@@ -10,8 +10,17 @@
 //! Every kernel runs one invocation per element: `len.div_ceil(WORKGROUP_SIZE)`
 //! workgroups, laid out in 2D when there are more than the adapter allows per
 //! dimension; WGSL recovers the flat index as (wid.y * nwg.x + wid.x) * WG + lid.
-//! Bind group layouts are the pipelines' automatic ones (binding order = the
-//! order of the WGSL declarations = the argument order of the CPU twin).
+//! Bind group layouts are the pipelines' automatic ones; every bind group is
+//! made by binding name ([`Kernel::group`], numbered by [`registry`]).
+//!
+//! A stage is a [`Kernel`] per entry point (`Kernel::new(ctx, cfg, Stage::X,
+//! "entry")`), held by the stepper that runs it and documented there with its
+//! contract and CPU twin: `pipeline::CoreKernels` (binning, detection,
+//! reduction), `state::Kernels` (the NSCD stages), `dem::backend` (the DEM
+//! stages). A stage keeps its own module only where it carries more than its
+//! kernels: `prefix_sum` (multi-level scan), `coloring` and `colored` (rounds,
+//! buckets, per-colour passes), `apgd` (the iteration's three passes and
+//! their buffers), `reduce` (the host sum of the partials).
 //!
 //! The steppers ([`GpuBackend`] for NSCD, [`dem::GpuDemBackend`]) share one
 //! [`pipeline::Pipeline`] (grains, binning, detection, counters, reduction)
@@ -22,32 +31,18 @@
 
 pub mod apgd;
 pub mod backend;
-pub mod bin_count;
-pub mod bin_scatter;
-pub mod bin_sort;
 pub mod buffers;
-pub mod cohesion;
 pub mod colored;
 pub mod coloring;
 pub mod context;
 pub mod dem;
-pub mod detect;
-pub mod free_velocity;
-pub mod integrate;
-pub mod jacobi_contact;
-pub mod jacobi_gather;
 pub mod pipeline;
-pub mod predict_gap;
 pub mod prefix_sum;
 pub mod reduce;
 pub mod registry;
-pub mod reorder;
-pub mod residual_max;
 pub mod state;
 pub mod step;
-pub mod uzawa;
 pub mod view;
-pub mod warm_start;
 
 use bytemuck::{Pod, Zeroable};
 
@@ -362,6 +357,13 @@ impl Kernel {
         Kernel::with_constants(ctx, cfg, stage, entry, &[(FRICTION_CONSTANT, value)])
     }
 
+    /// Both pipelines of a solver entry point, `[frictionless, frictional]`
+    /// (index `usize::from(friction)`, see [`Kernel::with_friction`]): they
+    /// take the same bindings.
+    pub fn pair(ctx: &GpuContext, cfg: &ShaderConfig, stage: Stage, entry: &str) -> [Kernel; 2] {
+        [false, true].map(|friction| Kernel::with_friction(ctx, cfg, stage, entry, friction))
+    }
+
     /// Compile entry point `entry` of `stage`'s shader with the
     /// pipeline-overridable constants `constants` (name, value).
     pub fn with_constants(
@@ -397,18 +399,20 @@ impl Kernel {
         }
     }
 
-    /// A bind group of whole buffers at bindings 0, 1, 2, ...
-    pub fn bind(&self, ctx: &GpuContext, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
-        let numbered: Vec<(u32, &wgpu::Buffer)> = buffers.iter().enumerate().map(|(i, b)| (i as u32, *b)).collect();
-        self.bind_at(ctx, &numbered)
-    }
-
-    /// A bind group of whole buffers at the given binding numbers (for an entry
-    /// point that uses only some of its shader's bindings).
-    pub fn bind_at(&self, ctx: &GpuContext, buffers: &[(u32, &wgpu::Buffer)]) -> wgpu::BindGroup {
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
-            .iter()
-            .map(|&(binding, b)| wgpu::BindGroupEntry {
+    /// The bind group of this kernel's entry point from whole buffers given by
+    /// binding name (`("count", &count)`, in any order), numbered as the
+    /// registry declares them ([`registry::numbered`]).
+    ///
+    /// # Panics
+    /// Naming the entry point (`"<stage>::<entry>"`): if it is not in the
+    /// registry, if a name is not one of its bindings or is given twice, or
+    /// if a binding it declares is not given.
+    pub fn group(&self, ctx: &GpuContext, given: &[(&str, &wgpu::Buffer)]) -> wgpu::BindGroup {
+        let entry = registry::find(self.stage, &self.entry)
+            .unwrap_or_else(|| panic!("{}::{}: not in the registry", self.stage.name(), self.entry));
+        let entries: Vec<wgpu::BindGroupEntry> = registry::numbered(entry, given)
+            .into_iter()
+            .map(|(binding, b)| wgpu::BindGroupEntry {
                 binding,
                 resource: b.as_entire_binding(),
             })

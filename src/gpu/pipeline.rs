@@ -14,13 +14,10 @@
 //! Every buffer is labelled `<prefix>.<name>` (`hourglass.pos`, `hourglass.dem.pos`).
 
 use super::buffers::{GrainBuffers, read, read_grains, storage, storage_zeroed, uniform};
-use super::detect::{Detect, DetectBindings};
 use super::prefix_sum::{PrefixSum, ScanPlan};
-use super::reduce::{Reduce, ReduceBindings, partials, sum_partials};
+use super::reduce::{partials, sum_partials};
 use super::step::StepStage;
-use super::{
-    GpuContext, Params, ReducePartial, STAT_WORDS, ShaderConfig, Stage, bin_count, bin_scatter, bin_sort, pass,
-};
+use super::{GpuContext, Kernel, Params, ReducePartial, STAT_WORDS, ShaderConfig, Stage, pass};
 use crate::error::{Error, Result};
 use crate::model::{Contact, Grains, Grid, Region, Totals, Walls};
 
@@ -33,14 +30,37 @@ pub const ID: usize = 4;
 /// Names of the grain arrays, in [`CoreBuffers::grains`] order.
 pub const GRAIN_ARRAYS: [&str; 5] = ["pos", "vel", "radius", "inv_mass", "id"];
 
-/// Kernels of the shared stages, built once.
+/// Storage buffers `detect::main` binds (the most of any entry point; checked against the adapter).
+pub const DETECT_STORAGE_BUFFERS: u32 = 10;
+
+/// Kernels of the shared stages, built once: each entry point's contract and CPU twin.
 pub struct CoreKernels {
-    pub bin_count: bin_count::BinCount,
+    /// `bin_count::main`: cell_of[i] = cell(x_i) and cell_count[c] += 1 by
+    /// atomicAdd (`ClearCells` zeroes cell_count first). Twin `cpu::grid::bin_count`.
+    pub bin_count: Kernel,
     pub prefix_sum: PrefixSum,
-    pub bin_scatter: bin_scatter::BinScatter,
-    pub bin_sort: bin_sort::BinSort,
-    pub detect: Detect,
-    pub reduce: Reduce,
+    /// `bin_scatter::main`: sorted[cursor[cell_of[i]]++] = i with an atomic
+    /// cursor per cell (`CursorCopy` starts it as cell_start); the order
+    /// inside a cell is that of the atomics, which varies from run to run.
+    /// Twin `cpu::grid::bin_scatter`.
+    pub bin_scatter: Kernel,
+    /// `bin_sort::main`: the grains of each cell in increasing index order,
+    /// one invocation per cell sorting its slice of `sorted` in place; after
+    /// it the binning, and with it the order of every contact list and of
+    /// every per-grain sum, is the same in every run on a given adapter, and
+    /// the same as the CPU's. Twin `cpu::grid::bin_sort`.
+    pub bin_sort: Kernel,
+    /// `detect::main`: potential contacts into per-grain lists of CAPACITY
+    /// slots, the layout and order of the CPU twin `cpu::detect::detect`:
+    /// ```text
+    ///   count: [c_0 .. c_{n-1}]   contacts FOUND per grain (may exceed K: overflow)
+    ///   slots: [grain 0: K][grain 1: K] ...   grains of the 3x3 cells, segments, corners
+    ///   stats[STAT_OVERFLOW] += sum max(0, c_i - K);  stats[STAT_CONTACTS] += distinct listed
+    /// ```
+    pub detect: Kernel,
+    /// `reduce::main`: the diagnostics, one f32 `ReducePartial` per workgroup
+    /// of grains, summed on the host by [`sum_partials`]. Twin `cpu::reduce::reduce`.
+    pub reduce: Kernel,
 }
 
 /// Buffers of the shared stages (see the module doc).
@@ -105,12 +125,12 @@ impl Pipeline {
             capacity: capacity as u32,
         };
         let kernels = CoreKernels {
-            bin_count: bin_count::BinCount::new(&ctx, &cfg),
+            bin_count: Kernel::new(&ctx, &cfg, Stage::BinCount, "main"),
             prefix_sum: PrefixSum::new(&ctx, &cfg),
-            bin_scatter: bin_scatter::BinScatter::new(&ctx, &cfg),
-            bin_sort: bin_sort::BinSort::new(&ctx, &cfg),
-            detect: Detect::new(&ctx, &cfg),
-            reduce: Reduce::new(&ctx, &cfg),
+            bin_scatter: Kernel::new(&ctx, &cfg, Stage::BinScatter, "main"),
+            bin_sort: Kernel::new(&ctx, &cfg, Stage::BinSort, "main"),
+            detect: Kernel::new(&ctx, &cfg, Stage::Detect, "main"),
+            reduce: Kernel::new(&ctx, &cfg, Stage::Reduce, "main"),
         };
         let params = Params::new(&grid, grains.len(), walls.segments.len(), walls.corners.len());
         let bufs = CoreBuffers::new(&ctx, prefix, &params, grains, walls, capacity, lists);
@@ -174,9 +194,12 @@ impl Pipeline {
         match stage {
             StepStage::ClearStats => enc.clear_buffer(&self.bufs.stats, 0, None),
             StepStage::ClearCells => enc.clear_buffer(&self.bufs.cell_count, 0, None),
-            StepStage::CursorCopy => {
-                bin_scatter::record_cursor_copy(enc, &self.bufs.cell_start, &self.bufs.cursor, self.grid.cells() as u32)
+            // The scatter's cursors start as cell_start.
+            StepStage::CursorCopy if self.grid.cells() > 0 => {
+                let bytes = self.grid.cells() as u64 * 4;
+                enc.copy_buffer_to_buffer(&self.bufs.cell_start, 0, &self.bufs.cursor, 0, bytes)
             }
+            StepStage::CursorCopy => {}
             other => unreachable!("{other:?} is not a shared host stage"),
         }
     }
@@ -247,7 +270,7 @@ fn check_limits(ctx: &GpuContext, n: usize, walls: &Walls, grid: &Grid, capacity
                 std::mem::size_of_val(walls.corners.as_slice()) as u64,
             ),
         ],
-        Detect::STORAGE_BUFFERS,
+        DETECT_STORAGE_BUFFERS,
     )?;
     if cells as u64 + 1 > u64::from(u32::MAX) || n as u64 * capacity as u64 > u64::from(u32::MAX) {
         return Err(Error::Gpu(format!(
@@ -306,52 +329,56 @@ impl CoreBuffers {
 
 impl CoreGroups {
     fn new(ctx: &GpuContext, k: &CoreKernels, b: &CoreBuffers, cells: u32) -> CoreGroups {
-        let g = &b.grains;
+        let (g, params) = (&b.grains, &b.params);
         let lists = 0..b.count.len();
+        // What detection and the reduction read besides their own buffers.
+        let shared = |p: usize| {
+            [
+                ("params", params),
+                ("pos", &g[POS]),
+                ("radius", &g[RADIUS]),
+                ("inv_mass", &g[INV_MASS]),
+                ("segments", &b.segments),
+                ("corners", &b.corners),
+                ("count", &b.count[p]),
+                ("slots", &b.slots[p]),
+            ]
+        };
+        let detect = [
+            ("cell_start", &b.cell_start),
+            ("sorted", &b.sorted),
+            ("stats", &b.stats),
+        ];
+        let reduce = [("vel", &g[VEL]), ("partials", &b.partials)];
         CoreGroups {
-            bin_count: k.bin_count.bind(ctx, &b.params, &g[POS], &b.cell_of, &b.cell_count),
+            bin_count: k.bin_count.group(
+                ctx,
+                &[
+                    ("params", params),
+                    ("pos", &g[POS]),
+                    ("cell_of", &b.cell_of),
+                    ("cell_count", &b.cell_count),
+                ],
+            ),
             scan: k.prefix_sum.plan(ctx, &b.cell_count, &b.cell_start, cells),
-            bin_scatter: k.bin_scatter.bind(ctx, &b.params, &b.cell_of, &b.cursor, &b.sorted),
-            bin_sort: k.bin_sort.bind(ctx, &b.params, &b.cell_start, &b.sorted),
-            detect: lists
-                .clone()
-                .map(|p| {
-                    k.detect.bind(
-                        ctx,
-                        &DetectBindings {
-                            params: &b.params,
-                            cell_start: &b.cell_start,
-                            sorted: &b.sorted,
-                            pos: &g[POS],
-                            radius: &g[RADIUS],
-                            inv_mass: &g[INV_MASS],
-                            segments: &b.segments,
-                            corners: &b.corners,
-                            count: &b.count[p],
-                            slots: &b.slots[p],
-                            stats: &b.stats,
-                        },
-                    )
-                })
+            bin_scatter: k.bin_scatter.group(
+                ctx,
+                &[
+                    ("params", params),
+                    ("cell_of", &b.cell_of),
+                    ("cursor", &b.cursor),
+                    ("sorted", &b.sorted),
+                ],
+            ),
+            bin_sort: k.bin_sort.group(
+                ctx,
+                &[("params", params), ("cell_start", &b.cell_start), ("sorted", &b.sorted)],
+            ),
+            detect: (lists.clone())
+                .map(|p| k.detect.group(ctx, &[&shared(p)[..], &detect[..]].concat()))
                 .collect(),
             reduce: lists
-                .map(|p| {
-                    k.reduce.bind(
-                        ctx,
-                        &ReduceBindings {
-                            params: &b.params,
-                            pos: &g[POS],
-                            vel: &g[VEL],
-                            radius: &g[RADIUS],
-                            inv_mass: &g[INV_MASS],
-                            count: &b.count[p],
-                            slots: &b.slots[p],
-                            segments: &b.segments,
-                            corners: &b.corners,
-                            partials: &b.partials,
-                        },
-                    )
-                })
+                .map(|p| k.reduce.group(ctx, &[&shared(p)[..], &reduce[..]].concat()))
                 .collect(),
         }
     }

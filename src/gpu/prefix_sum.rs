@@ -82,8 +82,12 @@ impl PrefixSum {
             } else {
                 (&specs[j - 1].2, &scanned[j - 1])
             };
-            let scan_group = self.scan.bind(ctx, &[uni, src_j, dst_j, sums]);
-            let add_group = (j + 1 < depth).then(|| self.add.bind_at(ctx, &[(0, uni), (2, dst_j), (4, &scanned[j])]));
+            let scan_group = (self.scan).group(
+                ctx,
+                &[("level", uni), ("src", src_j), ("dst", dst_j), ("block_sums", sums)],
+            );
+            let add_group = (j + 1 < depth)
+                .then(|| (self.add).group(ctx, &[("level", uni), ("dst", dst_j), ("offsets", &scanned[j])]));
             levels.push(Level {
                 len_out: lvl.len_out,
                 scan_group,

@@ -19,13 +19,13 @@
 //! one says why. tests/gpu_registry.rs parses every stage's source with naga
 //! and holds this table to the entry points and to the bindings each one
 //! really uses, to the CPU sources and to the tests, so none of them can
-//! drift. The stage wrappers bind by this table: [`group`] numbers the
-//! buffers they give by binding name, so none is bound at a number the WGSL
-//! does not read it from.
+//! drift. Every bind group is made by this table: [`super::Kernel::group`]
+//! numbers the buffers given by binding name ([`numbered`]), so none is
+//! bound at a number the WGSL does not read it from.
 //!
 //! Strings, not paths: `gpu/` does not import `cpu/` outside tests.
 
-use super::{GpuContext, Kernel, Stage};
+use super::Stage;
 
 /// How an entry point sees a binding (the WGSL declaration's address space and access).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -300,15 +300,4 @@ pub fn numbered<T: Copy>(entry: &EntryPoint, given: &[(&str, T)]) -> Vec<(u32, T
         );
     }
     out
-}
-
-/// The bind group of `kernel`'s entry point from its bindings by name
-/// (`("count", &count)`), numbered as the registry declares them; see [`numbered`].
-///
-/// # Panics
-/// If the entry point is not registered, or as [`numbered`].
-pub fn group(ctx: &GpuContext, kernel: &Kernel, given: &[(&str, &wgpu::Buffer)]) -> wgpu::BindGroup {
-    let entry = find(kernel.stage, &kernel.entry)
-        .unwrap_or_else(|| panic!("{}::{}: not in the registry", kernel.stage.name(), kernel.entry));
-    kernel.bind_at(ctx, &numbered(entry, given))
 }

@@ -16,46 +16,87 @@
 //! read them (the next step's detection overwrites them).
 
 use super::buffers::{storage, storage_zeroed, uniform};
-use super::jacobi_contact::JacobiContactBindings;
-use super::jacobi_gather::JacobiGatherBindings;
 use super::pipeline::{GRAIN_ARRAYS, ID, INV_MASS, POS, Pipeline, RADIUS, VEL};
-use super::{
-    GpuContext, Params, ShaderConfig, cohesion, free_velocity, integrate, jacobi_contact, jacobi_gather, predict_gap,
-    reorder, residual_max, warm_start,
-};
+use super::{GpuContext, Kernel, Params, ShaderConfig, Stage};
 
-/// Pipelines of the NSCD stages, built once.
+/// A list of buffers by binding name, as [`Kernel::group`] takes it.
+type Named<'a, const N: usize> = [(&'static str, &'a wgpu::Buffer); N];
+
+/// Pipelines of the NSCD stages, built once: each entry point's contract and
+/// CPU twin. `[f]` pairs are [`Kernel::pair`]s (f = friction, DESIGN §1d).
 pub struct Kernels {
-    pub free_velocity: free_velocity::FreeVelocity,
-    pub reorder: reorder::Reorder,
-    pub warm_start: warm_start::WarmStart,
-    pub jacobi_contact: jacobi_contact::JacobiContact,
-    pub jacobi_gather: jacobi_gather::JacobiGather,
-    pub residual_max: residual_max::ResidualMax,
-    pub integrate: integrate::Integrate,
-    pub predict_gap: predict_gap::PredictGap,
-    pub cohesion: cohesion::CohesionStage,
+    /// `free_velocity::main`: v_free = v + dt g for movable grains, plus the
+    /// stochastic forcing sqrt(dt) sigma w when sigma > 0, drawn by the
+    /// grain's original `id`. Twin `cpu::integrate::free_velocity`, then
+    /// `cpu::integrate::forcing`.
+    pub free_velocity: Kernel,
+    /// `reorder::gather1` (4-byte arrays) and `gather2` (8-byte: pos, vel),
+    /// indexed by [`wide`]: dst[k] = src[sorted[k]] with `sorted` from the
+    /// last binning, for memory locality; the stepper then copies dst back
+    /// over src, every `REORDER_EVERY` steps and when the walls change.
+    /// Twin `cpu::reorder::gather`.
+    pub reorder: [Kernel; 2],
+    /// `warm_start::main`: a listed contact found again in last step's list
+    /// of the same grain (same other body) starts from its previous impulse,
+    /// others from 0. Twin `cpu::warm_start::warm_start`.
+    pub warm_start: Kernel,
+    /// `warm_start::bounce` (restitution, DESIGN §1e): each contact's bounce
+    /// velocity from the start-of-step velocities. Twin `cpu::warm_start::bounce`.
+    pub bounce: Kernel,
+    /// `jacobi_contact::main`: new impulses of every contact from one velocity
+    /// snapshot, P' = max(0, P - omega (u + (max(d,0) + beta min(d + slop,0))/dt) / W),
+    /// and per grain the largest |P' - P| W / omega (into `residual`); with
+    /// friction also the tangential impulse from the spins.
+    /// Twin `cpu::jacobi::jacobi_contact`.
+    pub jacobi_contact: [Kernel; 2],
+    /// `jacobi_gather::main`: v_i = v_free_i + im_i sum_c P_c n_c over grain
+    /// i's own contact copies (no atomics); with friction also the tangential
+    /// impulses and the spins. Twin `cpu::jacobi::jacobi_gather`.
+    pub jacobi_gather: [Kernel; 2],
+    /// `residual_max::main`: max_i residual[i] and max_i |v_i|^2 into
+    /// stats[STAT_RESIDUAL], stats[STAT_SPEED2] by atomicMax on the f32 bit
+    /// patterns (order-preserving for non-negative floats), one atomic per
+    /// workgroup; the caller zeroes those two words first.
+    /// Twin `cpu::residual_max::residual_max`.
+    pub residual_max: Kernel,
+    /// `integrate::main`: x += dt v after the solve (and of the push-out's
+    /// shift). Twin `cpu::integrate::integrate`.
+    pub integrate: Kernel,
+    /// `integrate::integrate_angle` (friction): theta += dt w.
+    /// Twin `cpu::integrate::integrate_angle`.
+    pub integrate_angle: Kernel,
+    /// `predict_gap::main`: a copy of this step's contacts with the gap the
+    /// solved velocities leave after the step, d' = d + dt (v_i - v_j).n, and
+    /// a zero impulse, for the split push-out. Twin `cpu::correct::predict_gap`.
+    pub predict_gap: Kernel,
+    /// `cohesion::main`: capillary bridges (DESIGN §1e) added to the free
+    /// velocities, each grain over its own contact list; the law is the
+    /// `Buffers::cohesion_law` uniform. Twin `cpu::cohesion::cohesion`.
+    pub cohesion: Kernel,
 }
 
 impl Kernels {
     pub fn new(ctx: &GpuContext, cfg: &ShaderConfig) -> Kernels {
+        let kernel = |stage, entry| Kernel::new(ctx, cfg, stage, entry);
         Kernels {
-            free_velocity: free_velocity::FreeVelocity::new(ctx, cfg),
-            reorder: reorder::Reorder::new(ctx, cfg),
-            warm_start: warm_start::WarmStart::new(ctx, cfg),
-            jacobi_contact: jacobi_contact::JacobiContact::new(ctx, cfg),
-            jacobi_gather: jacobi_gather::JacobiGather::new(ctx, cfg),
-            residual_max: residual_max::ResidualMax::new(ctx, cfg),
-            integrate: integrate::Integrate::new(ctx, cfg),
-            predict_gap: predict_gap::PredictGap::new(ctx, cfg),
-            cohesion: cohesion::CohesionStage::new(ctx, cfg),
+            free_velocity: kernel(Stage::FreeVelocity, "main"),
+            reorder: [kernel(Stage::Reorder, "gather1"), kernel(Stage::Reorder, "gather2")],
+            warm_start: kernel(Stage::WarmStart, "main"),
+            bounce: kernel(Stage::WarmStart, "bounce"),
+            jacobi_contact: Kernel::pair(ctx, cfg, Stage::JacobiContact, "main"),
+            jacobi_gather: Kernel::pair(ctx, cfg, Stage::JacobiGather, "main"),
+            residual_max: kernel(Stage::ResidualMax, "main"),
+            integrate: kernel(Stage::Integrate, "main"),
+            integrate_angle: kernel(Stage::Integrate, "integrate_angle"),
+            predict_gap: kernel(Stage::PredictGap, "main"),
+            cohesion: kernel(Stage::Cohesion, "main"),
         }
     }
 }
 
-/// 8-byte elements (pos, vel) or 4-byte ones, for grain array `a`.
-pub fn wide(a: usize) -> bool {
-    a == POS || a == VEL
+/// The reorder kernel of grain array `a`: 1 for 8-byte elements (pos, vel), 0 for 4-byte ones.
+pub fn wide(a: usize) -> usize {
+    usize::from(a == POS || a == VEL)
 }
 
 /// The rotation of NSCD grains (DESIGN §1d): only friction turns a grain, so
@@ -103,6 +144,8 @@ pub struct Buffers {
     pub zero: wgpu::Buffer,
     /// The correction's `Params`: the step's, with beta = overlap_relax.
     pub correct_params: wgpu::Buffer,
+    /// The `Cohesion` uniform of `cohesion::main`.
+    pub cohesion_law: wgpu::Buffer,
     pub spins: Spins,
 }
 
@@ -114,32 +157,32 @@ impl Buffers {
             vel_free: storage_zeroed::<[f32; 2]>(ctx, &l("vel_free"), n),
             residual: storage_zeroed::<f32>(ctx, &l("residual"), n),
             tmp: std::array::from_fn(|a| {
-                let bytes = n * if wide(a) { 8 } else { 4 };
+                let bytes = n * 4 * (1 + wide(a));
                 storage_zeroed::<u8>(ctx, &l(&format!("{}.reorder", GRAIN_ARRAYS[a])), bytes)
             }),
             shift: storage_zeroed::<[f32; 2]>(ctx, &l("shift"), n),
             zero: storage_zeroed::<[f32; 2]>(ctx, &l("zero"), n),
             correct_params: uniform(ctx, &l("correct.params"), &Params::default()),
+            cohesion_law: uniform(ctx, &l("cohesion.law"), &crate::model::Cohesion::default()),
             spins: Spins::new(ctx, grains),
         }
     }
 }
 
 /// Bind groups of the NSCD stages; `[p]` entries work on lists p (this
-/// step's) with lists 1 - p as the previous step's.
+/// step's) with lists 1 - p as the previous step's; `[p][f]` those of the
+/// solver pairs (f = friction: both pipelines take the same bindings).
 pub struct Groups {
     pub free_velocity: wgpu::BindGroup,
-    pub reorder: Vec<(bool, wgpu::BindGroup)>,
-    /// Reorder of the spins and angles (`Spins::arrays` into `Spins::tmp`).
-    pub reorder_spins: Vec<(bool, wgpu::BindGroup)>,
+    /// (kernel of `Kernels::reorder`, group) per grain array.
+    pub reorder: Vec<(usize, wgpu::BindGroup)>,
+    /// Reorder of the spins and angles (`Spins::arrays` into `Spins::tmp`; 4-byte).
+    pub reorder_spins: Vec<wgpu::BindGroup>,
     pub warm_start: [wgpu::BindGroup; 2],
     /// Entry point `bounce` of warm_start on lists p (restitution).
     pub bounce: [wgpu::BindGroup; 2],
-    pub jacobi_contact: [wgpu::BindGroup; 2],
-    pub jacobi_gather: [wgpu::BindGroup; 2],
-    /// The frictional `jacobi_contact` and `jacobi_gather` (DESIGN §1d).
-    pub jacobi_contact_friction: [wgpu::BindGroup; 2],
-    pub jacobi_gather_friction: [wgpu::BindGroup; 2],
+    pub jacobi_contact: [[wgpu::BindGroup; 2]; 2],
+    pub jacobi_gather: [[wgpu::BindGroup; 2]; 2],
     /// `integrate_angle`: angle += dt spin.
     pub integrate_angle: wgpu::BindGroup,
     pub residual_max: wgpu::BindGroup,
@@ -159,118 +202,145 @@ pub struct Groups {
 impl Groups {
     pub fn new(core: &Pipeline, k: &Kernels, own: &Buffers) -> Groups {
         let (ctx, b) = (&core.ctx, &core.bufs);
-        let g = &b.grains;
-        // Both pipelines of a solver stage (frictionless, frictional) take the same bindings.
-        let contact = |p: usize| contact_bindings(core, own, p);
-        let gather = |p: usize| gather_bindings(core, own, p);
+        let (g, params) = (&b.grains, &b.params);
+        let lists = |p: usize| [("params", params), ("count", &b.count[p]), ("slots", &b.slots[p])];
+        let pair = |k: &[Kernel; 2], named: &[(&str, &wgpu::Buffer)]| k.each_ref().map(|k| k.group(ctx, named));
         let [correct_contact, correct_gather] = correction_groups(core, k, own);
+        let spins = own.spins.arrays().into_iter().zip(&own.spins.tmp);
         Groups {
-            free_velocity: k
-                .free_velocity
-                .bind(ctx, &b.params, &g[VEL], &g[INV_MASS], &own.vel_free, &g[ID]),
+            free_velocity: k.free_velocity.group(
+                ctx,
+                &[
+                    ("params", params),
+                    ("vel", &g[VEL]),
+                    ("inv_mass", &g[INV_MASS]),
+                    ("vel_free", &own.vel_free),
+                    ("id", &g[ID]),
+                ],
+            ),
             reorder: (0..g.len())
-                .map(|a| k.reorder.bind(ctx, wide(a), &b.params, &b.sorted, &g[a], &own.tmp[a]))
+                .map(|a| (wide(a), reorder_group(core, k, wide(a), &g[a], &own.tmp[a])))
                 .collect(),
+            reorder_spins: spins.map(|(a, t)| reorder_group(core, k, 0, a, t)).collect(),
             warm_start: [0, 1].map(|p| {
-                k.warm_start.bind(
-                    ctx,
-                    &b.params,
-                    &b.count[p],
-                    &b.slots[p],
-                    &b.count[1 - p],
-                    &b.slots[1 - p],
-                )
+                let prev = [("prev_count", &b.count[1 - p]), ("prev_slots", &b.slots[1 - p])];
+                k.warm_start.group(ctx, &[&lists(p)[..], &prev[..]].concat())
             }),
-            bounce: [0, 1].map(|p| {
-                k.warm_start
-                    .bind_bounce(ctx, &b.params, &b.count[p], &b.slots[p], &g[VEL])
-            }),
-            jacobi_contact: [0, 1].map(|p| k.jacobi_contact.bind(ctx, &contact(p))),
-            jacobi_gather: [0, 1].map(|p| k.jacobi_gather.bind(ctx, &gather(p))),
-            reorder_spins: (own.spins.arrays().iter().zip(&own.spins.tmp))
-                .map(|(a, t)| k.reorder.bind(ctx, false, &b.params, &b.sorted, a, t))
-                .collect(),
-            jacobi_contact_friction: [0, 1].map(|p| k.jacobi_contact.bind_friction(ctx, &contact(p))),
-            jacobi_gather_friction: [0, 1].map(|p| k.jacobi_gather.bind_friction(ctx, &gather(p))),
-            integrate_angle: k
+            bounce: [0, 1].map(|p| k.bounce.group(ctx, &[&lists(p)[..], &[("vel", &g[VEL])][..]].concat())),
+            jacobi_contact: [0, 1].map(|p| pair(&k.jacobi_contact, &contact_named(core, own, p))),
+            jacobi_gather: [0, 1].map(|p| pair(&k.jacobi_gather, &gather_named(core, own, p))),
+            integrate_angle: k.integrate_angle.group(
+                ctx,
+                &[
+                    ("params", params),
+                    ("angle", &own.spins.angle),
+                    ("spin", &own.spins.spin),
+                ],
+            ),
+            residual_max: k.residual_max.group(
+                ctx,
+                &[
+                    ("params", params),
+                    ("residual", &own.residual),
+                    ("vel", &g[VEL]),
+                    ("stats", &b.stats),
+                ],
+            ),
+            integrate: k
                 .integrate
-                .bind_angle(ctx, &b.params, &own.spins.angle, &own.spins.spin),
-            residual_max: k.residual_max.bind(ctx, &b.params, &own.residual, &g[VEL], &b.stats),
-            integrate: k.integrate.bind(ctx, &b.params, &g[POS], &g[VEL]),
+                .group(ctx, &[("params", params), ("pos", &g[POS]), ("vel", &g[VEL])]),
             predict_gap: [0, 1].map(|p| {
-                k.predict_gap
-                    .bind(ctx, &b.params, &b.count[p], &b.slots[p], &g[VEL], &b.slots[1 - p])
+                let more = [("vel", &g[VEL]), ("out", &b.slots[1 - p])];
+                k.predict_gap.group(ctx, &[&lists(p)[..], &more[..]].concat())
             }),
             correct_contact,
             correct_gather,
-            shift: k.integrate.bind(ctx, &b.params, &g[POS], &own.shift),
+            shift: k
+                .integrate
+                .group(ctx, &[("params", params), ("pos", &g[POS]), ("vel", &own.shift)]),
             cohesion: [0, 1].map(|p| {
-                let bindings = cohesion::CohesionBindings {
-                    params: &b.params,
-                    count: &b.count[p],
-                    slots: &b.slots[p],
-                    radius: &g[RADIUS],
-                    inv_mass: &g[INV_MASS],
-                    vel_free: &own.vel_free,
-                };
-                k.cohesion.bind(ctx, &bindings)
+                let more = [
+                    ("law", &own.cohesion_law),
+                    ("radius", &g[RADIUS]),
+                    ("inv_mass", &g[INV_MASS]),
+                    ("vel_free", &own.vel_free),
+                ];
+                k.cohesion.group(ctx, &[&lists(p)[..], &more[..]].concat())
             }),
         }
     }
 }
 
-/// `jacobi_contact` on lists p: the step's velocities into `residual`.
-fn contact_bindings<'a>(core: &'a Pipeline, own: &'a Buffers, p: usize) -> JacobiContactBindings<'a> {
+/// `reorder.gather1` (`w` = 0) or `gather2` (1) of one array: `src` into `dst`.
+fn reorder_group(core: &Pipeline, k: &Kernels, w: usize, src: &wgpu::Buffer, dst: &wgpu::Buffer) -> wgpu::BindGroup {
+    let (s, d) = [("src1", "dst1"), ("src2", "dst2")][w];
     let b = &core.bufs;
-    JacobiContactBindings {
-        params: &b.params,
-        count: &b.count[p],
-        slots: &b.slots[p],
-        vel: &b.grains[VEL],
-        residual: &own.residual,
-        spin: &own.spins.spin,
-        radius: &b.grains[RADIUS],
-    }
+    k.reorder[w].group(
+        &core.ctx,
+        &[("params", &b.params), ("sorted", &b.sorted), (s, src), (d, dst)],
+    )
 }
 
-/// `jacobi_gather` on lists p: the step's velocities from `vel_free`.
-fn gather_bindings<'a>(core: &'a Pipeline, own: &'a Buffers, p: usize) -> JacobiGatherBindings<'a> {
+/// `jacobi_contact` on lists p: the step's velocities into `residual`; `spin`
+/// and `radius` are read with friction only, but both pipelines take them.
+fn contact_named<'a>(core: &'a Pipeline, own: &'a Buffers, p: usize) -> Named<'a, 7> {
     let b = &core.bufs;
-    JacobiGatherBindings {
-        params: &b.params,
-        count: &b.count[p],
-        slots: &b.slots[p],
-        vel_free: &own.vel_free,
-        inv_mass: &b.grains[INV_MASS],
-        vel: &b.grains[VEL],
-        spin_free: &own.spins.spin_free,
-        radius: &b.grains[RADIUS],
-        spin: &own.spins.spin,
-    }
+    [
+        ("params", &b.params),
+        ("count", &b.count[p]),
+        ("slots", &b.slots[p]),
+        ("vel", &b.grains[VEL]),
+        ("residual", &own.residual),
+        ("spin", &own.spins.spin),
+        ("radius", &b.grains[RADIUS]),
+    ]
 }
 
-/// The split push-out's `jacobi_contact` and `jacobi_gather` groups: on the
-/// scratch lists 1 - p, with `correct_params`, from a zero free velocity into `shift`.
+/// `jacobi_gather` on lists p: the step's velocities from `vel_free`;
+/// `spin_free`, `radius` and `spin` serve friction only.
+fn gather_named<'a>(core: &'a Pipeline, own: &'a Buffers, p: usize) -> Named<'a, 9> {
+    let b = &core.bufs;
+    [
+        ("params", &b.params),
+        ("count", &b.count[p]),
+        ("slots", &b.slots[p]),
+        ("vel_free", &own.vel_free),
+        ("inv_mass", &b.grains[INV_MASS]),
+        ("vel", &b.grains[VEL]),
+        ("spin_free", &own.spins.spin_free),
+        ("radius", &b.grains[RADIUS]),
+        ("spin", &own.spins.spin),
+    ]
+}
+
+/// `named` with the buffers of `over` in place of those of the same names.
+///
+/// # Panics
+/// If a name of `over` is not in `named`.
+fn rebind<'a, const N: usize>(mut named: Named<'a, N>, over: &[(&str, &'a wgpu::Buffer)]) -> Named<'a, N> {
+    for &(name, buffer) in over {
+        let at = named.iter_mut().find(|(n, _)| *n == name);
+        at.unwrap_or_else(|| panic!("no binding `{name}` to replace")).1 = buffer;
+    }
+    named
+}
+
+/// The split push-out's frictionless `jacobi_contact` and `jacobi_gather`
+/// groups: on the scratch lists 1 - p, with `correct_params`, from a zero
+/// free velocity into `shift`.
 fn correction_groups(core: &Pipeline, k: &Kernels, own: &Buffers) -> [[wgpu::BindGroup; 2]; 2] {
     let (ctx, b) = (&core.ctx, &core.bufs);
-    let contact = [0, 1].map(|p| {
-        let bindings = JacobiContactBindings {
-            params: &own.correct_params,
-            slots: &b.slots[1 - p],
-            vel: &own.shift,
-            ..contact_bindings(core, own, p)
-        };
-        k.jacobi_contact.bind(ctx, &bindings)
-    });
+    let over = |p: usize| {
+        [
+            ("params", &own.correct_params),
+            ("slots", &b.slots[1 - p]),
+            ("vel", &own.shift),
+        ]
+    };
+    let contact = [0, 1].map(|p| k.jacobi_contact[0].group(ctx, &rebind(contact_named(core, own, p), &over(p))));
     let gather = [0, 1].map(|p| {
-        let bindings = JacobiGatherBindings {
-            params: &own.correct_params,
-            slots: &b.slots[1 - p],
-            vel_free: &own.zero,
-            vel: &own.shift,
-            ..gather_bindings(core, own, p)
-        };
-        k.jacobi_gather.bind(ctx, &bindings)
+        let named = rebind(gather_named(core, own, p), &over(p));
+        k.jacobi_gather[0].group(ctx, &rebind(named, &[("vel_free", &own.zero)]))
     });
     [contact, gather]
 }

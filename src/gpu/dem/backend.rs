@@ -22,14 +22,11 @@
 //! it for the first half kick); a change of walls recomputes it before the next
 //! drift, as on the CPU (`cpu::dem::DemStepper`).
 
-use super::force::{DemForce, DemForceBindings};
-use super::integrate::{DemIntegrate, DemIntegrateBindings};
 use crate::error::Result;
 use crate::gpu::buffers::{read, storage, storage_zeroed, uniform};
 use crate::gpu::pipeline::{INV_MASS, POS, Pipeline, RADIUS, VEL};
 use crate::gpu::step::{Recorder, StepStage, record, stages_of};
-use crate::gpu::warm_start::WarmStart;
-use crate::gpu::{GpuContext, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_SPEED2, STAT_WORDS};
+use crate::gpu::{GpuContext, Kernel, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_SPEED2, STAT_WORDS, Stage};
 use crate::model::plan::{DEM_STAGES, Stage as PlanStage, split};
 use crate::model::{
     ContactLists, DemLaw, DemParams, Grains, Grid, Phase, Region, StepParams, StepStats, Totals, Walls, dem_plan, law,
@@ -46,6 +43,19 @@ pub struct DemBuffers {
     pub torque: wgpu::Buffer,
 }
 
+/// The DEM stages' pipelines: each entry point's contract and CPU twin.
+struct Kernels {
+    /// `dem_force::main`: force and torque of every grain gathered from its
+    /// own contact list (law: the `DemLaw` uniform). Twin `cpu::dem::force::dem_force`.
+    force: Kernel,
+    /// `dem_integrate::kick_drift`: velocity Verlet's first half kick and
+    /// drift. Twin `cpu::dem::integrate::kick_drift`.
+    kick_drift: Kernel,
+    /// `dem_integrate::kick`: the second half kick, which also folds max |v|^2
+    /// into stats[STAT_SPEED2]. Twin `cpu::dem::integrate::kick`.
+    kick: Kernel,
+}
+
 struct Groups {
     force: wgpu::BindGroup,
     kick_drift: wgpu::BindGroup,
@@ -54,8 +64,7 @@ struct Groups {
 
 pub struct GpuDemBackend {
     core: Pipeline,
-    force: DemForce,
-    integrate: DemIntegrate,
+    kernels: Kernels,
     pub bufs: DemBuffers,
     groups: Groups,
     dem: DemParams,
@@ -71,8 +80,9 @@ pub struct GpuDemBackend {
     steps: u64,
     /// Steps between reads of the counters ([`CHECK_EVERY`]; 1 = every step).
     pub check_every: u32,
-    /// A law with history: the warm start of lists 0 from lists 1.
-    history: Option<(WarmStart, wgpu::BindGroup)>,
+    /// A law with history: `warm_start::main` of lists 0 from lists 1
+    /// (each contact's history from the last step's, see `state::Kernels::warm_start`).
+    history: Option<(Kernel, wgpu::BindGroup)>,
 }
 
 impl GpuDemBackend {
@@ -89,8 +99,12 @@ impl GpuDemBackend {
         let lists = 1 + usize::from(keeps_history);
         let core = Pipeline::new(ctx, "hourglass.dem", &grains, &walls, grid, capacity, lists)?;
         let (ctx, n) = (&core.ctx, core.n);
-        let force = DemForce::new(ctx, &core.cfg);
-        let integrate = DemIntegrate::new(ctx, &core.cfg);
+        let kernel = |stage, entry| Kernel::new(ctx, &core.cfg, stage, entry);
+        let kernels = Kernels {
+            force: kernel(Stage::DemForce, "main"),
+            kick_drift: kernel(Stage::DemIntegrate, "kick_drift"),
+            kick: kernel(Stage::DemIntegrate, "kick"),
+        };
         let phase = Phase::Discharge;
         let law = law(&dem, phase, 0.0);
         let bufs = DemBuffers {
@@ -99,16 +113,17 @@ impl GpuDemBackend {
             force: storage_zeroed::<[f32; 2]>(ctx, &core.label("force"), n),
             torque: storage_zeroed::<f32>(ctx, &core.label("torque"), n),
         };
-        let groups = Self::groups(&core, &force, &integrate, &bufs);
+        let groups = Self::groups(&core, &kernels, &bufs);
         let history = keeps_history.then(|| {
-            let (warm, b) = (WarmStart::new(ctx, &core.cfg), &core.bufs);
-            let group = warm.bind(ctx, &b.params, &b.count[0], &b.slots[0], &b.count[1], &b.slots[1]);
+            let (warm, b) = (kernel(Stage::WarmStart, "main"), &core.bufs);
+            let lists = [("params", &b.params), ("count", &b.count[0]), ("slots", &b.slots[0])];
+            let prev = [("prev_count", &b.count[1]), ("prev_slots", &b.slots[1])];
+            let group = warm.group(ctx, &[&lists[..], &prev[..]].concat());
             (warm, group)
         });
         Ok(GpuDemBackend {
             core,
-            force,
-            integrate,
+            kernels,
             bufs,
             groups,
             dem,
@@ -125,42 +140,35 @@ impl GpuDemBackend {
         })
     }
 
-    fn groups(core: &Pipeline, force: &DemForce, integrate: &DemIntegrate, own: &DemBuffers) -> Groups {
+    fn groups(core: &Pipeline, k: &Kernels, own: &DemBuffers) -> Groups {
         let (ctx, b) = (&core.ctx, &core.bufs);
         let g = &b.grains;
-        let (kick_drift, kick) = integrate.bind(
-            ctx,
-            &DemIntegrateBindings {
-                params: &b.params,
-                pos: &g[POS],
-                vel: &g[VEL],
-                ang_vel: &own.ang_vel,
-                force: &own.force,
-                torque: &own.torque,
-                radius: &g[RADIUS],
-                inv_mass: &g[INV_MASS],
-                stats: &b.stats,
-            },
-        );
-        let force = force.bind(
-            ctx,
-            &DemForceBindings {
-                params: &b.params,
-                law: &own.law,
-                count: &b.count[0],
-                slots: &b.slots[0],
-                radius: &g[RADIUS],
-                inv_mass: &g[INV_MASS],
-                vel: &g[VEL],
-                ang_vel: &own.ang_vel,
-                force: &own.force,
-                torque: &own.torque,
-            },
-        );
+        // What both half kicks read and write.
+        let kick = [
+            ("params", &b.params),
+            ("vel", &g[VEL]),
+            ("ang_vel", &own.ang_vel),
+            ("force", &own.force),
+            ("torque", &own.torque),
+            ("radius", &g[RADIUS]),
+            ("inv_mass", &g[INV_MASS]),
+        ];
+        let force = [
+            ("params", &b.params),
+            ("law", &own.law),
+            ("count", &b.count[0]),
+            ("slots", &b.slots[0]),
+            ("radius", &g[RADIUS]),
+            ("inv_mass", &g[INV_MASS]),
+            ("vel", &g[VEL]),
+            ("ang_vel", &own.ang_vel),
+            ("force", &own.force),
+            ("torque", &own.torque),
+        ];
         Groups {
-            force,
-            kick_drift,
-            kick,
+            force: k.force.group(ctx, &force),
+            kick_drift: k.kick_drift.group(ctx, &[&kick[..], &[("pos", &g[POS])][..]].concat()),
+            kick: k.kick.group(ctx, &[&kick[..], &[("stats", &b.stats)][..]].concat()),
         }
     }
 
@@ -241,9 +249,9 @@ impl Recorder for GpuDemBackend {
     fn dispatch(&self, stage: StepStage, ps: &mut wgpu::ComputePass) {
         let (g, n) = (&self.groups, self.core.n as u32);
         match stage {
-            StepStage::DemKickDrift => self.integrate.dispatch_kick_drift(ps, &g.kick_drift, n),
-            StepStage::DemForce => self.force.dispatch(ps, &g.force, n),
-            StepStage::DemKick => self.integrate.dispatch_kick(ps, &g.kick, n),
+            StepStage::DemKickDrift => self.kernels.kick_drift.dispatch(ps, &g.kick_drift, n),
+            StepStage::DemForce => self.kernels.force.dispatch(ps, &g.force, n),
+            StepStage::DemKick => self.kernels.kick.dispatch(ps, &g.kick, n),
             // Planned only for a law with history.
             StepStage::WarmStart => {
                 if let Some((warm, group)) = &self.history {

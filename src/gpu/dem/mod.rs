@@ -7,12 +7,11 @@
 //!   source = prelude + shaders/shared.wgsl + shaders/dem_shared.wgsl (DemLaw) + the stage
 //!   dem_force also gets the contact laws between the two (model::law::wgsl)
 //! ```
-//! The DEM stages are [`super::Stage::DemForce`] and [`super::Stage::DemIntegrate`];
-//! their source adds shaders/dem_shared.wgsl to the shared structs.
+//! The DEM stages are [`super::Stage::DemForce`] and [`super::Stage::DemIntegrate`]
+//! (their kernels are the backend's); their source adds shaders/dem_shared.wgsl
+//! to the shared structs.
 
 pub mod backend;
-pub mod force;
-pub mod integrate;
 
 pub use backend::GpuDemBackend;
 
