@@ -3,7 +3,7 @@
 //! theta (P - Q)), `apgd_contact` (P' = max(0, y - omega t / W), Q' = P, per
 //! grain the largest |P' - y| W / omega) and `apgd_momentum` (one workgroup:
 //! restart test and the next theta into `state`). CPU twins: `cpu::apgd`.
-//! With friction (DESIGN §1d) the pipelines of `apgd_gather` and
+//! With friction (docs/nscd.md#coulomb-friction-and-rotation) the pipelines of `apgd_gather` and
 //! `apgd_contact` with `FRICTION` set take the place of the first two, with
 //! the previous tangential impulses `prev_t` and the spins; both pipelines of
 //! an entry point take the same bindings.
@@ -115,7 +115,7 @@ impl Apgd {
         }
     }
 
-    /// One whole iteration, frictional (DESIGN §1d) when `friction`.
+    /// One whole iteration, frictional (docs/nscd.md#coulomb-friction-and-rotation) when `friction`.
     pub fn dispatch_iteration(&self, pass: &mut wgpu::ComputePass, g: &ApgdGroups, n_grains: u32, friction: bool) {
         let f = usize::from(friction);
         self.gather[f].dispatch(pass, &g.gather[f], n_grains);

@@ -15,7 +15,7 @@
 //! apgd_momentum (the restart decided on the device, no host read), and its
 //! Solve ends with one `jacobi_gather`: the iterations leave the velocities of
 //! the extrapolated impulses, the step needs those of the final ones.
-//! Friction (`StepParams::friction`, DESIGN §1d): `SpinFree` copies the
+//! Friction (`StepParams::friction`, docs/nscd.md#coulomb-friction-and-rotation): `SpinFree` copies the
 //! spins into `spin_free` at the start of the step, and the Jacobi, APGD and
 //! coloured iterations and the gathers use their frictional pipelines (the
 //! second of each [`super::Kernel::pair`]: tangential impulses, spins), and

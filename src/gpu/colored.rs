@@ -70,7 +70,7 @@ pub struct ColoredBindings<'a> {
     pub vel: &'a wgpu::Buffer,
     pub residual: &'a wgpu::Buffer,
     pub buckets: &'a Buckets,
-    /// Friction (DESIGN §1d): radii (m) and spins (rad/s, updated).
+    /// Friction (docs/nscd.md#coulomb-friction-and-rotation): radii (m) and spins (rad/s, updated).
     pub radius: &'a wgpu::Buffer,
     pub spin: &'a wgpu::Buffer,
 }
@@ -202,14 +202,14 @@ pub struct SolverState {
     pub pass_colors: Vec<wgpu::Buffer>,
     pub step_fraction: wgpu::Buffer,
     pub init: [wgpu::BindGroup; 2],
-    /// [p][r]: round reading color[r], writing color[1 - r].
+    /// `[p][r]`: round reading `color[r]`, writing `color[1 - r]`.
     pub round: [[wgpu::BindGroup; 2]; 2],
     pub count: [wgpu::BindGroup; 2],
     pub bucket_count: [wgpu::BindGroup; 2],
     pub bucket_scatter: [wgpu::BindGroup; 2],
-    /// [p][f][k]: colour k.
+    /// `[p][f][k]`: colour k.
     pub solve: [[Vec<wgpu::BindGroup>; 2]; 2],
-    /// [p][f].
+    /// `[p][f]`.
     pub overflow: [[wgpu::BindGroup; 2]; 2],
     pub mirror: [wgpu::BindGroup; 2],
     pub uzawa_groups: [wgpu::BindGroup; 2],

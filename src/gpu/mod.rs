@@ -273,7 +273,7 @@ pub struct Params {
     /// nx * ny.
     pub n_cells: u32,
     /// Coulomb friction coefficients of grain-grain and wall contacts
-    /// (`StepParams::mu`, `mu_wall`; 0 = frictionless, DESIGN §1d).
+    /// (`StepParams::mu`, `mu_wall`; 0 = frictionless, docs/nscd.md#coulomb-friction-and-rotation).
     pub mu: f32,
     pub mu_wall: f32,
     /// Restitution e of the NSCD projection (`StepParams::restitution`;
@@ -328,7 +328,7 @@ pub struct ReducePartial {
 }
 
 /// The name of the solver stages' pipeline-overridable constant that
-/// chooses friction (`override FRICTION: bool = false;`, DESIGN §1d).
+/// chooses friction (`override FRICTION: bool = false;`, docs/nscd.md#coulomb-friction-and-rotation).
 pub const FRICTION_CONSTANT: &str = "FRICTION";
 
 /// A compute pipeline (built once) and its automatic bind group layout.

@@ -35,11 +35,11 @@ pub const DETECT_STORAGE_BUFFERS: u32 = 10;
 
 /// Kernels of the shared stages, built once: each entry point's contract and CPU twin.
 pub struct CoreKernels {
-    /// `bin_count::main`: cell_of[i] = cell(x_i) and cell_count[c] += 1 by
+    /// `bin_count::main`: `cell_of[i] = cell(x_i)` and `cell_count[c] += 1` by
     /// atomicAdd (`ClearCells` zeroes cell_count first). Twin `cpu::grid::bin_count`.
     pub bin_count: Kernel,
     pub prefix_sum: PrefixSum,
-    /// `bin_scatter::main`: sorted[cursor[cell_of[i]]++] = i with an atomic
+    /// `bin_scatter::main`: `sorted[cursor[cell_of[i]]++] = i` with an atomic
     /// cursor per cell (`CursorCopy` starts it as cell_start); the order
     /// inside a cell is that of the atomics, which varies from run to run.
     /// Twin `cpu::grid::bin_scatter`.

@@ -187,11 +187,11 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     entry!(Reorder :: "gather1", [0: Uniform params, 1: ReadOnly sorted, 2: ReadOnly src1, 3: ReadWrite dst1], cpu("cpu::reorder::gather", "reorder_matches_cpu")),
     entry!(Reorder :: "gather2", [0: Uniform params, 1: ReadOnly sorted, 4: ReadOnly src2, 5: ReadWrite dst2], cpu("cpu::reorder::gather", "reorder_matches_cpu")),
     entry!(Detect :: "main", [0: Uniform params, 1: ReadOnly cell_start, 2: ReadOnly sorted, 3: ReadOnly pos, 4: ReadOnly radius, 5: ReadOnly inv_mass, 6: ReadOnly segments, 7: ReadOnly corners, 8: ReadWrite count, 9: ReadWrite slots, 10: ReadWrite stats], cpu("cpu::detect::detect", "detect_matches_cpu")),
-    // Capillary cohesion (DESIGN §1e), after detection, into the free velocities.
+    // Capillary cohesion (docs/cohesion.md), after detection, into the free velocities.
     entry!(Cohesion :: "main", [0: Uniform params, 1: Uniform law as "Cohesion", 2: ReadOnly count, 3: ReadOnly slots, 4: ReadOnly radius, 5: ReadOnly inv_mass, 6: ReadWrite vel_free], cpu("cpu::cohesion::cohesion", "cohesion_matches_cpu")),
     entry!(WarmStart :: "main", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly prev_count, 4: ReadOnly prev_slots], cpu("cpu::warm_start::warm_start", "warm_start_matches_cpu")),
     entry!(WarmStart :: "bounce", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 5: ReadOnly vel], cpu("cpu::warm_start::bounce", "bounce_matches_cpu")),
-    // FRICTION (a pipeline constant, StepParams::friction, DESIGN §1d) adds the tangential impulses and the spins
+    // FRICTION (a pipeline constant, StepParams::friction, docs/nscd.md#coulomb-friction-and-rotation) adds the tangential impulses and the spins
     // (jacobi_contact reads spin and radius, jacobi_gather reads spin_free and radius and writes spin, with FRICTION only).
     entry!(JacobiContact :: "main", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly vel, 4: ReadWrite residual, 5: ReadOnly spin, 6: ReadOnly radius], cpu("cpu::jacobi::jacobi_contact", "jacobi_contact_matches_cpu")),
     entry!(JacobiGather :: "main", [0: Uniform params, 1: ReadOnly count, 2: ReadOnly slots, 3: ReadOnly vel_free, 4: ReadOnly inv_mass, 5: ReadWrite vel, 6: ReadOnly spin_free, 7: ReadOnly radius, 8: ReadWrite spin], cpu("cpu::jacobi::jacobi_gather", "jacobi_gather_matches_cpu")),
@@ -207,7 +207,7 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     entry!(Coloring :: "coloring_count", [0: Uniform params, 1: ReadOnly count, 2: ReadOnly slots, 4: ReadOnly color_in, 6: ReadWrite color_stats], cpu("cpu::coloring::coloring_count", "coloring_matches_cpu")),
     entry!(Colored :: "colored_bucket_count", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly color, 9: ReadWrite bucket_size], cpu("cpu::colored::ColoredSweep::build", "colored_buckets_match_cpu")),
     entry!(Colored :: "colored_bucket_scatter", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly color, 8: ReadWrite bucket, 10: ReadWrite bucket_cursor], cpu("cpu::colored::ColoredSweep::build", "colored_buckets_match_cpu")),
-    // FRICTION (a pipeline constant, DESIGN §1d) adds the tangential impulses and the spins (bindings 11, 12).
+    // FRICTION (a pipeline constant, docs/nscd.md#coulomb-friction-and-rotation) adds the tangential impulses and the spins (bindings 11, 12).
     // pass_color: x = colour k, y = start_k, z = size_k of the pass's bucket.
     entry!(Colored :: "colored_solve", [0: Uniform params, 2: ReadWrite slots, 4: ReadOnly inv_mass, 5: ReadWrite vel, 6: ReadWrite residual as "array<atomic<u32>>", 7: Uniform pass_color, 8: ReadWrite bucket, 11: ReadOnly radius, 12: ReadWrite spin], cpu("cpu::colored::colored_solve", "colored_solve_matches_cpu")),
     entry!(Colored :: "colored_overflow", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly color, 4: ReadOnly inv_mass, 5: ReadWrite vel, 6: ReadWrite residual as "array<atomic<u32>>", 11: ReadOnly radius, 12: ReadWrite spin], cpu("cpu::colored::colored_overflow", "colored_overflow_matches_cpu")),

@@ -6,7 +6,7 @@
 //!   vel_free (n)  residual (n)  tmp[a] (n, like grain array a: reorder scratch)
 //!   shift (n), zero (n), correct_params: the split push-out's pseudo-velocity,
 //!     its zero free velocity and its Params (beta = overlap_relax)
-//!   spins: spin, spin_free, angle (n each; NSCD with friction, DESIGN §1d),
+//!   spins: spin, spin_free, angle (n each; NSCD with friction, docs/nscd.md#coulomb-friction-and-rotation),
 //!     and their reorder scratch
 //!   lists p = 0, 1 of the pipeline: this step's and the previous one's, swapped by parity
 //! ```
@@ -23,7 +23,7 @@ use super::{GpuContext, Kernel, Params, ShaderConfig, Stage};
 type Named<'a, const N: usize> = [(&'static str, &'a wgpu::Buffer); N];
 
 /// Pipelines of the NSCD stages, built once: each entry point's contract and
-/// CPU twin. `[f]` pairs are [`Kernel::pair`]s (f = friction, DESIGN §1d).
+/// CPU twin. `[f]` pairs are [`Kernel::pair`]s (f = friction, docs/nscd.md#coulomb-friction-and-rotation).
 pub struct Kernels {
     /// `free_velocity::main`: v_free = v + dt g for movable grains, plus the
     /// stochastic forcing sqrt(dt) sigma w when sigma > 0, drawn by the
@@ -31,7 +31,7 @@ pub struct Kernels {
     /// `cpu::integrate::forcing`.
     pub free_velocity: Kernel,
     /// `reorder::gather1` (4-byte arrays) and `gather2` (8-byte: pos, vel),
-    /// indexed by [`wide`]: dst[k] = src[sorted[k]] with `sorted` from the
+    /// indexed by `[wide]`: `dst[k] = src[sorted[k]]` with `sorted` from the
     /// last binning, for memory locality; the stepper then copies dst back
     /// over src, every `REORDER_EVERY` steps and when the walls change.
     /// Twin `cpu::reorder::gather`.
@@ -40,7 +40,7 @@ pub struct Kernels {
     /// of the same grain (same other body) starts from its previous impulse,
     /// others from 0. Twin `cpu::warm_start::warm_start`.
     pub warm_start: Kernel,
-    /// `warm_start::bounce` (restitution, DESIGN §1e): each contact's bounce
+    /// `warm_start::bounce` (restitution, docs/nscd.md#restitution): each contact's bounce
     /// velocity from the start-of-step velocities. Twin `cpu::warm_start::bounce`.
     pub bounce: Kernel,
     /// `jacobi_contact::main`: new impulses of every contact from one velocity
@@ -53,8 +53,8 @@ pub struct Kernels {
     /// i's own contact copies (no atomics); with friction also the tangential
     /// impulses and the spins. Twin `cpu::jacobi::jacobi_gather`.
     pub jacobi_gather: [Kernel; 2],
-    /// `residual_max::main`: max_i residual[i] and max_i |v_i|^2 into
-    /// stats[STAT_RESIDUAL], stats[STAT_SPEED2] by atomicMax on the f32 bit
+    /// `residual_max::main`: `max_i residual[i]` and `max_i |v_i|^2` into
+    /// `stats[STAT_RESIDUAL]`, `stats[STAT_SPEED2]` by atomicMax on the f32 bit
     /// patterns (order-preserving for non-negative floats), one atomic per
     /// workgroup; the caller zeroes those two words first.
     /// Twin `cpu::residual_max::residual_max`.
@@ -69,7 +69,7 @@ pub struct Kernels {
     /// solved velocities leave after the step, d' = d + dt (v_i - v_j).n, and
     /// a zero impulse, for the split push-out. Twin `cpu::correct::predict_gap`.
     pub predict_gap: Kernel,
-    /// `cohesion::main`: capillary bridges (DESIGN §1e) added to the free
+    /// `cohesion::main`: capillary bridges (docs/cohesion.md) added to the free
     /// velocities, each grain over its own contact list; the law is the
     /// `Buffers::cohesion_law` uniform. Twin `cpu::cohesion::cohesion`.
     pub cohesion: Kernel,
@@ -99,7 +99,7 @@ pub fn wide(a: usize) -> usize {
     usize::from(a == POS || a == VEL)
 }
 
-/// The rotation of NSCD grains (DESIGN §1d): only friction turns a grain, so
+/// The rotation of NSCD grains (docs/nscd.md#coulomb-friction-and-rotation): only friction turns a grain, so
 /// without it these stay as uploaded (zeros) and no stage touches them.
 pub struct Spins {
     /// Spins, rad/s (ccw).

@@ -62,7 +62,7 @@ pub enum StepStage {
     /// bit (binning, 6/6).
     BinSort,
     Detect,
-    /// Capillary bridges into the free velocities (`[cohesion]`, DESIGN §1e).
+    /// Capillary bridges into the free velocities (`[cohesion]`, docs/cohesion.md).
     Cohesion,
     WarmStart,
     /// Restitution (e > 0): each contact's bounce velocity from the

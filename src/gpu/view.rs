@@ -21,9 +21,9 @@ pub enum GrainView<'a> {
 pub struct DeviceGrains<'a> {
     pub ctx: &'a GpuContext,
     pub len: u32,
-    /// vec2<f32> per grain, m.
+    /// `vec2<f32>` per grain, m.
     pub pos: &'a wgpu::Buffer,
-    /// vec2<f32> per grain, m/s.
+    /// `vec2<f32>` per grain, m/s.
     pub vel: &'a wgpu::Buffer,
     /// f32 per grain, m.
     pub radius: &'a wgpu::Buffer,

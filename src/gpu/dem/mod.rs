@@ -1,4 +1,4 @@
-//! The soft-sphere DEM step on the GPU (DESIGN §1b; the law in `model::law`, the CPU twin in `cpu::dem`).
+//! The soft-sphere DEM step on the GPU (docs/dem.md; the law in `model::law`, the CPU twin in `cpu::dem`).
 //! Binning and detection are the NSCD path's kernels; the DEM stages are
 //!
 //! ```text
