@@ -435,3 +435,28 @@ fn a_declared_binding_left_out_panics() {
     let e = hourglass::gpu::registry::find(Stage::Colored, "colored_mirror").unwrap();
     hourglass::gpu::registry::numbered(e, &[("params", 0), ("slots", 2)]);
 }
+
+/// The GPU solver table and the solver facts agree: a solver said to run on
+/// the GPU has a row of `gpu::solver::GPU_SOLVERS` (its `GpuSolver`), and
+/// every row is an NSCD solver said to run there, once.
+#[test]
+fn every_gpu_solver_has_its_row_and_every_row_its_facts() {
+    use hourglass::gpu::solver::GPU_SOLVERS;
+    use hourglass::model::SOLVERS;
+    for facts in SOLVERS.iter().filter(|f| f.nscd && f.gpu) {
+        let rows = GPU_SOLVERS.iter().filter(|(k, _)| k.facts().name == facts.name).count();
+        assert_eq!(
+            rows, 1,
+            "solver `{}` runs on the GPU: one row of GPU_SOLVERS",
+            facts.name
+        );
+    }
+    for (kind, _) in GPU_SOLVERS {
+        let facts = kind.facts();
+        assert!(
+            facts.nscd && facts.gpu,
+            "GPU_SOLVERS row `{}`: its facts say it does not run on the GPU",
+            facts.name
+        );
+    }
+}

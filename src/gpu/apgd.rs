@@ -123,3 +123,56 @@ impl Apgd {
         self.momentum.dispatch(pass, &g.momentum, 1);
     }
 }
+
+/// The APGD solver of a [`super::GpuBackend`] (built on its first APGD
+/// step): the pipelines, the buffers and the groups of both contact lists.
+pub struct ApgdSolver {
+    pub apgd: Apgd,
+    pub bufs: ApgdBuffers,
+    pub groups: [ApgdGroups; 2],
+}
+
+impl ApgdSolver {
+    /// Iterating from the stepper's free velocities and spins into its residual.
+    pub fn new(b: &super::solver::Build<'_>) -> Self {
+        use super::pipeline::{INV_MASS, RADIUS, VEL};
+        let (core, spins) = (b.core, &b.bufs.spins);
+        let apgd = Apgd::new(&core.ctx, &core.cfg);
+        let bufs = ApgdBuffers::new(&core.ctx, core.n * core.capacity);
+        let g = &core.bufs;
+        let groups = [0, 1].map(|p| {
+            let bindings = ApgdBindings {
+                params: &g.params,
+                count: &g.count[p],
+                slots: &g.slots[p],
+                vel_free: &b.bufs.vel_free,
+                inv_mass: &g.grains[INV_MASS],
+                vel: &g.grains[VEL],
+                residual: &b.bufs.residual,
+                bufs: &bufs,
+                spin_free: &spins.spin_free,
+                radius: &g.grains[RADIUS],
+                spin: &spins.spin,
+            };
+            apgd.groups(&core.ctx, &bindings)
+        });
+        ApgdSolver { apgd, bufs, groups }
+    }
+}
+
+/// No momentum at the start of a step; the iterations leave the velocities
+/// of the extrapolated impulses, so the solve ends with a gather of the
+/// final impulses (as `cpu::apgd::solve`).
+impl super::solver::GpuSolver for ApgdSolver {
+    fn begin_step(&self, ctx: &GpuContext) {
+        self.bufs.reset(ctx);
+    }
+    fn iterate(&self, pass: &mut wgpu::ComputePass, it: &super::solver::Iteration<'_>) {
+        self.apgd
+            .dispatch_iteration(pass, &self.groups[it.cur], it.n, it.friction);
+    }
+    fn finish(&self, enc: &mut wgpu::CommandEncoder, it: &super::solver::Iteration<'_>) {
+        let mut ps = super::pass(enc, &Stage::JacobiGather.label());
+        it.gather(&mut ps);
+    }
+}

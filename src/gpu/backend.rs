@@ -47,8 +47,8 @@
 //! given one on, after the `upload_*` methods put the CPU's output of the
 //! stages before it on the device (`crate::backend::bisect` drives this).
 
-use super::colored::SolverState;
 use super::pipeline::{ID, INV_MASS, POS, Pipeline, RADIUS, VEL};
+use super::solver::{self, GpuSolver, Iteration};
 use super::state::{Buffers, Groups, Kernels, wide};
 use super::step::{Recorder, StepStage, record, stages_of};
 use super::view::DeviceGrains;
@@ -83,12 +83,11 @@ pub struct GpuBackend {
     pub check_every: u32,
     /// Steps between reorders ([`REORDER_EVERY`]; 0 = never).
     pub reorder_every: u64,
-    /// Coloured and Uzawa solvers, built on their first step.
-    solvers: Option<SolverState>,
+    /// The solvers of the steps so far (`solver::GPU_SOLVERS`), each built
+    /// on its first step.
+    solvers: Vec<(SolverKind, Box<dyn GpuSolver>)>,
     /// Colours of the last coloured step (0 for other solvers).
     pub colors: u32,
-    /// Contacts of each colour of the current coloured step (the bucket sizes).
-    color_sizes: Vec<u32>,
     /// Time the colouring of coloured steps (`StepStats::coloring_ms`). Costs one
     /// extra host wait per coloured step: the stages before the colouring are
     /// waited for first, so the time is the colouring's own. Off by default.
@@ -118,8 +117,6 @@ struct StepRun<'a> {
     be: &'a mut GpuBackend,
     p: StepParams,
     stats: StepStats,
-    /// The coloured step has an overflow colour.
-    overflow_color: bool,
 }
 
 impl GpuBackend {
@@ -145,9 +142,8 @@ impl GpuBackend {
             steps: 0,
             check_every: CHECK_EVERY,
             reorder_every: REORDER_EVERY,
-            solvers: None,
+            solvers: Vec::new(),
             colors: 0,
-            color_sizes: Vec::new(),
             profile: false,
             residual_history: None,
             recorded_check_every: CHECK_EVERY,
@@ -219,7 +215,6 @@ impl GpuBackend {
             be: self,
             p,
             stats: StepStats::default(),
-            overflow_color: false,
         };
         let enc = record(&mut run, &stages, enc)?;
         let stats = run.stats;
@@ -293,21 +288,40 @@ impl GpuBackend {
                 .queue
                 .write_buffer(&self.bufs.correct_params, 0, bytemuck::bytes_of(&c));
         }
-        if p.solver != SolverKind::Jacobi && self.solvers.is_none() {
-            self.solvers = Some(SolverState::new(
-                &self.core,
-                &self.bufs.residual,
-                &self.bufs.vel_free,
-                &self.bufs.spins,
-            ));
+        if !self.solvers.iter().any(|(k, _)| *k == p.solver) {
+            let b = solver::Build {
+                core: &self.core,
+                bufs: &self.bufs,
+            };
+            let built = solver::build(p.solver, &b).ok_or_else(|| Error::NotImplemented {
+                what: format!(
+                    "solver `{}` on the GPU backend (no GPU solver is built for it)",
+                    facts.name
+                ),
+            })?;
+            self.solvers.push((p.solver, built));
         }
-        if p.solver == SolverKind::Apgd
-            && let Some(s) = &self.solvers
-        {
-            // No momentum at the start of a step (queued before the step's submits).
-            s.apgd_bufs.reset(&self.core.ctx);
-        }
+        self.solver(p.solver).begin_step(&self.core.ctx);
         Ok(p)
+    }
+
+    /// The solver of `kind`, built by [`Self::begin`].
+    fn solver(&self, kind: SolverKind) -> &dyn GpuSolver {
+        let found = self.solvers.iter().find(|(k, _)| *k == kind);
+        found
+            .map(|(_, s)| &**s)
+            .expect("the step's solver is built when the step begins")
+    }
+
+    /// One iteration's context on the lists in use.
+    fn iteration(&self, friction: bool) -> Iteration<'_> {
+        Iteration {
+            n: self.core.n as u32,
+            cur: self.cur,
+            friction,
+            kernels: &self.kernels,
+            groups: &self.groups,
+        }
     }
 
     /// The GPU stages of the step's plan (`model::nscd_plan`) from plan stage
@@ -373,9 +387,15 @@ impl GpuBackend {
     /// Colour this step's contacts and bucket them by colour (stage `Color`):
     /// batches of rounds until none is left uncoloured, then the bucket sizes
     /// (two kinds of readback); returns whether there is an overflow colour.
-    fn color(&mut self, mut enc: wgpu::CommandEncoder, stats: &mut StepStats) -> Result<(wgpu::CommandEncoder, bool)> {
-        let Some(s) = &self.solvers else {
-            return Ok((enc, false));
+    fn color(
+        &mut self,
+        mut enc: wgpu::CommandEncoder,
+        kind: SolverKind,
+        stats: &mut StepStats,
+    ) -> Result<wgpu::CommandEncoder> {
+        let found = self.solvers.iter_mut().find(|(k, _)| *k == kind);
+        let Some(s) = found.and_then(|(_, s)| s.colored()) else {
+            return Ok(enc);
         };
         let (ctx, c, n) = (&self.core.ctx, self.cur, self.core.n as u32);
         let start = if self.profile {
@@ -412,14 +432,15 @@ impl GpuBackend {
         let mut sizes: Vec<u32> = super::buffers::read(ctx, &s.buckets.size, MAX_COLORS as usize)?;
         sizes.truncate(used as usize);
         enc = self.core.encoder("hourglass.step.solve");
-        s.bucket(ctx, &mut enc, c, n, &sizes);
+        s.sizes = sizes;
+        s.has_overflow = overflow;
+        s.bucket(ctx, &mut enc, c, n);
         // The read of the bucket sizes waited for the last round; the scatter is
         // left to run with the first iterations (its queued dispatch is small).
         stats.coloring_ms = start.map_or(0.0, |t| (t.elapsed().as_secs_f64() * 1e3) as f32);
         stats.colors = used;
         self.colors = used;
-        self.color_sizes = sizes;
-        Ok((enc, overflow))
+        Ok(enc)
     }
 
     /// Solver iterations in batches of `check_every`, each batch submitted and
@@ -430,7 +451,6 @@ impl GpuBackend {
         mut enc: wgpu::CommandEncoder,
         p: &StepParams,
         stats: &mut StepStats,
-        overflow_color: bool,
     ) -> Result<wgpu::CommandEncoder> {
         // As cpu::CpuStepper::step: converged further when the grains are slow.
         let threshold = StepParams {
@@ -441,7 +461,7 @@ impl GpuBackend {
         let mut words;
         loop {
             let batch = self.check_every.max(1).min(p.itmax - stats.iterations);
-            self.record_iterations(&mut enc, batch, p, overflow_color);
+            self.record_iterations(&mut enc, batch, p);
             words = self.core.submit_and_read_stats(enc)?;
             stats.iterations += batch;
             if stats.iterations > 0 {
@@ -463,13 +483,7 @@ impl GpuBackend {
             stats.converged = true;
         }
         let mut enc = self.core.encoder("hourglass.step.integrate");
-        if p.solver == SolverKind::Apgd {
-            // The iterations leave the velocities of the extrapolated impulses:
-            // those of the final impulses, as cpu::apgd::solve.
-            let mut ps = pass(&mut enc, &Stage::JacobiGather.label());
-            let (n, c, f) = (self.core.n as u32, self.cur, usize::from(p.friction()));
-            self.kernels.jacobi_gather[f].dispatch(&mut ps, &self.groups.jacobi_gather[c][f], n);
-        }
+        self.solver(p.solver).finish(&mut enc, &self.iteration(p.friction()));
         stats.overflow = u64::from(words[STAT_OVERFLOW as usize]);
         stats.contacts = u64::from(words[STAT_CONTACTS as usize]);
         self.speed = f32::from_bits(words[STAT_SPEED2 as usize]).sqrt();
@@ -478,43 +492,31 @@ impl GpuBackend {
         Ok(enc)
     }
 
-    /// Record `iterations` iterations of `solver` (`overflow`: a coloured
-    /// step has an overflow colour), then the residual reduction.
-    fn record_iterations(&self, enc: &mut wgpu::CommandEncoder, iterations: u32, sp: &StepParams, overflow: bool) {
-        let (n, c, solver) = (self.core.n as u32, self.cur, sp.solver);
-        let (friction, f) = (sp.friction(), usize::from(sp.friction()));
-        let (k, g) = (&self.kernels, &self.groups);
-        let one = |p: &mut wgpu::ComputePass| match (solver, &self.solvers) {
-            (SolverKind::Colored, Some(s)) => s.record_colored(p, c, &self.color_sizes, overflow, friction),
-            (SolverKind::Apgd, Some(s)) => s.apgd.dispatch_iteration(p, &s.apgd_groups[c], n, friction),
-            (SolverKind::Uzawa, Some(s)) => {
-                s.uzawa.dispatch(p, &s.uzawa_groups[c], n);
-                k.jacobi_gather[0].dispatch(p, &g.jacobi_gather[c][0], n);
-            }
-            _ => {
-                k.jacobi_contact[f].dispatch(p, &g.jacobi_contact[c][f], n);
-                k.jacobi_gather[f].dispatch(p, &g.jacobi_gather[c][f], n);
-            }
-        };
-        // Coloured passes max into the residual (a grain's contacts are spread
-        // over colours), so it is cleared before the iteration that is read.
-        let cleared = u32::from(solver == SolverKind::Colored).min(iterations);
+    /// Record `iterations` iterations of the step's solver, then the
+    /// residual reduction.
+    fn record_iterations(&self, enc: &mut wgpu::CommandEncoder, iterations: u32, sp: &StepParams) {
+        let (s, it) = (self.solver(sp.solver), self.iteration(sp.friction()));
+        // A solver whose passes max into the residual has it cleared before
+        // the iteration that is read.
+        let cleared = u32::from(s.maxes_residual()).min(iterations);
         {
             let mut p = pass(enc, &Stage::JacobiContact.label());
             for _ in cleared..iterations {
-                one(&mut p);
+                s.iterate(&mut p, &it);
             }
         }
         if cleared == 1 {
             enc.clear_buffer(&self.bufs.residual, 0, None);
-            let mut p = pass(enc, &Stage::Colored.label());
-            one(&mut p);
+            let mut p = pass(enc, &Stage::JacobiContact.label());
+            s.iterate(&mut p, &it);
         }
         // residual_max maxes into stats[STAT_RESIDUAL] and stats[STAT_SPEED2]: zero them first.
         const _: () = assert!(STAT_SPEED2 == STAT_RESIDUAL + 1);
         enc.clear_buffer(&self.core.bufs.stats, u64::from(STAT_RESIDUAL) * 4, Some(8));
         let mut p = pass(enc, &Stage::ResidualMax.label());
-        self.kernels.residual_max.dispatch(&mut p, &self.groups.residual_max, n);
+        self.kernels
+            .residual_max
+            .dispatch(&mut p, &self.groups.residual_max, it.n);
     }
 }
 
@@ -531,11 +533,7 @@ impl Recorder for StepRun<'_> {
                 let f = usize::from(self.p.friction());
                 k.jacobi_gather[f].dispatch(ps, &g.jacobi_gather[c][f], n)
             }
-            StepStage::Mirror => {
-                if let Some(s) = &be.solvers {
-                    s.colored.mirror.dispatch(ps, &s.mirror[c], n);
-                }
-            }
+            StepStage::Mirror => be.solver(self.p.solver).mirror(ps, c, n),
             StepStage::PredictGap => k.predict_gap.dispatch(ps, &g.predict_gap[c], n),
             StepStage::Correct => {
                 // Zero impulses: shift = 0 + im sum 0 n = 0 exactly (the CPU starts from 0).
@@ -562,8 +560,8 @@ impl Recorder for StepRun<'_> {
                     enc.copy_buffer_to_buffer(&s.spin, 0, &s.spin_free, 0, bytes);
                 }
             }
-            StepStage::Color => (enc, self.overflow_color) = self.be.color(enc, &mut self.stats)?,
-            StepStage::Solve => enc = self.be.solve(enc, &self.p, &mut self.stats, self.overflow_color)?,
+            StepStage::Color => enc = self.be.color(enc, self.p.solver, &mut self.stats)?,
+            StepStage::Solve => enc = self.be.solve(enc, &self.p, &mut self.stats)?,
             shared => self.be.core.encode(shared, &mut enc),
         }
         Ok(enc)

@@ -178,29 +178,17 @@ pub fn write_pass_colors(ctx: &GpuContext, pass_colors: &[wgpu::Buffer], buckets
 /// Keep the overflow colour outside the per-pass range.
 const _: () = assert!(OVERFLOW >= MAX_COLORS);
 
-/// The uniform holding Uzawa's step fraction s (x; y, z, w unused).
-pub fn step_fraction(ctx: &GpuContext, s: f32) -> wgpu::Buffer {
-    uniform(ctx, "hourglass.uzawa.step_fraction", &[s, 0.0, 0.0, 0.0])
-}
-
-/// Kernels, buffers and bind groups of the coloured, Uzawa and APGD solvers of a
-/// [`super::GpuBackend`], built on the first step that needs them. `[p]`
-/// entries work on contact lists p, like [`super::state::Groups`]; `[f]`
-/// those of a [`Kernel::pair`] (f = friction).
-pub struct SolverState {
+/// The coloured solver of a [`super::GpuBackend`] (built on its first
+/// coloured step): the colouring and colour passes' kernels, buffers and
+/// bind groups, and this step's colours. `[p]` entries work on contact lists
+/// p, like [`super::state::Groups`]; `[f]` those of a [`Kernel::pair`]
+/// (f = friction).
+pub struct ColoredSolver {
     pub coloring: super::coloring::Coloring,
     pub colored: Colored,
-    /// `uzawa::uzawa_contact`: one projected dual-gradient step of Maury's
-    /// velocity projection, P' = max(0, P - rho t) with the common target
-    /// t = u + (max(d,0) + beta min(d + slop,0))/dt (`Contact::target`), the
-    /// Gershgorin-safe rho = s / (im_a N_a + im_b N_b), and per grain the
-    /// largest |P' - P| / rho (into `residual`); `jacobi_gather` then
-    /// rebuilds the velocities. Twin `cpu::uzawa::uzawa_contact`.
-    pub uzawa: Kernel,
     pub colors: super::coloring::ColorBuffers,
     pub buckets: Buckets,
     pub pass_colors: Vec<wgpu::Buffer>,
-    pub step_fraction: wgpu::Buffer,
     pub init: [wgpu::BindGroup; 2],
     /// `[p][r]`: round reading `color[r]`, writing `color[1 - r]`.
     pub round: [[wgpu::BindGroup; 2]; 2],
@@ -212,31 +200,23 @@ pub struct SolverState {
     /// `[p][f]`.
     pub overflow: [[wgpu::BindGroup; 2]; 2],
     pub mirror: [wgpu::BindGroup; 2],
-    pub uzawa_groups: [wgpu::BindGroup; 2],
-    pub apgd: super::apgd::Apgd,
-    pub apgd_bufs: super::apgd::ApgdBuffers,
-    pub apgd_groups: [super::apgd::ApgdGroups; 2],
+    /// Contacts of each colour of this step (the bucket sizes, as read back).
+    pub sizes: Vec<u32>,
+    /// This step has an overflow colour.
+    pub has_overflow: bool,
 }
 
-impl SolverState {
-    /// `residual`, `vel_free` and `spins` are the NSCD stepper's per-grain
-    /// residual, free velocities and spin buffers.
-    pub fn new(
-        core: &super::pipeline::Pipeline,
-        residual: &wgpu::Buffer,
-        vel_free: &wgpu::Buffer,
-        spins: &super::state::Spins,
-    ) -> Self {
+impl ColoredSolver {
+    /// `residual` and `spins` are the NSCD stepper's per-grain residual and spin buffers.
+    pub fn new(core: &super::pipeline::Pipeline, residual: &wgpu::Buffer, spins: &super::state::Spins) -> Self {
         use super::pipeline::{INV_MASS, RADIUS, VEL};
         let (ctx, cfg, b) = (&core.ctx, &core.cfg, &core.bufs);
         let slots = core.n * core.capacity;
         let coloring = super::coloring::Coloring::new(ctx, cfg);
         let colored = Colored::new(ctx, cfg);
-        let uzawa = Kernel::new(ctx, cfg, Stage::Uzawa, "uzawa_contact");
         let colors = super::coloring::ColorBuffers::new(ctx, slots);
         let pass_colors = pass_colors(ctx);
         let buckets = Buckets::new(ctx, slots);
-        let step_fraction = step_fraction(ctx, crate::model::UZAWA_STEP);
         let bindings = |p: usize| ColoredBindings {
             params: &b.params,
             count: &b.count[p],
@@ -263,18 +243,12 @@ impl SolverState {
         let bucket_count = [0, 1].map(|p| colored.bucket_count.group(ctx, &bindings(p).bucket_count()));
         let bucket_scatter = [0, 1].map(|p| colored.bucket_scatter.group(ctx, &bindings(p).bucket_scatter()));
         let mirror = [0, 1].map(|p| colored.mirror.group(ctx, &bindings(p).mirror()));
-        let uzawa_groups = uzawa_groups(core, &uzawa, residual, &step_fraction);
-        let apgd = super::apgd::Apgd::new(ctx, cfg);
-        let apgd_bufs = super::apgd::ApgdBuffers::new(ctx, slots);
-        let apgd_groups = apgd_groups(core, &apgd, &apgd_bufs, residual, vel_free, spins);
-        SolverState {
+        ColoredSolver {
             coloring,
             colored,
-            uzawa,
             colors,
             buckets,
             pass_colors,
-            step_fraction,
             init,
             round,
             count,
@@ -283,10 +257,8 @@ impl SolverState {
             solve,
             overflow,
             mirror,
-            uzawa_groups,
-            apgd,
-            apgd_bufs,
-            apgd_groups,
+            sizes: Vec::new(),
+            has_overflow: false,
         }
     }
 
@@ -318,83 +290,42 @@ impl SolverState {
         self.colored.bucket_count.dispatch(&mut ps, &self.bucket_count[p], n);
     }
 
-    /// Set the pass uniforms and cursors for colours of `sizes` (as read
-    /// back), and record the scatter into the bucket.
-    pub fn bucket(&self, ctx: &GpuContext, enc: &mut wgpu::CommandEncoder, p: usize, n: u32, sizes: &[u32]) {
-        write_pass_colors(ctx, &self.pass_colors, &self.buckets, sizes);
+    /// Set the pass uniforms and cursors for the colours of [`Self::sizes`]
+    /// (as read back), and record the scatter into the bucket.
+    pub fn bucket(&self, ctx: &GpuContext, enc: &mut wgpu::CommandEncoder, p: usize, n: u32) {
+        write_pass_colors(ctx, &self.pass_colors, &self.buckets, &self.sizes);
         let mut ps = super::pass(enc, &Stage::Colored.label());
         self.colored
             .bucket_scatter
             .dispatch(&mut ps, &self.bucket_scatter[p], n);
     }
+}
 
-    /// Record one coloured iteration: each colour of `sizes` (its contact
-    /// count), then the overflow colour when there is one; the frictional
-    /// passes when `friction`.
-    pub fn record_colored(&self, ps: &mut wgpu::ComputePass, p: usize, sizes: &[u32], overflow: bool, friction: bool) {
-        let (c, f) = (&self.colored, usize::from(friction));
-        for (k, &size) in sizes.iter().enumerate() {
+/// One coloured iteration: each colour of [`ColoredSolver::sizes`] (its
+/// contact count), then the overflow colour when there is one; the
+/// frictional passes with friction. The passes max into the residual.
+impl super::solver::GpuSolver for ColoredSolver {
+    fn iterate(&self, ps: &mut wgpu::ComputePass, it: &super::solver::Iteration<'_>) {
+        let (c, f, p) = (&self.colored, usize::from(it.friction), it.cur);
+        for (k, &size) in self.sizes.iter().enumerate() {
             c.solve[f].dispatch(ps, &self.solve[p][f][k], size);
         }
-        if overflow {
+        if self.has_overflow {
             c.overflow[f].dispatch(ps, &self.overflow[p][f], 1);
         }
     }
+    fn maxes_residual(&self) -> bool {
+        true
+    }
+    fn colored(&mut self) -> Option<&mut ColoredSolver> {
+        Some(self)
+    }
+    fn mirror(&self, ps: &mut wgpu::ComputePass, cur: usize, n: u32) {
+        self.colored.mirror.dispatch(ps, &self.mirror[cur], n);
+    }
 }
 
-/// `uzawa_contact` groups on lists p, into `residual`.
-fn uzawa_groups(
-    core: &super::pipeline::Pipeline,
-    uzawa: &Kernel,
-    residual: &wgpu::Buffer,
-    step_fraction: &wgpu::Buffer,
-) -> [wgpu::BindGroup; 2] {
-    use super::pipeline::{INV_MASS, VEL};
-    let b = &core.bufs;
-    [0, 1].map(|p| {
-        let given = [
-            ("params", &b.params),
-            ("count", &b.count[p]),
-            ("slots", &b.slots[p]),
-            ("vel", &b.grains[VEL]),
-            ("inv_mass", &b.grains[INV_MASS]),
-            ("residual", residual),
-            ("step_fraction", step_fraction),
-        ];
-        uzawa.group(&core.ctx, &given)
-    })
-}
-
-/// APGD groups on lists p, from `vel_free` (and `spins.spin_free`) into `residual`.
-fn apgd_groups(
-    core: &super::pipeline::Pipeline,
-    apgd: &super::apgd::Apgd,
-    bufs: &super::apgd::ApgdBuffers,
-    residual: &wgpu::Buffer,
-    vel_free: &wgpu::Buffer,
-    spins: &super::state::Spins,
-) -> [super::apgd::ApgdGroups; 2] {
-    use super::pipeline::{INV_MASS, RADIUS, VEL};
-    let b = &core.bufs;
-    [0, 1].map(|p| {
-        let bindings = super::apgd::ApgdBindings {
-            params: &b.params,
-            count: &b.count[p],
-            slots: &b.slots[p],
-            vel_free,
-            inv_mass: &b.grains[INV_MASS],
-            vel: &b.grains[VEL],
-            residual,
-            bufs,
-            spin_free: &spins.spin_free,
-            radius: &b.grains[RADIUS],
-            spin: &spins.spin,
-        };
-        apgd.groups(&core.ctx, &bindings)
-    })
-}
-
-/// Bind groups of the colouring rounds: (init, round, count) as in [`SolverState`].
+/// Bind groups of the colouring rounds: (init, round, count) as in [`ColoredSolver`].
 #[allow(clippy::type_complexity)]
 fn coloring_groups(
     core: &super::pipeline::Pipeline,

@@ -40,6 +40,7 @@ pub mod pipeline;
 pub mod prefix_sum;
 pub mod reduce;
 pub mod registry;
+pub mod solver;
 pub mod state;
 pub mod step;
 pub mod view;

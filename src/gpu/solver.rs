@@ -1,0 +1,145 @@
+//! GPU NSCD solvers as units, the twin of `cpu::solver`: one [`GpuSolver`]
+//! per kind in [`GPU_SOLVERS`], built on the kind's first step and kept; the
+//! backend records a solver's iterations, and its hooks, without knowing
+//! which it is. A new GPU solver is its WGSL file, its registry lines, its
+//! `GpuSolver` and one row of [`GPU_SOLVERS`] (`model::SOLVERS` says it runs
+//! on the GPU; a test holds the two tables together).
+
+use super::pipeline::Pipeline;
+use super::state::{Buffers, Groups, Kernels};
+use super::{GpuContext, Kernel, Stage};
+use crate::model::SolverKind;
+
+/// What a solver is built from: the shared pipeline (grains, contact lists)
+/// and the NSCD stepper's buffers (free velocities, residual, spins).
+pub struct Build<'a> {
+    pub core: &'a Pipeline,
+    pub bufs: &'a Buffers,
+}
+
+/// One iteration as the backend records it.
+pub struct Iteration<'a> {
+    pub n: u32,
+    /// The contact lists in use (0 or 1).
+    pub cur: usize,
+    pub friction: bool,
+    /// The stepper's Jacobi kernels and bind groups.
+    pub kernels: &'a Kernels,
+    pub groups: &'a Groups,
+}
+
+impl Iteration<'_> {
+    /// `jacobi_gather` of the lists in use: the velocities of the impulses
+    /// (frictional with friction).
+    pub fn gather(&self, ps: &mut wgpu::ComputePass) {
+        let f = usize::from(self.friction);
+        self.kernels.jacobi_gather[f].dispatch(ps, &self.groups.jacobi_gather[self.cur][f], self.n);
+    }
+}
+
+/// A GPU NSCD solver.
+pub trait GpuSolver {
+    /// Queued before the step's first submit.
+    fn begin_step(&self, _ctx: &GpuContext) {}
+    /// Record one iteration into `ps`: new impulses from the velocities,
+    /// new velocities from the impulses, each grain's residual (m/s) into
+    /// the stepper's `residual` (`residual_max` then reduces it).
+    fn iterate(&self, ps: &mut wgpu::ComputePass, it: &Iteration<'_>);
+    /// The passes max into `residual` (a grain's contacts spread over
+    /// several passes): the backend clears it before the iteration it reads.
+    fn maxes_residual(&self) -> bool {
+        false
+    }
+    /// Recorded after the last iteration, before the integration.
+    fn finish(&self, _enc: &mut wgpu::CommandEncoder, _it: &Iteration<'_>) {}
+    /// The colouring state, for a solver that needs colours
+    /// (`SolverFacts::colors`: the plan's `Color` and `Mirror` stages).
+    fn colored(&mut self) -> Option<&mut super::colored::ColoredSolver> {
+        None
+    }
+    /// Stage `Mirror` of a solver that solves one copy of each contact.
+    fn mirror(&self, _ps: &mut wgpu::ComputePass, _cur: usize, _n: u32) {}
+}
+
+/// How a [`GPU_SOLVERS`] row builds its solver.
+pub type BuildSolver = fn(&Build<'_>) -> Box<dyn GpuSolver>;
+
+/// One row per GPU solver: its kind and how to build it.
+pub const GPU_SOLVERS: &[(SolverKind, BuildSolver)] = &[
+    (SolverKind::Jacobi, |_| Box::new(Jacobi)),
+    (SolverKind::Colored, |b| {
+        Box::new(super::colored::ColoredSolver::new(
+            b.core,
+            &b.bufs.residual,
+            &b.bufs.spins,
+        ))
+    }),
+    (SolverKind::Uzawa, |b| Box::new(Uzawa::new(b))),
+    (SolverKind::Apgd, |b| Box::new(super::apgd::ApgdSolver::new(b))),
+];
+
+/// Build the GPU solver of `kind` (None: it has no GPU version).
+pub fn build(kind: SolverKind, b: &Build<'_>) -> Option<Box<dyn GpuSolver>> {
+    GPU_SOLVERS.iter().find(|(k, _)| *k == kind).map(|(_, make)| make(b))
+}
+
+/// Projected Jacobi: `jacobi_contact` then `jacobi_gather`, with the
+/// stepper's own kernels (which the push-out's correction shares).
+pub struct Jacobi;
+
+impl GpuSolver for Jacobi {
+    fn iterate(&self, ps: &mut wgpu::ComputePass, it: &Iteration<'_>) {
+        let f = usize::from(it.friction);
+        it.kernels.jacobi_contact[f].dispatch(ps, &it.groups.jacobi_contact[it.cur][f], it.n);
+        it.gather(ps);
+    }
+}
+
+/// Uzawa's projected dual-gradient iteration.
+pub struct Uzawa {
+    /// `uzawa::uzawa_contact`: one projected dual-gradient step of Maury's
+    /// velocity projection, P' = max(0, P - rho t) with the common target
+    /// t = u + (max(d,0) + beta min(d + slop,0))/dt (`Contact::target`), the
+    /// Gershgorin-safe rho = s / (im_a N_a + im_b N_b), and per grain the
+    /// largest |P' - P| / rho (into `residual`); `jacobi_gather` then
+    /// rebuilds the velocities. Twin `cpu::uzawa::uzawa_contact`.
+    kernel: Kernel,
+    /// The uniform holding the step fraction s (x; y, z, w unused).
+    _step_fraction: wgpu::Buffer,
+    /// `[p]`: on contact lists p.
+    groups: [wgpu::BindGroup; 2],
+}
+
+impl Uzawa {
+    pub fn new(b: &Build<'_>) -> Self {
+        use super::pipeline::{INV_MASS, VEL};
+        let (core, g) = (b.core, &b.core.bufs);
+        let kernel = Kernel::new(&core.ctx, &core.cfg, Stage::Uzawa, "uzawa_contact");
+        let step = [crate::model::UZAWA_STEP, 0.0, 0.0, 0.0];
+        let step_fraction = super::buffers::uniform(&core.ctx, "hourglass.uzawa.step_fraction", &step);
+        let groups = [0, 1].map(|p| {
+            let given = [
+                ("params", &g.params),
+                ("count", &g.count[p]),
+                ("slots", &g.slots[p]),
+                ("vel", &g.grains[VEL]),
+                ("inv_mass", &g.grains[INV_MASS]),
+                ("residual", &b.bufs.residual),
+                ("step_fraction", &step_fraction),
+            ];
+            kernel.group(&core.ctx, &given)
+        });
+        Uzawa {
+            kernel,
+            _step_fraction: step_fraction,
+            groups,
+        }
+    }
+}
+
+impl GpuSolver for Uzawa {
+    fn iterate(&self, ps: &mut wgpu::ComputePass, it: &Iteration<'_>) {
+        self.kernel.dispatch(ps, &self.groups[it.cur], it.n);
+        it.gather(ps);
+    }
+}
