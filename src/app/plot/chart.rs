@@ -3,7 +3,7 @@
 //! binary (assets/fonts, Bitstream Vera licence), so no system font is used.
 
 use std::ops::Range;
-use std::sync::Once;
+use std::sync::OnceLock;
 
 use image::RgbaImage;
 use plotters::coord::Shift;
@@ -74,14 +74,15 @@ impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for DrawE
     }
 }
 
+/// Register the embedded font with plotters (once per process).
 fn register_font() -> Result<(), DrawError> {
-    static ONCE: Once = Once::new();
-    let mut result = Ok(());
-    ONCE.call_once(|| {
-        result = plotters::style::register_font(FAMILY, FontStyle::Normal, DEJAVU_SANS)
-            .map_err(|_| DrawError("the embedded DejaVu Sans is not a readable font".into()));
-    });
-    result
+    static REGISTERED: OnceLock<Result<(), DrawError>> = OnceLock::new();
+    REGISTERED
+        .get_or_init(|| {
+            plotters::style::register_font(FAMILY, FontStyle::Normal, DEJAVU_SANS)
+                .map_err(|_| DrawError("the embedded DejaVu Sans is not a readable font".into()))
+        })
+        .clone()
 }
 
 /// Panels stacked top to bottom, `WIDTH` x `PANEL_HEIGHT` each.
@@ -160,7 +161,9 @@ fn runs(s: &Series, log_y: bool) -> Vec<Vec<(f64, f64)>> {
     let mut out: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
     for &(x, y) in &s.points {
         if x.is_finite() && y.is_finite() && (!log_y || y > 0.0) {
-            out.last_mut().map(|r| r.push((x, y)));
+            if let Some(run) = out.last_mut() {
+                run.push((x, y));
+            }
         } else if out.last().is_some_and(|r| !r.is_empty()) {
             out.push(Vec::new());
         }
@@ -244,7 +247,7 @@ where
         let style = rgb(s.color).stroke_width(width);
         // The legend names every series, drawn or not (an empty run when none).
         let first = runs.first().cloned().unwrap_or_default();
-        let single = |r: &Vec<(f64, f64)>| if r.len() == 1 { width } else { 0 };
+        let single = |r: &Vec<(f64, f64)>| if r.len() == 1 { width + 1 } else { 0 };
         chart
             .draw_series(LineSeries::new(first.iter().copied(), style).point_size(single(&first)))?
             .label(s.label.clone())
@@ -261,4 +264,62 @@ where
         .border_style(rgb(GRID))
         .draw()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn series(points: Vec<(f64, f64)>) -> Series {
+        Series {
+            label: "s".into(),
+            color: RED,
+            points,
+            wide: false,
+        }
+    }
+
+    #[test]
+    fn a_line_breaks_at_values_it_cannot_draw() {
+        let s = series(vec![(0.0, 1.0), (1.0, f64::NAN), (2.0, 3.0), (3.0, -1.0), (4.0, 5.0)]);
+        assert_eq!(
+            runs(&s, false),
+            vec![vec![(0.0, 1.0)], vec![(2.0, 3.0), (3.0, -1.0), (4.0, 5.0)]]
+        );
+        // On a log axis a non-positive value breaks it too.
+        assert_eq!(
+            runs(&s, true),
+            vec![vec![(0.0, 1.0)], vec![(2.0, 3.0)], vec![(4.0, 5.0)]]
+        );
+    }
+
+    #[test]
+    fn ranges_pad_the_data_and_never_collapse() {
+        assert_eq!(span([0.0, 10.0].into_iter(), false), -0.5..10.5);
+        assert_eq!(span([2.0].into_iter(), false), 1.8..2.2);
+        assert_eq!(span([0.0].into_iter(), false), -1.0..1.0);
+        assert_eq!(span(std::iter::empty(), false), 0.0..1.0);
+        let log = span([1e-4, 1e-2].into_iter(), true);
+        assert!(
+            (log.start.log10() + 4.1).abs() < 1e-12 && (log.end.log10() + 1.9).abs() < 1e-12,
+            "{log:?}"
+        );
+        assert_eq!(tick_label(-1e-17, 40.0), "0");
+        assert_eq!(tick_label(-20.0, 40.0), "-20");
+    }
+
+    #[test]
+    fn a_lone_point_is_drawn() {
+        let panel = Panel {
+            title: "one row".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            series: vec![series(vec![(1.0, 1.0)])],
+            log_y: false,
+        };
+        let img = figure_sized(&[panel], 400, 200);
+        // The point's disk mid-plot, left of the legend at the upper right.
+        let red = img.enumerate_pixels().filter(|(x, _, p)| *x < 280 && p.0 == RED).count();
+        assert!(red >= 9, "{red} red pixels");
+    }
 }
