@@ -70,11 +70,15 @@ fn plot_replaces_a_link_with_and_without_the_list() {
             std::fs::remove_file(out.join(".hourglass-result")).unwrap();
         }
         let mine = link_to_mine(&out, "plot_passed.png");
+        let mine_svg = link_to_mine(&out, "plot_passed.svg");
         let o = hourglass(&["plot", "-q"], &out);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         assert_replaced(&out, "plot_passed.png", &mine);
-        // A PNG now, not the user's bytes.
+        assert_replaced(&out, "plot_passed.svg", &mine_svg);
+        // A PNG and an SVG document now, not the user's bytes.
         assert!(image::open(out.join("plot_passed.png")).is_ok());
+        let svg = std::fs::read_to_string(out.join("plot_passed.svg")).unwrap();
+        assert!(svg.starts_with("<svg"), "{svg}");
     }
 }
 

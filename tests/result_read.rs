@@ -553,3 +553,57 @@ fn diagnostics_written_before_the_lab_columns_read_them_as_zero() {
     // The total of an older file is the sum of the parts it has.
     assert_eq!(r.total_energy, 1.5 - 2.0 + 0.25);
 }
+
+/// A newer version appends columns: the ones this version knows are read,
+/// the others left out. A header that is neither a prefix of this version's
+/// columns (of at least the first twelve) nor starts with them all is refused,
+/// as is a value that is not a number, naming its line.
+#[test]
+fn diagnostics_of_a_newer_version_read_the_known_columns() {
+    let tmp = tempfile::tempdir().unwrap();
+    let diagnostics = tmp.path().join("diagnostics.csv");
+    let known = "7,0.500000,3,1,2e0,-1e0,0e0,0e0,5,4.000,1e-3,0e0,2.5e-1,1.25e-1,1.375e0,-2.5e-1,1.5e0,4,9";
+    std::fs::write(
+        &diagnostics,
+        format!("{},new_column\n{known},42\n", hourglass::output::DIAGNOSTICS_HEADER),
+    )
+    .unwrap();
+    let rows = read::diagnostics(tmp.path()).unwrap();
+    let want = hourglass::output::Row {
+        step: 7,
+        time: 0.5,
+        grains: 3,
+        passed: 1,
+        kinetic_energy: 2.0,
+        potential_energy: -1.0,
+        contacts: 5,
+        iterations: 4.0,
+        residual: 1e-3,
+        rotational_kinetic_energy: 0.25,
+        elastic_energy: 0.125,
+        total_energy: 1.375,
+        barycentre: [-0.25, 1.5],
+        grain_collisions: 4,
+        wall_collisions: 9,
+        ..Default::default()
+    };
+    assert_eq!(rows, vec![want]);
+    let error = |text: String| {
+        std::fs::write(&diagnostics, text).unwrap();
+        read::diagnostics(tmp.path()).unwrap_err().to_string()
+    };
+    let renamed = hourglass::output::DIAGNOSTICS_HEADER.replace("passed,", "through,");
+    for header in ["step,time,grains".to_string(), renamed] {
+        let e = error(format!("{header}\n"));
+        assert!(
+            e.contains("diagnostics.csv: the header is not the diagnostics header"),
+            "{e}"
+        );
+    }
+    let e = error(format!(
+        "{}\n{known}\n{}\n",
+        hourglass::output::DIAGNOSTICS_HEADER,
+        known.replacen("2e0", "two", 1)
+    ));
+    assert!(e.contains("diagnostics.csv: line 3:"), "{e}");
+}

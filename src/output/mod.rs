@@ -17,6 +17,7 @@
 //!                         only ones a later run removes (see [`Manifest`])
 //! ```
 
+mod diagnostics;
 pub mod fresh;
 mod manifest;
 pub mod read;
@@ -24,7 +25,7 @@ pub mod vtk;
 mod xml;
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -34,8 +35,9 @@ use crate::model::{Grains, Walls};
 
 pub use manifest::{MANIFEST, Manifest, Outputs};
 
-/// The header of diagnostics.csv (DESIGN §3), exactly. Columns are only
-/// ever appended, so a reader that knows a prefix still reads a newer file.
+/// The header of diagnostics.csv, exactly: the field names of the record
+/// the rows are written from. Columns are only ever appended, so a reader
+/// that knows a prefix still reads a newer file.
 pub const DIAGNOSTICS_HEADER: &str = "step,time,grains,passed,kinetic_energy,potential_energy,momentum_x,momentum_y,contacts,iterations,residual,max_overlap,rotational_kinetic_energy,elastic_energy,total_energy,barycentre_x,barycentre_y,grain_collisions,wall_collisions";
 
 /// The header written before the lab's columns were appended (elastic and
@@ -86,7 +88,7 @@ pub struct Row {
 /// An open result directory.
 pub struct ResultDir {
     pub dir: PathBuf,
-    diagnostics: BufWriter<File>,
+    diagnostics: csv::Writer<File>,
     frames: Vec<(f64, String)>,
     manifest: Manifest,
 }
@@ -174,11 +176,11 @@ impl ResultDir {
         let scene = manifest.file("scene.toml")?;
         fresh::write(&scene, scene_toml.as_bytes()).map_err(io(&scene))?;
         let path = manifest.file("diagnostics.csv")?;
-        let mut diagnostics = BufWriter::new(fresh::create(&path).map_err(io(&path))?);
-        writeln!(diagnostics, "{DIAGNOSTICS_HEADER}").map_err(io(&path))?;
+        let mut file = fresh::create(&path).map_err(io(&path))?;
+        writeln!(file, "{}", diagnostics::header()).map_err(io(&path))?;
         Ok(ResultDir {
             dir: dir.to_path_buf(),
-            diagnostics,
+            diagnostics: diagnostics::writer(file),
             frames: Vec::new(),
             manifest,
         })
@@ -255,13 +257,14 @@ impl ResultDir {
             source,
         })?;
         let mut lines = text.lines();
-        if lines.next().map(str::trim) != Some(DIAGNOSTICS_HEADER) {
+        let header = diagnostics::header();
+        if lines.next().map(str::trim) != Some(header.as_str()) {
             return Err(Error::ResultFile {
                 path,
                 message: "its header is not this version's: the run cannot be resumed".to_string(),
             });
         }
-        let mut kept = format!("{DIAGNOSTICS_HEADER}\n");
+        let mut kept = format!("{header}\n");
         for line in lines {
             let row_step = line.split(',').next().and_then(|w| w.trim().parse::<u64>().ok());
             if row_step.is_some_and(|s| s <= step) {
@@ -301,31 +304,11 @@ impl ResultDir {
     /// Append a diagnostics row (flushed, so a crash keeps every row written).
     pub fn row(&mut self, r: &Row) -> Result<()> {
         let path = self.dir.join("diagnostics.csv");
-        writeln!(
-            self.diagnostics,
-            "{},{:.6},{},{},{:e},{:e},{:e},{:e},{},{:.3},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{},{}",
-            r.step,
-            r.time,
-            r.grains,
-            r.passed,
-            r.kinetic_energy,
-            r.potential_energy,
-            r.momentum[0],
-            r.momentum[1],
-            r.contacts,
-            r.iterations,
-            r.residual,
-            r.max_overlap,
-            r.rotational_kinetic_energy,
-            r.elastic_energy,
-            r.total_energy,
-            r.barycentre[0],
-            r.barycentre[1],
-            r.grain_collisions,
-            r.wall_collisions
-        )
-        .and_then(|_| self.diagnostics.flush())
-        .map_err(io(&path))
+        self.diagnostics
+            .serialize(diagnostics::Record::from(r))
+            .map_err(std::io::Error::from)
+            .and_then(|_| self.diagnostics.flush())
+            .map_err(io(&path))
     }
 
     /// Write one frame and extend the .pvd collection.
@@ -402,7 +385,7 @@ impl Resumable {
             .map_err(io(&path))?;
         Ok(ResultDir {
             dir: dir.to_path_buf(),
-            diagnostics: BufWriter::new(file),
+            diagnostics: diagnostics::writer(file),
             frames,
             manifest,
         })

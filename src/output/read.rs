@@ -6,7 +6,7 @@
 //!   frame_*.vtp     Points (x y 0), radius, velocity (vx vy 0), id,
 //!                   angular_velocity, angle (optional: 0 when absent)         -> Grains
 //!   walls.vtp       Points, Lines (connectivity, offsets)                     -> Walls
-//!   diagnostics.csv DIAGNOSTICS_HEADER + rows                                 -> Row
+//!   diagnostics.csv header + rows (older versions: fewer columns)           -> Row
 //! ```
 //! Only what our writer produces is understood: one `<Piece>`, ASCII
 //! DataArrays with the components and counts the piece announces. The XML is
@@ -18,8 +18,9 @@
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use super::diagnostics::{self, Record};
 use super::xml::{self, Element, bad};
-use super::{DIAGNOSTICS_HEADER, DIAGNOSTICS_HEADER_BEFORE_LAB, DIAGNOSTICS_HEADER_BEFORE_ROTATION, Row, Summary};
+use super::{Row, Summary};
 use crate::error::{Error, Result};
 use crate::model::{Grains, Walls};
 
@@ -311,57 +312,24 @@ pub fn walls(dir: &Path) -> Result<Walls> {
     Ok(Walls::new(&segments))
 }
 
-/// The rows of DIR/diagnostics.csv (also of an older one, without
-/// `rotational_kinetic_energy` or without the lab's columns: read as 0;
-/// an older file's `total_energy` is the sum of the parts it has).
+/// The rows of DIR/diagnostics.csv, also of an older version's (without
+/// `rotational_kinetic_energy` or without the lab's columns: read as 0; an
+/// older file's `total_energy` is the sum of the parts it has) and of a
+/// newer one's (the columns it appended are left out).
 pub fn diagnostics(dir: &Path) -> Result<Vec<Row>> {
     result_dir(dir)?;
     let path = dir.join("diagnostics.csv");
     let text = read_text(&path)?;
-    let mut lines = text.lines();
-    let columns = match lines.next().map(str::trim) {
-        Some(h) if h == DIAGNOSTICS_HEADER => 19,
-        Some(h) if h == DIAGNOSTICS_HEADER_BEFORE_LAB => 13,
-        Some(h) if h == DIAGNOSTICS_HEADER_BEFORE_ROTATION => 12,
-        _ => return Err(bad(&path, "the header is not the diagnostics header")),
-    };
-    let mut rows = Vec::new();
-    for (k, line) in lines.enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let f: Vec<f64> = line
-            .split(',')
-            .map(|w| w.trim().parse::<f64>())
-            .collect::<std::result::Result<_, _>>()
-            .map_err(|e| bad(&path, format!("line {}: {e}", k + 2)))?;
-        if f.len() != columns {
-            return Err(bad(
-                &path,
-                format!("line {}: {} fields, expected {columns}", k + 2, f.len()),
-            ));
-        }
-        rows.push(Row {
-            step: f[0] as u64,
-            time: f[1],
-            grains: f[2] as u64,
-            passed: f[3] as u64,
-            kinetic_energy: f[4],
-            potential_energy: f[5],
-            momentum: [f[6], f[7]],
-            contacts: f[8] as u64,
-            iterations: f[9],
-            residual: f[10],
-            max_overlap: f[11],
-            rotational_kinetic_energy: f.get(12).copied().unwrap_or(0.0),
-            elastic_energy: f.get(13).copied().unwrap_or(0.0),
-            total_energy: f
-                .get(14)
-                .copied()
-                .unwrap_or_else(|| f[4] + f[5] + f.get(12).copied().unwrap_or(0.0)),
-            barycentre: [f.get(15).copied().unwrap_or(0.0), f.get(16).copied().unwrap_or(0.0)],
-            grain_collisions: f.get(17).copied().unwrap_or(0.0) as u64,
-            wall_collisions: f.get(18).copied().unwrap_or(0.0) as u64,
-        });
+    let mut reader = diagnostics::reader(text.as_bytes());
+    let failed = |e: csv::Error| bad(&path, diagnostics::describe(&e));
+    let header = reader.headers().map_err(failed)?;
+    if !diagnostics::readable(header) {
+        return Err(bad(&path, "the header is not the diagnostics header"));
     }
-    Ok(rows)
+    reader
+        .deserialize::<Record>()
+        .map(|r| r.map(Row::from).map_err(failed))
+        .collect()
 }
 
 /// DIR/summary.json (absent for an interrupted run).

@@ -1,5 +1,8 @@
-//! Text for legends and plots: the public-domain 8x8 bitmap font of the
-//! `font8x8` crate (printable ASCII), drawn at an integer scale.
+//! Text for the legends drawn on rendered frames ([`super::legend`], the
+//! live window and `render`): the public-domain 8x8 bitmap font of the
+//! `font8x8` crate (printable ASCII), drawn at an integer scale straight into
+//! the frame's pixels, with no font file or text layout. `hourglass plot`
+//! draws with plotters and an embedded TrueType font instead.
 
 use image::{Rgba, RgbaImage};
 

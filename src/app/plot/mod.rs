@@ -1,5 +1,5 @@
-//! `hourglass plot DIR`: PNG plots of a result directory, drawn with a tiny
-//! rasteriser and the bitmap font of [`crate::render::font`] (no system fonts).
+//! `hourglass plot DIR`: plots of a result directory, each as a PNG picture
+//! and an SVG document of the same name, drawn by plotters ([`chart`]).
 //!
 //! ```text
 //!   DIR/plot_passed.png   grains passed vs time, and the fitted flow-rate line
@@ -7,245 +7,25 @@
 //!   DIR/plot_energy.png   kinetic (translational and rotational) and potential
 //!                         energy vs time (two panels)
 //!   DIR/plot_solver.png   mean solver iterations and residual (log) vs time
-//!   DIR/plot_lab.png      the lab's figures (DESIGN §1c), four panels: total
-//!                         energy and its parts; momentum x and y; barycentre
-//!                         height; new grain-grain and grain-wall collisions
-//!                         per row
+//!   DIR/plot_lab.png      the lab's figures, four panels: total energy and
+//!                         its parts; momentum x and y; barycentre height;
+//!                         new grain-grain and grain-wall collisions per row
+//!   DIR/plot_column.png   a column of grains only: the compression of its
+//!                         lowest contacts vs time
+//!   DIR/plot_*.svg        the same figures as SVG
 //! ```
 
 use std::path::{Path, PathBuf};
 
-use image::{Rgba, RgbaImage};
-
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::output::read;
-use crate::render::font::{GLYPH, draw_text, short_number, text_width};
+use crate::render::font::short_number;
 
-/// Picture size of one plot, px.
-pub const WIDTH: u32 = 800;
-pub const PANEL_HEIGHT: u32 = 360;
+pub mod chart;
 
-const BG: [u8; 4] = [255, 255, 255, 255];
-const AXIS: [u8; 4] = [40, 40, 40, 255];
-const GRID: [u8; 4] = [228, 228, 228, 255];
-/// The total energy's line (darker than the axes and text).
-pub const BLACK: [u8; 4] = [0, 0, 0, 255];
-pub const BLUE: [u8; 4] = [31, 119, 180, 255];
-pub const ORANGE: [u8; 4] = [255, 127, 14, 255];
-pub const GREEN: [u8; 4] = [44, 160, 44, 255];
-pub const RED: [u8; 4] = [214, 39, 40, 255];
+pub use chart::{BLACK, BLUE, GREEN, ORANGE, PANEL_HEIGHT, Panel, RED, Series, WIDTH, figure, figure_sized};
 
-/// One line of a panel.
-#[derive(Debug, Clone)]
-pub struct Series {
-    pub label: String,
-    pub color: [u8; 4],
-    pub points: Vec<(f64, f64)>,
-    /// Drawn 3 px wide, under the series after it: a sum whose part may
-    /// equal it (the total energy of a billiard is all kinetic) stays visible
-    /// around the part.
-    pub wide: bool,
-}
-
-/// One set of axes.
-#[derive(Debug, Clone)]
-pub struct Panel {
-    pub title: String,
-    pub x_label: String,
-    pub y_label: String,
-    pub series: Vec<Series>,
-    /// Logarithmic y axis (non-positive values are left out).
-    pub log_y: bool,
-}
-
-/// Tick positions covering [lo, hi]: steps of 1, 2 or 5 x 10^k, about five of them.
-pub fn ticks(lo: f64, hi: f64) -> Vec<f64> {
-    if !(lo.is_finite() && hi.is_finite()) || hi <= lo {
-        return vec![lo];
-    }
-    let raw = (hi - lo) / 5.0;
-    let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * mag)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * mag);
-    let mut t = (lo / step).ceil() * step;
-    let mut out = Vec::new();
-    while t <= hi + step * 1e-9 {
-        out.push(if t.abs() < step * 1e-9 { 0.0 } else { t });
-        t += step;
-    }
-    out
-}
-
-fn line(img: &mut RgbaImage, a: (f64, f64), b: (f64, f64), color: [u8; 4], clip: [i64; 4]) {
-    let steps = ((b.0 - a.0).abs().max((b.1 - a.1).abs()).ceil() as usize).clamp(1, 100_000);
-    for k in 0..=steps {
-        let t = k as f64 / steps as f64;
-        let x = (a.0 + (b.0 - a.0) * t).round() as i64;
-        let y = (a.1 + (b.1 - a.1) * t).round() as i64;
-        for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-            let (px, py) = (x + dx, y + dy);
-            if px >= clip[0] && px <= clip[2] && py >= clip[1] && py <= clip[3] {
-                img.put_pixel(px as u32, py as u32, Rgba(color));
-            }
-        }
-    }
-}
-
-fn rect(img: &mut RgbaImage, x0: i64, y0: i64, x1: i64, y1: i64, color: [u8; 4]) {
-    for y in y0.max(0)..=y1.min(img.height() as i64 - 1) {
-        for x in x0.max(0)..=x1.min(img.width() as i64 - 1) {
-            img.put_pixel(x as u32, y as u32, Rgba(color));
-        }
-    }
-}
-
-/// Draw `panel` into the box [x0, y0, x0 + w, y0 + h] of `img`.
-fn draw_panel(img: &mut RgbaImage, panel: &Panel, x0: u32, y0: u32, w: u32, h: u32) {
-    let (left, right, top, bottom) = (84i64, 24i64, 50i64, 46i64);
-    let (px0, py0) = (x0 as i64 + left, y0 as i64 + top);
-    let (px1, py1) = (x0 as i64 + w as i64 - right, y0 as i64 + h as i64 - bottom);
-    let fy = |v: f64| if panel.log_y { v.log10() } else { v };
-    let pts = || {
-        panel
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter())
-            .filter(|p| p.0.is_finite() && p.1.is_finite() && (!panel.log_y || p.1 > 0.0))
-    };
-    let (mut xl, mut xh, mut yl, mut yh) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
-    for &(x, y) in pts() {
-        xl = xl.min(x);
-        xh = xh.max(x);
-        yl = yl.min(fy(y));
-        yh = yh.max(fy(y));
-    }
-    if !xl.is_finite() {
-        (xl, xh, yl, yh) = (0.0, 1.0, 0.0, 1.0);
-    }
-    if xh <= xl {
-        xh = xl + 1.0;
-    }
-    if yh <= yl {
-        let pad = if yl == 0.0 { 1.0 } else { 0.1 * yl.abs() };
-        (yl, yh) = (yl - pad, yh + pad);
-    } else {
-        let pad = 0.05 * (yh - yl);
-        (yl, yh) = (yl - pad, yh + pad);
-    }
-    let sx = |x: f64| px0 as f64 + (x - xl) / (xh - xl) * (px1 - px0) as f64;
-    let sy = |y: f64| py1 as f64 - (y - yl) / (yh - yl) * (py1 - py0) as f64;
-    let x_ticks = ticks(xl, xh);
-    let y_ticks: Vec<f64> = if panel.log_y {
-        // Decades, and 2 and 5 between them when the axis spans fewer than three.
-        let marks: &[f64] = if yh - yl < 3.0 { &[1.0, 2.0, 5.0] } else { &[1.0] };
-        (yl.floor() as i64..=yh.ceil() as i64)
-            .flat_map(|e| marks.iter().map(move |m| (m * 10f64.powi(e as i32)).log10()))
-            .filter(|t| *t >= yl && *t <= yh)
-            .collect()
-    } else {
-        ticks(yl, yh)
-    };
-    for &t in &x_ticks {
-        let x = sx(t).round() as i64;
-        rect(img, x, py0, x, py1, GRID);
-        rect(img, x, py1, x, py1 + 4, AXIS);
-        let s = short_number(t);
-        draw_text(
-            img,
-            x as i32 - text_width(&s, 1) as i32 / 2,
-            py1 as i32 + 8,
-            &s,
-            AXIS,
-            1,
-        );
-    }
-    for &t in &y_ticks {
-        let y = sy(t).round() as i64;
-        rect(img, px0, y, px1, y, GRID);
-        rect(img, px0 - 4, y, px0, y, AXIS);
-        let s = if panel.log_y {
-            format!("{:.0e}", 10f64.powf(t))
-        } else {
-            short_number(t)
-        };
-        draw_text(
-            img,
-            px0 as i32 - 8 - text_width(&s, 1) as i32,
-            y as i32 - GLYPH as i32 / 2,
-            &s,
-            AXIS,
-            1,
-        );
-    }
-    rect(img, px0, py1, px1, py1, AXIS);
-    rect(img, px0, py0, px0, py1, AXIS);
-    draw_text(img, px0 as i32, y0 as i32 + 6, &panel.title, AXIS, 2);
-    let xl_w = text_width(&panel.x_label, 1) as i32;
-    draw_text(
-        img,
-        ((px0 + px1) / 2) as i32 - xl_w / 2,
-        py1 as i32 + 24,
-        &panel.x_label,
-        AXIS,
-        1,
-    );
-    // The y label sits above the axis (no rotated text in a bitmap font).
-    draw_text(img, x0 as i32 + 6, py0 as i32 - 12, &panel.y_label, AXIS, 1);
-    let clip = [px0, py0, px1, py1];
-    let mut legend_y = py0 as i32 + 6;
-    for s in &panel.series {
-        let mut prev: Option<(f64, f64)> = None;
-        for &(x, y) in &s.points {
-            if !(x.is_finite() && y.is_finite()) || (panel.log_y && y <= 0.0) {
-                prev = None;
-                continue;
-            }
-            let p = (sx(x), sy(fy(y)));
-            let offsets: &[f64] = if s.wide { &[-1.0, 0.0, 1.0] } else { &[0.0] };
-            for &d in offsets {
-                let (p, q) = ((p.0, p.1 + d), prev.map(|q: (f64, f64)| (q.0, q.1 + d)));
-                if let Some(q) = q {
-                    line(img, q, p, s.color, clip);
-                } else if s.points.len() == 1 {
-                    line(img, p, p, s.color, clip);
-                }
-            }
-            prev = Some(p);
-        }
-        let lw = text_width(&s.label, 1) as i32;
-        let lx = px1 as i32 - lw - 8;
-        rect(
-            img,
-            i64::from(lx - 22),
-            i64::from(legend_y + 3),
-            i64::from(lx - 6),
-            i64::from(legend_y + 4),
-            s.color,
-        );
-        draw_text(img, lx, legend_y, &s.label, s.color, 1);
-        legend_y += 14;
-    }
-}
-
-/// Panels stacked top to bottom, `WIDTH` x `PANEL_HEIGHT` each.
-pub fn figure(panels: &[Panel]) -> RgbaImage {
-    figure_sized(panels, WIDTH, PANEL_HEIGHT)
-}
-
-/// Panels stacked top to bottom, `width` x `panel_height` px each (a picture
-/// of `width` x `panel_height` times the panel count).
-pub fn figure_sized(panels: &[Panel], width: u32, panel_height: u32) -> RgbaImage {
-    let mut img = RgbaImage::from_pixel(width, panel_height * panels.len().max(1) as u32, Rgba(BG));
-    for (k, p) in panels.iter().enumerate() {
-        draw_panel(&mut img, p, 0, k as u32 * panel_height, width, panel_height);
-    }
-    img
-}
-
-/// Write the four plots of `dir` and return their paths.
+/// Write the plots of `dir` (PNG and SVG) and return their paths.
 pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
     let rows = read::diagnostics(dir)?;
     // An interrupted run has no summary: plot without the fit.
@@ -287,7 +67,7 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
     };
     let plots = [
         (
-            "plot_passed.png",
+            "plot_passed",
             vec![Panel {
                 title: "grains through the neck".into(),
                 x_label: "time (s)".into(),
@@ -297,7 +77,7 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
             }],
         ),
         (
-            "plot_energy.png",
+            "plot_energy",
             vec![
                 energy(
                     "kinetic",
@@ -310,7 +90,7 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
             ],
         ),
         (
-            "plot_lab.png",
+            "plot_lab",
             vec![
                 energy(
                     "total",
@@ -355,7 +135,7 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
             ],
         ),
         (
-            "plot_solver.png",
+            "plot_solver",
             vec![
                 Panel {
                     title: "solver iterations".into(),
@@ -388,10 +168,24 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
     // Written through the manifest (when the directory has one), so a later run removes them.
     let mut outputs = crate::output::Outputs::open(dir)?;
     let mut out = Vec::new();
-    for (name, panels) in plots.into_iter().chain(column.map(|p| ("plot_column.png", vec![p]))) {
-        let path = outputs.file(name)?;
-        super::save_png(&figure(&panels), &path)?;
-        out.push(path);
+    for (name, panels) in plots.into_iter().chain(column.map(|p| ("plot_column", vec![p]))) {
+        let png_path = outputs.file(&format!("{name}.png"))?;
+        let failed = |path: &Path| {
+            let path = path.to_path_buf();
+            move |e: chart::DrawError| Error::Output {
+                path,
+                source: std::io::Error::other(e.0),
+            }
+        };
+        let png = chart::png(&panels, WIDTH, PANEL_HEIGHT).map_err(failed(&png_path))?;
+        super::save_png(&png, &png_path)?;
+        let svg_path = outputs.file(&format!("{name}.svg"))?;
+        let svg = chart::svg(&panels, WIDTH, PANEL_HEIGHT).map_err(failed(&svg_path))?;
+        crate::output::fresh::write(&svg_path, svg.as_bytes()).map_err(|source| Error::Output {
+            path: svg_path.clone(),
+            source,
+        })?;
+        out.extend([png_path, svg_path]);
     }
     Ok(out)
 }
@@ -510,16 +304,5 @@ mod tests {
         assert_eq!(c.len(), 3);
         let spread = Grains::new(vec![[0.0, 0.3], [0.5, 0.3]], vec![[0.0; 2]; 2], vec![0.3; 2], 1.0);
         assert_eq!(column_compressions(&spread, &walls), None);
-    }
-
-    #[test]
-    fn ticks_are_round_and_cover_the_range() {
-        let t = ticks(0.0, 1.0);
-        assert_eq!(t.len(), 6);
-        assert!(t.iter().enumerate().all(|(k, v)| (v - 0.2 * k as f64).abs() < 1e-12));
-        let t = ticks(-3.0, 47.0);
-        assert_eq!(t.first(), Some(&0.0));
-        assert!(t.windows(2).all(|w| (w[1] - w[0] - 10.0).abs() < 1e-9));
-        assert_eq!(ticks(1.0, 1.0), vec![1.0]);
     }
 }
