@@ -32,7 +32,8 @@ use gpu_common::{Rng, buf, close, context, get, run, uni};
 use hourglass::cpu;
 use hourglass::cpu::colored::ColoredSweep;
 use hourglass::gpu::buffers::storage_zeroed;
-use hourglass::gpu::colored::{Buckets, Colored, ColoredBindings, bucket_starts, step_fraction};
+use hourglass::gpu::colored::{Buckets, Colored, ColoredBindings, bucket_starts};
+use hourglass::gpu::solver::step_fraction;
 use hourglass::gpu::{GpuContext, Kernel, Params, STAT_RESIDUAL, STAT_SPEED2, STAT_WORDS, ShaderConfig, Stage, apgd};
 use hourglass::model::{Contact, ContactLists, Grains, Grid, OVERFLOW, UZAWA_STEP, Walls};
 

@@ -115,8 +115,7 @@ impl Uzawa {
         use super::pipeline::{INV_MASS, VEL};
         let (core, g) = (b.core, &b.core.bufs);
         let kernel = Kernel::new(&core.ctx, &core.cfg, Stage::Uzawa, "uzawa_contact");
-        let step = [crate::model::UZAWA_STEP, 0.0, 0.0, 0.0];
-        let step_fraction = super::buffers::uniform(&core.ctx, "hourglass.uzawa.step_fraction", &step);
+        let step_fraction = step_fraction(&core.ctx, crate::model::UZAWA_STEP);
         let groups = [0, 1].map(|p| {
             let given = [
                 ("params", &g.params),
@@ -135,6 +134,11 @@ impl Uzawa {
             groups,
         }
     }
+}
+
+/// The uniform holding Uzawa's step fraction s (x; y, z, w unused).
+pub fn step_fraction(ctx: &GpuContext, s: f32) -> wgpu::Buffer {
+    super::buffers::uniform(ctx, "hourglass.uzawa.step_fraction", &[s, 0.0, 0.0, 0.0])
 }
 
 impl GpuSolver for Uzawa {

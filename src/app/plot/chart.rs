@@ -319,7 +319,10 @@ mod tests {
         };
         let img = figure_sized(&[panel], 400, 200);
         // The point's disk mid-plot, left of the legend at the upper right.
-        let red = img.enumerate_pixels().filter(|(x, _, p)| *x < 280 && p.0 == RED).count();
+        let red = img
+            .enumerate_pixels()
+            .filter(|(x, _, p)| *x < 280 && p.0 == RED)
+            .count();
         assert!(red >= 9, "{red} red pixels");
     }
 }
