@@ -35,12 +35,11 @@ fn hourglass(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     cmd.output().expect("the binary starts")
 }
 
+/// The cells of a Markdown table row, which starts and ends with `|`.
 fn cells(line: &str) -> Vec<String> {
-    line.trim()
-        .trim_matches('|')
-        .split('|')
-        .map(|c| c.trim().to_string())
-        .collect()
+    let inner = line.strip_prefix('|').and_then(|l| l.strip_suffix(" |"));
+    let inner = inner.unwrap_or_else(|| panic!("not a table row: {line}"));
+    inner.split('|').map(|c| c.trim().to_string()).collect()
 }
 
 /// The rows of the suite's table in `text`, checked against the contract:
@@ -64,7 +63,9 @@ fn check_table(text: &str, n: u64, gpu: bool) -> Vec<Vec<String>> {
         assert_eq!(row.len(), COLUMNS.len(), "{row:?}");
         let num = |col: &str| -> f64 {
             let i = COLUMNS.iter().position(|c| *c == col).unwrap();
-            let v: f64 = row[i].parse().unwrap_or_else(|e| panic!("{col} `{}`: {e} in {row:?}", row[i]));
+            let v: f64 = row[i]
+                .parse()
+                .unwrap_or_else(|e| panic!("{col} `{}`: {e} in {row:?}", row[i]));
             assert!(v.is_finite(), "{col} in {row:?}");
             v
         };
@@ -93,6 +94,15 @@ fn check_table(text: &str, n: u64, gpu: bool) -> Vec<Vec<String>> {
     rows
 }
 
+/// `o` failed with one line, `hourglass: ...`, mentioning `what`, and printed no table.
+fn assert_refused(o: &Output, what: &str, context: &str) {
+    assert!(!o.status.success(), "{context}: succeeded");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{context}: {err}");
+    assert!(err.starts_with("hourglass: ") && err.contains(what), "{context}: {err}");
+    assert!(o.stdout.is_empty(), "{context}: printed a table");
+}
+
 fn today() -> String {
     let out = Command::new("date").args(["-u", "+%Y-%m-%d"]).output().unwrap();
     String::from_utf8(out.stdout).unwrap().trim().to_string()
@@ -104,7 +114,16 @@ fn cpu_suite_prints_one_row_per_solver_and_writes_the_same_table() {
     let out = tmp.path().join("table.md");
     let out_s = out.to_str().unwrap();
     let args = [
-        "bench", "--suite", "--backend", "cpu", "--sizes", "2000", "--budget", "30", "--out", out_s,
+        "bench",
+        "--suite",
+        "--backend",
+        "cpu",
+        "--sizes",
+        "2000",
+        "--budget",
+        "30",
+        "--out",
+        out_s,
     ];
     let start = Instant::now();
     let o = hourglass(tmp.path(), &args, &[]);
@@ -126,11 +145,8 @@ fn cpu_suite_prints_one_row_per_solver_and_writes_the_same_table() {
     // A second run does not overwrite it, and says so before measuring anything.
     let before = std::fs::read(&out).unwrap();
     let again = hourglass(tmp.path(), &args, &[]);
-    assert!(!again.status.success(), "an existing --out was overwritten");
-    let err = String::from_utf8_lossy(&again.stderr);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("hourglass: ") && err.contains("--out") && err.contains("--force"), "{err}");
-    assert!(again.stdout.is_empty(), "a refused run printed a table");
+    assert_refused(&again, "--out", "an existing --out");
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
     assert_eq!(std::fs::read(&out).unwrap(), before);
 }
 
@@ -145,7 +161,16 @@ fn a_link_at_out_is_refused_and_with_force_replaced_never_written_through() {
     let dangling = tmp.path().join("dangling.md");
     std::os::unix::fs::symlink(tmp.path().join("nowhere.md"), &dangling).unwrap();
     let run = |out: &Path, force: bool| {
-        let mut args = vec!["bench", "--suite", "--backend", "cpu", "--sizes", "500", "--budget", "20"];
+        let mut args = vec![
+            "bench",
+            "--suite",
+            "--backend",
+            "cpu",
+            "--sizes",
+            "500",
+            "--budget",
+            "20",
+        ];
         args.extend(["--out", out.to_str().unwrap()]);
         if force {
             args.push("--force");
@@ -153,12 +178,13 @@ fn a_link_at_out_is_refused_and_with_force_replaced_never_written_through() {
         hourglass(tmp.path(), &args, &[])
     };
     for out in [&link, &dangling] {
-        let o = run(out, false);
-        assert!(!o.status.success(), "{} was written through", out.display());
-        assert!(String::from_utf8_lossy(&o.stderr).contains("--out"));
+        assert_refused(&run(out, false), "--out", &out.display().to_string());
         assert!(std::fs::symlink_metadata(out).unwrap().file_type().is_symlink());
     }
-    assert!(!tmp.path().join("nowhere.md").exists(), "a dangling link was written through");
+    assert!(
+        !tmp.path().join("nowhere.md").exists(),
+        "a dangling link was written through"
+    );
     let o = run(&link, true);
     let stdout = String::from_utf8(o.stdout).unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -179,16 +205,18 @@ fn bad_suite_flags_are_one_line_errors() {
         (vec!["bench", "--suite", "--backend", "cpu,gpu"], "--backend"),
         (vec!["bench", "--suite", "--solver", "jacobi"], "--solver"),
         (
-            vec!["bench", "--suite", "--backend", "cpu", "--out", missing.to_str().unwrap()],
+            vec![
+                "bench",
+                "--suite",
+                "--backend",
+                "cpu",
+                "--out",
+                missing.to_str().unwrap(),
+            ],
             "--out",
         ),
     ] {
-        let o = hourglass(tmp.path(), &args, &[]);
-        assert!(!o.status.success(), "{args:?} succeeded");
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-        assert!(err.contains(flag), "{args:?}: {err}");
-        assert!(o.stdout.is_empty(), "{args:?} printed a table");
+        assert_refused(&hourglass(tmp.path(), &args, &[]), flag, &format!("{args:?}"));
     }
 }
 
@@ -202,23 +230,32 @@ fn the_suite_refuses_in_one_line_without_an_adapter() {
         &["bench", "--suite", "--sizes", "500", "--out", out.to_str().unwrap()],
         &[("WGPU_BACKEND", "metal")],
     );
-    assert!(!o.status.success(), "the suite ran without an adapter");
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("hourglass: ") && err.contains("no GPU adapter"), "{err}");
-    assert!(o.stdout.is_empty() && !out.exists());
+    assert_refused(&o, "no GPU adapter", "no adapter");
+    assert!(!out.exists());
 }
 
 #[test]
 fn gpu_suite_names_the_adapter_and_estimates_the_buffers() {
     let Some(ctx) = gpu_common::context() else { return };
     let tmp = TempDir::new().unwrap();
-    let args = ["bench", "--suite", "--backend", "gpu", "--sizes", "2000", "--budget", "60"];
+    let args = [
+        "bench",
+        "--suite",
+        "--backend",
+        "gpu",
+        "--sizes",
+        "2000",
+        "--budget",
+        "60",
+    ];
     let o = hourglass(tmp.path(), &args, &[]);
     let stdout = String::from_utf8(o.stdout).unwrap();
     assert!(o.status.success(), "{}\n{stdout}", String::from_utf8_lossy(&o.stderr));
     let first = stdout.lines().next().unwrap();
-    assert!(first.contains("backend gpu") && first.contains(&ctx.adapter_name()), "{first}");
+    assert!(
+        first.contains("backend gpu") && first.contains(&ctx.adapter_name()),
+        "{first}"
+    );
     let rows = check_table(&stdout, 2000, true);
     // APGD and coloured NLGS hold per-slot buffers Jacobi does not.
     let mb = |i: usize| rows[i][8].parse::<f64>().unwrap();

@@ -60,11 +60,6 @@ pub struct BenchArgs {
 }
 
 pub fn run(args: BenchArgs) -> Result<()> {
-    let flag = |field: &str, problem: String| hourglass::Error::InvalidField {
-        origin: "command line".into(),
-        field: field.into(),
-        problem,
-    };
     if args.sizes.contains(&0) {
         return Err(flag("--sizes", "each grain count must be >= 1, got 0".to_string()));
     }
@@ -124,13 +119,17 @@ pub fn run(args: BenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// `bench --discharge`: one row per (backend, solver, tol, N).
-fn discharge(args: BenchArgs) -> Result<()> {
-    let flag = |field: &str, problem: String| hourglass::Error::InvalidField {
+/// A refused command-line flag.
+fn flag(field: &str, problem: String) -> hourglass::Error {
+    hourglass::Error::InvalidField {
         origin: "command line".into(),
         field: field.into(),
         problem,
-    };
+    }
+}
+
+/// `bench --discharge`: one row per (backend, solver, tol, N).
+fn discharge(args: BenchArgs) -> Result<()> {
     if !(args.duration.is_finite() && args.duration > 0.0) {
         return Err(flag(
             "--duration",
@@ -217,14 +216,12 @@ fn check_sizes(sizes: &[u64], capacity: u32) -> Result<()> {
 /// measuring anything, then print the table and write it to `--out`.
 fn suite(args: BenchArgs) -> Result<()> {
     use bench::suite::{self, SuiteConfig};
-    let flag = |field: &str, problem: String| hourglass::Error::InvalidField {
-        origin: "command line".into(),
-        field: field.into(),
-        problem,
-    };
-    let budget = args.budget.unwrap_or(540.0);
+    let budget = args.budget.unwrap_or(suite::DEFAULT_BUDGET);
     if !(budget.is_finite() && budget > 0.0) {
-        return Err(flag("--budget", format!("must be a positive number of seconds, got {budget}")));
+        return Err(flag(
+            "--budget",
+            format!("must be a positive number of seconds, got {budget}"),
+        ));
     }
     let backend = match args.backend[..] {
         [] => BackendChoice::Gpu,
@@ -256,34 +253,28 @@ fn suite(args: BenchArgs) -> Result<()> {
 /// `--out`: refused when something (a file, a link, even a dangling one)
 /// is there without `--force`, or when its folder does not exist.
 fn check_out(out: &std::path::Path, force: bool) -> Result<()> {
-    let flag = |problem: String| hourglass::Error::InvalidField {
-        origin: "command line".into(),
-        field: "--out".into(),
-        problem,
-    };
     if std::fs::symlink_metadata(out).is_ok() && !force {
-        return Err(flag(format!(
-            "{} exists; choose another file or pass --force to replace it",
-            out.display()
-        )));
+        return Err(flag(
+            "--out",
+            format!(
+                "{} exists; choose another file or pass --force to replace it",
+                out.display()
+            ),
+        ));
     }
     if out.is_dir() {
-        return Err(flag(format!("{} is a folder, not a file", out.display())));
+        return Err(flag("--out", format!("{} is a folder, not a file", out.display())));
     }
     let parent = out.parent().filter(|p| !p.as_os_str().is_empty());
     if parent.is_some_and(|p| !p.is_dir()) {
-        return Err(flag(format!("{}: its folder does not exist", out.display())));
+        return Err(flag("--out", format!("{}: its folder does not exist", out.display())));
     }
     Ok(())
 }
 
 /// The command line as typed, `hourglass` first, arguments quoted where a shell needs it.
 fn command_line() -> String {
-    let plain = |a: &str| {
-        !a.is_empty()
-            && a.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.,/=:+@%".contains(c))
-    };
+    let plain = |a: &str| !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_.,/=:+@%".contains(c));
     let args = std::env::args_os().skip(1).map(|a| {
         let a = a.to_string_lossy().into_owned();
         if plain(&a) {

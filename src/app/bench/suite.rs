@@ -5,7 +5,8 @@
 //! (every solver at one N before the next N). Each row builds the bundled
 //! hourglass with N grains, steps it [`WARMUP`] times untimed (the last of
 //! them gives the row's cost per step), then times as many steps as its
-//! share of the budget left holds (at least 1, at most [`MAX_STEPS`]). NSCD
+//! share of the budget left holds (at least 1, at most [`MAX_STEPS`]; fewer
+//! when the steps grow dearer and the share runs out). NSCD
 //! iterates to the scene's tolerance, so each row gives speed and accuracy
 //! together: mean iterations and the deepest overlap reached.
 //!
@@ -23,9 +24,17 @@ use crate::model::{Contact, SolverKind};
 use crate::scene::{BackendChoice, Scene, build, limits};
 
 /// The solvers of the suite, in the table's order.
-pub const SOLVERS: [SolverKind; 4] = [SolverKind::Apgd, SolverKind::Jacobi, SolverKind::Colored, SolverKind::Dem];
+pub const SOLVERS: [SolverKind; 4] = [
+    SolverKind::Apgd,
+    SolverKind::Jacobi,
+    SolverKind::Colored,
+    SolverKind::Dem,
+];
 /// Grain counts when none are given.
 pub const DEFAULT_SIZES: [u64; 4] = [10_000, 100_000, 1_000_000, 10_000_000];
+/// Wall seconds of the suite when no budget is given: 9 minutes, so one
+/// command fits a 10-minute slot with the adapter's start.
+pub const DEFAULT_BUDGET: f64 = 540.0;
 /// Untimed steps of a row (the first also builds the pipelines).
 pub const WARMUP: u64 = 2;
 /// Timed steps of a row at most.
@@ -117,7 +126,10 @@ pub fn run(cfg: &SuiteConfig, progress: &mut dyn FnMut(&str)) -> Result<SuiteTab
     let start = Instant::now();
     let (backend, adapter) = match &target {
         Target::Cpu => ("cpu".to_string(), cpu_name()),
-        Target::Gpu(ctx) => ("gpu".to_string(), format!("{} ({:?})", ctx.adapter_name(), ctx.info.backend)),
+        Target::Gpu(ctx) => (
+            "gpu".to_string(),
+            format!("{} ({:?})", ctx.adapter_name(), ctx.info.backend),
+        ),
     };
     let mut table = SuiteTable {
         config: cfg.clone(),
@@ -182,10 +194,7 @@ fn cannot_run(target: &Target, n: u64) -> Option<String> {
     let l = &ctx.limits;
     let limit = [
         ("max_buffer_size", l.max_buffer_size),
-        (
-            "max_storage_buffer_binding_size",
-            l.max_storage_buffer_binding_size,
-        ),
+        ("max_storage_buffer_binding_size", l.max_storage_buffer_binding_size),
     ]
     .into_iter()
     .find(|&(_, max)| bytes > max);
@@ -266,12 +275,12 @@ fn measure(
     }
     let left = share - t0.elapsed().as_secs_f64();
     let steps = ((left / step.max(1e-9)).floor() as u64).clamp(1, MAX_STEPS);
-    let timed = match timed_steps(backend.as_mut(), &setup, steps) {
+    let timed = match timed_steps(backend.as_mut(), &setup, steps, left) {
         Ok(t) => t,
         Err(e @ (Error::Gpu(_) | Error::Diverged { .. })) => return Ok(Err(e.to_string())),
         Err(e) => return Err(e),
     };
-    let nscd = solver != SolverKind::Dem;
+    let (steps, nscd) = (timed.steps, solver != SolverKind::Dem);
     let radius = setup.grains.radius.iter().map(|&r| f64::from(r)).sum::<f64>() / n as f64;
     let row = SuiteRow {
         solver,
@@ -297,6 +306,7 @@ fn measure(
 
 /// What the timed steps of a row gave.
 struct Timed {
+    steps: u64,
     secs: f64,
     iterations: u64,
     /// Sum over the steps.
@@ -305,18 +315,21 @@ struct Timed {
     max_overlap: f64,
 }
 
-/// Time `steps` steps, ended by a diagnostics reduction so the device's
-/// work is finished inside the timed region.
-fn timed_steps(backend: &mut dyn Backend, setup: &build::Setup, steps: u64) -> Result<Timed> {
+/// Time `steps` steps, or fewer (at least 1) when they run past `limit`
+/// seconds (steps grow dearer as the bed packs), ended by a diagnostics
+/// reduction so the device's work is finished inside the timed region.
+fn timed_steps(backend: &mut dyn Backend, setup: &build::Setup, steps: u64, limit: f64) -> Result<Timed> {
     let region = setup.region();
     let mut t = Timed {
+        steps: 0,
         secs: 0.0,
         iterations: 0,
         contacts: 0,
         max_overlap: 0.0,
     };
     let start = Instant::now();
-    for _ in 0..steps {
+    while t.steps < steps && (t.steps == 0 || start.elapsed().as_secs_f64() < limit) {
+        t.steps += 1;
         let s = backend.step(&setup.params)?;
         t.iterations += u64::from(s.iterations);
         t.contacts += s.contacts;
