@@ -261,3 +261,37 @@ fn gpu_suite_names_the_adapter_and_estimates_the_buffers() {
     let mb = |i: usize| rows[i][8].parse::<f64>().unwrap();
     assert!(mb(0) > mb(1) && mb(2) > mb(1), "{rows:?}");
 }
+
+#[test]
+fn rows_that_cannot_run_or_fit_are_listed_with_their_reason() {
+    let tmp = TempDir::new().unwrap();
+    let args = [
+        "bench",
+        "--suite",
+        "--backend",
+        "cpu",
+        "--sizes",
+        "2000,200000,30000000",
+        "--budget",
+        "8",
+    ];
+    let start = Instant::now();
+    let o = hourglass(tmp.path(), &args, &[]);
+    let secs = start.elapsed().as_secs_f64();
+    let stdout = String::from_utf8(o.stdout).unwrap();
+    assert!(o.status.success(), "{}\n{stdout}", String::from_utf8_lossy(&o.stderr));
+    check_table(&stdout, 2000, false);
+    let skipped: Vec<&str> = stdout.lines().filter(|l| l.starts_with("- ")).collect();
+    assert_eq!(skipped.len(), 8, "{stdout}");
+    for (i, line) in skipped.iter().enumerate() {
+        let (n, why) = if i < 4 {
+            (200_000, "predicted")
+        } else {
+            (30_000_000, "more than this build handles")
+        };
+        let head = format!("- {} at {n} grains: ", SOLVERS[i % 4]);
+        assert!(line.starts_with(&head) && line.contains(why), "{line}");
+    }
+    // 200,000 grains were never built: the budget held.
+    assert!(secs < 8.0 + 10.0, "{secs} s for an 8 s budget");
+}
