@@ -233,8 +233,8 @@ fn cannot_fit(last: Option<Cost>, n: u64, left: f64) -> Option<String> {
     })
 }
 
-/// The backend of `setup` on `target`; `Err(why)` (the row is skipped) when
-/// the device refuses it or runs out of memory creating its buffers.
+/// The backend of `setup` on `target`; `Err(why)` (the row is skipped)
+/// when the device refuses it.
 fn backend_on(target: &Target, setup: &build::Setup) -> Result<std::result::Result<Box<dyn Backend>, String>> {
     let grid = backend::grid_for(setup)?;
     let mut notices = Vec::new();
@@ -242,14 +242,36 @@ fn backend_on(target: &Target, setup: &build::Setup) -> Result<std::result::Resu
         Target::Cpu => return Ok(Ok(backend::cpu_backend(setup, grid))),
         Target::Gpu(ctx) => ctx.as_ref(),
     };
-    let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-    let made = backend::select(setup, grid, BackendChoice::Gpu, Device::Shared(ctx), &mut notices);
-    let oom = pollster::block_on(scope.pop());
-    match (made, oom) {
-        (Err(Error::Gpu(why)), _) => Ok(Err(why)),
-        (Err(e), _) => Err(e),
-        (Ok(_), Some(e)) => Ok(Err(format!("out of GPU memory: {e}"))),
-        (Ok(b), None) => Ok(Ok(b)),
+    match backend::select(setup, grid, BackendChoice::Gpu, Device::Shared(ctx), &mut notices) {
+        Err(Error::Gpu(why)) => Ok(Err(why)),
+        made => made.map(Ok),
+    }
+}
+
+/// Error scopes over a row's first device work (its buffers, and the
+/// solvers' own, made on the first step), so that running out of GPU
+/// memory, and the errors that follow from it, skip the row instead of
+/// reaching wgpu's default handler, which panics.
+struct Scopes(Option<[wgpu::ErrorScopeGuard; 2]>);
+
+impl Scopes {
+    fn push(target: &Target) -> Scopes {
+        Scopes(match target {
+            Target::Cpu => None,
+            Target::Gpu(ctx) => Some([
+                ctx.device.push_error_scope(wgpu::ErrorFilter::Validation),
+                ctx.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory),
+            ]),
+        })
+    }
+
+    /// The error the scopes caught, if any.
+    fn pop(self) -> Option<String> {
+        let [validation, oom] = self.0?;
+        let oom = pollster::block_on(oom.pop());
+        let validation = pollster::block_on(validation.pop());
+        oom.map(|e| format!("out of GPU memory: {e}"))
+            .or_else(|| validation.map(|e| format!("GPU error: {e}")))
     }
 }
 
@@ -266,6 +288,7 @@ fn measure(
     scene.grains.count = n;
     scene.solver.kind = solver;
     let setup = build(&scene)?;
+    let scopes = Scopes::push(target);
     let mut backend = match backend_on(target, &setup)? {
         Ok(b) => b,
         Err(why) => return Ok(Err(why)),
@@ -280,6 +303,9 @@ fn measure(
             Err(e @ (Error::Gpu(_) | Error::Diverged { .. })) => return Ok(Err(e.to_string())),
             Err(e) => return Err(e),
         }
+    }
+    if let Some(why) = scopes.pop() {
+        return Ok(Err(why));
     }
     let left = share - t0.elapsed().as_secs_f64();
     let steps = ((left / step.max(1e-9)).floor() as u64).clamp(1, MAX_STEPS);
