@@ -113,18 +113,10 @@ fn cpu_suite_prints_one_row_per_solver_and_writes_the_same_table() {
     let tmp = TempDir::new().unwrap();
     let out = tmp.path().join("table.md");
     let out_s = out.to_str().unwrap();
-    let args = [
-        "bench",
-        "--suite",
-        "--backend",
-        "cpu",
-        "--sizes",
-        "2000",
-        "--budget",
-        "30",
-        "--out",
-        out_s,
-    ];
+    let mut args: Vec<&str> = "bench --suite --backend cpu --sizes 2000 --budget 30"
+        .split(' ')
+        .collect();
+    args.extend(["--out", out_s]);
     let start = Instant::now();
     let o = hourglass(tmp.path(), &args, &[]);
     let secs = start.elapsed().as_secs_f64();
@@ -238,16 +230,9 @@ fn the_suite_refuses_in_one_line_without_an_adapter() {
 fn gpu_suite_names_the_adapter_and_estimates_the_buffers() {
     let Some(ctx) = gpu_common::context() else { return };
     let tmp = TempDir::new().unwrap();
-    let args = [
-        "bench",
-        "--suite",
-        "--backend",
-        "gpu",
-        "--sizes",
-        "2000",
-        "--budget",
-        "60",
-    ];
+    let args: Vec<&str> = "bench --suite --backend gpu --sizes 2000 --budget 60"
+        .split(' ')
+        .collect();
     let o = hourglass(tmp.path(), &args, &[]);
     let stdout = String::from_utf8(o.stdout).unwrap();
     assert!(o.status.success(), "{}\n{stdout}", String::from_utf8_lossy(&o.stderr));
@@ -265,16 +250,9 @@ fn gpu_suite_names_the_adapter_and_estimates_the_buffers() {
 #[test]
 fn rows_that_cannot_run_or_fit_are_listed_with_their_reason() {
     let tmp = TempDir::new().unwrap();
-    let args = [
-        "bench",
-        "--suite",
-        "--backend",
-        "cpu",
-        "--sizes",
-        "2000,200000,30000000",
-        "--budget",
-        "8",
-    ];
+    let args: Vec<&str> = "bench --suite --backend cpu --sizes 2000,200000,30000000 --budget 8"
+        .split(' ')
+        .collect();
     let start = Instant::now();
     let o = hourglass(tmp.path(), &args, &[]);
     let secs = start.elapsed().as_secs_f64();
