@@ -7,6 +7,11 @@
 //! region. By default every step runs exactly `iterations` solver iterations
 //! (tol = 0), the fixed-work figure the performance targets are stated in;
 //! `converged` uses the scene's tol instead and reports the mean iterations.
+//!
+//! [`suite`]: every GPU solver at 10,000 to 10,000,000 grains within a time
+//! budget, as the table BENCHMARKS.md holds.
+
+pub mod suite;
 
 use std::time::Instant;
 

@@ -43,19 +43,31 @@ pub struct BenchArgs {
     /// With --discharge: simulated seconds per row.
     #[arg(long, default_value_t = 1.0, requires = "discharge", allow_hyphen_values = true)]
     pub duration: f64,
+    /// The GPU suite instead: apgd, jacobi, colored and dem at each N
+    /// (default 10000,100000,1000000,10000000) within --budget, as the
+    /// table BENCHMARKS.md holds (backend: gpu, any adapter; no adapter is an error).
+    #[arg(long, conflicts_with_all = ["discharge", "solver", "steps", "warmup", "iterations", "converged"])]
+    pub suite: bool,
+    /// With --suite: wall seconds the whole suite may take [default: 540].
+    #[arg(long, value_name = "SECONDS", requires = "suite", allow_hyphen_values = true)]
+    pub budget: Option<f64>,
+    /// With --suite: also write the table to this file (a new file unless --force).
+    #[arg(long, value_name = "FILE.md", requires = "suite")]
+    pub out: Option<std::path::PathBuf>,
+    /// With --suite: replace the file at --out (a link there is replaced, never written through).
+    #[arg(long, requires = "out")]
+    pub force: bool,
 }
 
 pub fn run(args: BenchArgs) -> Result<()> {
-    let flag = |field: &str, problem: String| hourglass::Error::InvalidField {
-        origin: "command line".into(),
-        field: field.into(),
-        problem,
-    };
     if args.sizes.contains(&0) {
         return Err(flag("--sizes", "each grain count must be >= 1, got 0".to_string()));
     }
     if args.steps == 0 {
         return Err(flag("--steps", "must be >= 1".to_string()));
+    }
+    if args.suite {
+        return suite(args);
     }
     if !args.discharge {
         check_sizes(&args.sizes, hourglass::scene::Scene::default().solver.contact_capacity)?;
@@ -107,13 +119,17 @@ pub fn run(args: BenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// `bench --discharge`: one row per (backend, solver, tol, N).
-fn discharge(args: BenchArgs) -> Result<()> {
-    let flag = |field: &str, problem: String| hourglass::Error::InvalidField {
+/// A refused command-line flag.
+fn flag(field: &str, problem: String) -> hourglass::Error {
+    hourglass::Error::InvalidField {
         origin: "command line".into(),
         field: field.into(),
         problem,
-    };
+    }
+}
+
+/// `bench --discharge`: one row per (backend, solver, tol, N).
+fn discharge(args: BenchArgs) -> Result<()> {
     if !(args.duration.is_finite() && args.duration > 0.0) {
         return Err(flag(
             "--duration",
@@ -194,4 +210,81 @@ fn check_sizes(sizes: &[u64], capacity: u32) -> Result<()> {
         limits::check_memory(n, capacity, available, "command line", "--sizes")?;
     }
     Ok(())
+}
+
+/// `bench --suite`: refuse bad flags and an existing `--out` before
+/// measuring anything, then print the table and write it to `--out`.
+fn suite(args: BenchArgs) -> Result<()> {
+    use bench::suite::{self, SuiteConfig};
+    let budget = args.budget.unwrap_or(suite::DEFAULT_BUDGET);
+    if !(budget.is_finite() && budget > 0.0) {
+        return Err(flag(
+            "--budget",
+            format!("must be a positive number of seconds, got {budget}"),
+        ));
+    }
+    let backend = match args.backend[..] {
+        [] => BackendChoice::Gpu,
+        [one] => one,
+        _ => return Err(flag("--backend", "takes one backend with --suite".to_string())),
+    };
+    if let Some(out) = &args.out {
+        check_out(out, args.force)?;
+    }
+    let cfg = SuiteConfig {
+        backend,
+        sizes: if args.sizes.is_empty() {
+            suite::DEFAULT_SIZES.to_vec()
+        } else {
+            args.sizes
+        },
+        budget,
+        command: command_line(),
+    };
+    let table = suite::run(&cfg, &mut |line| eprintln!("{line}"))?;
+    let text = suite::format_suite(&table);
+    print!("{text}");
+    match &args.out {
+        Some(out) => suite::write_table(out, &text, args.force),
+        None => Ok(()),
+    }
+}
+
+/// `--out`: refused when something (a file, a link, even a dangling one)
+/// is there without `--force`, or when its folder does not exist.
+fn check_out(out: &std::path::Path, force: bool) -> Result<()> {
+    if std::fs::symlink_metadata(out).is_ok() && !force {
+        return Err(flag(
+            "--out",
+            format!(
+                "{} exists; choose another file or pass --force to replace it",
+                out.display()
+            ),
+        ));
+    }
+    if out.is_dir() {
+        return Err(flag("--out", format!("{} is a folder, not a file", out.display())));
+    }
+    let parent = out.parent().filter(|p| !p.as_os_str().is_empty());
+    if parent.is_some_and(|p| !p.is_dir()) {
+        return Err(flag("--out", format!("{}: its folder does not exist", out.display())));
+    }
+    Ok(())
+}
+
+/// The command line as typed, `hourglass` first, arguments quoted where a shell needs it.
+fn command_line() -> String {
+    let plain = |a: &str| !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_.,/=:+@%".contains(c));
+    let args = std::env::args_os().skip(1).map(|a| {
+        let a = a.to_string_lossy().into_owned();
+        if plain(&a) {
+            a
+        } else {
+            format!("'{}'", a.replace('\'', "'\\''"))
+        }
+    });
+    std::iter::once("hourglass".to_string())
+        .chain(args)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
