@@ -31,11 +31,10 @@ pub struct CpuBackend {
 /// (`nlgs::PAR_SWEEP_MIN` for a bare `CpuStepper`). The two halves of the
 /// arrays are the lower and upper pile only because the backend keeps its
 /// grains in cell order ([`REORDER_EVERY`]), and the step runs on a pool
-/// thread, where a hand-off is cheap: the default run (2,000 grains) takes
-/// 0.76x the wall time with 2,048, a 1,000-grain silo 0.79x. A stepper
-/// whose grains are not reordered keeps 16,384: a 1,500-grain frictionless
-/// pour in creation order (tests/friction.rs) stood at 3.6 degrees with
-/// 2,048 against 0.4 with 16,384, its halves being mixed through the heap.
+/// thread, where a hand-off is cheap: two-thread sweeps pay off from 2,048
+/// acting contacts there. A stepper whose grains are not reordered keeps
+/// 16,384, its halves being mixed through the heap
+/// (docs/solvers.md#why-the-cpu-constants).
 pub const SPLIT_SWEEP_MIN: usize = 2_048;
 
 /// Steps between two reorders of the CPU backend's grains into cell order

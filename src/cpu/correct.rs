@@ -11,8 +11,8 @@
 //! Pushing overlaps out through the velocity (a target u >= -beta d/dt in the
 //! solve) leaves the push-out speed in the grains: in a column of ten resting
 //! grains the pushes add up to several mm/s at the top and the column jitters
-//! for ever (measured: 4 mm/s under NLGS, 8 mm/s under Jacobi, tests/rest.rs).
-//! Moved this way the grains come to rest exactly (top grain 5e-9 m/s) while
+//! for ever (tests/rest.rs; docs/solvers.md#defaults).
+//! Moved this way the grains come to rest exactly while
 //! overlaps deeper than the slop still shrink by a fraction beta per step.
 //! The correction runs the Jacobi stages (`jacobi_contact`, `jacobi_gather`)
 //! on a copy of the lists, so the GPU runs the same kernels.
@@ -137,9 +137,8 @@ impl Correction {
             iterations,
         } = *push;
         // Only an overlap deeper than the slop pushes: with none left after the
-        // step, every pseudo-velocity stays 0 and the grains would not move.
-        // Measured on the 10,000-grain discharge at tol 5e-6: no step has one,
-        // and the copy and iterations were 6 % of the step.
+        // step, every pseudo-velocity stays 0 and the grains would not move;
+        // most steps of a flow have none (docs/solvers.md#why-the-cpu-constants).
         if !deeper_than(count, slots, capacity, vel, dt, slop) {
             return;
         }
@@ -184,9 +183,8 @@ impl Correction {
     /// The neighbours come from each grain's own list, so a list that
     /// overflowed (its contacts no longer symmetric) takes the full pass.
     /// With no contact deeper than the slop nothing moves (the scan for them
-    /// is the only pass over every contact).
-    /// Measured on the 10,000-grain discharge at tol 3.5e-6: the full pass
-    /// was 13 % of a step.
+    /// is the only pass over every contact). Figures:
+    /// docs/solvers.md#why-the-cpu-constants.
     fn apply_near(
         &mut self,
         lists: &ContactLists,

@@ -39,10 +39,9 @@ pub struct DetectInput<'a> {
 /// is computed: a candidate is skipped only when it is farther than its reach
 /// by this factor, far beyond the rounding of the exact test that follows,
 /// so the contacts found are the same, bit for bit. Most candidates of the
-/// 3 x 3 cells are out of reach (about 60 per grain, 3-6 contacts); skipping
-/// their square root and divisions, and every segment away from the grain,
-/// took detection on the 10,000-grain discharge from 12.7 % to 10.5 % of
-/// the run's CPU samples (0.98x the whole run's wall time).
+/// 3 x 3 cells are out of reach (about 60 per grain, 3-6 contacts), so
+/// skipping their square root and divisions, and every segment away from
+/// the grain, shortens detection (docs/solvers.md#why-the-cpu-constants).
 const SURELY_BEYOND: f32 = 1.0 + 1e-4;
 
 /// Normal and distance from `from` to `x`; a coincident pair gets a fixed
@@ -97,8 +96,8 @@ impl Near {
             y: vec![f32::INFINITY; n + LANES],
             r: vec![0.0; n + LANES],
         };
-        // One pass on the pool (three chained iterators on one thread were
-        // 2 % of a one-thread run's samples at 10,000 grains).
+        // One pass on the pool, not three chained iterators on one thread
+        // (docs/solvers.md#why-the-cpu-constants).
         (&mut near.x[..n], &mut near.y[..n], &mut near.r[..n])
             .into_par_iter()
             .zip(sorted)
@@ -241,8 +240,7 @@ fn wall_contacts(inp: &DetectInput, i: usize, push: &mut impl FnMut(Contact)) {
 
 /// Stage `detect` over all grains (parallel over grains); returns the
 /// [`Tally`] of the lists it wrote, taken while each grain's list is still
-/// in cache (a separate pass over the lists was 2.5 % of a one-thread run's
-/// samples on the 10,000-grain discharge).
+/// in cache, saving a separate pass over the lists.
 pub fn detect(inp: &DetectInput, lists: &mut ContactLists) -> Tally {
     let k = lists.capacity;
     let n = inp.pos.len();
@@ -306,9 +304,8 @@ impl Tally {
 }
 
 /// [`Tally`] of `lists` in one pass on the rayon pool: the same numbers as
-/// the three `ContactLists` methods. Measured on the 10,000-grain
-/// discharge: the three scans, one after the other on one thread, took
-/// 0.36 ms of a 7.5 ms step.
+/// the three `ContactLists` methods, which would scan the lists three times
+/// on one thread (docs/solvers.md#why-the-cpu-constants).
 fn tally(lists: &ContactLists) -> Tally {
     let k = lists.capacity;
     (0..lists.grains())

@@ -22,8 +22,8 @@
 //! ```
 //! Both copies of a grain-grain contact see the same (u_n, u_t) and so keep
 //! the same (P_n, P_t). `FRICTION` is a constant: the frictionless instance
-//! carries no spin and does the frictionless arithmetic alone, so a run with
-//! mu = mu_wall = 0 is bit-identical to one before friction existed.
+//! carries no spin and does the frictionless arithmetic alone: a run with
+//! mu = mu_wall = 0 spends nothing on friction.
 
 use rayon::prelude::*;
 

@@ -75,9 +75,9 @@ impl Sweep {
 
     /// The sweep order of `lists`: grain by grain, each grain's contacts in
     /// list order. Blocks of [`BUILD_BLOCK`] grains are built on rayon and
-    /// concatenated in grain order, so the order is the sequential one
-    /// (with one scan per mirror, `Sweep::push_grain`: 1.18 -> 1.00 ms per
-    /// step at 10,000 grains, medians of 6 runs on 2 shared cores).
+    /// concatenated in grain order, so the order is the sequential one; each
+    /// mirror costs one scan, from the hint of `Sweep::push_grain`
+    /// (docs/solvers.md#why-the-cpu-constants).
     pub fn build(&mut self, lists: &ContactLists) {
         self.clear();
         let n = lists.grains();
@@ -246,8 +246,8 @@ impl Sweep {
     /// `part.slot0`, `vel` and `inv_mass` at grain `part.grain0`, and both
     /// grains of contact `k` lie in the part. Frictionless: the sweeps call
     /// it, or [`Sweep::visit_turn`], from separate loops, so that this hot
-    /// path carries no spins (a spin argument checked on every visit made the
-    /// frictionless default run 1.22x slower).
+    /// path carries no spins, which would slow the frictionless run
+    /// (docs/solvers.md#why-the-cpu-constants).
     #[inline]
     fn visit_in(
         &self,
@@ -318,10 +318,9 @@ impl Sweep {
 }
 
 /// Contacts predicted to stay open by more than this fraction of the alert
-/// distance start a step outside the sweeps ([`Sweep::solve`]). Measured on
-/// the 2,000-grain discharge (tol 1e-5, dt 1e-3, 0.3 s): 0.1 takes 0.67x the
-/// CPU time of sweeping every contact (177 against 161 iterations, the same
-/// overlap); 0 needs so many rounds of checks that steps reach itmax.
+/// distance start a step outside the sweeps ([`Sweep::solve`]): less CPU
+/// time for the same overlap, where 0 would need so many rounds of checks
+/// that steps reach itmax (docs/solvers.md#why-the-cpu-constants).
 pub const ACT_REACH: f32 = 0.1;
 
 /// The idle contacts are also checked every this many sweeps of a step
@@ -332,34 +331,16 @@ pub const IDLE_CHECK_EVERY: u32 = 10;
 /// one whose largest correction exceeded both SOR_ABOVE times the threshold
 /// and the speed gravity adds in one step (|g| dt, passed as `sor_floor`)
 /// updates P' = max(0, P - SOR t / W); other sweeps are plain Gauss-Seidel.
-/// Measured on the 2,000-grain discharge (0.3 s, dt 1e-3): at tol 1e-5, 65
-/// iterations per step and 1.57 % largest overlap, against 184 and 2.23 %
-/// plain; at tol 1e-6, 224 against 620 (0.15 % against 0.29 %, no step at
-/// itmax against 101). Relaxed all the way (no switch), a resting pile kept
-/// moving at 0.2-0.6 mm/s and took 135-195 iterations at tol 1e-5; with the
-/// switch but no |g| dt floor, a pile jittered at 3 mm/s (tests/rest.rs).
-///
-/// With the hot sweeps ([`HOT_SWEEPS`]) on: the 10,000-grain
-/// discharge (first 0.25 s) needs 35.8 full sweeps a step at tol 4e-6 with
-/// SOR_ABOVE = 6, against 56.9 with 3 (0.89 % and 0.82 % largest overlap);
-/// without hot sweeps, at tol 5e-6, 6 gave 91.5 sweeps (first 0.1 s) against
-/// 158.8 with 3, while 10, 20 and 50 gave 122.6, 262.5 and 412.3 and 1.5
-/// gave 250.6: relaxing the tail of a solve holds it up, relaxing too
-/// little leaves the far-from-converged sweeps slow.
-///
-/// With the hot rounds rebalanced, 1/W multiplied and the
-/// NLGS push-out at 0.8 (`SolverKind::overlap_relax`): contact visits (full
-/// and hot sweeps) over the first 0.25 s at tol 4.5e-6 were 349.6 M with
-/// SOR_ABOVE = 6, 319.4 M with 8, 328.9 M with 9, 333.4 M with 10 and
-/// 371.0 M with 12 (largest overlap 0.84, 0.83, 0.85, 0.88, 0.86 %); the
-/// default run took 590.8 M with 8 against 610.3 M with 6, at the same
-/// overlap. (SOR itself: 1.6 needed twice the iterations of 1.8, 1.9 about
-/// the same.)
+/// Relaxing far from convergence cuts the sweeps a step; relaxing the tail
+/// of a solve holds it up, and without the |g| dt floor a resting pile
+/// jitters (tests/rest.rs). SOR_ABOVE = 8 gives the fewest contact visits
+/// with the hot sweeps and the NLGS push-out at 0.8
+/// (docs/solvers.md#why-the-cpu-constants).
 pub const SOR: f32 = 1.8;
 /// See [`SOR`].
 pub const SOR_ABOVE: f32 = 8.0;
 /// [`SOR_ABOVE`] when overlaps are pushed out through the velocities
-/// (`overlap_iterations = 0`), which were measured with 3.
+/// (`overlap_iterations = 0`), the value that setting was tuned with.
 pub const SOR_ABOVE_VELOCITY_PUSH: f32 = 3.0;
 
 /// After each frictionless full sweep still over the threshold, this many
@@ -367,23 +348,18 @@ pub const SOR_ABOVE_VELOCITY_PUSH: f32 = 3.0;
 /// [`HOT_MARK`] times the threshold (each round visits both halves of a
 /// two-thread sweep, then the contacts across, in sweep order). Convergence
 /// is still a full sweep under the threshold, so a resting pile, whose first
-/// sweep converges, never sees them. Where a step's work lies: after 40
-/// sweeps of the 10,000-grain discharge, 60-90 % of the contacts still over
-/// the threshold are in the lowest tenth of the grains. Measured there (first
-/// 0.1 s, contact visits counted): 421 M visits at tol 5e-6 without them
-/// (0.72 % largest overlap), 158 M at tol 4e-6 with them and SOR_ABOVE = 6
-/// (0.89 %). At the same tol they leave more overlap (the rest of the pile
-/// gets fewer sweeps), so the tolerances were tightened with them
-/// (docs/solvers.md).
+/// sweep converges, never sees them. A step's work sits in the neck, so
+/// they cut the contact visits; at the same tol they leave more overlap (the
+/// rest of the pile gets fewer sweeps), so they go with a tighter tol
+/// (docs/solvers.md#why-the-cpu-constants).
 pub const HOT_SWEEPS: u32 = 2;
-/// See [`HOT_SWEEPS`]: 0.25 marked 40 % more visits for a 0.04 % lower
-/// largest overlap.
+/// See [`HOT_SWEEPS`]: a lower mark visits many more contacts for little
+/// less overlap (docs/solvers.md#why-the-cpu-constants).
 pub const HOT_MARK: f32 = 0.5;
 
-/// Acting contacts from which a sweep runs on two threads (`Split`).
-/// Measured (2 cores): on 10,000 grains (about 30,000 acting contacts) the
-/// two-thread sweep takes 0.62x the wall time per simulated second; on
-/// 2,000 grains (about 5,000) the hand-off per sweep made it 1.4x slower.
+/// Acting contacts from which a sweep runs on two threads (`Split`), for
+/// grains in any order: below it the hand-off per sweep costs more than the
+/// second thread saves (docs/solvers.md#why-the-cpu-constants).
 pub const PAR_SWEEP_MIN: usize = 16_384;
 
 /// What [`Sweep::solve`] keeps between steps: the acting and idle contacts
@@ -563,9 +539,8 @@ impl Solver for Nlgs {
         self.sweep.apply(&lists.slots, free.inv_mass, out.vel, turn, par_min);
         let how = Visit {
             // Over-relaxation is for the frictionless rule only: with friction
-            // it overshot into overlaps of 10.7-11.5 % of the mean radius
-            // (2,000-grain discharge, mu 0.4, tol 2e-6; 0.43 % plain), even
-            // with the tangential part left plain.
+            // it overshoots into deep overlaps, even with the tangential part
+            // left plain (docs/solvers.md#nlgs-on-the-cpu).
             sor: if rule == Rule::Accumulated && !friction {
                 SOR
             } else {

@@ -7,7 +7,7 @@
 //! ```
 //! A solver chooses its friction once per step from `p.friction()`: its
 //! stages take `const FRICTION: bool`, so the frictionless instance carries
-//! no spin and costs nothing more than before friction existed.
+//! no spin and costs what a solver without friction would.
 
 use super::jacobi::{Free, Moving};
 use super::{apgd, colored, jacobi, nlgs, uzawa};

@@ -20,7 +20,7 @@
 //! coloured iterations and the gathers use their frictional pipelines (the
 //! second of each [`super::Kernel::pair`]: tangential impulses, spins), and
 //! `IntegrateAngle` the angles; the frictionless pipelines are untouched, so
-//! mu = mu_wall = 0 runs exactly as before. Uzawa refuses friction.
+//! mu = mu_wall = 0 runs the frictionless arithmetic alone. Uzawa refuses friction.
 //! Split push-out (`overlap_iterations` > 0, as `cpu::CpuStepper::step`): the
 //! solve runs with beta = 0 (main `Params`), then `PredictGap` copies this
 //! step's lists with the predicted gap into the other lists (dead after warm

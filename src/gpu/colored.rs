@@ -8,9 +8,9 @@
 //! buckets, `colored_solve`, `colored_overflow`, `colored_mirror`).
 //!
 //! Bucketing costs one host read per step (the sizes, to size the dispatches
-//! and the uniforms) but makes an iteration touch each contact once: with one
-//! invocation per grain per colour, as before, an iteration scanned every
-//! contact list once per colour (16 times on the 5,000-grain hourglass).
+//! and the uniforms) but makes an iteration touch each contact once, where
+//! one invocation per grain per colour would scan every contact list once
+//! per colour (16 times on the 5,000-grain hourglass).
 
 use super::buffers::{storage_zeroed, uniform};
 use super::{GpuContext, Kernel, ShaderConfig, Stage};

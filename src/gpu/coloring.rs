@@ -16,8 +16,8 @@
 use super::buffers::storage_zeroed;
 use super::{GpuContext, Kernel, ShaderConfig, Stage};
 
-/// Colouring rounds between two host checks (even). Measured: 19-26 rounds
-/// colour a packed pile of 500-600 grains (tests/coloring.rs).
+/// Colouring rounds between two host checks (even): a few checks colour a
+/// packed pile (docs/solvers.md#colouring-cpucoloring-shaderscoloringwgsl).
 pub const ROUNDS_PER_CHECK: u32 = 8;
 /// Words of `color_stats`.
 pub const COLOR_STATS: usize = 3;

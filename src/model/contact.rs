@@ -127,8 +127,7 @@ impl Contact {
     /// `slop` is pushed out by a fraction `beta` per step; beta = 0 is the
     /// bare constraint of docs/nscd.md, under which the solver tolerance lets overlaps creep by up
     /// to tol every step. The slop keeps the push-out from chattering in
-    /// resting piles (measured: a settled 210-grain pile needs 1-10 NLGS
-    /// sweeps per step with a slop of 5 tol, up to 276 with none).
+    /// resting piles (docs/solvers.md#defaults).
     ///
     /// A bouncing contact (`bounce` > 0, restitution) is driven to u >=
     /// bounce instead: u+ = -e u- (docs/nscd.md#restitution).

@@ -41,20 +41,14 @@ impl SolverKind {
     }
 
     /// The push-out fraction per step when the scene does not set
-    /// `solver.overlap_relax`: 0.8 for NLGS, 0.2 for the others. Measured on
-    /// the 10,000-grain discharge (NLGS, first 0.25 s): at tol 3.5e-6 the
-    /// largest overlap was 0.75 % of the mean radius with 0.2 and 0.65 %
-    /// with 0.8; at tol 5e-6, 1.19 % and 0.94 % with 0.76x the contact
-    /// visits of tol 3.5e-6 at 0.2 (docs/solvers.md). Jacobi's and APGD's
-    /// solves leave a resting column's overlaps above the slop, and with
-    /// 0.5 or more the push-out then lifts the column every step: its top
-    /// grain moved at 1.7e-2 m/s under Jacobi and 6.5e-3 under APGD with
-    /// 0.8 (tests/rest.rs allows 1e-4). NLGS, coloured NLGS and Uzawa rest
-    /// with 0.8; the others keep 0.2. With capillary cohesion (`cohesion`)
-    /// every solver keeps 0.2: the bridges pull grains into overlap and a
-    /// strong push-out undoes it every step, so the wet pile of
-    /// scenes/wet_pile.toml stood at 21.6 degrees with 0.8 against 31.9 with
-    /// 0.2 (the dry one at 18.2 and 17.9).
+    /// `solver.overlap_relax`: 0.8 for NLGS (a lower largest overlap for
+    /// fewer contact visits), 0.2 for the others. Jacobi's and APGD's solves
+    /// leave a resting column's overlaps above the slop, and with 0.5 or more
+    /// the push-out then lifts the column every step (tests/rest.rs); NLGS,
+    /// coloured NLGS and Uzawa rest with 0.8. With capillary cohesion
+    /// (`cohesion`) every solver keeps 0.2: the bridges pull grains into
+    /// overlap and a strong push-out undoes it every step, lowering the
+    /// angle of a wet pile (docs/solvers.md#defaults).
     pub fn overlap_relax(self, cohesion: bool) -> f64 {
         if cohesion { 0.2 } else { self.facts().overlap_relax }
     }
@@ -96,8 +90,8 @@ impl SolverKind {
     }
 
     /// The integrator an explicit model uses when the scene names none:
-    /// velocity Verlet for the DEM (its results stay as they were before the
-    /// key existed), leapfrog for the lab's models (docs/lab.md: it keeps the
+    /// velocity Verlet for the DEM (the scheme its tests and docs/dem.md
+    /// figures were produced with), leapfrog for the lab's models (docs/lab.md: it keeps the
     /// energy of an elastic bounce, semi-implicit Euler does not).
     pub fn default_integrator(self) -> Integrator {
         match self {
@@ -347,13 +341,11 @@ impl StepParams {
     /// A solve stops with a velocity error of up to the threshold at every
     /// contact, and that error does not die with the step: velocities
     /// persist, the warm start carries it, and along a chain of contacts the
-    /// errors add up. At tol/dt (2e-3 m/s at the defaults) a 10-grain column
-    /// kept moving at 1e-3 - 6e-3 m/s rms a second after landing under
-    /// Jacobi, coloured NLGS, APGD and Uzawa, and a settled 120-grain pile at
-    /// 1e-3 - 2e-2 m/s under every solver (tests/rest.rs). The error must be
+    /// errors add up, so that at tol/dt resting columns and piles keep moving
+    /// (docs/solvers.md#rest). The error must be
     /// small against the velocities the solve produces: a flow whose fastest
     /// grain moves faster than tol/dt / REST_SHARE (0.2 m/s at the defaults)
-    /// is solved exactly as before; a pile coming to rest is solved down to
+    /// is solved to `tol`; a pile coming to rest is solved down to
     /// REST_FLOOR, and then rests (tests/rest.rs: below 1e-4 m/s rms under
     /// every NSCD solver, for a 465-grain pile 30 grains deep too).
     ///
@@ -371,12 +363,10 @@ impl StepParams {
     /// (m/s) must fall below this: the solver's share of tol/dt
     /// ([`super::solver::threshold`], the rule of both backends): a quarter for Uzawa
     /// ([`UZAWA_THRESHOLD`]), 0.4 of it for APGD: its correction
-    /// is measured at the extrapolated point, and a 10-grain column at tol
-    /// 2e-6 m still moved at 1.6e-2 m/s after 3 s with the full threshold and
-    /// at 5.6e-4 m/s with half; with 0.4 it rests (1.8e-5 m/s,
-    /// tests/rest.rs). A quarter or a third rest too, but then the cold first
-    /// step of tests/gpu_step.rs at tol 1e-6 stalls at 2.6e-4 - 3.4e-4 m/s,
-    /// just above them, until itmax.
+    /// is taken at the extrapolated point, and with the full threshold or
+    /// half of it a resting column keeps moving, while a quarter or a third
+    /// stall a cold first step just above the threshold until itmax
+    /// (tests/rest.rs, tests/gpu_step.rs; docs/solvers.md#tolerance-and-threshold).
     pub fn threshold(&self) -> f32 {
         super::solver::threshold(self.solver, self.tol, self.dt)
     }

@@ -119,8 +119,8 @@ impl Walls {
         let lines = lines.as_slice();
         // Only segments on closed loops have an inside: an open polyline (a
         // box without a lid, a funnel's wall) stays two-sided, and it does not
-        // count in the inside test (an open funnel wall was once made
-        // one-sided the wrong way and let grains through).
+        // count in the inside test (an open funnel wall made one-sided could
+        // face the wrong way and let grains through).
         let looped = on_loops(outline, merge_key);
         let closed: Vec<[[f64; 2]; 2]> = outline
             .iter()
@@ -332,8 +332,8 @@ mod tests {
     #[test]
     fn open_polylines_stay_two_sided_beside_a_closed_loop() {
         // A box without a lid and a funnel's two walls above its floor: no
-        // loop, so no inside (the right funnel wall was once one-sided,
-        // facing down, and grains fell through it).
+        // loop, so no inside (a funnel wall made one-sided, facing down,
+        // would let grains fall through it).
         let open = [
             [[-0.5, 0.0], [0.5, 0.0]],
             [[-0.5, 0.0], [-0.5, 1.5]],

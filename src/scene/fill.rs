@@ -35,15 +35,8 @@
 //! radii in a class. A uniform grid of cells one largest diameter wide
 //! holds the placed grains and, per cell, the wall lines within reach.
 //!
-//! Measured (bundled hourglass, default radii, seed 1; area fraction =
-//! sum(pi r^2) over the area inside the walls from the neck to the top of
-//! the highest grain, as in tests/fill.rs): 0.81 at 2,000 grains, 0.82 at
-//! 10,000, 0.83 at 50,000, against 0.44, 0.44 and 0.43 for the shelf
-//! packing it replaces; the 2,000 default grains now fit the default 0.30 m
-//! x 0.40 m bulb (the shelf packing grew it to 0.363 m x 0.484 m). Cost
-//! O(N log N): on 2 busy cores 50,000 grains place in 1.2 s and 1,000,000 in
-//! 15 s (`cargo test --release --test fill -- --ignored`); the hourglass's
-//! fit search places the grains once per size tried (3.6 s for 50,000).
+//! Cost O(N log N); the hourglass's fit search places the grains once per
+//! size it tries. Area fraction and timings: BENCHMARKS.md, "The fill".
 
 use rand::{SeedableRng, rngs::StdRng};
 use rand_distr::{Distribution, LogNormal};

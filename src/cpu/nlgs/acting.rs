@@ -85,9 +85,8 @@ const CLASSIFY_BLOCK: usize = 4096;
 /// the packed acting contacts hold them. An idle contact holds no impulse, so
 /// a visit gives it one exactly when its target u + offset is negative: the
 /// check screens them all for that, on both threads, reading 20 contiguous
-/// bytes a contact, and visits them in order only when one is found.
-/// Measured on the 10,000-grain discharge (tol 5e-6): the checks took 2.55 ms
-/// of a 23.6 ms step when every one visited each idle contact in its slot.
+/// bytes a contact, and visits them in order only when one is found
+/// (docs/solvers.md#why-the-cpu-constants).
 #[derive(Debug, Clone, Default)]
 pub(super) struct Probes {
     pub(super) list: Vec<Probe>,

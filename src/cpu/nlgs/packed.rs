@@ -21,9 +21,9 @@ struct Packed {
     b: u32,
     normal: [f32; 2],
     w: f32,
-    /// 1 / W: the accumulated rule multiplies by it (a division there, on
-    /// the chain from one visit of a grain to the next, made the
-    /// 10,000-grain discharge 1.07x slower; results differ in the last bit).
+    /// 1 / W: the accumulated rule multiplies by it, keeping a division off
+    /// the chain from one visit of a grain to the next (results differ from
+    /// a division in the last bit; docs/solvers.md#why-the-cpu-constants).
     inv_w: f32,
     offset: f32,
     impulse: f32,
@@ -178,9 +178,8 @@ impl Packs {
             return r;
         };
         // Each round visits the hot contacts of both halves, then those
-        // across, in order, as a full sweep does. (Sweeping a contiguous copy
-        // of them instead took 1.09x the wall time: the copy changes every
-        // full sweep.)
+        // across, in order, as a full sweep does, in place: a contiguous copy
+        // would change every full sweep (docs/solvers.md#why-the-cpu-constants).
         if split.mid != 0 && h0.len() * HOT_LOWER_SHARE.1 > (h0.len() + h1.len() + h2.len()) * HOT_LOWER_SHARE.0 {
             self.hot_rebalanced(split.mid, vel, how, rule, hot.sweeps);
             return r;
@@ -277,9 +276,9 @@ fn sweep_list(
     };
     // Branch-free compaction: every index is written, and the length only
     // grows past those over the mark (a branch here mispredicted on the
-    // 40 % or so of contacts that are hot, in no pattern). Keeping the
-    // buffer's length and a separate count, to save the zeroing, measured
-    // 1.05x slower.
+    // 40 % or so of contacts that are hot, in no pattern). The buffer is
+    // zeroed to the list's length: cheaper than a separate count
+    // (docs/solvers.md#why-the-cpu-constants).
     marked.clear();
     marked.resize(list.len(), 0);
     let mut hot = 0;
@@ -381,8 +380,8 @@ fn sweep_marked(list: &mut [Packed], marked: &[u32], vel: &mut [[f32; 2]], how: 
 }
 
 /// [`Sweep::visit_in`] on a packed contact; returns its |dP| W. Always
-/// inlined: called through the hot sweeps' index list it was not, and a
-/// hot visit cost 3.3x a full sweep's.
+/// inlined, the hot sweeps' index list included, where the compiler does
+/// not inline it by itself (docs/solvers.md#why-the-cpu-constants).
 #[inline(always)]
 fn visit_packed(c: &mut Packed, vel: &mut [[f32; 2]], how: &Visit, rule: Rule) -> f32 {
     visit_packed_at(c, vel, 0, how, rule)

@@ -1,5 +1,5 @@
 //! Sequential deposition into the lowest pocket (see the module doc of
-//! `fill` for the algorithm, its measured fill fraction and its cost).
+//! `fill` for the algorithm; its fill fraction and cost: BENCHMARKS.md).
 //!
 //! A pocket is a pair of supports and a branch; for a grain of radius r its
 //! centre x lies at distance R + r + c from a circle support (a placed grain
