@@ -118,6 +118,9 @@ impl BisectBackend {
 }
 
 impl Backend for BisectBackend {
+    fn transfers(&self) -> Option<crate::gpu::context::Transfers> {
+        Some(self.gpu.context().transfers())
+    }
     fn kind(&self) -> BackendKind {
         BackendKind::Gpu
     }
@@ -223,6 +226,9 @@ impl Backend for DemBisectBackend {
     }
     fn max_angular_speed(&mut self) -> Result<f32> {
         Ok(crate::cpu::dem::max_angular_speed(&self.grains))
+    }
+    fn transfers(&self) -> Option<crate::gpu::context::Transfers> {
+        Some(self.gpu.context().transfers())
     }
 }
 

@@ -8,6 +8,9 @@ use crate::gpu::dem::GpuDemBackend;
 use crate::model::{Grains, Phase, Region, StepParams, StepStats, Totals, Walls};
 
 impl Backend for GpuBackend {
+    fn transfers(&self) -> Option<crate::gpu::context::Transfers> {
+        Some(self.context().transfers())
+    }
     fn kind(&self) -> BackendKind {
         BackendKind::Gpu
     }
@@ -49,6 +52,9 @@ impl Backend for GpuBackend {
 }
 
 impl Backend for GpuDemBackend {
+    fn transfers(&self) -> Option<crate::gpu::context::Transfers> {
+        Some(self.context().transfers())
+    }
     fn kind(&self) -> BackendKind {
         BackendKind::Gpu
     }

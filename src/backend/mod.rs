@@ -87,6 +87,11 @@ pub trait Backend {
     /// The run entered `phase` (the gate opened, or the fill starts to
     /// relax): DEM switches its normal damping. Others ignore it.
     fn set_phase(&mut self, _phase: Phase) {}
+    /// The device's command submissions and host read-backs so far (None:
+    /// the backend runs on the host).
+    fn transfers(&self) -> Option<crate::gpu::context::Transfers> {
+        None
+    }
     /// Largest angular speed of any grain, rad/s (0 where grains do not turn).
     fn max_angular_speed(&mut self) -> Result<f32> {
         Ok(0.0)

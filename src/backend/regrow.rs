@@ -135,6 +135,9 @@ impl Backend for Regrown {
             b.set_phase(phase);
         }
     }
+    fn transfers(&self) -> Option<crate::gpu::context::Transfers> {
+        self.inner.as_ref().and_then(|b| b.transfers())
+    }
     fn max_angular_speed(&mut self) -> Result<f32> {
         match &mut self.inner {
             Some(b) => b.max_angular_speed(),

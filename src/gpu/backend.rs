@@ -218,7 +218,7 @@ impl GpuBackend {
         };
         let enc = record(&mut run, &stages, enc)?;
         let stats = run.stats;
-        self.core.ctx.queue.submit([enc.finish()]);
+        self.core.ctx.submit(enc.finish());
         // This step's lists become the warm-start source of the next one.
         self.cur = 1 - self.cur;
         self.warm_valid = true;
@@ -399,7 +399,7 @@ impl GpuBackend {
         };
         let (ctx, c, n) = (&self.core.ctx, self.cur, self.core.n as u32);
         let start = if self.profile {
-            ctx.queue.submit([enc.finish()]);
+            ctx.submit(enc.finish());
             ctx.wait()?;
             enc = self.core.encoder("hourglass.step.coloring");
             Some(std::time::Instant::now())
@@ -411,7 +411,7 @@ impl GpuBackend {
         let mut batches = 0u32;
         let (used, overflow) = loop {
             s.record_rounds(&mut enc, c, n);
-            ctx.queue.submit([enc.finish()]);
+            ctx.submit(enc.finish());
             let [used, uncolored, overflow]: [u32; 3] = super::buffers::read::<u32>(ctx, &s.colors.stats, 3)?
                 .try_into()
                 .map_err(|_| Error::Gpu("reading the colour counters".to_string()))?;
@@ -428,7 +428,7 @@ impl GpuBackend {
             }
         };
         s.record_bucket_count(&mut enc, c, n);
-        ctx.queue.submit([enc.finish()]);
+        ctx.submit(enc.finish());
         let mut sizes: Vec<u32> = super::buffers::read(ctx, &s.buckets.size, MAX_COLORS as usize)?;
         sizes.truncate(used as usize);
         enc = self.core.encoder("hourglass.step.solve");
@@ -577,7 +577,7 @@ impl GpuBackend {
         for count in &self.core.bufs.count {
             enc.clear_buffer(count, 0, None);
         }
-        self.core.ctx.queue.submit([enc.finish()]);
+        self.core.ctx.submit(enc.finish());
         self.warm_valid = false;
         self.reorder_pending = true;
     }

@@ -123,10 +123,11 @@ pub fn read_many<T: Pod>(ctx: &GpuContext, reads: &[(&wgpu::Buffer, usize)]) -> 
         encoder.copy_buffer_to_buffer(buffer, 0, &s, 0, bytes);
         staging.push(Some(s));
     }
-    ctx.queue.submit([encoder.finish()]);
+    ctx.submit(encoder.finish());
     for s in staging.iter().flatten() {
         s.slice(..).map_async(wgpu::MapMode::Read, |_| {});
     }
+    ctx.count_readback();
     ctx.wait()?;
     let mut out = Vec::with_capacity(reads.len());
     for (s, &(_, len)) in staging.iter().zip(reads) {
@@ -160,5 +161,5 @@ pub fn submit_pass(ctx: &GpuContext, label: &str, f: impl FnOnce(&mut wgpu::Comp
         let mut pass = super::pass(&mut encoder, label);
         f(&mut pass);
     }
-    ctx.queue.submit([encoder.finish()]);
+    ctx.submit(encoder.finish());
 }

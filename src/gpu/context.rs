@@ -9,6 +9,9 @@
 //! so a scene of 1,000,000+ grains needs no code change; [`GpuContext::check`]
 //! compares a scene's buffers with those limits up front.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use crate::error::{Error, Result};
 
 /// Which adapters are acceptable.
@@ -21,13 +24,30 @@ pub enum AdapterChoice {
 }
 
 /// The device, its queue and what the adapter is. Cloning shares the same
-/// device (wgpu devices and queues are shared handles).
+/// device (wgpu devices and queues are shared handles) and the same counts.
 #[derive(Clone)]
 pub struct GpuContext {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
     pub info: wgpu::AdapterInfo,
     pub limits: wgpu::Limits,
+    transfers: Arc<Counts>,
+}
+
+/// Command submissions and host read-backs (a wait for a mapped buffer)
+/// since the device was made: what each costs a step is a design figure
+/// (tests/gpu_transfers.rs, `hourglass bench --suite`).
+#[derive(Debug, Default)]
+struct Counts {
+    submits: AtomicU64,
+    readbacks: AtomicU64,
+}
+
+/// [`GpuContext::transfers`]: submissions and read-backs so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Transfers {
+    pub submits: u64,
+    pub readbacks: u64,
 }
 
 fn type_rank(t: wgpu::DeviceType) -> Option<u32> {
@@ -40,6 +60,25 @@ fn type_rank(t: wgpu::DeviceType) -> Option<u32> {
 }
 
 impl GpuContext {
+    /// Submit one command buffer (counted).
+    pub fn submit(&self, commands: wgpu::CommandBuffer) {
+        self.transfers.submits.fetch_add(1, Ordering::Relaxed);
+        self.queue.submit([commands]);
+    }
+
+    /// Count one host read-back (the caller maps a buffer and waits for it).
+    pub fn count_readback(&self) {
+        self.transfers.readbacks.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Submissions and read-backs since the device was made.
+    pub fn transfers(&self) -> Transfers {
+        Transfers {
+            submits: self.transfers.submits.load(Ordering::Relaxed),
+            readbacks: self.transfers.readbacks.load(Ordering::Relaxed),
+        }
+    }
+
     /// Block until all submitted work (and pending buffer maps) is done.
     pub fn wait(&self) -> Result<()> {
         self.device
@@ -94,6 +133,7 @@ impl GpuContext {
             queue,
             info,
             limits,
+            transfers: Arc::default(),
         })
     }
 

@@ -209,9 +209,10 @@ impl Pipeline {
     pub fn submit_and_read_stats(&self, mut enc: wgpu::CommandEncoder) -> Result<[u32; STAT_WORDS as usize]> {
         let bytes = u64::from(STAT_WORDS) * 4;
         enc.copy_buffer_to_buffer(&self.bufs.stats, 0, &self.bufs.stats_staging, 0, bytes);
-        self.ctx.queue.submit([enc.finish()]);
+        self.ctx.submit(enc.finish());
         let slice = self.bufs.stats_staging.slice(..);
         slice.map_async(wgpu::MapMode::Read, |_| {});
+        self.ctx.count_readback();
         self.ctx.wait()?;
         let mut out = [0u32; STAT_WORDS as usize];
         {
@@ -235,7 +236,7 @@ impl Pipeline {
                 .reduce
                 .dispatch(&mut ps, &self.groups.reduce[list], self.n as u32);
         }
-        self.ctx.queue.submit([enc.finish()]);
+        self.ctx.submit(enc.finish());
         let parts: Vec<ReducePartial> = read(&self.ctx, &self.bufs.partials, partials(self.n))?;
         Ok(sum_partials(&parts))
     }

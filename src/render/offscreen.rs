@@ -102,9 +102,10 @@ impl Offscreen {
                 depth_or_array_layers: 1,
             },
         );
-        ctx.queue.submit([enc.finish()]);
+        ctx.submit(enc.finish());
         let slice = self.buffer.slice(..);
         slice.map_async(wgpu::MapMode::Read, |_| {});
+        ctx.count_readback();
         ctx.wait()?;
         let mut pixels = Vec::with_capacity((4 * self.width * self.height) as usize);
         {

@@ -437,6 +437,6 @@ impl Renderer {
                 pass.draw(0..6, 0..1);
             }
         }
-        ctx.queue.submit([enc.finish()]);
+        ctx.submit(enc.finish());
     }
 }

@@ -69,7 +69,7 @@ pub struct SuiteRow {
     pub contacts_per_grain: f64,
     /// Bytes of the GPU's grain and contact buffers ([`gpu_buffer_bytes`]); None on the CPU.
     pub buffer_bytes: Option<u64>,
-    /// Host read-backs per step, where the backend counts them (none does yet).
+    /// Host read-backs per step over the timed steps (the GPU's; None on the CPU).
     pub read_backs: Option<f64>,
 }
 
@@ -309,6 +309,7 @@ fn measure(
     }
     let left = share - t0.elapsed().as_secs_f64();
     let steps = ((left / step.max(1e-9)).floor() as u64).clamp(1, MAX_STEPS);
+    let before = backend.transfers();
     let timed = match timed_steps(backend.as_mut(), &setup, steps, left) {
         Ok(t) => t,
         Err(e @ (Error::Gpu(_) | Error::Diverged { .. })) => return Ok(Err(e.to_string())),
@@ -328,7 +329,10 @@ fn measure(
             Target::Cpu => None,
             Target::Gpu(_) => Some(gpu_buffer_bytes(&setup)?),
         },
-        read_backs: None,
+        read_backs: backend
+            .transfers()
+            .zip(before)
+            .map(|(after, before)| (after.readbacks - before.readbacks) as f64 / steps as f64),
     };
     let cost = Cost {
         n,
@@ -468,7 +472,7 @@ pub fn format_suite(t: &SuiteTable) -> String {
         "The bundled hourglass with N grains, from its fill, {WARMUP} steps untimed then the steps timed. \
          NSCD iterates to the scene's tolerance (tol = {:e} m, itmax = {}); max overlap: the deepest over \
          the timed steps, % of the mean radius. Buffers: an estimate, the sizes of the grain and contact \
-         buffers summed. Read-backs: n/a, the backend does not count them.\n\n",
+         buffers summed. Read-backs: the host's waits for the device per timed step (n/a on the CPU).\n\n",
         s.tol, s.itmax
     );
     out += SUITE_HEADER;

@@ -240,7 +240,7 @@ impl GpuDemBackend {
             .submit_and_read_stats(self.core.encoder("hourglass.dem.stats"))?;
         let mut enc = self.core.encoder("hourglass.dem.stats");
         enc.clear_buffer(&self.core.bufs.stats, 0, None);
-        self.core.ctx.queue.submit([enc.finish()]);
+        self.core.ctx.submit(enc.finish());
         Ok(words)
     }
 }
@@ -289,7 +289,7 @@ impl GpuDemBackend {
             enc.copy_buffer_to_buffer(&b.count[0], 0, &b.count[1], 0, b.count[0].size());
             enc.copy_buffer_to_buffer(&b.slots[0], 0, &b.slots[1], 0, b.slots[0].size());
         }
-        self.core.ctx.queue.submit([enc.finish()]);
+        self.core.ctx.submit(enc.finish());
         self.steps += 1;
         self.window += 1;
         self.host_fresh = false;

@@ -1,0 +1,118 @@
+//! What a step costs in host round trips on the GPU: the NSCD step reads
+//! back once per convergence check (every `check_every` iterations) and
+//! nothing else, the coloured step adds its colouring's reads, and the DEM
+//! step reads back once per check window of steps. Counted by the device
+//! context (`GpuContext::transfers`); lavapipe runs the same command stream
+//! as a real GPU.
+
+mod common;
+mod gpu_common;
+
+use common::{hex_pile, params};
+use gpu_common::{Rng, context};
+use hourglass::backend::Backend;
+use hourglass::gpu::GpuBackend;
+use hourglass::gpu::dem::GpuDemBackend;
+use hourglass::model::{DemParams, Grains, Grid, SolverKind, StepParams, Walls};
+
+const K: usize = 16;
+
+/// A hex pile of 325 grains, jostled so that every step iterates.
+fn scene(solver: SolverKind) -> (Grains, Walls, Grid, StepParams) {
+    let (mut grains, walls) = hex_pile(25, 0.003);
+    let mut rng = Rng::new(3);
+    for v in grains.vel.iter_mut() {
+        *v = [rng.f32(-0.05, 0.05), rng.f32(-0.05, 0.05)];
+    }
+    let mut p = params(solver);
+    p.itmax = 200;
+    let mut bb = walls.bounding_box();
+    for q in &grains.pos {
+        bb = [bb[0].min(q[0]), bb[1].min(q[1]), bb[2].max(q[0]), bb[3].max(q[1])];
+    }
+    let grid = Grid::covering(bb, 2.0 * grains.max_radius() + p.alert).unwrap();
+    (grains, walls, grid, p)
+}
+
+/// Per NSCD step: read-backs = the convergence checks (+ the colouring's
+/// batches and its bucket sizes for coloured NLGS), submissions = one per
+/// check (two per colouring read) plus at most three of the step's own.
+#[test]
+fn an_nscd_step_reads_back_once_per_convergence_check() {
+    let Some(ctx) = context() else { return };
+    for solver in [
+        SolverKind::Jacobi,
+        SolverKind::Apgd,
+        SolverKind::Uzawa,
+        SolverKind::Colored,
+    ] {
+        let (grains, walls, grid, p) = scene(solver);
+        let mut gpu = GpuBackend::new(ctx.clone(), grains, walls, grid, K).unwrap();
+        for step in 0..12 {
+            let before = gpu.transfers().unwrap();
+            let stats = gpu.step(&p).unwrap();
+            let after = gpu.transfers().unwrap();
+            let (reads, submits) = (after.readbacks - before.readbacks, after.submits - before.submits);
+            let checks = u64::from(stats.iterations.div_ceil(gpu.check_every));
+            assert!(stats.iterations > 0, "{solver:?} step {step}: no iteration");
+            // A convergence check submits the iterations and reads the
+            // counters back at once; a colouring read submits its rounds,
+            // then its own copy into a staging buffer.
+            let allowed = if solver == SolverKind::Colored {
+                // At least one batch of colouring rounds, and the bucket sizes.
+                assert!(
+                    reads >= checks + 2,
+                    "{solver:?} step {step}: {reads} read-backs, {checks} checks"
+                );
+                checks + 2 * (reads - checks) + 3
+            } else {
+                assert_eq!(
+                    reads, checks,
+                    "{solver:?} step {step}: {reads} read-backs for {checks} checks"
+                );
+                checks + 3
+            };
+            assert!(
+                submits <= allowed,
+                "{solver:?} step {step}: {submits} submissions for {reads} read-backs ({checks} checks)"
+            );
+        }
+    }
+}
+
+/// Per DEM step: no read-back but once per check window (`check_every`
+/// steps), and a fixed number of submissions.
+#[test]
+fn a_dem_step_reads_back_once_per_check_window() {
+    let Some(ctx) = context() else { return };
+    let (grains, walls, grid, mut p) = scene(SolverKind::Dem);
+    p.dt = 4e-5;
+    let mut gpu = GpuDemBackend::new(ctx, grains, walls, grid, K, DemParams::default()).unwrap();
+    gpu.check_every = 5;
+    let start = gpu.transfers().unwrap();
+    let mut submits = Vec::new();
+    for step in 1..=20u64 {
+        let before = gpu.transfers().unwrap();
+        gpu.step(&p).unwrap();
+        let after = gpu.transfers().unwrap();
+        let reads = after.readbacks - before.readbacks;
+        // The first step also primes the force.
+        if step > 1 {
+            assert_eq!(reads, u64::from(step % 5 == 0), "step {step}: {reads} read-backs");
+        }
+        submits.push(after.submits - before.submits);
+    }
+    let end = gpu.transfers().unwrap();
+    assert!(
+        end.readbacks - start.readbacks <= 5,
+        "{} read-backs in 20 steps",
+        end.readbacks - start.readbacks
+    );
+    // Steps 2..20 outside the check windows submit alike.
+    let plain: Vec<u64> = (2..=20).filter(|s| s % 5 != 0).map(|s| submits[s - 1]).collect();
+    assert!(
+        plain.windows(2).all(|w| w[0] == w[1]),
+        "submissions per step: {submits:?}"
+    );
+    assert!(plain[0] <= 2, "submissions per plain DEM step: {submits:?}");
+}
