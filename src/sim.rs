@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use crate::analysis::fit_flow_rate;
 use crate::backend::census::{Census, Elastic, Touching, barycentre};
-use crate::backend::{Backend, OverlapHistogram, Substepped, grid_for, substep};
+use crate::backend::{Backend, BackendKind, OverlapHistogram, Substepped, grid_for, substep};
 use crate::error::{Error, Result};
 use crate::model::{Grains, Phase, SolverKind, StepParams, StepStats, Walls};
 use crate::model::{Region, Totals, rotational_kinetic_energy};
@@ -141,8 +141,9 @@ pub struct Run {
     census: Census,
     /// What touched after the last step.
     touching: Touching,
-    /// Count new contacts at every step (`run.collisions`).
-    collisions: bool,
+    /// Count new contacts at every step (`run.collisions`); None: the
+    /// default of the model and backend ([`Run::counts_collisions`]).
+    collisions: Option<bool>,
     /// The scene's emitters, the grains each has added so far, whether its
     /// next grain is waiting for its spot, and the emissions that waited.
     emitters: Vec<Emitter>,
@@ -341,10 +342,7 @@ impl Run {
             overlaps: OverlapHistogram::new(grid, radius_mean, capacity),
             census: Census::new(grid, capacity, elastic, touch),
             touching: Touching::default(),
-            collisions: setup.scene.run.collisions.unwrap_or(matches!(
-                p.solver,
-                SolverKind::Dem | SolverKind::Spring | SolverKind::Impulse
-            )),
+            collisions: setup.scene.run.collisions,
             emitters: setup.emitters.clone(),
             emitted: vec![0; setup.emitters.len()],
             waiting: vec![false; setup.emitters.len()],
@@ -541,7 +539,7 @@ impl Run {
             obs.notice(&format!("the room is empty at t = {time:.3} s"));
         }
         let row = steps.is_multiple_of(self.every);
-        if self.collisions {
+        if self.counts_collisions(backend.kind()) {
             self.look(backend, false)?;
         } else if row {
             // Only what touches at the row (its elastic energy): nothing counted as new.
@@ -564,6 +562,18 @@ impl Run {
             ));
         }
         Ok(())
+    }
+
+    /// Whether every step counts its new contacts: `run.collisions`, by
+    /// default on the CPU for the lab's explicit models (`dem`, `spring`,
+    /// `impulse`) and off for NSCD and on the GPU, where it would read every
+    /// grain back every step.
+    fn counts_collisions(&self, on: BackendKind) -> bool {
+        let explicit = matches!(
+            self.p.solver,
+            SolverKind::Dem | SolverKind::Spring | SolverKind::Impulse
+        );
+        self.collisions.unwrap_or(explicit && on == BackendKind::Cpu)
     }
 
     /// Count the contacts new since the last step ([`Census`]) and keep what touches now.

@@ -116,3 +116,36 @@ fn a_dem_step_reads_back_once_per_check_window() {
     );
     assert!(plain[0] <= 2, "submissions per plain DEM step: {submits:?}");
 }
+
+/// A whole DEM run on the GPU with the default `run.collisions` reads the
+/// device back once per check window and per output row, not every step
+/// (counting new contacts at every step would read every grain back every
+/// step: it is off on the GPU unless asked for).
+#[test]
+fn a_gpu_dem_run_does_not_read_every_step_back_by_default() {
+    use hourglass::output::ResultDir;
+    use hourglass::scene::{Scene, build};
+    use hourglass::sim;
+    let Some(ctx) = context() else { return };
+    let mut grains = String::new();
+    for i in 0..8 {
+        for j in 0..4 {
+            let (x, y) = (0.1 + 0.1 * i as f64, 0.1 + 0.1 * j as f64);
+            grains += &format!("[{x}, {y}, 0.0, 0.0, 0.04], ");
+        }
+    }
+    let text = format!(
+        "version = 1\n[walls]\nsegments = [[0.0, 0.0, 1.0, 0.0], [1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, 0.0]]\n\
+         [grains]\nlist = [{grains}]\n[solver]\nkind = \"dem\"\ndt = 1e-4\n[run]\nsteps = 400\nevery = 100\nbackend = \"gpu\"\n"
+    );
+    let setup = build(&Scene::parse(&text, std::path::Path::new("box.toml")).unwrap()).unwrap();
+    let grid = hourglass::backend::grid_for(&setup).unwrap();
+    let mut backend = hourglass::backend::gpu_backend(&setup, grid, ctx.clone()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut out = ResultDir::create(dir.path(), &setup.scene.to_toml()).unwrap();
+    let before = backend.transfers().unwrap();
+    sim::run(&setup, backend.as_mut(), &mut out, &mut sim::Silent).unwrap();
+    let reads = backend.transfers().unwrap().readbacks - before.readbacks;
+    // 400 steps, 5 rows (step 0 and every 100): far fewer read-backs than steps.
+    assert!(reads < 100, "{reads} read-backs in 400 steps");
+}

@@ -610,9 +610,10 @@ pub struct RunSpec {
     /// per step, and on the GPU one read-back of the grains per step. False
     /// writes 0 there and looks only at the rows (the elastic energy).
     /// Default: true for the explicit models of the lab (`dem`, `spring`,
-    /// `impulse`), false for NSCD, whose hourglass runs it would slow
-    /// (BENCHMARKS.md, "Costs behind defaults") and whose users watch the
-    /// flow.
+    /// `impulse`) on the CPU; false for NSCD, whose hourglass runs it would
+    /// slow (BENCHMARKS.md, "Costs behind defaults") and whose users watch
+    /// the flow, and on the GPU, where it would read every grain back every
+    /// step.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub collisions: Option<bool>,
 }
