@@ -504,7 +504,7 @@ fn format_suite_row(r: &SuiteRow) -> String {
         r.max_overlap_pct,
         r.contacts_per_grain,
         or_na(r.buffer_bytes.map(|b| format!("{:.1}", b as f64 / 1e6))),
-        or_na(r.read_backs.map(|b| format!("{b:.1}"))),
+        or_na(r.read_backs.map(|b| format!("{b:.2}"))),
     )
 }
 
