@@ -13,8 +13,8 @@
 mod common;
 mod gpu_common;
 
-use common::{hex_pile, params};
-use gpu_common::{Rng, context};
+use common::{grid_around, hex_pile, params};
+use gpu_common::{context, jostle};
 use hourglass::backend::bisect::{GPU_FROM, check_boundary};
 use hourglass::backend::{Backend, BisectBackend, CpuBackend, CpuDemBackend, DemBisectBackend};
 use hourglass::gpu::GpuBackend;
@@ -30,17 +30,10 @@ const STEPS: usize = 16;
 /// tests/gpu_step.rs's scene: a hex pile of 325 grains, jostled by random velocities.
 fn scene() -> (Grains, Walls, Grid, StepParams) {
     let (mut grains, walls) = hex_pile(25, 0.003);
-    let mut rng = Rng::new(7);
-    for v in grains.vel.iter_mut() {
-        *v = [rng.f32(-0.05, 0.05), rng.f32(-0.05, 0.05)];
-    }
+    jostle(&mut grains, 7);
     let mut p = params(SolverKind::Jacobi);
     p.itmax = 200;
-    let mut bb = walls.bounding_box();
-    for q in &grains.pos {
-        bb = [bb[0].min(q[0]), bb[1].min(q[1]), bb[2].max(q[0]), bb[3].max(q[1])];
-    }
-    let grid = Grid::covering(bb, 2.0 * grains.max_radius() + p.alert).unwrap();
+    let grid = grid_around(&grains, &walls, p.alert);
     (grains, walls, grid, p)
 }
 

@@ -6,7 +6,8 @@
 mod common;
 mod gpu_common;
 
-use gpu_common::{Rng, buf, close, context, get, run, uni};
+use common::grid_around;
+use gpu_common::{Rng, buf, close, context, get, jostle, run, uni};
 use hourglass::cpu;
 use hourglass::gpu::{GpuBackend, Kernel, Params, ShaderConfig, Stage};
 use hourglass::model::{Cohesion, Grains, Grid, SolverKind, StepParams, Walls};
@@ -210,20 +211,13 @@ fn wet_pile_steps_agree_on_cpu_gpu_and_every_bisect_boundary() {
     use hourglass::model::plan::NSCD_STAGES;
     let Some(ctx) = context() else { return };
     let (mut grains, walls) = common::hex_pile(25, 0.003);
-    let mut rng = Rng::new(7);
-    for v in grains.vel.iter_mut() {
-        *v = [rng.f32(-0.05, 0.05), rng.f32(-0.05, 0.05)];
-    }
+    jostle(&mut grains, 7);
     let mut p = StepParams {
         cohesion: law(true),
         ..common::params(SolverKind::Jacobi)
     };
     p.itmax = 200;
-    let mut bb = walls.bounding_box();
-    for q in &grains.pos {
-        bb = [bb[0].min(q[0]), bb[1].min(q[1]), bb[2].max(q[0]), bb[3].max(q[1])];
-    }
-    let grid = Grid::covering(bb, 2.0 * grains.max_radius() + p.alert).unwrap();
+    let grid = grid_around(&grains, &walls, p.alert);
     let run = |be: &mut dyn Backend, p: &StepParams| -> Grains {
         for _ in 0..16 {
             be.step(p).unwrap();

@@ -14,8 +14,8 @@
 mod common;
 mod gpu_common;
 
-use common::{hex_pile, params};
-use gpu_common::{Rng, context};
+use common::{grid_around, hex_pile, params};
+use gpu_common::{Rng, context, jostle};
 use hourglass::backend::{Backend, CpuBackend};
 use hourglass::gpu::GpuBackend;
 use hourglass::model::{Grains, Grid, SolverKind, StepParams, Walls};
@@ -28,13 +28,10 @@ const K: usize = 16;
 /// The jostled hex pile of tests/gpu_step.rs (325 grains), with mu = mu_wall = 0.5.
 fn pile() -> (Grains, Walls, Grid, StepParams) {
     let (mut grains, walls) = hex_pile(25, 0.003);
-    let mut rng = Rng::new(7);
-    for v in grains.vel.iter_mut() {
-        *v = [rng.f32(-0.05, 0.05), rng.f32(-0.05, 0.05)];
-    }
+    jostle(&mut grains, 7);
     let mut p = params(SolverKind::Jacobi);
     (p.itmax, p.mu, p.mu_wall) = (5000, 0.5, 0.5);
-    let grid = grid_of(&grains, &walls, &p);
+    let grid = grid_around(&grains, &walls, p.alert);
     (grains, walls, grid, p)
 }
 
@@ -69,16 +66,8 @@ fn slope() -> (Grains, Walls, Grid, StepParams) {
     let grains = Grains::new(pos, vec![[0.0; 2]; SLOPE_GRAINS], radius, common::DENSITY);
     let mut p = params(SolverKind::Jacobi);
     (p.mu, p.mu_wall) = (0.5, 0.5);
-    let grid = grid_of(&grains, &walls, &p);
+    let grid = grid_around(&grains, &walls, p.alert);
     (grains, walls, grid, p)
-}
-
-fn grid_of(grains: &Grains, walls: &Walls, p: &StepParams) -> Grid {
-    let mut bb = walls.bounding_box();
-    for q in &grains.pos {
-        bb = [bb[0].min(q[0]), bb[1].min(q[1]), bb[2].max(q[0]), bb[3].max(q[1])];
-    }
-    Grid::covering(bb, 2.0 * grains.max_radius() + p.alert).unwrap()
 }
 
 fn backends(scene: (Grains, Walls, Grid, StepParams)) -> Option<(CpuBackend, GpuBackend, StepParams)> {

@@ -28,8 +28,8 @@
 mod common;
 mod gpu_common;
 
-use common::{hex_pile, params};
-use gpu_common::{Rng, context};
+use common::{grid_around, hex_pile, params};
+use gpu_common::{context, jostle};
 use hourglass::Error;
 use hourglass::backend::{Backend, CpuBackend};
 use hourglass::gpu::GpuBackend;
@@ -42,17 +42,10 @@ const K: usize = 16;
 /// A hex pile of 325 grains, jostled by random velocities so that contacts open and close.
 fn scene() -> (Grains, Walls, Grid, StepParams) {
     let (mut grains, walls) = hex_pile(25, 0.003);
-    let mut rng = Rng::new(7);
-    for v in grains.vel.iter_mut() {
-        *v = [rng.f32(-0.05, 0.05), rng.f32(-0.05, 0.05)];
-    }
+    jostle(&mut grains, 7);
     let mut p = params(SolverKind::Jacobi);
     p.itmax = 200;
-    let mut bb = walls.bounding_box();
-    for q in &grains.pos {
-        bb = [bb[0].min(q[0]), bb[1].min(q[1]), bb[2].max(q[0]), bb[3].max(q[1])];
-    }
-    let grid = Grid::covering(bb, 2.0 * grains.max_radius() + p.alert).unwrap();
+    let grid = grid_around(&grains, &walls, p.alert);
     (grains, walls, grid, p)
 }
 
@@ -203,11 +196,7 @@ fn pressed_pile(solver: SolverKind) -> (Grains, Walls, Grid, StepParams) {
     let mut p = params(solver);
     p.itmax = 1000;
     p.overlap_iterations = 4;
-    let mut bb = walls.bounding_box();
-    for q in &grains.pos {
-        bb = [bb[0].min(q[0]), bb[1].min(q[1]), bb[2].max(q[0]), bb[3].max(q[1])];
-    }
-    let grid = Grid::covering(bb, 2.0 * grains.max_radius() + p.alert).unwrap();
+    let grid = grid_around(&grains, &walls, p.alert);
     (grains, walls, grid, p)
 }
 

@@ -10,7 +10,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def cli():
     """The `hourglass` binary that `cargo test --release` built (or HOURGLASS_BIN)."""
     path = Path(os.environ.get("HOURGLASS_BIN", ROOT / "target" / "release" / "hourglass"))

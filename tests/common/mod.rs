@@ -7,6 +7,15 @@ use hourglass::model::{Grains, SolverKind, StepParams, Walls};
 
 pub const DENSITY: f64 = 2500.0;
 
+/// A grid covering the walls and every grain, cells of 2 r_max + `alert`.
+pub fn grid_around(grains: &Grains, walls: &Walls, alert: f32) -> Grid {
+    let mut bb = walls.bounding_box();
+    for q in &grains.pos {
+        bb = [bb[0].min(q[0]), bb[1].min(q[1]), bb[2].max(q[0]), bb[3].max(q[1])];
+    }
+    Grid::covering(bb, 2.0 * grains.max_radius() + alert).unwrap()
+}
+
 pub fn params(solver: SolverKind) -> StepParams {
     StepParams {
         gravity: [0.0, -9.81],

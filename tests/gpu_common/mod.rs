@@ -43,6 +43,15 @@ pub fn run(ctx: &GpuContext, f: impl FnOnce(&mut wgpu::ComputePass)) {
 /// xorshift64*: reproducible test data without depending on rand's API.
 pub struct Rng(u64);
 
+/// Random velocities of up to 5 cm/s on each axis, drawn from `seed`, so
+/// that contacts open and close.
+pub fn jostle(grains: &mut hourglass::model::Grains, seed: u64) {
+    let mut rng = Rng::new(seed);
+    for v in grains.vel.iter_mut() {
+        *v = [rng.f32(-0.05, 0.05), rng.f32(-0.05, 0.05)];
+    }
+}
+
 impl Rng {
     pub fn new(seed: u64) -> Rng {
         Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
