@@ -9,6 +9,7 @@ use crate::analysis::fit_flow_rate;
 use crate::backend::census::{Census, Elastic, Touching, barycentre};
 use crate::backend::{Backend, BackendKind, OverlapHistogram, Substepped, grid_for, substep};
 use crate::error::{Error, Result};
+use crate::model::accuracy::OverlapTarget;
 use crate::model::{Grains, Phase, SolverKind, StepParams, StepStats, Walls};
 use crate::model::{Region, Totals, rotational_kinetic_energy};
 use crate::output::{ResultDir, Row, Summary};
@@ -51,6 +52,13 @@ struct Tally {
     /// Largest colour count of a step (coloured NLGS), else 0.
     colors: u32,
     max_overlap: f64,
+    /// The smallest and the largest tolerance a step was solved to, m, and
+    /// the tolerance of the next step (`solver.max_overlap` adapts it).
+    /// Absent in an older state.json: the run goes on from the scene's.
+    #[serde(default)]
+    tol_range: Option<[f32; 2]>,
+    #[serde(default)]
+    tol: Option<f32>,
     since_row_iterations: u64,
     since_row_steps: u64,
     /// The last step's figures (a resumed run starts from none: the next
@@ -113,6 +121,8 @@ pub struct Progress {
 /// caller can render from the backend between calls.
 pub struct Run {
     p: StepParams,
+    /// Adapts `p.tol` after every step (`solver.max_overlap`); None: `p.tol` holds.
+    target: Option<OverlapTarget>,
     every: u64,
     settle_max: u64,
     discharge: u64,
@@ -259,6 +269,9 @@ impl Run {
         };
         r.n = state.grains.len() as u64;
         r.tally = state.tally.clone();
+        if let Some(tol) = r.tally.tol {
+            r.p.tol = tol;
+        }
         r.times = state.times.clone();
         r.passed = state.passed.clone();
         r.overlaps.add_bins(&state.overlaps);
@@ -331,6 +344,7 @@ impl Run {
         };
         let r = Run {
             p,
+            target: setup.overlap_target,
             every: setup.scene.run.every,
             settle_max: plan.settle_max,
             discharge: plan.discharge,
@@ -520,6 +534,7 @@ impl Run {
         let stats = substep::step(backend, &self.p, self.speed)?;
         self.speed = stats.next_speed(self.speed);
         self.count(&stats, obs);
+        self.adapt_tol(stats.stats.max_overlap);
         if self.settling {
             self.settle_steps += 1;
         } else {
@@ -647,6 +662,23 @@ impl Run {
         tally.last = *stats;
     }
 
+    /// Note the tolerance the step was solved to and, with an overlap
+    /// target, set the next step's from the deepest overlap this one saw
+    /// ([`OverlapTarget::next_tol`]).
+    fn adapt_tol(&mut self, overlap: f32) {
+        let tally = &mut self.tally;
+        let tol = self.p.tol;
+        tally.tol_range = Some(
+            tally
+                .tol_range
+                .map_or([tol, tol], |[lo, hi]| [lo.min(tol), hi.max(tol)]),
+        );
+        if let Some(target) = &self.target {
+            self.p.tol = target.next_tol(tol, overlap);
+            tally.tol = Some(self.p.tol);
+        }
+    }
+
     /// Write the last row and frame (unless the last step wrote them) and
     /// return the summary of the steps taken, whether or not the run is
     /// [`done`](Run::done) (a window closed early ends the run here).
@@ -685,6 +717,10 @@ impl Run {
             overlap_p50: self.overlaps.quantile(0.5),
             overlap_p99: self.overlaps.quantile(0.99),
             radius_mean: self.overlaps.radius_mean(),
+            max_overlap_target: self.target.map(|t| t.share),
+            tol_range: tally
+                .tol_range
+                .map_or([0.0; 2], |[lo, hi]| [f64::from(lo), f64::from(hi)]),
             frames: out.frame_count() as u64,
             colors: tally.colors,
             completed: self.done(),

@@ -238,7 +238,7 @@ fn written_scene_is_complete_and_loads_again() {
             &[
                 "kind",
                 "dt",
-                "tol",
+                "max_overlap",
                 "itmax",
                 "alert",
                 "omega",

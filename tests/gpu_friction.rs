@@ -252,7 +252,7 @@ fn frictional_hourglass_passed_counts_agree_between_backends() {
     scene.grains.count = 600;
     scene.solver.kind = SolverKind::Jacobi;
     (scene.solver.mu, scene.solver.mu_wall) = (0.5, 0.5);
-    scene.solver.tol = 1e-5;
+    scene.solver.tol = Some(1e-5);
     scene.solver.itmax = 200;
     scene.run.settle = 0.3;
     scene.run.duration = Some(0.5);

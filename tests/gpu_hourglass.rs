@@ -37,7 +37,7 @@ fn hourglass_passed_counts_agree_between_backends() {
     scene.grains.count = 1500;
     // The same solver on both backends (the default `auto` picks NLGS on the CPU).
     scene.solver.kind = hourglass::model::SolverKind::Jacobi;
-    scene.solver.tol = 1e-5;
+    scene.solver.tol = Some(1e-5);
     scene.solver.itmax = 200;
     scene.run.settle = 0.3;
     scene.run.duration = Some(3.0);

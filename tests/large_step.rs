@@ -43,7 +43,7 @@ fn scene(dt: Option<f64>) -> Scene {
     scene.run.settle = 0.0;
     scene.run.duration = Some(1.0);
     scene.solver.dt = dt;
-    scene.solver.tol = 1e-5;
+    scene.solver.tol = Some(1e-5);
     scene.solver.itmax = 200;
     scene
 }

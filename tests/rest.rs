@@ -35,7 +35,7 @@ fn defaults(solver: SolverKind) -> StepParams {
         gravity: [0.0, -9.81],
         dt: 1e-3,
         alert: s.alert as f32,
-        tol: s.tol as f32,
+        tol: s.tol_or_default() as f32,
         itmax: s.itmax,
         omega: s.omega as f32,
         // Unset in the default scene: each solver's own (0.8 for NLGS).

@@ -212,6 +212,8 @@ impl ResultWriter {
             overlap_p50: 0.0,
             overlap_p99: 0.0,
             radius_mean: 0.0,
+            max_overlap_target: None,
+            tol_range: [0.0; 2],
             frames,
             colors: 0,
             completed: true,

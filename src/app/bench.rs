@@ -133,7 +133,9 @@ pub struct DischargeRow {
     pub backend: String,
     pub adapter: String,
     pub solver: String,
-    pub tol: f64,
+    /// The smallest and the largest tolerance the steps were solved to, m
+    /// (the same twice for a fixed `--tol`).
+    pub tol: [f64; 2],
     pub dt: f64,
     pub grains: u64,
     /// Wall seconds per simulated second.
@@ -164,7 +166,7 @@ pub fn discharge(
     scene.grains.list = None;
     scene.solver.kind = solver;
     if let Some(tol) = tol {
-        scene.solver.tol = tol;
+        scene.solver.tol = Some(tol);
     }
     scene.run.settle = 0.0;
     scene.run.steps = None;
@@ -187,7 +189,7 @@ pub fn discharge(
         backend: backend.kind().name().to_string(),
         adapter: backend.adapter(),
         solver: backend.solver(solver).name().to_string(),
-        tol: scene.solver.tol,
+        tol: [scene.solver.tol.unwrap_or(0.0); 2],
         dt: f64::from(setup.params.dt),
         grains: n,
         seconds_per_second: 0.0,
@@ -209,6 +211,9 @@ pub fn discharge(
             row.passed = s.passed;
             row.lost = s.lost_grains;
             row.itmax_steps = s.itmax_steps;
+            if scene.solver.tol.is_none() {
+                row.tol = s.tol_range;
+            }
         }
         Err(e @ crate::Error::Diverged { .. }) => row.diverged = Some(e.to_string()),
         Err(e) => return Err(e),
@@ -250,8 +255,14 @@ pub fn format_discharge(r: &DischargeRow) -> String {
             r.itmax_steps
         ),
     };
+    // A fixed tolerance as given; an adapted one (solver.max_overlap) as its range.
+    let tol = if r.tol[0] == r.tol[1] {
+        format!("{:e}", r.tol[0])
+    } else {
+        format!("{:.1e}-{:.1e}", r.tol[0], r.tol[1])
+    };
     format!(
-        "| {} | {} | {} | {:e} | {:.1e} | {} | {} |",
-        r.backend, r.adapter, r.solver, r.tol, r.dt, r.grains, figures
+        "| {} | {} | {} | {tol} | {:.1e} | {} | {} |",
+        r.backend, r.adapter, r.solver, r.dt, r.grains, figures
     )
 }

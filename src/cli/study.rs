@@ -109,10 +109,10 @@ pub fn run(args: StudyArgs) -> Result<()> {
         eprintln!("study: no GPU adapter; measuring the CPU only");
     }
     let mut text = format!(
-        "# hourglass study\n\nCPU: {} threads. GPU: {}. tol {} m (scene default), itmax {}, budget {} iterations, {} warm steps per solver.\n\n",
+        "# hourglass study\n\nCPU: {} threads. GPU: {}. tol {} m (fixed), itmax {}, budget {} iterations, {} warm steps per solver.\n\n",
         rayon::current_num_threads(),
         ctx.as_ref().map_or("none".to_string(), |c| c.adapter_name()),
-        hourglass::scene::Scene::default().solver.tol,
+        hourglass::scene::DEFAULT_TOL,
         cfg.itmax,
         cfg.budget,
         cfg.steps,

@@ -5,6 +5,7 @@
 //! fixed-capacity per-grain lists (see [`contact`]). Everything the GPU sees is
 //! `#[repr(C)]` + bytemuck and mirrored in `shaders/shared.wgsl`.
 
+pub mod accuracy;
 pub mod cohesion;
 pub mod contact;
 pub mod crowd;

@@ -475,6 +475,17 @@ pub struct Summary {
     /// figure the solvers are tuned for (docs/solvers.md).
     #[serde(default)]
     pub radius_mean: f64,
+    /// The share of the mean radius the NSCD solve kept the largest overlap
+    /// under by adapting its tolerance (`solver.max_overlap`); null when a
+    /// fixed `solver.tol` held, or the model has no such solve. Absent in
+    /// older files (read as null).
+    #[serde(default)]
+    pub max_overlap_target: Option<f64>,
+    /// The smallest and the largest tolerance the steps were solved to, m
+    /// (the same twice when `solver.tol` held). Absent in older files (read
+    /// as [0, 0]).
+    #[serde(default)]
+    pub tol_range: [f64; 2],
     pub frames: u64,
     /// The largest contact colour count of any step (coloured NLGS); 0 when
     /// the solver does not colour. Absent in older files (read as 0).

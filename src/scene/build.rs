@@ -9,6 +9,7 @@ use super::gmsh;
 use super::hourglass;
 use super::spec::*;
 use crate::error::{Error, Result};
+use crate::model::accuracy::OverlapTarget;
 use crate::model::law;
 use crate::model::{Crowd, DemParams, Grains, ImpulseParams, NormalLaw, SolverKind, StepParams, Walls};
 
@@ -27,6 +28,10 @@ pub struct Setup {
     /// Height of the neck, m.
     pub neck_y: f64,
     pub params: StepParams,
+    /// The overlap the NSCD solve keeps under by adapting `params.tol`
+    /// (`solver.max_overlap`); None when `solver.tol` holds for the run.
+    /// `params.tol` is then its starting tolerance.
+    pub overlap_target: Option<OverlapTarget>,
     /// The force law of the DEM (`[dem]`, Hertz) or of the spring model
     /// (`[spring]`, linear), as `params.solver` says; with its integrator.
     pub dem: DemParams,
@@ -126,6 +131,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         grains,
         neck_y,
         params: laws.params,
+        overlap_target: laws.target,
         dem: laws.dem,
         impulse: laws.impulse,
         crowd,
@@ -375,6 +381,7 @@ fn with_emitted(grains: &Grains, emitters: &[super::emit::Emitter]) -> Grains {
 /// The step's parameters and the contact laws of the explicit models.
 struct Laws {
     params: StepParams,
+    target: Option<OverlapTarget>,
     dem: DemParams,
     impulse: ImpulseParams,
 }
@@ -395,8 +402,15 @@ impl Laws {
         check_dt(dt, kn, scene, &placed.walls, &placed.gate, &scene.origin)?;
         resolved.solver.dt = Some(dt);
         let relax = overlap_relax(scene, resolved);
+        let target = s.overlap_share().map(|share| {
+            resolved.solver.max_overlap = Some(share);
+            let radius_mean = all.radius.iter().map(|&r| f64::from(r)).sum::<f64>() / all.len().max(1) as f64;
+            OverlapTarget::new(share, radius_mean)
+        });
+        let tol = target.map_or(s.tol_or_default(), |t| f64::from(t.tol_hi()));
         Ok(Laws {
-            params: step_params(scene, dt, relax),
+            params: step_params(scene, dt, relax, tol),
+            target,
             dem: dem_params(scene, kn, integrator),
             impulse: ImpulseParams {
                 e: scene.impulse.e as f32,
@@ -448,14 +462,15 @@ fn overlap_relax(scene: &Scene, resolved: &mut Scene) -> f64 {
     s.overlap_relax.unwrap_or(relax_by.overlap_relax(wet))
 }
 
-/// The step's parameters in single precision, with step `dt` and push-out fraction `relax`.
-fn step_params(scene: &Scene, dt: f64, relax: f64) -> StepParams {
+/// The step's parameters in single precision, with step `dt`, push-out
+/// fraction `relax` and tolerance `tol` (m).
+fn step_params(scene: &Scene, dt: f64, relax: f64, tol: f64) -> StepParams {
     let s = &scene.solver;
     StepParams {
         gravity: [scene.gravity[0] as f32, scene.gravity[1] as f32],
         dt: dt as f32,
         alert: s.alert as f32,
-        tol: s.tol as f32,
+        tol: tol as f32,
         itmax: s.itmax,
         omega: s.omega as f32,
         overlap_relax: relax as f32,

@@ -261,8 +261,17 @@ pub struct SolverSpec {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dt: Option<f64>,
     /// Geometric tolerance, m; a step has converged when every contact's
-    /// velocity correction is under tol/dt.
-    pub tol: f64,
+    /// velocity correction is under tol/dt. Given, it holds for the whole
+    /// run; unset, the NSCD solvers adapt it to `max_overlap` and the other
+    /// models do not use it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tol: Option<f64>,
+    /// The largest overlap the NSCD solve aims to keep, as a fraction of the
+    /// mean grain radius: the step's tolerance adapts to it during the run
+    /// (docs/nscd.md#accuracy-as-overlap). Default 0.01 for the NSCD
+    /// solvers when `tol` is not given; refused beside `tol`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_overlap: Option<f64>,
     /// Iteration cap per step; a step that reaches it is counted and reported.
     pub itmax: u32,
     /// Surface distance under which a pair is a potential contact, m. Must
@@ -307,12 +316,36 @@ pub struct SolverSpec {
     pub restitution: f64,
 }
 
+/// The tolerance, m, of the models that take `solver.tol` but adapt none
+/// (crowd motion; the NSCD solvers when a caller builds `StepParams` by hand).
+pub const DEFAULT_TOL: f64 = 2e-6;
+
+impl SolverSpec {
+    /// `tol` as given, else [`DEFAULT_TOL`].
+    pub fn tol_or_default(&self) -> f64 {
+        self.tol.unwrap_or(DEFAULT_TOL)
+    }
+
+    /// The share of the mean radius the run keeps the largest overlap
+    /// under by adapting `tol` (`max_overlap`, else
+    /// [`crate::model::accuracy::DEFAULT_MAX_OVERLAP`]); None when `tol` is
+    /// given or the model is not an NSCD solver.
+    pub fn overlap_share(&self) -> Option<f64> {
+        let nscd = !self.kind.explicit() && self.kind != SolverKind::Crowd;
+        match (self.tol, nscd) {
+            (None, true) => Some(self.max_overlap.unwrap_or(crate::model::accuracy::DEFAULT_MAX_OVERLAP)),
+            _ => None,
+        }
+    }
+}
+
 impl Default for SolverSpec {
     fn default() -> Self {
         SolverSpec {
             kind: SolverKind::Auto,
             dt: None,
-            tol: 2e-6,
+            tol: None,
+            max_overlap: None,
             itmax: 1000,
             alert: 0.004,
             omega: 0.5,

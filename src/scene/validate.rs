@@ -409,7 +409,10 @@ impl Scene {
         if let Some(dt) = s.dt {
             c.positive("solver.dt", dt)?;
         }
-        c.positive("solver.tol", s.tol)?;
+        if let Some(tol) = s.tol {
+            c.positive("solver.tol", tol)?;
+        }
+        self.validate_max_overlap(c)?;
         c.positive("solver.alert", s.alert)?;
         c.positive("solver.omega", s.omega)?;
         if s.omega > 1.0 {

@@ -54,6 +54,8 @@ impl StateKind {
     /// The scene of this state, before settling.
     pub fn scene(self) -> Scene {
         let mut scene = Scene::default();
+        // The solvers are compared at one fixed tolerance.
+        scene.solver.tol = Some(crate::scene::DEFAULT_TOL);
         match self {
             StateKind::Hourglass5k => scene.grains.count = 5_000,
             StateKind::Hourglass50k => scene.grains.count = 50_000,

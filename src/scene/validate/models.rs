@@ -53,6 +53,39 @@ impl Scene {
         Ok(())
     }
 
+    /// `solver.max_overlap`: a share of the mean radius in (0, 0.5], for
+    /// the NSCD solvers, and not beside `solver.tol` (which fixes what it
+    /// would adapt).
+    pub(super) fn validate_max_overlap(&self, c: &Check<'_>) -> Result<()> {
+        let s = &self.solver;
+        let Some(share) = s.max_overlap else {
+            return Ok(());
+        };
+        c.positive("solver.max_overlap", share)?;
+        if share > 0.5 {
+            return Err(self.refuse(
+                "solver.max_overlap",
+                format!("is a fraction of the mean radius in (0, 0.5], got {share}"),
+            ));
+        }
+        if s.kind.explicit() || s.kind == SolverKind::Crowd {
+            return Err(self.refuse(
+                "solver.max_overlap",
+                format!(
+                    "adapts the NSCD solve's tolerance; `{}` has no such solve (its overlap follows its own law)",
+                    s.kind.name()
+                ),
+            ));
+        }
+        if s.tol.is_some() {
+            return Err(self.refuse(
+                "solver.max_overlap",
+                "give `solver.tol` (a fixed tolerance) or `solver.max_overlap` (a tolerance adapted to it), not both",
+            ));
+        }
+        Ok(())
+    }
+
     /// `[spring]` and `[impulse]`: stiffness, damping, friction, restitution
     /// in [0, 1] and a projection in [0, 1).
     pub(super) fn validate_spring_impulse(&self, c: &Check<'_>) -> Result<()> {

@@ -1,0 +1,102 @@
+//! Accuracy stated as overlap (`solver.max_overlap`, docs/nscd.md#accuracy-as-overlap).
+//!
+//! The NSCD solve stops at a geometric tolerance `tol`, and a contact's
+//! overlap creeps by up to `tol` per step before the push-out takes it back,
+//! over a slop of `SLOP_TOLS` tol that is never pushed out. The overlap a run
+//! reaches therefore scales with `tol`, by a factor that depends on the
+//! solver, the push-out fraction and the scene (about 5 for the bundled
+//! hourglass). Users think in overlap, so the run keeps a target depth and
+//! adapts `tol` after every step from the deepest overlap that step saw:
+//!
+//! ```text
+//!   target  = max_overlap r_mean
+//!   tol_hi  = target / 6             (the slop then stays at 5/6 of the target)
+//!   tol_lo  = tol_hi / 1000
+//!   overlap > 0.7 target:   tol <- max(tol_lo, tol min(1/2, 0.35 target / overlap))
+//!   overlap < 0.5 target:   tol <- min(tol_hi, tol 1.01)
+//! ```
+//!
+//! A step that overshoots halves `tol` at least (its overlap is read at the
+//! start of the next step, so the correction comes one step late and must be
+//! firm); a quiet flow loosens it by 1 % a step, so 70 steps double it. The
+//! run starts at `tol_hi`. The rule is the same on both backends: it reads
+//! only `StepStats::max_overlap`, which both report every step.
+
+use super::params::SLOP_TOLS;
+
+/// The share of the mean radius the NSCD solvers keep the largest overlap
+/// under when a scene states neither `solver.tol` nor `solver.max_overlap`.
+pub const DEFAULT_MAX_OVERLAP: f64 = 0.01;
+
+/// The target overlap and the range `tol` adapts in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OverlapTarget {
+    /// The share of the mean radius aimed at (`solver.max_overlap`).
+    pub share: f64,
+    /// The deepest overlap aimed at, m: `share` times the mean radius.
+    pub depth: f32,
+}
+
+/// `tol_hi = target / TOL_SHARE`: the slop (`SLOP_TOLS` tol) stays below the target.
+const TOL_SHARE: f32 = 6.0;
+/// The range of `tol`: `tol_lo = tol_hi / TOL_RANGE`.
+const TOL_RANGE: f32 = 1000.0;
+/// Above this share of the target the tolerance tightens ...
+const TIGHTEN_ABOVE: f32 = 0.7;
+/// ... below this one it loosens, by [`LOOSEN`] per step.
+const LOOSEN_BELOW: f32 = 0.5;
+const LOOSEN: f32 = 1.01;
+
+const _: () = assert!(SLOP_TOLS < TOL_SHARE);
+
+impl OverlapTarget {
+    /// The target `share` (of the mean radius) for grains of mean radius `radius_mean`, m.
+    pub fn new(share: f64, radius_mean: f64) -> OverlapTarget {
+        OverlapTarget {
+            share,
+            depth: (share * radius_mean) as f32,
+        }
+    }
+
+    /// The loosest tolerance, m, and the one a run starts from.
+    pub fn tol_hi(&self) -> f32 {
+        self.depth / TOL_SHARE
+    }
+
+    /// The tightest tolerance, m.
+    pub fn tol_lo(&self) -> f32 {
+        self.tol_hi() / TOL_RANGE
+    }
+
+    /// The tolerance for the next step, after a step solved to `tol` saw
+    /// `overlap` (m) as its deepest overlap.
+    pub fn next_tol(&self, tol: f32, overlap: f32) -> f32 {
+        let next = if overlap > TIGHTEN_ABOVE * self.depth {
+            tol * (0.5 * TIGHTEN_ABOVE * self.depth / overlap).min(0.5)
+        } else if overlap < LOOSEN_BELOW * self.depth {
+            tol * LOOSEN
+        } else {
+            tol
+        };
+        next.clamp(self.tol_lo(), self.tol_hi())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_overshoot_at_least_halves_tol_and_a_quiet_step_loosens_it_up_to_tol_hi() {
+        let t = OverlapTarget::new(0.01, 3e-3);
+        assert!((t.depth - 3e-5).abs() < 1e-12);
+        assert_eq!(t.tol_hi(), t.depth / 6.0);
+        let tol = 2e-6;
+        assert!(t.next_tol(tol, 0.71 * t.depth) <= 0.5 * tol);
+        assert!(t.next_tol(tol, 4.0 * t.depth) <= 0.1 * tol);
+        assert_eq!(t.next_tol(tol, 0.6 * t.depth), tol);
+        assert_eq!(t.next_tol(tol, 0.0), tol * LOOSEN);
+        assert_eq!(t.next_tol(t.tol_hi(), 0.0), t.tol_hi());
+        assert_eq!(t.next_tol(t.tol_lo(), 10.0 * t.depth), t.tol_lo());
+    }
+}
