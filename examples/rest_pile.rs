@@ -27,6 +27,21 @@ fn rms_speed(g: &Grains) -> f64 {
     (s / g.len() as f64).sqrt()
 }
 
+/// The fastest grain at time `t`: its speed, place, and depth below the highest grain.
+fn fastest(g: &Grains, t: f64) -> String {
+    let speed = |i: usize| f64::from(g.vel[i][0].hypot(g.vel[i][1]));
+    let i = (0..g.len()).max_by(|&a, &b| speed(a).total_cmp(&speed(b))).unwrap_or(0);
+    let top = g.pos.iter().map(|p| p[1]).fold(f32::MIN, f32::max);
+    let faster = (0..g.len()).filter(|&k| speed(k) > 1e-3).count();
+    format!(
+        "t = {t:.3} s, fastest grain {i} at {:.2e} m/s at ({:.4}, {:.4}) m, {:.1} mm below the top grain; {faster} grains faster than 1 mm/s",
+        speed(i),
+        g.pos[i][0],
+        g.pos[i][1],
+        (top - g.pos[i][1]) * 1e3
+    )
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let settle: f64 = args.first().map_or(3.0, |a| a.parse().expect("SETTLE_S, seconds"));
@@ -64,6 +79,7 @@ fn main() {
         let mut b = CpuBackend::new(settled.grains.clone(), walls.clone(), grid, cap);
         b.stepper = settled.stepper.clone();
         let (mut at_1s, mut worst, mut overlap, mut iterations) = (0.0, 0.0f64, 0.0f32, 0u64);
+        let mut slip = String::new();
         let steps = (watch / dt).round() as u64;
         let one = (1.0 / dt).round() as u64;
         let t0 = std::time::Instant::now();
@@ -74,8 +90,11 @@ fn main() {
             if step == one {
                 at_1s = v;
             }
+            if step >= one && v > worst {
+                worst = v;
+                slip = fastest(b.grains().unwrap(), step as f64 * dt);
+            }
             if step >= one {
-                worst = worst.max(v);
                 overlap = overlap.max(st.max_overlap);
             }
         }
@@ -86,5 +105,6 @@ fn main() {
             overlap,
             t0.elapsed().as_secs_f64()
         );
+        println!("          the largest rms: {slip}");
     }
 }

@@ -534,7 +534,7 @@ impl Run {
         let stats = substep::step(backend, &self.p, self.speed)?;
         self.speed = stats.next_speed(self.speed);
         self.count(&stats, obs);
-        self.adapt_tol(stats.stats.max_overlap);
+        self.adapt_tol(&stats.stats);
         if self.settling {
             self.settle_steps += 1;
         } else {
@@ -664,8 +664,8 @@ impl Run {
 
     /// Note the tolerance the step was solved to and, with an overlap
     /// target, set the next step's from the deepest overlap this one saw
-    /// ([`OverlapTarget::next_tol`]).
-    fn adapt_tol(&mut self, overlap: f32) {
+    /// and whether it converged ([`OverlapTarget::next_tol`]).
+    fn adapt_tol(&mut self, stats: &StepStats) {
         let tally = &mut self.tally;
         let tol = self.p.tol;
         tally.tol_range = Some(
@@ -674,7 +674,7 @@ impl Run {
                 .map_or([tol, tol], |[lo, hi]| [lo.min(tol), hi.max(tol)]),
         );
         if let Some(target) = &self.target {
-            self.p.tol = target.next_tol(tol, overlap);
+            self.p.tol = target.next_tol(tol, stats.max_overlap, stats.converged);
             tally.tol = Some(self.p.tol);
         }
     }
