@@ -110,7 +110,7 @@ fn lists_rebuilt_rarely_give_the_contacts_and_trajectories_of_detection_every_st
 fn fast_collision(v: f32, per_step: f32, law: NormalLaw) -> (Twin, StepParams) {
     let r = 0.002;
     let alert = 0.001;
-    let mut g = common::grains(&[(0.0, 0.0, r), (0.02, 0.0002, r)]);
+    let mut g = common::grains(&[(0.0, 0.0, r), (0.02, 0.0, r)]);
     (g.vel[0], g.vel[1]) = ([v, 0.0], [-v, 0.0]);
     let walls = common::walls(&[[-0.01, -0.01, 0.05, -0.01]]);
     let mut p = params(per_step * alert / v, alert);
@@ -136,7 +136,7 @@ fn a_fast_grain_forces_rebuilds_and_misses_no_contact() {
     assert!(touched > 0, "the grains collide");
     let (x, v) = (&t.g_list.pos, &t.g_list.vel);
     assert!(x[0][0] < x[1][0], "the grains did not pass through each other: {x:?}");
-    assert!(v[0][0] < 0.5 && v[1][0] > -0.5, "the approach at 5 m/s stopped: {v:?}");
+    assert!(v[0][0] < 0.0 && v[1][0] > 0.0, "the grains bounced back: {v:?}");
     assert!(builds > 20, "the fast grain crosses half the skin every few steps: {builds} builds");
 }
 
