@@ -58,6 +58,11 @@
 //! The force of the previous step is kept, so each step evaluates the law once
 //! (with the half-step velocities). dt = cfl min_i sqrt(m_i/k_n) unless given
 //! (`scene::build::dem_dt`).
+//!
+//! [`DemStepper::step`] runs these stages (the GPU's twin);
+//! [`DemStepper::step_listed`], the CPU backend's step, runs the same plan on
+//! the lists with a skin of [`neighbours`], binning and detecting only when
+//! a grain has moved half the skin.
 
 pub mod force;
 pub mod integrate;
@@ -246,7 +251,8 @@ impl DemStepper {
             let alert = self.neighbours.alert();
             detect::bin_and_detect(&self.grid, &mut self.bins, grains, walls, alert, &mut self.lists);
             let k = self.lists.capacity;
-            for i in 0..self.lists.grains() {
+            let keeps_history = crate::model::law::spec(self.dem.law).history > 0;
+            for i in (0..self.lists.grains()).filter(|_| keeps_history) {
                 let listed = (self.lists.count[i] as usize).min(k);
                 for c in &mut self.lists.slots[i * k..i * k + listed] {
                     c.impulse_t = self.neighbours.history_of(i, c.other);

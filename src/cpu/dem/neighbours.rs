@@ -169,8 +169,12 @@ impl Neighbours {
         &self.bodies[i * self.stride..i * self.stride + self.count[i] as usize]
     }
 
-    /// History of grain i's entry for `body`, 0 when it is not listed.
+    /// History of grain i's entry for `body`, 0 when it is not listed (or
+    /// grain i came after the last build).
     pub fn history_of(&self, i: usize, body: u32) -> f32 {
+        if i >= self.count.len() {
+            return 0.0;
+        }
         let at = self.of(i).iter().position(|&b| b == body);
         at.map_or(0.0, |k| self.history[i * self.stride + k])
     }
