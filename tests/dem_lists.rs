@@ -42,7 +42,12 @@ impl Twin {
     /// Largest distance between the two runs' positions, m.
     fn apart(&self) -> f32 {
         let d = |a: [f32; 2], b: [f32; 2]| ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt();
-        self.g_ref.pos.iter().zip(&self.g_list.pos).map(|(&a, &b)| d(a, b)).fold(0.0, f32::max)
+        self.g_ref
+            .pos
+            .iter()
+            .zip(&self.g_list.pos)
+            .map(|(&a, &b)| d(a, b))
+            .fold(0.0, f32::max)
     }
 }
 
@@ -75,8 +80,15 @@ fn lists_rebuilt_rarely_give_the_contacts_and_trajectories_of_detection_every_st
     let (mut touching, mut worst) = (0u64, 0.0f32);
     for k in 0..steps {
         let (a, b) = t.step(&p);
-        assert_eq!((a.contacts, a.overflow), (b.contacts, b.overflow), "step {k}: contact counts");
-        assert!((a.max_overlap - b.max_overlap).abs() <= 1e-3 * a.max_overlap + 1e-9, "step {k}: overlap");
+        assert_eq!(
+            (a.contacts, a.overflow),
+            (b.contacts, b.overflow),
+            "step {k}: contact counts"
+        );
+        assert!(
+            (a.max_overlap - b.max_overlap).abs() <= 1e-3 * a.max_overlap + 1e-9,
+            "step {k}: overlap"
+        );
         touching += u64::from(a.max_overlap > 0.0);
         worst = worst.max(t.apart());
         if k == 500 {
@@ -88,7 +100,10 @@ fn lists_rebuilt_rarely_give_the_contacts_and_trajectories_of_detection_every_st
     }
     let builds = t.listed.neighbours.builds;
     eprintln!("{steps} steps, {builds} builds, {touching} steps with overlaps, positions apart by {worst:.3e} m");
-    assert!(touching > steps / 2, "the pile must collide: {touching} steps with overlaps");
+    assert!(
+        touching > steps / 2,
+        "the pile must collide: {touching} steps with overlaps"
+    );
     assert!(builds >= 2, "the grains move past half the skin: {builds} builds");
     assert!(builds * 20 < steps, "{builds} builds in {steps} steps");
     assert!(worst < 2e-6, "trajectories apart by {worst} m (grains of 2 mm)");
@@ -115,7 +130,10 @@ fn fast_collision(v: f32, per_step: f32, law: NormalLaw) -> (Twin, StepParams) {
     let walls = common::walls(&[[-0.01, -0.01, 0.05, -0.01]]);
     let mut p = params(per_step * alert / v, alert);
     p.gravity = [0.0, 0.0];
-    let dem = DemParams { law, ..DemParams::default() };
+    let dem = DemParams {
+        law,
+        ..DemParams::default()
+    };
     (Twin::new(g, walls, &p, dem), p)
 }
 
@@ -127,17 +145,26 @@ fn a_fast_grain_forces_rebuilds_and_misses_no_contact() {
     for k in 0..400 {
         let (a, b) = t.step(&p);
         assert_eq!((a.contacts, a.max_overlap), (b.contacts, b.max_overlap), "step {k}");
-        assert_eq!(t.g_ref.pos, t.g_list.pos, "step {k}: one contact per grain sums in one order");
+        assert_eq!(
+            t.g_ref.pos, t.g_list.pos,
+            "step {k}: one contact per grain sums in one order"
+        );
         assert_eq!(t.g_ref.vel, t.g_list.vel, "step {k}");
         touched += usize::from(a.max_overlap > 0.0);
     }
     let builds = t.listed.neighbours.builds;
-    eprintln!("{builds} builds in 400 steps, {touched} steps in contact, v {:?}", t.g_list.vel);
+    eprintln!(
+        "{builds} builds in 400 steps, {touched} steps in contact, v {:?}",
+        t.g_list.vel
+    );
     assert!(touched > 0, "the grains collide");
     let (x, v) = (&t.g_list.pos, &t.g_list.vel);
     assert!(x[0][0] < x[1][0], "the grains did not pass through each other: {x:?}");
     assert!(v[0][0] < 0.0 && v[1][0] > 0.0, "the grains bounced back: {v:?}");
-    assert!(builds > 20, "the fast grain crosses half the skin every few steps: {builds} builds");
+    assert!(
+        builds > 20,
+        "the fast grain crosses half the skin every few steps: {builds} builds"
+    );
 }
 
 #[test]
@@ -164,7 +191,12 @@ fn hertz_mindlin_history_survives_rebuilds() {
         assert_eq!(t.g_ref.pos, t.g_list.pos, "step {k}");
         assert_eq!(t.g_ref.ang_vel, t.g_list.ang_vel, "step {k}");
         let want = t.reference.lists.of(0).first().map_or(0.0, |c| c.impulse_t);
-        let got = t.listed.contact_lists(&t.g_list, &t.walls).of(0).first().map_or(0.0, |c| c.impulse_t);
+        let got = t
+            .listed
+            .contact_lists(&t.g_list, &t.walls)
+            .of(0)
+            .first()
+            .map_or(0.0, |c| c.impulse_t);
         assert_eq!(want, got, "step {k}: the floor contact's history");
         loaded += usize::from(want != 0.0);
     }

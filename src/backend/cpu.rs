@@ -204,7 +204,12 @@ impl<S: HostStepper> Backend for CpuHostBackend<S> {
         Ok(&self.grains)
     }
     fn totals(&mut self, region: &Region) -> Result<Totals> {
-        Ok(reduce(&self.grains, self.stepper.lists(&self.grains, &self.walls), &self.walls, region))
+        Ok(reduce(
+            &self.grains,
+            self.stepper.lists(&self.grains, &self.walls),
+            &self.walls,
+            region,
+        ))
     }
     /// The arrays grow; the steppers keep nothing per grain between steps
     /// that a new grain could miss (the DEM finds the count changed and

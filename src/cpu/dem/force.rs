@@ -89,7 +89,15 @@ impl Sum {
 /// a, inverse masses summing to `inv_mass_sum`) of disk `a` with disk `b`
 /// (a wall: radius and velocities 0), its history `hist` updated.
 #[inline]
-pub fn closed(law: &DemLaw, n: [f32; 2], delta: f32, inv_mass_sum: f32, a: Disk, b: Disk, hist: &mut f32) -> (f32, f32) {
+pub fn closed(
+    law: &DemLaw,
+    n: [f32; 2],
+    delta: f32,
+    inv_mass_sum: f32,
+    a: Disk,
+    b: Disk,
+    hist: &mut f32,
+) -> (f32, f32) {
     let ((r_a, v_a, w_a), (r_b, v_b, w_b)) = (a, b);
     let t = [-n[1], n[0]];
     let dv = [v_a[0] - v_b[0], v_a[1] - v_b[1]];

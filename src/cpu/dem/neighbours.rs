@@ -144,7 +144,11 @@ impl Neighbours {
     fn carry(&mut self, old_stride: usize) {
         let (old_bodies, old_history, old_count) = (&self.spare_bodies, &self.spare_history, &self.spare_count);
         let stride = self.stride;
-        (self.history.par_chunks_mut(stride), self.bodies.par_chunks(stride), &self.count)
+        (
+            self.history.par_chunks_mut(stride),
+            self.bodies.par_chunks(stride),
+            &self.count,
+        )
             .into_par_iter()
             .with_min_len(PAR_MIN)
             .enumerate()
@@ -248,7 +252,11 @@ impl Scan<'_> {
 fn distance_to(s: &Segment, x: [f32; 2]) -> f32 {
     let t = sub(s.b, s.a);
     let tt = dot(t, t);
-    let st = if tt > 0.0 { (dot(sub(x, s.a), t) / tt).clamp(0.0, 1.0) } else { 0.0 };
+    let st = if tt > 0.0 {
+        (dot(sub(x, s.a), t) / tt).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     let d = sub(x, [s.a[0] + st * t[0], s.a[1] + st * t[1]]);
     dot(d, d).sqrt()
 }
@@ -269,7 +277,11 @@ pub struct Listed<'a> {
 pub fn force_listed(inp: &Listed, nb: &mut Neighbours, force: &mut [[f32; 2]], torque: &mut [f32]) -> Tally {
     let stride = nb.stride;
     let (count, bodies) = (&nb.count, &nb.bodies);
-    (force.par_iter_mut(), torque.par_iter_mut(), nb.history.par_chunks_mut(stride))
+    (
+        force.par_iter_mut(),
+        torque.par_iter_mut(),
+        nb.history.par_chunks_mut(stride),
+    )
         .into_par_iter()
         .with_min_len(PAR_MIN)
         .enumerate()
