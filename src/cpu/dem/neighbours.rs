@@ -17,6 +17,10 @@
 //! the force stage ([`force_listed`]) computes gaps and normals from the
 //! current positions with detection's own formulas (`cpu::detect`).
 //!
+//! Contact lists of K slots drop the contacts past K (the overflow the step
+//! reports); these lists have no such limit, so under overflow every
+//! contact still acts, and the overflow is reported the same.
+//!
 //! A law with history keeps it per listed entry; a build carries it to the
 //! new lists by (grain, other body), as the per-step detection's warm start
 //! does.
