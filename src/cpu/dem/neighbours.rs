@@ -34,16 +34,15 @@ use crate::cpu::grid::Bins;
 use crate::model::contact::{BODY_CORNER, BODY_SEGMENT};
 use crate::model::{Body, DemLaw, Grains, Grid, Segment, Walls, dot, sub};
 
-/// Skin as a multiple of the alert distance: lists reach 2 alert beyond
-/// contact and last until a grain has moved half an alert distance.
+/// Skin as a multiple of the alert distance: lists reach 1.5 alert beyond
+/// contact and last until a grain has moved a quarter of the alert distance.
 pub const SKIN_PER_ALERT: f32 = 0.5;
 
 /// The lists, the positions they were built at, and the history of each
 /// listed entry.
 #[derive(Debug, Clone, Default)]
 pub struct Neighbours {
-    /// The grid of the builds: the detection grid's cells grown by the skin.
-    grid: Option<Grid>,
+    /// Bins of the builds, on the detection grid's area with cells grown by the skin.
     bins: Bins,
     /// Skin and alert distance of the last build, m.
     skin: f32,
@@ -139,7 +138,7 @@ impl Neighbours {
             self.carry(old_stride);
         }
         self.anchor.clone_from(&grains.pos);
-        (self.grid, self.skin, self.alert, self.valid) = (Some(coarse), skin, alert, true);
+        (self.skin, self.alert, self.valid) = (skin, alert, true);
         self.builds += 1;
     }
 
