@@ -126,7 +126,7 @@ impl Backend for CpuBackend {
 pub trait HostStepper {
     fn step(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> StepStats;
     /// This step's contact lists (for the totals).
-    fn lists(&self) -> &ContactLists;
+    fn lists(&mut self, grains: &Grains, walls: &Walls) -> &ContactLists;
     /// The walls changed: forget what was computed against the old ones.
     fn walls_changed(&mut self) {}
     fn set_phase(&mut self, _phase: Phase) {}
@@ -136,10 +136,10 @@ pub trait HostStepper {
 
 impl HostStepper for DemStepper {
     fn step(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> StepStats {
-        DemStepper::step(self, grains, walls, p)
+        DemStepper::step_listed(self, grains, walls, p)
     }
-    fn lists(&self) -> &ContactLists {
-        &self.lists
+    fn lists(&mut self, grains: &Grains, walls: &Walls) -> &ContactLists {
+        self.contact_lists(grains, walls)
     }
     fn walls_changed(&mut self) {
         self.invalidate();
@@ -154,7 +154,7 @@ impl HostStepper for ImpulseStepper {
     fn step(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> StepStats {
         ImpulseStepper::step(self, grains, walls, p)
     }
-    fn lists(&self) -> &ContactLists {
+    fn lists(&mut self, _grains: &Grains, _walls: &Walls) -> &ContactLists {
         &self.lists
     }
 }
@@ -204,7 +204,12 @@ impl<S: HostStepper> Backend for CpuHostBackend<S> {
         Ok(&self.grains)
     }
     fn totals(&mut self, region: &Region) -> Result<Totals> {
-        Ok(reduce(&self.grains, self.stepper.lists(), &self.walls, region))
+        Ok(reduce(
+            &self.grains,
+            self.stepper.lists(&self.grains, &self.walls),
+            &self.walls,
+            region,
+        ))
     }
     /// The arrays grow; the steppers keep nothing per grain between steps
     /// that a new grain could miss (the DEM finds the count changed and

@@ -20,7 +20,7 @@ use rayon::prelude::*;
 
 use super::grid::Bins;
 use crate::model::Grid;
-use crate::model::{Body, Contact, ContactLists, Grains, Segment, Walls, dot, sub};
+use crate::model::{Body, Contact, ContactLists, Corner, Grains, Segment, Walls, dot, sub};
 
 /// Inputs of the detection stage, in binding order.
 pub struct DetectInput<'a> {
@@ -42,7 +42,7 @@ pub struct DetectInput<'a> {
 /// 3 x 3 cells are out of reach (about 60 per grain, 3-6 contacts), so
 /// skipping their square root and divisions, and every segment away from
 /// the grain, shortens detection (docs/solvers.md#why-the-cpu-constants).
-const SURELY_BEYOND: f32 = 1.0 + 1e-4;
+pub const SURELY_BEYOND: f32 = 1.0 + 1e-4;
 
 /// Normal and distance from `from` to `x`; a coincident pair gets a fixed
 /// axis normal whose sign depends on `flip`, so the two copies stay opposite.
@@ -183,8 +183,7 @@ fn grain_contacts(inp: &DetectInput, near: &Near, i: usize, push: &mut impl FnMu
                 if j == i {
                     continue;
                 }
-                let (n, dist) = normal_between(x, inp.pos[j], i < j);
-                let gap = dist - (r + inp.radius[j]);
+                let (n, gap) = grain_gap((x, r), (inp.pos[j], inp.radius[j]), i < j);
                 if gap < inp.alert {
                     push(fresh(Body::Grain(j as u32), gap, im + inp.inv_mass[j], n));
                 }
@@ -209,33 +208,60 @@ fn wall_contacts(inp: &DetectInput, i: usize, push: &mut impl FnMut(Contact)) {
         if out(0) || out(1) {
             continue;
         }
-        let t = sub(s.b, s.a);
-        let st = dot(sub(x, s.a), t) / dot(t, t);
-        if !(0.0..=1.0).contains(&st) {
-            continue;
-        }
-        let p = [s.a[0] + st * t[0], s.a[1] + st * t[1]];
-        let (mut n, dist) = normal_between(x, p, false);
-        if dist == 0.0 {
-            let len = dot(t, t).sqrt();
-            n = [-t[1] / len, t[0] / len];
-        }
-        if dist - r < inp.alert {
-            let (n, dist) = one_sided(s, x, p, n, dist);
-            push(fresh(Body::Segment(k as u32), dist - r, im, n));
+        if let Some((n, gap, reach)) = segment_gap(s, x, r)
+            && reach < inp.alert
+        {
+            push(fresh(Body::Segment(k as u32), gap, im, n));
         }
     }
     for (k, c) in inp.walls.corners.iter().enumerate() {
-        let rel = sub(x, c.pos);
-        if c.dirs.iter().any(|&e| dot(rel, e) > 0.0) {
-            continue;
-        }
-        let (n, dist) = normal_between(x, c.pos, false);
-        let gap = dist - r;
-        if gap < inp.alert {
+        if let Some((n, gap)) = corner_gap(c, x, r)
+            && gap < inp.alert
+        {
             push(fresh(Body::Corner(k as u32), gap, im, n));
         }
     }
+}
+
+/// Normal (from the other grain towards this one) and gap of a grain
+/// `(centre, radius)` against another, `flip` as for the pair's two copies
+/// (this grain's index below the other's): the figures [`detect`] lists.
+#[inline]
+pub fn grain_gap(this: ([f32; 2], f32), other: ([f32; 2], f32), flip: bool) -> ([f32; 2], f32) {
+    let (n, dist) = normal_between(this.0, other.0, flip);
+    (n, dist - (this.1 + other.1))
+}
+
+/// Normal, signed gap and unsigned gap (the one compared with the alert
+/// distance) of a grain at `x` of radius `r` against segment `s`; None when
+/// its centre does not project onto the segment.
+#[inline]
+pub fn segment_gap(s: &Segment, x: [f32; 2], r: f32) -> Option<([f32; 2], f32, f32)> {
+    let t = sub(s.b, s.a);
+    let st = dot(sub(x, s.a), t) / dot(t, t);
+    if !(0.0..=1.0).contains(&st) {
+        return None;
+    }
+    let p = [s.a[0] + st * t[0], s.a[1] + st * t[1]];
+    let (mut n, dist) = normal_between(x, p, false);
+    if dist == 0.0 {
+        let len = dot(t, t).sqrt();
+        n = [-t[1] / len, t[0] / len];
+    }
+    let (n, signed) = one_sided(s, x, p, n, dist);
+    Some((n, signed - r, dist - r))
+}
+
+/// Normal and gap of a grain at `x` of radius `r` against corner `c`; None
+/// when `x` lies on the far side of one of its incident directions.
+#[inline]
+pub fn corner_gap(c: &Corner, x: [f32; 2], r: f32) -> Option<([f32; 2], f32)> {
+    let rel = sub(x, c.pos);
+    if c.dirs.iter().any(|&e| dot(rel, e) > 0.0) {
+        return None;
+    }
+    let (n, dist) = normal_between(x, c.pos, false);
+    Some((n, dist - r))
 }
 
 /// Stage `detect` over all grains (parallel over grains); returns the
@@ -294,7 +320,7 @@ impl Tally {
     }
 
     /// Two parts together (integer sums and a maximum: the order does not matter).
-    fn and(self, b: Tally) -> Tally {
+    pub fn and(self, b: Tally) -> Tally {
         Tally {
             contacts: self.contacts + b.contacts,
             overflow: self.overflow + b.overflow,

@@ -35,59 +35,98 @@ pub fn force_grain_into(inp: &ForceInput, i: usize, history: &mut [f32]) -> ([f3
     let law = &inp.law;
     let k = inp.capacity;
     let listed = (inp.count[i] as usize).min(k);
-    let (r_a, v_a, w_a) = (inp.radius[i], inp.vel[i], inp.ang_vel[i]);
-    let mut f = [0.0f32; 2];
-    let mut tau = 0.0f32;
-    let mut m_roll = 0.0f32;
+    let a = (inp.radius[i], inp.vel[i], inp.ang_vel[i]);
+    let mut sum = Sum::default();
     for (s, c) in inp.slots[i * k..i * k + listed].iter().enumerate() {
         let mut hist = c.impulse_t;
-        let forces = contact(inp, c, (r_a, v_a, w_a), &mut hist);
+        let forces = contact(inp, c, a, &mut hist);
         if let Some(h) = history.get_mut(s) {
             *h = hist;
         }
-        let Some((fn_, ft)) = forces else { continue };
-        let n = c.normal;
-        let t = [-n[1], n[0]];
-        f[0] += fn_ * n[0] + ft * t[0];
-        f[1] += fn_ * n[1] + ft * t[1];
-        tau -= r_a * ft;
-        m_roll += law.mu_roll * fn_ * r_a;
+        let Some(forces) = forces else { continue };
+        sum.add(law, c.normal, forces, a.0);
     }
-    let inv_i = inv_inertia(inp.inv_mass[i], r_a);
-    if inv_i > 0.0 {
-        tau += (-(tau + w_a / (inv_i * law.dt))).max(-m_roll).min(m_roll);
-    }
-    (f, tau)
+    sum.total(law, inp.inv_mass[i], a.0, a.2)
 }
 
-/// (F_n, F_t) of contact `c` of a grain with (radius, velocity, angular
-/// velocity) `a`, its history `hist` updated; None for an open contact,
-/// whose history is then 0.
-#[inline]
-fn contact(inp: &ForceInput, c: &Contact, a: (f32, [f32; 2], f32), hist: &mut f32) -> Option<(f32, f32)> {
-    let (r_a, v_a, w_a) = a;
-    let n = c.normal;
-    let t = [-n[1], n[0]];
-    let delta = -c.gap;
-    if delta <= 0.0 {
-        *hist = 0.0;
-        return None;
+/// A grain's (radius, velocity, angular velocity).
+pub type Disk = (f32, [f32; 2], f32);
+
+/// The force, torque and rolling-resistance bound M_r gathered over a
+/// grain's contacts, in list order.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Sum {
+    f: [f32; 2],
+    tau: f32,
+    m_roll: f32,
+}
+
+impl Sum {
+    /// Contact of normal `n` with forces (F_n, F_t) on the grain of radius `r_a`.
+    #[inline]
+    pub fn add(&mut self, law: &DemLaw, n: [f32; 2], (fn_, ft): (f32, f32), r_a: f32) {
+        let t = [-n[1], n[0]];
+        self.f[0] += fn_ * n[0] + ft * t[0];
+        self.f[1] += fn_ * n[1] + ft * t[1];
+        self.tau -= r_a * ft;
+        self.m_roll += law.mu_roll * fn_ * r_a;
     }
-    let (v_b, w_b, r_b) = match c.body() {
-        Body::Grain(j) => {
-            let j = j as usize;
-            (inp.vel[j], inp.ang_vel[j], inp.radius[j])
+
+    /// Force and torque, the rolling resistance of the grain (inverse mass
+    /// `inv_mass`, radius `r_a`, angular velocity `w_a`) included.
+    #[inline]
+    pub fn total(self, law: &DemLaw, inv_mass: f32, r_a: f32, w_a: f32) -> ([f32; 2], f32) {
+        let (m_roll, mut tau) = (self.m_roll, self.tau);
+        let inv_i = inv_inertia(inv_mass, r_a);
+        if inv_i > 0.0 {
+            tau += (-(tau + w_a / (inv_i * law.dt))).max(-m_roll).min(m_roll);
         }
-        Body::Segment(_) | Body::Corner(_) => ([0.0; 2], 0.0, 0.0),
-    };
+        (self.f, tau)
+    }
+}
+
+/// (F_n, F_t) of a closed contact (overlap `delta` > 0, normal `n` from b to
+/// a, inverse masses summing to `inv_mass_sum`) of disk `a` with disk `b`
+/// (a wall: radius and velocities 0), its history `hist` updated.
+#[inline]
+pub fn closed(
+    law: &DemLaw,
+    n: [f32; 2],
+    delta: f32,
+    inv_mass_sum: f32,
+    a: Disk,
+    b: Disk,
+    hist: &mut f32,
+) -> (f32, f32) {
+    let ((r_a, v_a, w_a), (r_b, v_b, w_b)) = (a, b);
+    let t = [-n[1], n[0]];
     let dv = [v_a[0] - v_b[0], v_a[1] - v_b[1]];
     let p = Pair {
         delta,
         u: dot(dv, n),
         vt: dot(dv, t) - (r_a * w_a + r_b * w_b),
-        inv_mass_sum: c.inv_mass_sum,
+        inv_mass_sum,
     };
-    Some(pair(&inp.law, &p, hist))
+    pair(law, &p, hist)
+}
+
+/// (F_n, F_t) of contact `c` of grain `a`, its history `hist` updated; None
+/// for an open contact, whose history is then 0.
+#[inline]
+fn contact(inp: &ForceInput, c: &Contact, a: Disk, hist: &mut f32) -> Option<(f32, f32)> {
+    let delta = -c.gap;
+    if delta <= 0.0 {
+        *hist = 0.0;
+        return None;
+    }
+    let b = match c.body() {
+        Body::Grain(j) => {
+            let j = j as usize;
+            (inp.radius[j], inp.vel[j], inp.ang_vel[j])
+        }
+        Body::Segment(_) | Body::Corner(_) => (0.0, [0.0; 2], 0.0),
+    };
+    Some(closed(&inp.law, c.normal, delta, c.inv_mass_sum, a, b, hist))
 }
 
 /// Stage `dem_force` over all grains (parallel over grains).

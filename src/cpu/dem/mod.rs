@@ -58,12 +58,19 @@
 //! The force of the previous step is kept, so each step evaluates the law once
 //! (with the half-step velocities). dt = cfl min_i sqrt(m_i/k_n) unless given
 //! (`scene::build::dem_dt`).
+//!
+//! [`DemStepper::step`] runs these stages (the GPU's twin);
+//! [`DemStepper::step_listed`], the CPU backend's step, runs the same plan on
+//! the lists with a skin of [`neighbours`], binning and detecting only when
+//! a grain has moved half the skin.
 
 pub mod force;
 pub mod integrate;
+pub mod neighbours;
 
 use force::ForceInput;
 use integrate::Integrand;
+use neighbours::{Listed, Neighbours};
 
 use super::detect;
 use super::grid::Bins;
@@ -90,6 +97,10 @@ pub struct DemStepper {
     /// A law with history: the lists of the last step's force, whose
     /// history the next force starts from (`model::law`, History).
     history: ContactLists,
+    /// The lists with a skin [`Self::step_listed`] runs on.
+    pub neighbours: Neighbours,
+    /// `lists` predates the last [`Self::step_listed`] ([`Self::contact_lists`] redoes them).
+    lists_stale: bool,
 }
 
 impl DemStepper {
@@ -105,12 +116,15 @@ impl DemStepper {
             phase: Phase::Discharge,
             tally: detect::Tally::default(),
             history: ContactLists::new(0, capacity),
+            neighbours: Neighbours::default(),
+            lists_stale: false,
         }
     }
 
     /// The walls changed: recompute the force before the next drift.
     pub fn invalidate(&mut self) {
         self.primed = false;
+        self.neighbours.invalidate();
     }
 
     /// Binning and detection at the current positions.
@@ -183,19 +197,70 @@ impl DemStepper {
         for &stage in &plan {
             self.run_stage(grains, walls, p, stage);
         }
-        let vmax = grains.max_speed();
-        let tally = self.tally;
-        let stats = StepStats {
-            iterations: 0,
-            converged: true,
-            residual: 0.0,
-            contacts: tally.contacts,
-            overflow: tally.overflow,
-            max_displacement: vmax * p.dt,
-            max_overlap: tally.max_overlap,
-            ..StepStats::default()
+        (step_stats(self.tally, grains, p.dt), plan)
+    }
+
+    /// One step as [`Self::step`], on the neighbour lists with a skin
+    /// ([`neighbours`]): binning and detection run only when a grain has
+    /// moved half the skin since they last ran (or the walls or the grain
+    /// count changed). Same contacts, forces and statistics as [`Self::step`]
+    /// up to the order the forces are summed in; `lists` is redone on
+    /// demand by [`Self::contact_lists`]. Semi-implicit Euler runs
+    /// [`Self::step`].
+    pub fn step_listed(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> StepStats {
+        if !self.dem.integrator.kdk() {
+            self.neighbours.invalidate();
+            self.lists_stale = false;
+            return self.step(grains, walls, p);
+        }
+        let n = grains.len();
+        let primed = self.primed && self.force.len() == n;
+        self.force.resize(n, [0.0; 2]);
+        self.torque.resize(n, 0.0);
+        if !primed {
+            // As `DemPrime`: the force of the current state, history not kept.
+            self.neighbours.update(&self.grid, grains, walls, p.alert);
+            let kept = self.neighbours.history.clone();
+            self.force_listed(grains, walls, p);
+            self.neighbours.history = kept;
+        }
+        integrate::kick_drift(self.integrand(grains), p.gravity, p.dt);
+        self.neighbours.update(&self.grid, grains, walls, p.alert);
+        let tally = self.force_listed(grains, walls, p);
+        integrate::kick(self.integrand(grains), p.gravity, p.dt);
+        (self.primed, self.lists_stale) = (true, true);
+        step_stats(tally, grains, p.dt)
+    }
+
+    fn force_listed(&mut self, grains: &Grains, walls: &Walls, p: &StepParams) -> detect::Tally {
+        let inp = Listed {
+            law: law(&self.dem, self.phase, p.dt),
+            alert: p.alert,
+            capacity: self.lists.capacity,
+            grains,
+            walls,
         };
-        (stats, plan)
+        neighbours::force_listed(&inp, &mut self.neighbours, &mut self.force, &mut self.torque)
+    }
+
+    /// The contact lists of the last step: `lists`, after [`Self::step_listed`]
+    /// redone by the detection at the current positions (the ones its force
+    /// was computed at), each contact with its history.
+    pub fn contact_lists(&mut self, grains: &Grains, walls: &Walls) -> &ContactLists {
+        if self.lists_stale {
+            let alert = self.neighbours.alert();
+            detect::bin_and_detect(&self.grid, &mut self.bins, grains, walls, alert, &mut self.lists);
+            let k = self.lists.capacity;
+            let keeps_history = crate::model::law::spec(self.dem.law).history > 0;
+            for i in (0..self.lists.grains()).filter(|_| keeps_history) {
+                let listed = (self.lists.count[i] as usize).min(k);
+                for c in &mut self.lists.slots[i * k..i * k + listed] {
+                    c.impulse_t = self.neighbours.history_of(i, c.other);
+                }
+            }
+            self.lists_stale = false;
+        }
+        &self.lists
     }
 
     /// Run one stage of the DEM plan (`model::plan::Stage` states what each
@@ -227,6 +292,20 @@ impl DemStepper {
             radius: &g.radius,
             inv_mass: &g.inv_mass,
         }
+    }
+}
+
+/// A step's stats: its detection's counters, the speed the grains have at its end.
+fn step_stats(tally: detect::Tally, grains: &Grains, dt: f32) -> StepStats {
+    StepStats {
+        iterations: 0,
+        converged: true,
+        residual: 0.0,
+        contacts: tally.contacts,
+        overflow: tally.overflow,
+        max_displacement: grains.max_speed() * dt,
+        max_overlap: tally.max_overlap,
+        ..StepStats::default()
     }
 }
 

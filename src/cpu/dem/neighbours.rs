@@ -1,0 +1,435 @@
+//! Neighbour lists with a skin: the bodies each grain may touch until a grain
+//! has moved half the skin, so that binning and detection run only then
+//! (docs/dem.md#performance). [`super::DemStepper::step_listed`] runs on
+//! them; the per-stage reference ([`super::DemStepper::run_stage`]) detects
+//! every step.
+//!
+//! ```text
+//!   build:    list body b of grain i when gap(i, b) < alert + skin  (positions x0)
+//!   rebuild:  when max_i |x_i - x0_i| > skin / 2, the walls or the grain count changed
+//! ```
+//! Two grains each moved by at most skin/2 close their gap by at most the
+//! skin, and a wall is fixed, so every body within the alert distance of a
+//! grain (every contact, every body the per-step detection would list) is
+//! in its list until the next build. The segment listed is the one whose
+//! distance to the grain (the nearest point of the segment, not only a
+//! projection) is within reach; a corner, whatever its directions. Each step
+//! the force stage ([`force_listed`]) computes gaps and normals from the
+//! current positions with detection's own formulas (`cpu::detect`).
+//!
+//! Contact lists of K slots drop the contacts past K (the overflow the step
+//! reports); these lists have no such limit, so under overflow every
+//! contact still acts, and the overflow is reported the same.
+//!
+//! A law with history keeps it per listed entry; a build carries it to the
+//! new lists by (grain, other body), as the per-step detection's warm start
+//! does.
+
+use rayon::prelude::*;
+
+use super::force::{Disk, Sum, closed};
+use crate::cpu::PAR_MIN;
+use crate::cpu::detect::{SURELY_BEYOND, Tally, corner_gap, grain_gap, segment_gap};
+use crate::cpu::grid::Bins;
+use crate::model::contact::{BODY_CORNER, BODY_SEGMENT};
+use crate::model::{Body, DemLaw, Grains, Grid, Segment, Walls, dot, sub};
+
+/// Skin as a multiple of the alert distance: lists reach 1.5 alert beyond
+/// contact and last until a grain has moved a quarter of the alert distance.
+pub const SKIN_PER_ALERT: f32 = 0.5;
+
+/// The lists, the positions they were built at, and the history of each
+/// listed entry.
+#[derive(Debug, Clone, Default)]
+pub struct Neighbours {
+    /// Bins of the builds, on the detection grid's area with cells grown by the skin.
+    bins: Bins,
+    /// Skin and alert distance of the last build, m.
+    skin: f32,
+    alert: f32,
+    /// Slots per grain.
+    stride: usize,
+    count: Vec<u32>,
+    /// Listed bodies (`Body::encode`), `stride` per grain.
+    bodies: Vec<u32>,
+    /// Tangential history of each listed entry (a law with history).
+    pub history: Vec<f32>,
+    /// Positions at the last build.
+    anchor: Vec<[f32; 2]>,
+    /// Builds so far.
+    pub builds: u64,
+    valid: bool,
+    spare_bodies: Vec<u32>,
+    spare_history: Vec<f32>,
+    spare_count: Vec<u32>,
+}
+
+impl Neighbours {
+    /// The walls changed: build at the next step.
+    pub fn invalidate(&mut self) {
+        self.valid = false;
+    }
+
+    /// Whether the lists hold every body within `alert` of every grain now.
+    pub fn current(&self, grains: &Grains, alert: f32) -> bool {
+        if !self.valid || self.anchor.len() != grains.len() || self.alert != alert {
+            return false;
+        }
+        let half = 0.5 * self.skin;
+        let moved = (&grains.pos, &self.anchor)
+            .into_par_iter()
+            .with_min_len(4 * PAR_MIN)
+            .map(|(x, x0)| {
+                let d = sub(*x, *x0);
+                dot(d, d)
+            })
+            .reduce(|| 0.0, f32::max);
+        moved <= half * half
+    }
+
+    /// Build the lists when they are not [`Self::current`]; returns whether it built.
+    pub fn update(&mut self, grid: &Grid, grains: &Grains, walls: &Walls, alert: f32) -> bool {
+        if self.current(grains, alert) {
+            return false;
+        }
+        self.build(grid, grains, walls, alert);
+        true
+    }
+
+    /// Bin and list at the current positions, carrying the history over.
+    fn build(&mut self, grid: &Grid, grains: &Grains, walls: &Walls, alert: f32) {
+        let skin = SKIN_PER_ALERT * alert;
+        let coarse = grown(grid, skin);
+        self.bins.build(&coarse, &grains.pos);
+        std::mem::swap(&mut self.bodies, &mut self.spare_bodies);
+        std::mem::swap(&mut self.history, &mut self.spare_history);
+        std::mem::swap(&mut self.count, &mut self.spare_count);
+        let old_stride = self.stride;
+        let (n, reach) = (grains.len(), alert + skin);
+        self.stride = self.stride.max(8);
+        loop {
+            self.count.resize(n, 0);
+            self.bodies.resize(n * self.stride, 0);
+            let scan = Scan {
+                grid: &coarse,
+                bins: &self.bins,
+                grains,
+                walls,
+                reach,
+            };
+            let most = (self.count.par_iter_mut(), self.bodies.par_chunks_mut(self.stride))
+                .into_par_iter()
+                .with_min_len(PAR_MIN)
+                .enumerate()
+                .map(|(i, (c, out))| {
+                    *c = scan.list(i, out);
+                    *c as usize
+                })
+                .max()
+                .unwrap_or(0);
+            if most <= self.stride {
+                break;
+            }
+            self.stride = most.next_multiple_of(8);
+        }
+        self.history.clear();
+        self.history.resize(n * self.stride, 0.0);
+        if self.spare_count.len() == n {
+            self.carry(old_stride);
+        }
+        self.anchor.clone_from(&grains.pos);
+        (self.skin, self.alert, self.valid) = (skin, alert, true);
+        self.builds += 1;
+    }
+
+    /// Each new entry takes the history of the old entry of the same grain
+    /// and body (0 when it was not listed).
+    fn carry(&mut self, old_stride: usize) {
+        let (old_bodies, old_history, old_count) = (&self.spare_bodies, &self.spare_history, &self.spare_count);
+        let stride = self.stride;
+        (
+            self.history.par_chunks_mut(stride),
+            self.bodies.par_chunks(stride),
+            &self.count,
+        )
+            .into_par_iter()
+            .with_min_len(PAR_MIN)
+            .enumerate()
+            .for_each(|(i, (h, b, &c))| {
+                let old = i * old_stride..i * old_stride + old_count[i] as usize;
+                let (ob, oh) = (&old_bodies[old.clone()], &old_history[old]);
+                for (hs, body) in h.iter_mut().zip(&b[..c as usize]) {
+                    if let Some(k) = ob.iter().position(|o| o == body) {
+                        *hs = oh[k];
+                    }
+                }
+            });
+    }
+
+    /// Alert distance of the last build, m.
+    pub fn alert(&self) -> f32 {
+        self.alert
+    }
+
+    /// Listed entries of grain i (encoded bodies).
+    pub fn of(&self, i: usize) -> &[u32] {
+        &self.bodies[i * self.stride..i * self.stride + self.count[i] as usize]
+    }
+
+    /// History of grain i's entry for `body`, 0 when it is not listed (or
+    /// grain i came after the last build).
+    pub fn history_of(&self, i: usize, body: u32) -> f32 {
+        if i >= self.count.len() {
+            return 0.0;
+        }
+        let at = self.of(i).iter().position(|&b| b == body);
+        at.map_or(0.0, |k| self.history[i * self.stride + k])
+    }
+}
+
+/// `grid` with cells grown by `skin` over the same area.
+fn grown(grid: &Grid, skin: f32) -> Grid {
+    let cell = grid.cell + skin;
+    let cells = |n: u32| ((n as f32 * grid.cell / cell).ceil() as u32).max(1);
+    Grid {
+        origin: grid.origin,
+        cell,
+        nx: cells(grid.nx),
+        ny: cells(grid.ny),
+    }
+}
+
+/// The inputs of a build.
+struct Scan<'a> {
+    grid: &'a Grid,
+    bins: &'a Bins,
+    grains: &'a Grains,
+    walls: &'a Walls,
+    /// List a body whose gap is below this, m.
+    reach: f32,
+}
+
+impl Scan<'_> {
+    /// Grain i's bodies within reach into `out` (grains in bin order, then
+    /// segments, then corners); returns how many there are (all counted, at
+    /// most `out.len()` written).
+    fn list(&self, i: usize, out: &mut [u32]) -> u32 {
+        let g = self.grains;
+        let (x, r) = (g.pos[i], g.radius[i]);
+        let mut found = 0u32;
+        let mut push = |b: Body| {
+            if let Some(s) = out.get_mut(found as usize) {
+                *s = b.encode();
+            }
+            found += 1;
+        };
+        let grid = self.grid;
+        let (cx, cy) = grid.coords(x);
+        let (x0, x1) = (cx.saturating_sub(1), (cx + 1).min(grid.nx - 1));
+        let (start, sorted) = (&self.bins.cell_start, &self.bins.sorted);
+        for ny in cy.saturating_sub(1)..=(cy + 1).min(grid.ny - 1) {
+            let (first, last) = ((ny * grid.nx + x0) as usize, (ny * grid.nx + x1) as usize);
+            for &j in &sorted[start[first] as usize..start[last + 1] as usize] {
+                let j = j as usize;
+                if j != i && grain_gap((x, r), (g.pos[j], g.radius[j]), i < j).1 < self.reach {
+                    push(Body::Grain(j as u32));
+                }
+            }
+        }
+        for (k, s) in self.walls.segments.iter().enumerate() {
+            if distance_to(s, x) - r < self.reach {
+                push(Body::Segment(k as u32));
+            }
+        }
+        for (k, c) in self.walls.corners.iter().enumerate() {
+            let d = sub(x, c.pos);
+            if dot(d, d).sqrt() - r < self.reach {
+                push(Body::Corner(k as u32));
+            }
+        }
+        found
+    }
+}
+
+/// Distance from `x` to the nearest point of segment `s`, m.
+fn distance_to(s: &Segment, x: [f32; 2]) -> f32 {
+    let t = sub(s.b, s.a);
+    let tt = dot(t, t);
+    let st = if tt > 0.0 {
+        (dot(sub(x, s.a), t) / tt).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let d = sub(x, [s.a[0] + st * t[0], s.a[1] + st * t[1]]);
+    dot(d, d).sqrt()
+}
+
+/// The per-grain inputs of [`force_listed`].
+pub struct Listed<'a> {
+    pub law: DemLaw,
+    pub alert: f32,
+    /// K, the contact lists' capacity (for the overflow count).
+    pub capacity: usize,
+    pub grains: &'a Grains,
+    pub walls: &'a Walls,
+}
+
+/// Stage `dem_force` on the lists: force and torque of every grain (parallel
+/// over grains) and each entry's new history; returns the tally the
+/// per-step detection would report.
+pub fn force_listed(inp: &Listed, nb: &mut Neighbours, force: &mut [[f32; 2]], torque: &mut [f32]) -> Tally {
+    let stride = nb.stride;
+    let (count, bodies) = (&nb.count, &nb.bodies);
+    (
+        force.par_iter_mut(),
+        torque.par_iter_mut(),
+        nb.history.par_chunks_mut(stride),
+    )
+        .into_par_iter()
+        .with_min_len(PAR_MIN)
+        .enumerate()
+        .map(|(i, (f, t, h))| {
+            let listed = &bodies[i * stride..i * stride + count[i] as usize];
+            let (ft, tally) = force_grain(inp, i, listed, h);
+            (*f, *t) = ft;
+            tally
+        })
+        .reduce(Tally::default, Tally::and)
+}
+
+/// Grain i's force and torque from its `listed` bodies, their history in
+/// `hist`, and its part of the tally (contacts within the alert distance,
+/// a grain-grain pair counted by its lower index).
+#[inline]
+fn force_grain(inp: &Listed, i: usize, listed: &[u32], hist: &mut [f32]) -> (([f32; 2], f32), Tally) {
+    let g = inp.grains;
+    let a: Disk = (g.radius[i], g.vel[i], g.ang_vel[i]);
+    let mut acc = Acc::default();
+    // Grains come first in a list, then the walls.
+    let split = listed.partition_point(|&c| c & (BODY_SEGMENT | BODY_CORNER) == 0);
+    let (hist_g, hist_w) = hist.split_at_mut(split);
+    for (chunk, h) in listed[..split].chunks(64).zip(hist_g.chunks_mut(64)) {
+        grain_chunk(inp, i, a, chunk, h, &mut acc);
+    }
+    for (&code, h) in listed[split..].iter().zip(hist_w) {
+        wall(inp, i, a, code, h, &mut acc);
+    }
+    let mut tally = acc.tally;
+    tally.overflow = acc.within.saturating_sub(inp.capacity as u64);
+    (acc.sum.total(&inp.law, g.inv_mass[i], a.0, a.2), tally)
+}
+
+/// What a grain gathers over its list: the force sums, the tally, and the
+/// bodies within the alert distance.
+#[derive(Default)]
+struct Acc {
+    sum: Sum,
+    tally: Tally,
+    within: u64,
+}
+
+/// Bit t of each mask for the t-th grain of a chunk of at most 64.
+#[derive(Default)]
+struct Masks {
+    /// Not surely apart: maybe touching.
+    near: u64,
+    /// Surely within the alert distance.
+    within: u64,
+    /// Neither surely within nor surely beyond the alert distance.
+    band: u64,
+    /// Index above the grain's (the pair is counted by this grain).
+    above: u64,
+}
+
+/// The masks of grain i (at `x`, radius `r`) over the grains `chunk`, with
+/// no branch: squared distances against the reaches widened or narrowed by
+/// [`SURELY_BEYOND`], so that only the candidates near a boundary take the
+/// exact test of the detection.
+#[inline]
+fn screen(g: &Grains, (i, x, r): (usize, [f32; 2], f32), alert: f32, chunk: &[u32]) -> Masks {
+    const SURELY_WITHIN: f32 = 2.0 - SURELY_BEYOND;
+    let mut m = Masks::default();
+    for (t, &j) in chunk.iter().enumerate() {
+        let j = j as usize;
+        let d = sub(x, g.pos[j]);
+        let d2 = dot(d, d);
+        let s = r + g.radius[j];
+        let touch = s * SURELY_BEYOND;
+        let (lo, hi) = ((s + alert) * SURELY_WITHIN, (s + alert) * SURELY_BEYOND);
+        m.near |= u64::from(d2 <= touch * touch) << t;
+        m.within |= u64::from(d2 <= lo * lo) << t;
+        m.band |= u64::from(d2 > lo * lo && d2 <= hi * hi) << t;
+        m.above |= u64::from(j > i) << t;
+    }
+    m
+}
+
+/// A chunk of grain i's listed grains (`chunk`, their history `h`) into `acc`.
+#[inline]
+fn grain_chunk(inp: &Listed, i: usize, a: Disk, chunk: &[u32], h: &mut [f32], acc: &mut Acc) {
+    let (g, law, alert) = (inp.grains, &inp.law, inp.alert);
+    let x = g.pos[i];
+    let m = screen(g, (i, x, a.0), alert, chunk);
+    let mut inside = m.within;
+    let mut band = m.band;
+    while band != 0 {
+        let t = band.trailing_zeros() as usize;
+        band &= band - 1;
+        let j = chunk[t] as usize;
+        if grain_gap((x, a.0), (g.pos[j], g.radius[j]), i < j).1 < alert {
+            inside |= 1 << t;
+        }
+    }
+    acc.within += u64::from(inside.count_ones());
+    acc.tally.contacts += u64::from((inside & m.above).count_ones());
+    let (mut near, mut touched) = (m.near, 0u64);
+    while near != 0 {
+        let t = near.trailing_zeros() as usize;
+        near &= near - 1;
+        let j = chunk[t] as usize;
+        let (n, gap) = grain_gap((x, a.0), (g.pos[j], g.radius[j]), i < j);
+        if gap >= 0.0 {
+            continue;
+        }
+        touched |= 1 << t;
+        acc.tally.max_overlap = acc.tally.max_overlap.max(-gap);
+        let b = (g.radius[j], g.vel[j], g.ang_vel[j]);
+        let forces = closed(law, n, -gap, g.inv_mass[i] + g.inv_mass[j], a, b, &mut h[t]);
+        acc.sum.add(law, n, forces, a.0);
+    }
+    // An open contact keeps no history.
+    for (t, ht) in h.iter_mut().enumerate() {
+        *ht = if touched >> t & 1 == 1 { *ht } else { 0.0 };
+    }
+}
+
+/// Grain i's listed wall `code` (its history `h`) into `acc`.
+#[inline]
+fn wall(inp: &Listed, i: usize, a: Disk, code: u32, h: &mut f32, acc: &mut Acc) {
+    let (g, law) = (inp.grains, &inp.law);
+    let x = g.pos[i];
+    let found = match Body::decode(code) {
+        Body::Segment(k) => segment_gap(&inp.walls.segments[k as usize], x, a.0),
+        Body::Corner(k) => corner_gap(&inp.walls.corners[k as usize], x, a.0).map(|(n, gap)| (n, gap, gap)),
+        Body::Grain(_) => None,
+    };
+    let Some((n, gap, reach)) = found else {
+        *h = 0.0;
+        return;
+    };
+    // Beyond the alert distance the detection does not list it, even when
+    // a one-sided segment's gap is negative (a grain far behind it).
+    if reach >= inp.alert {
+        *h = 0.0;
+        return;
+    }
+    acc.within += 1;
+    acc.tally.contacts += 1;
+    acc.tally.max_overlap = acc.tally.max_overlap.max(-gap);
+    if gap >= 0.0 {
+        *h = 0.0;
+        return;
+    }
+    let forces = closed(law, n, -gap, g.inv_mass[i], a, (0.0, [0.0; 2], 0.0), h);
+    acc.sum.add(law, n, forces, a.0);
+}

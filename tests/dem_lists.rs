@@ -1,0 +1,207 @@
+//! The DEM step on neighbour lists with a skin (`cpu::dem::neighbours`,
+//! docs/dem.md#performance) against the per-stage step that detects every
+//! step: rebuilt far fewer times than it steps, the same contacts, forces
+//! and history (up to the order forces are summed in), and no contact
+//! missed by a fast grain.
+
+mod common;
+
+use hourglass::cpu::dem::DemStepper;
+use hourglass::model::{DemParams, Grains, NormalLaw, SolverKind, StepParams, StepStats, Walls};
+use hourglass::scene::build::dem_dt;
+
+/// The two steppers side by side: `reference` detects every step
+/// (`DemStepper::step`), `listed` runs `DemStepper::step_listed`.
+struct Twin {
+    reference: DemStepper,
+    listed: DemStepper,
+    g_ref: Grains,
+    g_list: Grains,
+    walls: Walls,
+}
+
+impl Twin {
+    fn new(g: Grains, walls: Walls, p: &StepParams, dem: DemParams) -> Twin {
+        let grid = common::grid_around(&g, &walls, p.alert);
+        Twin {
+            reference: DemStepper::new(grid, 16, dem),
+            listed: DemStepper::new(grid, 16, dem),
+            g_ref: g.clone(),
+            g_list: g,
+            walls,
+        }
+    }
+
+    /// One step of each; their stats.
+    fn step(&mut self, p: &StepParams) -> (StepStats, StepStats) {
+        let a = self.reference.step(&mut self.g_ref, &self.walls, p);
+        let b = self.listed.step_listed(&mut self.g_list, &self.walls, p);
+        (a, b)
+    }
+
+    /// Largest distance between the two runs' positions, m.
+    fn apart(&self) -> f32 {
+        let d = |a: [f32; 2], b: [f32; 2]| ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt();
+        self.g_ref
+            .pos
+            .iter()
+            .zip(&self.g_list.pos)
+            .map(|(&a, &b)| d(a, b))
+            .fold(0.0, f32::max)
+    }
+}
+
+fn params(dt: f32, alert: f32) -> StepParams {
+    let mut p = common::params(SolverKind::Dem);
+    p.dt = dt;
+    p.alert = alert;
+    p
+}
+
+/// A hexagonal pile of 2 mm grains lifted off its floor, every grain thrown
+/// at up to 0.3 m/s in its own direction: it falls, collides and scatters.
+fn thrown_pile() -> (Grains, Walls) {
+    let (mut g, walls) = common::hex_pile(10, 0.002);
+    for i in 0..g.len() {
+        let a = i as f32 * 2.4;
+        g.pos[i][1] += 0.0005;
+        g.vel[i] = [0.3 * a.cos(), 0.3 * a.sin()];
+    }
+    (g, walls)
+}
+
+#[test]
+fn lists_rebuilt_rarely_give_the_contacts_and_trajectories_of_detection_every_step() {
+    let (g, walls) = thrown_pile();
+    let dem = DemParams::default();
+    let p = params(dem_dt(&g, f64::from(dem.kn), 0.1) as f32, 0.001);
+    let mut t = Twin::new(g, walls, &p, dem);
+    let steps = 4000;
+    let (mut touching, mut worst) = (0u64, 0.0f32);
+    for k in 0..steps {
+        let (a, b) = t.step(&p);
+        assert_eq!(
+            (a.contacts, a.overflow),
+            (b.contacts, b.overflow),
+            "step {k}: contact counts"
+        );
+        assert!(
+            (a.max_overlap - b.max_overlap).abs() <= 1e-3 * a.max_overlap + 1e-9,
+            "step {k}: overlap"
+        );
+        touching += u64::from(a.max_overlap > 0.0);
+        worst = worst.max(t.apart());
+        if k == 500 {
+            // Rounding apart (the forces summed in another order), a few
+            // units in the last place of a position near 0.02 m; chaos
+            // amplifies it later.
+            assert!(worst < 2e-8, "step {k}: trajectories apart by {worst} m");
+        }
+    }
+    let builds = t.listed.neighbours.builds;
+    eprintln!("{steps} steps, {builds} builds, {touching} steps with overlaps, positions apart by {worst:.3e} m");
+    assert!(
+        touching > steps / 2,
+        "the pile must collide: {touching} steps with overlaps"
+    );
+    assert!(builds >= 2, "the grains move past half the skin: {builds} builds");
+    assert!(builds * 20 < steps, "{builds} builds in {steps} steps");
+    assert!(worst < 2e-6, "trajectories apart by {worst} m (grains of 2 mm)");
+    // The lists handed to the totals are the detection's, with its gaps
+    // (within how far the two runs' grains now are apart).
+    let tol = 2.0 * t.apart() + 1e-9;
+    let (lr, ll) = (&t.reference.lists, t.listed.contact_lists(&t.g_list, &t.walls));
+    assert_eq!(lr.count, ll.count);
+    for i in 0..lr.grains() {
+        for (c, d) in lr.of(i).iter().zip(ll.of(i)) {
+            assert_eq!(c.other, d.other, "grain {i}: listed in the same order");
+            assert!((c.gap - d.gap).abs() <= tol, "grain {i}: gap {} vs {}", c.gap, d.gap);
+        }
+    }
+}
+
+/// Two grains 2 cm apart meeting head-on at `v` m/s each, no gravity, with
+/// a step in which each crosses `per_step` alert distances.
+fn fast_collision(v: f32, per_step: f32, law: NormalLaw) -> (Twin, StepParams) {
+    let r = 0.002;
+    let alert = 0.001;
+    let mut g = common::grains(&[(0.0, 0.0, r), (0.02, 0.0, r)]);
+    (g.vel[0], g.vel[1]) = ([v, 0.0], [-v, 0.0]);
+    let walls = common::walls(&[[-0.01, -0.01, 0.05, -0.01]]);
+    let mut p = params(per_step * alert / v, alert);
+    p.gravity = [0.0, 0.0];
+    let dem = DemParams {
+        law,
+        ..DemParams::default()
+    };
+    (Twin::new(g, walls, &p, dem), p)
+}
+
+#[test]
+fn a_fast_grain_forces_rebuilds_and_misses_no_contact() {
+    // A quarter of the alert distance per step: half the skin in two steps.
+    let (mut t, p) = fast_collision(5.0, 0.25, NormalLaw::Hertz);
+    let mut touched = 0;
+    for k in 0..400 {
+        let (a, b) = t.step(&p);
+        assert_eq!((a.contacts, a.max_overlap), (b.contacts, b.max_overlap), "step {k}");
+        assert_eq!(
+            t.g_ref.pos, t.g_list.pos,
+            "step {k}: one contact per grain sums in one order"
+        );
+        assert_eq!(t.g_ref.vel, t.g_list.vel, "step {k}");
+        touched += usize::from(a.max_overlap > 0.0);
+    }
+    let builds = t.listed.neighbours.builds;
+    eprintln!(
+        "{builds} builds in 400 steps, {touched} steps in contact, v {:?}",
+        t.g_list.vel
+    );
+    assert!(touched > 0, "the grains collide");
+    let (x, v) = (&t.g_list.pos, &t.g_list.vel);
+    assert!(x[0][0] < x[1][0], "the grains did not pass through each other: {x:?}");
+    assert!(v[0][0] < 0.0 && v[1][0] > 0.0, "the grains bounced back: {v:?}");
+    assert!(
+        builds > 20,
+        "the fast grain crosses half the skin every few steps: {builds} builds"
+    );
+}
+
+#[test]
+fn hertz_mindlin_history_survives_rebuilds() {
+    // Grain 0 slides on the floor under gravity (its tangential spring
+    // loaded and slipping); grain 1, far away, flies fast and forces
+    // rebuilds while the contact lasts.
+    let r = 0.002;
+    let alert = 0.001;
+    let mut g = common::grains(&[(0.0, r - 2e-6, r), (0.02, 0.01, r)]);
+    g.vel[0] = [0.05, 0.0];
+    g.vel[1] = [2.0, 0.0];
+    let walls = common::walls(&[[-0.05, 0.0, 0.5, 0.0]]);
+    let dem = DemParams {
+        law: NormalLaw::HertzMindlin,
+        ..DemParams::default()
+    };
+    let p = params(dem_dt(&g, f64::from(dem.kn), 0.1) as f32, alert);
+    let mut t = Twin::new(g, walls, &p, dem);
+    let mut loaded = 0;
+    for k in 0..3000 {
+        let (a, b) = t.step(&p);
+        assert_eq!((a.contacts, a.max_overlap), (b.contacts, b.max_overlap), "step {k}");
+        assert_eq!(t.g_ref.pos, t.g_list.pos, "step {k}");
+        assert_eq!(t.g_ref.ang_vel, t.g_list.ang_vel, "step {k}");
+        let want = t.reference.lists.of(0).first().map_or(0.0, |c| c.impulse_t);
+        let got = t
+            .listed
+            .contact_lists(&t.g_list, &t.walls)
+            .of(0)
+            .first()
+            .map_or(0.0, |c| c.impulse_t);
+        assert_eq!(want, got, "step {k}: the floor contact's history");
+        loaded += usize::from(want != 0.0);
+    }
+    let builds = t.listed.neighbours.builds;
+    eprintln!("{builds} builds, history loaded on {loaded} of 3000 steps");
+    assert!(loaded > 2000, "the contact holds a history: {loaded} steps");
+    assert!(builds > 10, "the fast grain forces rebuilds: {builds}");
+}
