@@ -10,7 +10,7 @@
 //!
 //! ```text
 //!   target  = max_overlap r_mean
-//!   tol_hi  = target / 6             (the slop then stays at 5/6 of the target)
+//!   tol_hi  = target / 15            (the slop then stays at a third of the target)
 //!   tol_lo  = tol_hi / 20
 //!   step hit itmax:           tol <- min(tol_hi, 1.5 tol)
 //!   overlap > 0.7 target:     tol <- max(tol_lo, 0.9 tol)
@@ -28,7 +28,14 @@
 //! tolerance would only make the following steps stop at `itmax` too. The
 //! range is narrow (20x) for the same reason: below it the overlap of a
 //! resting pile no longer follows `tol` (the push-out sets it), and the
-//! solve would only cost more. The run starts at `tol_hi`. The rule is the
+//! solve would only cost more. The run starts at `tol_hi`, which is low
+//! for a flow (overlaps of a discharge stay near half the target) because
+//! it is also the tolerance of a pile at rest: there its slop, the overlap
+//! never pushed out, sets how far the packing can creep, and a settled
+//! 2,000-grain fill at a slop of 0.8 % of the radius (tol_hi = target / 6)
+//! collapsed as a whole after 6 s where at a third of it (2e-6 m, the
+//! fixed default this rule replaces) it stayed put but for a few surface
+//! grains. The rule is the
 //! same on both backends: it reads only `StepStats::max_overlap` and
 //! `converged`, which both report every step.
 
@@ -48,7 +55,7 @@ pub struct OverlapTarget {
 }
 
 /// `tol_hi = target / TOL_SHARE`: the slop (`SLOP_TOLS` tol) stays below the target.
-const TOL_SHARE: f32 = 6.0;
+const TOL_SHARE: f32 = 15.0;
 /// The range of `tol`: `tol_lo = tol_hi / TOL_RANGE`.
 const TOL_RANGE: f32 = 20.0;
 /// Above this share of the target the tolerance tightens, by [`TIGHTEN`] at least ...
@@ -106,7 +113,7 @@ mod tests {
     fn an_overshoot_tightens_tol_a_quiet_or_unconverged_step_loosens_it_within_its_range() {
         let t = OverlapTarget::new(0.01, 3e-3);
         assert!((t.depth - 3e-5).abs() < 1e-12);
-        assert_eq!(t.tol_hi(), t.depth / 6.0);
+        assert_eq!(t.tol_hi(), t.depth / 15.0);
         let tol = 0.5 * t.tol_hi();
         assert_eq!(t.next_tol(tol, 0.71 * t.depth, true), TIGHTEN * tol);
         assert_eq!(t.next_tol(tol, 2.0 * t.depth, true), TIGHTEN * tol);
