@@ -134,7 +134,7 @@ fn cpu_suite_prints_one_row_per_solver_and_writes_the_same_table() {
     assert!(first.contains(&today()), "{first}");
     assert!(first.contains("commit "), "{first}");
     // The budget holds (measuring setup and first steps is the suite's own time).
-    assert!(secs < 30.0 + 15.0, "{secs} s for a 30 s budget");
+    assert!(secs < 30.0 + 30.0, "{secs} s for a 30 s budget");
     // The file is stdout's table, byte for byte.
     assert_eq!(std::fs::read_to_string(&out).unwrap(), stdout);
 
@@ -291,5 +291,7 @@ fn rows_that_cannot_run_or_fit_are_listed_with_their_reason() {
         }
     }
     assert_eq!(skipped.len() + rows.len(), 12, "{stdout}");
-    assert!(secs < 8.0 + 10.0, "{secs} s for an 8 s budget");
+    // Every row run would take minutes: a bound with room for a loaded
+    // machine still catches a budget that does not hold.
+    assert!(secs < 8.0 + 30.0, "{secs} s for an 8 s budget");
 }
