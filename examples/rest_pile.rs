@@ -6,7 +6,7 @@
 //! the largest overlap (docs/solvers.md, "Rest").
 //!
 //! ```sh
-//! cargo run --release --example rest_pile -- [SETTLE_S] [WATCH_S] [SOLVER...]
+//! [REST_TOL=M] [REST_MU=MU] cargo run --release --example rest_pile -- [SETTLE_S] [WATCH_S] [SOLVER...]
 //! ```
 
 use clap::ValueEnum;
@@ -16,9 +16,18 @@ use hourglass::backend::grid_for;
 use hourglass::model::{Grains, SolverKind};
 use hourglass::scene::{Scene, Setup, build};
 
+/// The bundled scene under `solver`; `REST_TOL` (m) fixes the tolerance
+/// and `REST_MU` sets the friction of grains and walls, for experiments.
 fn setup(solver: SolverKind) -> Setup {
     let mut scene = Scene::default();
     scene.solver.kind = solver;
+    if let Ok(tol) = std::env::var("REST_TOL") {
+        scene.solver.tol = Some(tol.parse().expect("REST_TOL, m"));
+    }
+    if let Ok(mu) = std::env::var("REST_MU") {
+        scene.solver.mu = mu.parse().expect("REST_MU");
+        scene.solver.mu_wall = scene.solver.mu;
+    }
     build(&scene).expect("the bundled scene builds")
 }
 
