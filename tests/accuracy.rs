@@ -3,10 +3,12 @@
 //! summary.json says what it aimed at and the tolerances it used, and the
 //! key is refused where it cannot act (docs/nscd.md#accuracy-as-overlap).
 
+mod common;
+
 use hourglass::model::SolverKind;
 use hourglass::model::accuracy::OverlapTarget;
-use hourglass::output::{ResultDir, Summary};
-use hourglass::scene::{BackendChoice, Scene, build};
+use hourglass::output::Summary;
+use hourglass::scene::{Scene, build};
 use hourglass::sim;
 
 /// A 600-grain bundled hourglass discharging for 0.6 s on the CPU.
@@ -19,19 +21,7 @@ fn scene() -> Scene {
 
 fn run(scene: &Scene) -> Summary {
     let dir = tempfile::tempdir().unwrap();
-    let setup = build(scene).unwrap();
-    let grid = hourglass::backend::grid_for(&setup).unwrap();
-    let mut backend = hourglass::backend::select(
-        &setup,
-        grid,
-        BackendChoice::Cpu,
-        hourglass::backend::Device::Open,
-        &mut Vec::new(),
-    )
-    .unwrap();
-    let mut out = ResultDir::create(dir.path(), &setup.scene.to_toml()).unwrap();
-    let summary = sim::run(&setup, backend.as_mut(), &mut out, &mut sim::Silent).unwrap();
-    out.finish(&summary).unwrap();
+    let summary = common::run_on_cpu(scene, dir.path(), &mut sim::Silent).1.unwrap();
     let written: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap()).unwrap();
     assert_eq!(written["max_overlap_target"].as_f64(), summary.max_overlap_target);

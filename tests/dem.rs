@@ -8,9 +8,9 @@ mod common;
 use hourglass::cpu::dem::{DemStepper, elastic_energy, kinetic_energy};
 use hourglass::model::Grid;
 use hourglass::model::{DemParams, Grains, NormalLaw, SolverKind, StepParams, Walls};
-use hourglass::output::{ResultDir, Summary};
+use hourglass::output::Summary;
 use hourglass::scene::build::dem_dt;
-use hourglass::scene::{BackendChoice, Scene, build};
+use hourglass::scene::{Scene, build};
 use hourglass::sim;
 
 const G: f32 = 9.81;
@@ -295,18 +295,8 @@ fn dem_hourglass(preset: hourglass::scene::DemPreset, duration: Option<f64>, ste
     scene.run.duration = duration;
     scene.run.steps = steps;
     let dir = tempfile::tempdir().unwrap();
-    let setup = build(&scene).unwrap();
-    let grid = hourglass::backend::grid_for(&setup).unwrap();
-    let mut backend = hourglass::backend::select(
-        &setup,
-        grid,
-        BackendChoice::Cpu,
-        hourglass::backend::Device::Open,
-        &mut Vec::new(),
-    )
-    .unwrap();
-    let mut out = ResultDir::create(dir.path(), &setup.scene.to_toml()).unwrap();
-    let s = sim::run(&setup, backend.as_mut(), &mut out, &mut sim::Silent).expect("no grain is lost");
+    let (setup, s) = common::run_on_cpu(&scene, dir.path(), &mut sim::Silent);
+    let s = s.expect("no grain is lost");
     println!(
         "{preset:?}: k_n {:.3e}, dt {:.3e} s, {} steps, {} passed, {} lost, max overlap {:.3e} m",
         setup.dem.kn, setup.params.dt, s.steps, s.passed, s.lost_grains, s.max_overlap

@@ -11,10 +11,12 @@
 //! looser tolerance (still 0.3% of a mean radius) keeps the four discharges
 //! to about a minute on two cores.
 
-use hourglass::backend::{BackendKind, MAX_SUBSTEPS, substep};
-use hourglass::output::{ResultDir, Summary};
-use hourglass::scene::{BackendChoice, Scene, build};
-use hourglass::sim::{self, Observer};
+mod common;
+
+use hourglass::backend::{MAX_SUBSTEPS, substep};
+use hourglass::output::Summary;
+use hourglass::scene::{Scene, build};
+use hourglass::sim::Observer;
 
 /// Grains past the neck after 1 s at the default dt (1e-3 s), this scene
 /// (the bundled hourglass, neck 6.5 diameters) and these tolerances,
@@ -50,21 +52,9 @@ fn scene(dt: Option<f64>) -> Scene {
 
 fn discharge(scene: &Scene) -> (Summary, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
-    let setup = build(scene).unwrap();
-    let grid = hourglass::backend::grid_for(&setup).unwrap();
-    let mut backend = hourglass::backend::select(
-        &setup,
-        grid,
-        BackendChoice::Cpu,
-        hourglass::backend::Device::Open,
-        &mut Vec::new(),
-    )
-    .unwrap();
-    assert_eq!(backend.kind(), BackendKind::Cpu);
-    let mut out = ResultDir::create(dir.path(), &setup.scene.to_toml()).unwrap();
     let mut notices = Notices::default();
-    let s = sim::run(&setup, backend.as_mut(), &mut out, &mut notices).expect("no grain is lost");
-    out.finish(&s).unwrap();
+    let (setup, s) = common::run_on_cpu(scene, dir.path(), &mut notices);
+    let s = s.expect("no grain is lost");
     let written: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap()).unwrap();
     assert_eq!(written["subdivided_steps"], s.subdivided_steps);

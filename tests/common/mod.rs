@@ -80,3 +80,30 @@ pub fn hex_pile(base: usize, r: f32) -> (Grains, Walls) {
         ]),
     )
 }
+
+/// Build `scene`, run it on the CPU backend into a fresh result directory
+/// under `dir` with `obs` listening, and finish the directory (when the run
+/// succeeds); returns the setup and the run's outcome.
+pub fn run_on_cpu(
+    scene: &hourglass::scene::Scene,
+    dir: &std::path::Path,
+    obs: &mut dyn hourglass::sim::Observer,
+) -> (hourglass::scene::Setup, hourglass::Result<hourglass::output::Summary>) {
+    let setup = hourglass::scene::build(scene).unwrap();
+    let grid = hourglass::backend::grid_for(&setup).unwrap();
+    let mut backend = hourglass::backend::select(
+        &setup,
+        grid,
+        hourglass::scene::BackendChoice::Cpu,
+        hourglass::backend::Device::Open,
+        &mut Vec::new(),
+    )
+    .unwrap();
+    assert_eq!(backend.kind(), hourglass::backend::BackendKind::Cpu);
+    let mut out = hourglass::output::ResultDir::create(dir, &setup.scene.to_toml()).unwrap();
+    let summary = hourglass::sim::run(&setup, backend.as_mut(), &mut out, obs);
+    if let Ok(s) = &summary {
+        out.finish(s).unwrap();
+    }
+    (setup, summary)
+}
