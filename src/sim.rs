@@ -313,13 +313,7 @@ impl Run {
             });
         }
         let plan = Plan::of(setup);
-        // Over every grain of the run, the emitted ones too.
-        let radii = || {
-            std::iter::once(&setup.grains)
-                .chain(setup.emitters.iter().map(|e| &e.grains))
-                .flat_map(|g| g.radius.iter().map(|&r| f64::from(r)))
-        };
-        let radius_mean = radii().sum::<f64>() / radii().count().max(1) as f64;
+        let radius_mean = setup.radius_mean;
         let capacity = setup.scene.solver.contact_capacity as usize;
         let region = setup.region();
         let grid = grid_for(setup)?;

@@ -145,6 +145,11 @@ impl SolverKind {
         }
         panic!("a SolverKind without a row in SOLVERS")
     }
+
+    /// An NSCD solver on every backend (`auto` included: it resolves to one).
+    pub fn nscd(self) -> bool {
+        self.resolve(false).facts().nscd
+    }
 }
 
 #[cfg(test)]

@@ -32,6 +32,8 @@ pub struct Setup {
     /// (`solver.max_overlap`); None when `solver.tol` holds for the run.
     /// `params.tol` is then its starting tolerance.
     pub overlap_target: Option<OverlapTarget>,
+    /// Mean radius of every grain of the run (the fill's and the emitters'), m.
+    pub radius_mean: f64,
     /// The force law of the DEM (`[dem]`, Hertz) or of the spring model
     /// (`[spring]`, linear), as `params.solver` says; with its integrator.
     pub dem: DemParams,
@@ -91,6 +93,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     let emitters = super::emit::emitters(scene);
     // k_n and dt are chosen for every grain of the run, the emitted ones too.
     let all = with_emitted(&grains, &emitters);
+    let radius_mean = radius_mean(&all);
     let laws = Laws::resolve(scene, &all, &placed, &mut resolved)?;
     // Validated: a solid side comes with `segments`, which are `walls` in order.
     let (walls, gate) = (&placed.walls, &placed.gate);
@@ -132,6 +135,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         neck_y,
         params: laws.params,
         overlap_target: laws.target,
+        radius_mean,
         dem: laws.dem,
         impulse: laws.impulse,
         crowd,
@@ -378,6 +382,11 @@ fn with_emitted(grains: &Grains, emitters: &[super::emit::Emitter]) -> Grains {
     all
 }
 
+/// Mean radius of `grains`, m (0 for none).
+fn radius_mean(grains: &Grains) -> f64 {
+    grains.radius.iter().map(|&r| f64::from(r)).sum::<f64>() / grains.len().max(1) as f64
+}
+
 /// The step's parameters and the contact laws of the explicit models.
 struct Laws {
     params: StepParams,
@@ -404,8 +413,7 @@ impl Laws {
         let relax = overlap_relax(scene, resolved);
         let target = s.overlap_share().map(|share| {
             resolved.solver.max_overlap = Some(share);
-            let radius_mean = all.radius.iter().map(|&r| f64::from(r)).sum::<f64>() / all.len().max(1) as f64;
-            OverlapTarget::new(share, radius_mean)
+            OverlapTarget::new(share, radius_mean(all))
         });
         let tol = target.map_or(s.tol_or_default(), |t| f64::from(t.tol_hi()));
         Ok(Laws {

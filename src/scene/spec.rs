@@ -331,8 +331,7 @@ impl SolverSpec {
     /// [`crate::model::accuracy::DEFAULT_MAX_OVERLAP`]); None when `tol` is
     /// given or the model is not an NSCD solver.
     pub fn overlap_share(&self) -> Option<f64> {
-        let nscd = !self.kind.explicit() && self.kind != SolverKind::Crowd;
-        match (self.tol, nscd) {
+        match (self.tol, self.kind.nscd()) {
             (None, true) => Some(self.max_overlap.unwrap_or(crate::model::accuracy::DEFAULT_MAX_OVERLAP)),
             _ => None,
         }

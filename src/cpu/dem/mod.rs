@@ -251,11 +251,12 @@ impl DemStepper {
             let alert = self.neighbours.alert();
             detect::bin_and_detect(&self.grid, &mut self.bins, grains, walls, alert, &mut self.lists);
             let k = self.lists.capacity;
-            let keeps_history = crate::model::law::spec(self.dem.law).history > 0;
-            for i in (0..self.lists.grains()).filter(|_| keeps_history) {
-                let listed = (self.lists.count[i] as usize).min(k);
-                for c in &mut self.lists.slots[i * k..i * k + listed] {
-                    c.impulse_t = self.neighbours.history_of(i, c.other);
+            if crate::model::law::spec(self.dem.law).history > 0 {
+                for i in 0..self.lists.grains() {
+                    let listed = (self.lists.count[i] as usize).min(k);
+                    for c in &mut self.lists.slots[i * k..i * k + listed] {
+                        c.impulse_t = self.neighbours.history_of(i, c.other);
+                    }
                 }
             }
             self.lists_stale = false;

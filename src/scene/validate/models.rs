@@ -68,7 +68,7 @@ impl Scene {
                 format!("is a fraction of the mean radius in (0, 0.5], got {share}"),
             ));
         }
-        if s.kind.explicit() || s.kind == SolverKind::Crowd {
+        if !s.kind.nscd() {
             return Err(self.refuse(
                 "solver.max_overlap",
                 format!(
