@@ -188,7 +188,7 @@ fn fifty_times_the_default_step_loses_nothing_and_keeps_the_flow() {
 }
 
 /// The default step is built so that one grain falling the walls' half
-/// height moves 80% of alert a step (`scene::build::default_dt`); two such
+/// height moves 80% of alert a step (`scene::laws::default_dt`); two such
 /// grains head-on, or one that fell farther (into the lower bulb, up to
 /// 3-4 m/s here), close faster than that, so the fall is split too, but
 /// into few substeps: no grain can outrun a fall from the top of the walls.

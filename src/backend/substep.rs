@@ -34,7 +34,7 @@ use crate::model::{StepParams, StepStats};
 /// step; within a step the solver moves momentum between grains and the
 /// overlap push-out (`overlap_relax` d / dt) adds a separating speed, so a
 /// grain can leave a collision somewhat faster than v + |g| dt. 1.25 is the
-/// same margin as the automatic dt (`scene::build::default_dt` keeps one
+/// same margin as the automatic dt (`scene::laws::default_dt` keeps one
 /// grain's step to 80% of alert), so a split step and the default step leave
 /// the same room at the edge of the alert band.
 pub const SAFETY: f32 = 1.25;

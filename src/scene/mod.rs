@@ -11,6 +11,7 @@ pub mod emit;
 pub mod fill;
 pub mod gmsh;
 pub mod hourglass;
+mod laws;
 pub mod limits;
 mod spec;
 mod strict;

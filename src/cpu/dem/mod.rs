@@ -57,7 +57,7 @@
 //! ```
 //! The force of the previous step is kept, so each step evaluates the law once
 //! (with the half-step velocities). dt = cfl min_i sqrt(m_i/k_n) unless given
-//! (`scene::build::dem_dt`).
+//! (`scene::laws::dem_dt`).
 //!
 //! [`DemStepper::step`] runs these stages (the GPU's twin);
 //! [`DemStepper::step_listed`], the CPU backend's step, runs the same plan on
