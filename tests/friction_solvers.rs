@@ -90,3 +90,51 @@ fn disks_slide_when_mu_is_below_a_third_of_the_slope() {
         }
     }
 }
+
+/// NLGS with friction sweeps the contacts still correcting again after each
+/// full sweep over its threshold (`CpuStepper::hot_sweeps`, as without
+/// friction). One step of a frictional discharge (600 grains of the bundled
+/// hourglass, mu = mu_wall = 0.4, 0.15 s after the gate opened), from the
+/// same state with and without those sweeps: both converge, every contact
+/// then keeps to its Coulomb cone, and the hot sweeps need fewer full sweeps.
+#[test]
+fn frictional_nlgs_sweeps_its_hot_contacts_again_and_converges_in_fewer_full_sweeps() {
+    use hourglass::backend::grid_for;
+    use hourglass::scene::{Scene, build};
+    let mut scene = Scene::default();
+    scene.grains.count = 600;
+    scene.solver.kind = SolverKind::Nlgs;
+    (scene.solver.mu, scene.solver.mu_wall) = (0.4, 0.4);
+    let setup = build(&scene).unwrap();
+    let p = setup.params;
+    let (cap, grid, walls) = (
+        scene.solver.contact_capacity as usize,
+        grid_for(&setup).unwrap(),
+        setup.walls(false),
+    );
+    let mut flowing = CpuBackend::new(setup.grains.clone(), walls.clone(), grid, cap);
+    for _ in 0..150 {
+        flowing.step(&p).unwrap();
+    }
+    let sweeps = |hot: u32| {
+        let mut b = CpuBackend::new(flowing.grains.clone(), walls.clone(), grid, cap);
+        b.stepper = flowing.stepper.clone();
+        b.stepper.hot_sweeps = hot;
+        b.stepper.residual_history = Some(Vec::new());
+        let st = b.step(&p).unwrap();
+        assert!(st.converged, "hot sweeps {hot}: {st:?}");
+        let lists = b.stepper.contacts();
+        for i in 0..lists.count.len() {
+            for c in lists.of(i) {
+                let bound = p.mu * c.impulse * (1.0 + 1e-5);
+                assert!(c.impulse >= 0.0 && c.impulse_t.abs() <= bound.max(0.0) + 1e-12, "{c:?}");
+            }
+        }
+        b.stepper.residual_history.unwrap().len()
+    };
+    let (plain, hot) = (sweeps(0), sweeps(hourglass::cpu::nlgs::HOT_SWEEPS));
+    assert!(
+        4 * hot < 3 * plain,
+        "{hot} full sweeps with hot sweeps, {plain} without"
+    );
+}

@@ -78,6 +78,9 @@ pub struct CpuStepper {
     /// Acting contacts from which an NLGS sweep runs on two threads
     /// (`nlgs::PAR_SWEEP_MIN`; `usize::MAX`: always one).
     pub sweep_par_min: usize,
+    /// Sweeps of the hot contacts after each NLGS full sweep still over its
+    /// threshold (`nlgs::HOT_SWEEPS`; 0: none).
+    pub hot_sweeps: u32,
     vel_free: Vec<[f32; 2]>,
     /// The spins before the contacts act (rad/s; friction only: nothing
     /// else turns a grain, so they are last step's spins).
@@ -105,6 +108,7 @@ impl CpuStepper {
             prev: ContactLists::new(0, capacity),
             solver: None,
             sweep_par_min: nlgs::PAR_SWEEP_MIN,
+            hot_sweeps: nlgs::HOT_SWEEPS,
             vel_free: Vec::new(),
             spin_free: Vec::new(),
             correction: correct::Correction::default(),
@@ -288,6 +292,7 @@ impl CpuStepper {
             p,
             history: self.residual_history.as_mut(),
             par_min: self.sweep_par_min,
+            hot_sweeps: self.hot_sweeps,
         };
         solver.solve(ctx, &mut stats);
         if p.solver.facts().colors {

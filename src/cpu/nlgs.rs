@@ -343,7 +343,7 @@ pub const SOR_ABOVE: f32 = 8.0;
 /// (`overlap_iterations = 0`), the value that setting was tuned with.
 pub const SOR_ABOVE_VELOCITY_PUSH: f32 = 3.0;
 
-/// After each frictionless full sweep still over the threshold, this many
+/// After each full sweep still over the threshold, this many
 /// sweeps of the hot contacts: those whose correction in that sweep exceeded
 /// [`HOT_MARK`] times the threshold (each round visits both halves of a
 /// two-thread sweep, then the contacts across, in sweep order). Convergence
@@ -351,7 +351,8 @@ pub const SOR_ABOVE_VELOCITY_PUSH: f32 = 3.0;
 /// sweep converges, never sees them. A step's work sits in the neck, so
 /// they cut the contact visits; at the same tol they leave more overlap (the
 /// rest of the pile gets fewer sweeps), so they go with a tighter tol
-/// (docs/solvers.md#why-the-cpu-constants).
+/// (docs/solvers.md#why-the-cpu-constants). With friction they halve the
+/// wall time of a frictional discharge (docs/solvers.md#friction).
 pub const HOT_SWEEPS: u32 = 2;
 /// See [`HOT_SWEEPS`]: a lower mark visits many more contacts for little
 /// less overlap (docs/solvers.md#why-the-cpu-constants).
@@ -413,7 +414,9 @@ pub struct Bodies<'a> {
 /// How far a [`Sweep::solve`] goes: contacts open by more than `reach` (m)
 /// start idle, it stops under `threshold` (m/s) or after `itmax`
 /// iterations, sweeps on two threads from `par_min` acting contacts, and
-/// relaxes only sweeps after one whose correction exceeded `sor_floor` (m/s).
+/// relaxes only sweeps after one whose correction exceeded `sor_floor` (m/s),
+/// with `hot_sweeps` sweeps of the hot contacts after each full sweep over
+/// the threshold ([`HOT_SWEEPS`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
     pub reach: f32,
@@ -421,6 +424,7 @@ pub struct Limits {
     pub itmax: u32,
     pub par_min: usize,
     pub sor_floor: f32,
+    pub hot_sweeps: u32,
 }
 
 /// Where a solve counts its iterations: the step's stats and, when
@@ -522,6 +526,7 @@ impl Solver for Nlgs {
             p,
             history,
             par_min,
+            hot_sweeps,
         } = ctx;
         let rule = self.rule;
         self.sweep.build(lists);
@@ -559,6 +564,7 @@ impl Solver for Nlgs {
             itmax: p.itmax,
             par_min,
             sor_floor: p.gravity[0].hypot(p.gravity[1]) * p.dt,
+            hot_sweeps,
         };
         let bodies = Bodies {
             inv_mass: free.inv_mass,

@@ -29,6 +29,9 @@ pub struct SolveCtx<'a> {
     /// Acting contacts from which an NLGS sweep runs on two threads
     /// (`nlgs::PAR_SWEEP_MIN`; `usize::MAX`: always one).
     pub par_min: usize,
+    /// Hot sweeps after each NLGS full sweep over its threshold
+    /// (`nlgs::HOT_SWEEPS`).
+    pub hot_sweeps: u32,
 }
 
 /// An NSCD solver of the CPU path. Its state (scratch, buffers) lives

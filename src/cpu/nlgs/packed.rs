@@ -50,7 +50,7 @@ pub(super) struct Packs {
     deferred: [Vec<u32>; 3],
 }
 
-/// Extra sweeps of the hot contacts after a frictionless full sweep
+/// Extra sweeps of the hot contacts after a full sweep
 /// ([`Packs::sweep`]): when the full sweep's largest correction is at or
 /// over `threshold`, `sweeps` rounds visit the contacts whose correction in
 /// it exceeded `mark`, each round both halves (on two threads), then those
@@ -136,8 +136,8 @@ impl Packs {
 
     /// One sweep over the acting contacts (both halves on two threads,
     /// then the contacts across); returns the largest |dP| W of the
-    /// full sweep. Frictionless and with `hot` given, a full sweep still
-    /// over its threshold is followed by the hot sweeps ([`Hot`]).
+    /// full sweep. With `hot` given, a full sweep still over its threshold
+    /// is followed by the hot sweeps ([`Hot`]).
     pub(super) fn sweep(
         &mut self,
         split: &Split,
@@ -147,18 +147,7 @@ impl Packs {
         hot: Option<Hot>,
     ) -> f32 {
         if let Some(w) = spin {
-            let [lower, upper, across] = &mut self.lists;
-            let [t0, t1, t2] = &mut self.turns;
-            if split.mid == 0 {
-                return visit_packed_turn(lower, t0, vel, w, how);
-            }
-            let (v0, v1) = vel.split_at_mut(split.mid);
-            let (w0, w1) = w.split_at_mut(split.mid);
-            let (r0, r1) = rayon::join(
-                || visit_packed_turn(lower, t0, v0, w0, how),
-                || visit_packed_turn(upper, t1, v1, w1, how),
-            );
-            return r0.max(r1).max(visit_packed_turn(across, t2, vel, w, how));
+            return self.sweep_turned(split, vel, w, how, hot);
         }
         let rule = self.rule.unwrap_or(Rule::Accumulated);
         let [lower, upper, across] = &mut self.lists;
@@ -199,6 +188,54 @@ impl Packs {
         r
     }
 
+    /// [`Packs::sweep`] with friction: a full sweep of the contacts and
+    /// their tangential sides, then, with `hot` given and the sweep still
+    /// over its threshold, `hot.sweeps` rounds over its hot contacts, each
+    /// round both halves on two threads, then those across. The rounds are
+    /// not rebalanced ([`Packs::hot_rebalanced`]): a frictional step's hot
+    /// contacts spread over the pile.
+    fn sweep_turned(
+        &mut self,
+        split: &Split,
+        vel: &mut [[f32; 2]],
+        w: &mut [f32],
+        how: &Visit,
+        hot: Option<Hot>,
+    ) -> f32 {
+        let [lower, upper, across] = &mut self.lists;
+        let [t0, t1, t2] = &mut self.turns;
+        let [h0, h1, h2] = &mut self.hot;
+        let mark = hot.map(|h| h.mark);
+        let r = if split.mid == 0 {
+            sweep_turns(lower, t0, h0, vel, w, how, mark)
+        } else {
+            let (v0, v1) = vel.split_at_mut(split.mid);
+            let (w0, w1) = w.split_at_mut(split.mid);
+            let (r0, r1) = rayon::join(
+                || sweep_turns(lower, t0, h0, v0, w0, how, mark),
+                || sweep_turns(upper, t1, h1, v1, w1, how, mark),
+            );
+            r0.max(r1).max(sweep_turns(across, t2, h2, vel, w, how, mark))
+        };
+        let Some(hot) = hot.filter(|h| r >= h.threshold && h.sweeps > 0) else {
+            return r;
+        };
+        for _ in 0..hot.sweeps {
+            if split.mid == 0 {
+                sweep_marked_turns(lower, t0, h0, vel, w, how);
+                continue;
+            }
+            let (v0, v1) = vel.split_at_mut(split.mid);
+            let (w0, w1) = w.split_at_mut(split.mid);
+            rayon::join(
+                || sweep_marked_turns(lower, t0, h0, v0, w0, how),
+                || sweep_marked_turns(upper, t1, h1, v1, w1, how),
+            );
+            sweep_marked_turns(across, t2, h2, vel, w, how);
+        }
+        r
+    }
+
     /// Copy the packed impulses back into their slots.
     pub(super) fn write_back(&self, slots: &mut [Contact]) {
         for (list, at) in self.lists.iter().zip(&self.slots) {
@@ -216,47 +253,83 @@ impl Packs {
     }
 }
 
-/// [`Sweep::visit_turn`] on packed contacts, in order (`turns` beside
-/// `list`, spins `w` indexed like `vel`); returns the largest of |dP_n| W
-/// and |dP_t| 3 W.
-fn visit_packed_turn(
+/// A full frictional sweep of `list` ([`visit_turn`] on each contact in
+/// order, `turns` beside `list`, spins `w` indexed like `vel`); with `mark`,
+/// the indices of the contacts whose correction exceeded it go into
+/// `marked`, as [`sweep_list`] does. Returns the largest correction.
+fn sweep_turns(
     list: &mut [Packed],
     turns: &mut [Turned],
+    marked: &mut Vec<u32>,
     vel: &mut [[f32; 2]],
     w: &mut [f32],
     how: &Visit,
+    mark: Option<f32>,
 ) -> f32 {
-    let mut worst = 0.0f32;
-    for (c, t) in list.iter_mut().zip(turns.iter_mut()) {
-        let a = c.a as usize;
-        let wall = c.b == Sweep::NO_MIRROR;
-        let b = c.b as usize;
-        let vb = if wall { [0.0, 0.0] } else { vel[b] };
-        let u = dot(sub(vel[a], vb), c.normal);
-        let target = u + c.offset;
-        let rw_b = if wall { 0.0 } else { t.rb * w[b] };
-        let slip = slip(c.normal, vel[a], vb, t.ra * w[a], rw_b);
-        let (pn, pt) = coulomb(c.impulse, t.impulse_t, target, slip, c.w, how.sor, t.mu);
-        let (dpn, dpt) = (pn - c.impulse, pt - t.impulse_t);
-        (c.impulse, t.impulse_t) = (pn, pt);
-        let tn = tangent(c.normal);
-        for (n, dp) in [(c.normal, dpn), (tn, dpt)] {
-            let ia = c.ia * dp;
-            vel[a][0] += ia * n[0];
-            vel[a][1] += ia * n[1];
-            if !wall {
-                let ib = c.ib * dp;
-                vel[b][0] -= ib * n[0];
-                vel[b][1] -= ib * n[1];
-            }
-        }
-        w[a] += spin_kick(c.ia, t.ra, dpt);
-        if !wall {
-            w[b] += spin_kick(c.ib, t.rb, dpt);
-        }
-        worst = worst.max(crate::cpu::jacobi::friction_correction(dpn, dpt, c.w, 1.0));
+    let n = list.len();
+    let pairs = list.iter_mut().zip(turns.iter_mut());
+    let Some(mark) = mark else {
+        return pairs.fold(0.0f32, |worst, (c, t)| worst.max(visit_turn(c, t, vel, w, how)));
+    };
+    marked.clear();
+    marked.resize(n, 0);
+    let (mut hot, mut worst) = (0, 0.0f32);
+    for (k, (c, t)) in pairs.enumerate() {
+        let r = visit_turn(c, t, vel, w, how);
+        marked[hot] = k as u32;
+        hot += usize::from(r > mark);
+        worst = worst.max(r);
     }
+    marked.truncate(hot);
     worst
+}
+
+/// One frictional sweep of the `marked` contacts of `list`, in order.
+fn sweep_marked_turns(
+    list: &mut [Packed],
+    turns: &mut [Turned],
+    marked: &[u32],
+    vel: &mut [[f32; 2]],
+    w: &mut [f32],
+    how: &Visit,
+) {
+    for &k in marked {
+        let k = k as usize;
+        visit_turn(&mut list[k], &mut turns[k], vel, w, how);
+    }
+}
+
+/// [`Sweep::visit_turn`] on a packed contact and its tangential side;
+/// returns the larger of |dP_n| W and |dP_t| 3 W.
+#[inline(always)]
+fn visit_turn(c: &mut Packed, t: &mut Turned, vel: &mut [[f32; 2]], w: &mut [f32], how: &Visit) -> f32 {
+    let a = c.a as usize;
+    let wall = c.b == Sweep::NO_MIRROR;
+    let b = c.b as usize;
+    let vb = if wall { [0.0, 0.0] } else { vel[b] };
+    let u = dot(sub(vel[a], vb), c.normal);
+    let target = u + c.offset;
+    let rw_b = if wall { 0.0 } else { t.rb * w[b] };
+    let slip = slip(c.normal, vel[a], vb, t.ra * w[a], rw_b);
+    let (pn, pt) = coulomb(c.impulse, t.impulse_t, target, slip, c.w, how.sor, t.mu);
+    let (dpn, dpt) = (pn - c.impulse, pt - t.impulse_t);
+    (c.impulse, t.impulse_t) = (pn, pt);
+    let tn = tangent(c.normal);
+    for (n, dp) in [(c.normal, dpn), (tn, dpt)] {
+        let ia = c.ia * dp;
+        vel[a][0] += ia * n[0];
+        vel[a][1] += ia * n[1];
+        if !wall {
+            let ib = c.ib * dp;
+            vel[b][0] -= ib * n[0];
+            vel[b][1] -= ib * n[1];
+        }
+    }
+    w[a] += spin_kick(c.ia, t.ra, dpt);
+    if !wall {
+        w[b] += spin_kick(c.ib, t.rb, dpt);
+    }
+    crate::cpu::jacobi::friction_correction(dpn, dpt, c.w, 1.0)
 }
 
 /// A full sweep of `list`; with `mark`, the indices of the contacts whose

@@ -16,8 +16,8 @@ impl Sweep {
     /// was under the threshold), and a contact left out never had an impulse
     /// to give. Sweeps are over-relaxed far from convergence ([`SOR`]) and run
     /// on two threads from `limits.par_min` acting contacts (`Split`). With the
-    /// split push-out (`beta` = 0), a frictionless full sweep still over the
-    /// threshold is followed by [`HOT_SWEEPS`] sweeps of its hot contacts.
+    /// split push-out (`beta` = 0), a full sweep still over the threshold,
+    /// with or without friction, is followed by [`HOT_SWEEPS`] sweeps of its hot contacts.
     /// Each full sweep of the acting contacts, and each check, is one
     /// iteration in `tally` (hot sweeps are not counted).
     pub fn solve(
@@ -161,8 +161,8 @@ impl Sweep {
     }
 }
 
-/// The hot sweeps of a [`Sweep::solve`] (frictionless NLGS with the split
-/// push-out only) and the correction above which its next sweep is
+/// The hot sweeps of a [`Sweep::solve`] (NLGS with the split push-out
+/// only, with and without friction) and the correction above which its next sweep is
 /// relaxed. The hot sweeps and the later switch to plain sweeps were tuned
 /// with the split push-out (beta = 0 in the solve, the default). Pushing
 /// overlaps out through the velocities (beta > 0) keeps the former solve:
@@ -175,7 +175,7 @@ fn hot_and_relaxed(how: &Visit, limits: &Limits) -> (Option<packed::Hot>, f32) {
     let hot = tuned.then_some(packed::Hot {
         threshold,
         mark: HOT_MARK * threshold,
-        sweeps: HOT_SWEEPS,
+        sweeps: limits.hot_sweeps,
     });
     (hot, above)
 }
