@@ -107,6 +107,9 @@ pub struct Run {
     closed_walls: Walls,
     /// Overlaps of the touching pairs at every row.
     overlaps: OverlapHistogram,
+    /// The step of the census's last look, whose lists the overlap
+    /// histogram samples at a row.
+    looked: Option<u64>,
     region: Region,
     n: u64,
     tally: Tally,
@@ -320,7 +323,8 @@ impl Run {
             contact_capacity: setup.scene.solver.contact_capacity,
             open_walls: setup.walls(false).clone(),
             closed_walls: setup.walls(true).clone(),
-            overlaps: OverlapHistogram::new(grid, radius_mean, capacity),
+            overlaps: OverlapHistogram::new(radius_mean),
+            looked: None,
             census: Census::new(grid, capacity, elastic, touch),
             touching: Touching::default(),
             collisions: setup.scene.run.collisions,
@@ -379,14 +383,13 @@ impl Run {
         // The frame's grains (in id order, with their angular velocities):
         // the rotational energy is summed from them on the host, for every
         // backend alike (the `reduce` stage sums the translational part).
+        if self.looked != Some(step) {
+            // A last row off the census's steps: what touches now.
+            self.look(backend, true)?;
+        }
+        self.overlaps.sample(self.census.lists());
         let grains = backend.grains()?;
         out.row(&self.row(&t, grains, step, time))?;
-        let walls = if self.settling {
-            &self.closed_walls
-        } else {
-            &self.open_walls
-        };
-        self.overlaps.sample(grains, walls);
         out.frame(time, grains)?;
         self.times.push(time);
         self.passed.push(t.passed);
@@ -398,10 +401,12 @@ impl Run {
         let state = self.state(step, grains, out);
         let state = State {
             backend_steps: backend.step_count(),
-            contacts: backend.saved_contacts().map(|l| SavedContacts::of(&l)),
+            contacts: backend
+                .saved_contacts()
+                .map(|(lists, order)| SavedContacts::of(lists, order)),
             ..state
         };
-        out.state(&serde_json::to_string(&state).unwrap_or_default())?;
+        out.state(&state)?;
         Ok(t)
     }
 
@@ -566,6 +571,7 @@ impl Run {
             &self.open_walls
         };
         self.touching = self.census.look(backend.grains()?, walls, first);
+        self.looked = Some(self.tally.steps);
         Ok(())
     }
 

@@ -20,7 +20,7 @@
 //! Cost: one host detection per step, and on the GPU one read-back of the
 //! grains per step (the lab's scenes have tens to thousands of grains).
 
-use crate::cpu::detect::bin_and_detect;
+use crate::cpu::detect::{TOUCHING_START_CAPACITY, detect_growing};
 use crate::cpu::grid::Bins;
 use crate::model::{Body, ContactLists, Grains, Grid, Walls};
 
@@ -75,6 +75,8 @@ pub struct Census {
     grid: Grid,
     bins: Bins,
     lists: ContactLists,
+    /// The slots per grain `lists` may grow to.
+    capacity: usize,
     elastic: Elastic,
     /// Pairs closer than this touch, m.
     touch: f32,
@@ -87,13 +89,15 @@ pub struct Census {
 }
 
 impl Census {
-    /// A census of pairs closer than `touch` (m, >= 0).
+    /// A census of pairs closer than `touch` (m, >= 0), in lists of up to
+    /// `capacity` slots per grain.
     pub fn new(grid: Grid, capacity: usize, elastic: Elastic, touch: f32) -> Self {
         Census {
             touch,
             grid,
             bins: Bins::default(),
-            lists: ContactLists::new(0, capacity),
+            lists: ContactLists::new(0, capacity.min(TOUCHING_START_CAPACITY)),
+            capacity,
             elastic,
             before: Vec::new(),
             now: Vec::new(),
@@ -106,7 +110,8 @@ impl Census {
     /// did not at the last look, and return what touches now. The first
     /// look (the start state) counts nothing as new.
     pub fn look(&mut self, grains: &Grains, walls: &Walls, first: bool) -> Touching {
-        bin_and_detect(&self.grid, &mut self.bins, grains, walls, self.touch, &mut self.lists);
+        let (grid, bins, lists) = (&self.grid, &mut self.bins, &mut self.lists);
+        detect_growing(grid, bins, grains, walls, self.touch, lists, self.capacity);
         let mut t = Touching::default();
         self.now.clear();
         for i in 0..self.lists.grains().min(grains.len()) {
@@ -153,6 +158,13 @@ impl Census {
         }
         std::mem::swap(&mut self.before, &mut self.now);
         t
+    }
+
+    /// The pairs of the last look, grain by grain as the grains were then:
+    /// every pair closer than the touch distance is listed (the lists grow
+    /// as needed), and some farther ones may be.
+    pub fn lists(&self) -> &ContactLists {
+        &self.lists
     }
 
     /// The new contacts counted since the last take (grain-grain, grain-wall), reset to 0.

@@ -43,7 +43,7 @@ pub const REORDER_EVERY: u64 = 100;
 
 impl CpuBackend {
     pub fn new(grains: Grains, walls: Walls, grid: Grid, capacity: usize) -> Self {
-        let mut stepper = CpuStepper::new(grid, capacity);
+        let mut stepper = CpuStepper::growing(grid, capacity);
         stepper.sweep_par_min = SPLIT_SWEEP_MIN;
         CpuBackend {
             grains,
@@ -80,8 +80,8 @@ impl Backend for CpuBackend {
     fn step_count(&self) -> u64 {
         self.steps
     }
-    fn saved_contacts(&self) -> Option<(ContactLists, Vec<u32>)> {
-        Some((self.stepper.contacts().clone(), self.stepper.bins.sorted.clone()))
+    fn saved_contacts(&self) -> Option<(&ContactLists, &[u32])> {
+        Some((self.stepper.contacts(), &self.stepper.bins.sorted))
     }
     fn restore_contacts(&mut self, lists: ContactLists, order: &[u32]) {
         self.stepper.restore_contacts(lists);

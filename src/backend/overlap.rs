@@ -5,13 +5,12 @@
 //! summary gives its median and 99th percentile ([`OverlapHistogram`]); the
 //! largest overlap comes from every step ([`crate::model::StepStats::max_overlap`]).
 //!
-//! Found on the host so that every backend is measured by the same code: one
-//! binning and a detection with alert 0 (only pairs that touch), about the
-//! cost of one CPU detection per row.
+//! Found on the host so that every backend is measured by the same code: the
+//! pairs are those of the census's detection at the row
+//! ([`crate::backend::census::Census::lists`], pairs closer than its touch
+//! distance, 0 or more), of which the overlapping ones count.
 
-use crate::cpu::detect::bin_and_detect;
-use crate::cpu::grid::Bins;
-use crate::model::{ContactLists, Grains, Grid, Walls};
+use crate::model::ContactLists;
 
 /// Histogram resolution: bins of 1e-4 of the mean radius (0.01 %).
 const BINS_PER_RADIUS: f64 = 1e4;
@@ -25,27 +24,20 @@ pub struct OverlapHistogram {
     radius_mean: f64,
     counts: Vec<u64>,
     total: u64,
-    grid: Grid,
-    bins: Bins,
-    lists: ContactLists,
 }
 
 impl OverlapHistogram {
-    pub fn new(grid: Grid, radius_mean: f64, capacity: usize) -> Self {
+    pub fn new(radius_mean: f64) -> Self {
         OverlapHistogram {
             radius_mean,
             counts: vec![0; BINS],
             total: 0,
-            grid,
-            bins: Bins::default(),
-            lists: ContactLists::new(0, capacity),
         }
     }
 
-    /// Count the overlaps of the touching pairs of `grains` (each pair once).
-    pub fn sample(&mut self, grains: &Grains, walls: &Walls) {
-        bin_and_detect(&self.grid, &mut self.bins, grains, walls, 0.0, &mut self.lists);
-        let lists = std::mem::take(&mut self.lists);
+    /// Count the overlaps (negative gaps) of the pairs in `lists`, each
+    /// grain-grain pair once (in the list of its lower grain).
+    pub fn sample(&mut self, lists: &ContactLists) {
         for i in 0..lists.grains() {
             for c in lists.of(i) {
                 if let crate::model::Body::Grain(j) = c.body()
@@ -58,7 +50,6 @@ impl OverlapHistogram {
                 }
             }
         }
-        self.lists = lists;
     }
 
     fn add(&mut self, overlap: f64) {
@@ -113,12 +104,13 @@ impl OverlapHistogram {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Grid;
+    use crate::cpu::detect::bin_and_detect;
+    use crate::cpu::grid::Bins;
+    use crate::model::{Grains, Grid, Walls};
 
     #[test]
     fn quantiles_of_known_overlaps() {
-        let grid = Grid::covering([0.0, 0.0, 1.0, 1.0], 0.1).unwrap();
-        let mut h = OverlapHistogram::new(grid, 1e-3, 8);
+        let mut h = OverlapHistogram::new(1e-3);
         assert_eq!(h.quantile(0.99), 0.0);
         // 1 % .. 100 % of the radius in steps of 1 %: p50 is 50 %, p99 is 99 %.
         for k in 1..=100 {
@@ -135,8 +127,10 @@ mod tests {
         // Two grains of radius 0.01 overlapping by 1e-3, a third apart.
         let pos = vec![[0.0, 0.0], [0.019, 0.0], [0.5, 0.0]];
         let grains = Grains::new(pos, vec![[0.0; 2]; 3], vec![0.01; 3], 1.0);
-        let mut h = OverlapHistogram::new(grid, 0.01, 8);
-        h.sample(&grains, &Walls::default());
+        let mut lists = ContactLists::new(0, 8);
+        bin_and_detect(&grid, &mut Bins::default(), &grains, &Walls::default(), 0.0, &mut lists);
+        let mut h = OverlapHistogram::new(0.01);
+        h.sample(&lists);
         assert_eq!(h.total(), 1);
         assert!((h.quantile(1.0) - 1e-3).abs() < 2e-6, "{}", h.quantile(1.0));
     }

@@ -99,7 +99,8 @@ pub fn check_initial_state(setup: &Setup, grid: &Grid) -> Result<()> {
             format!("overlaps grain {j} by {:.3e} m at the start", -gap),
         ));
     }
-    let mut stepper = CpuStepper::new(*grid, 64);
+    // Touching pairs only (alert 0): lists that grow as far as the fullest.
+    let mut stepper = CpuStepper::growing_from(*grid, crate::cpu::detect::TOUCHING_START_CAPACITY, 64);
     let lists = stepper.detect(&setup.grains, walls, 0.0);
     for i in 0..setup.grains.len() {
         if let Some(c) = lists.of(i).iter().find(|c| c.gap < -OVERLAP_TOL) {

@@ -25,15 +25,50 @@ pub fn warm_start(prev: &ContactLists, lists: &mut ContactLists) {
         .enumerate()
         .for_each(|(i, (list, &n))| {
             let old = prev.of(i);
-            for (s, c) in list.iter_mut().take(n as usize).enumerate() {
-                // A body appears at most once in a list, so the same slot as
-                // last step, when it matches, is the one a scan finds; most
-                // lists keep their order between steps, so it is tried first
-                // (docs/solvers.md#why-the-cpu-constants).
-                let same = old.get(s).filter(|o| o.other == c.other);
-                (c.impulse, c.impulse_t) = same
-                    .or_else(|| old.iter().find(|o: &&Contact| o.other == c.other))
-                    .map_or((0.0, 0.0), |o| (o.impulse, o.impulse_t));
+            // A body appears at most once in a list, so the slot after the
+            // last match, when it matches, is the one a scan finds; most
+            // lists keep their order between steps (and a list of the
+            // contacts that carried over keeps it too), so it is tried first
+            // (docs/solvers.md#why-the-cpu-constants).
+            let mut next = 0;
+            for c in list.iter_mut().take(n as usize) {
+                let at = if old.get(next).is_some_and(|o| o.other == c.other) {
+                    Some(next)
+                } else {
+                    old.iter().position(|o| o.other == c.other)
+                };
+                (c.impulse, c.impulse_t) = at.map_or((0.0, 0.0), |p| {
+                    next = p + 1;
+                    (old[p].impulse, old[p].impulse_t)
+                });
+            }
+        });
+}
+
+/// `prev` becomes the contacts of `lists` that carry over to the next step
+/// ([`Contact::carries_over`]), each grain's in their order, in as many
+/// slots per grain as the fullest of them needs (its allocation reused):
+/// what [`warm_start`] reads of them, in fewer slots than `lists`.
+pub fn carry_over(lists: &ContactLists, prev: &mut ContactLists) {
+    let n = lists.grains();
+    prev.count.clear();
+    prev.count.resize(n, 0);
+    prev.count
+        .par_iter_mut()
+        .with_min_len(super::PAR_MIN)
+        .enumerate()
+        .for_each(|(i, c)| *c = lists.of(i).iter().filter(|c| c.carries_over()).count() as u32);
+    let k = prev.count.iter().max().map_or(0, |&c| c as usize).max(1);
+    prev.capacity = k;
+    prev.slots.clear();
+    prev.slots.resize(n * k, Contact::default());
+    prev.slots
+        .par_chunks_mut(k)
+        .with_min_len(super::PAR_MIN)
+        .enumerate()
+        .for_each(|(i, list)| {
+            for (slot, c) in list.iter_mut().zip(lists.of(i).iter().filter(|c| c.carries_over())) {
+                *slot = *c;
             }
         });
 }

@@ -121,6 +121,15 @@ impl Contact {
         Body::decode(self.other)
     }
 
+    /// What the next step or a diagnostics row reads of a finished step's
+    /// contact: an impulse (normal or tangential, the warm start) or an
+    /// overlap. The others, gaps within the alert distance that took no
+    /// impulse, would warm-start at 0 anyway, and are most of the lists.
+    #[inline]
+    pub fn carries_over(&self) -> bool {
+        self.impulse != 0.0 || self.impulse_t != 0.0 || self.gap < 0.0
+    }
+
     /// The velocity the solver drives to zero (or above): the normal relative
     /// velocity u plus the gap closing rate. An open gap may close within the
     /// step (docs/nscd.md: u + max(d, 0)/dt >= 0). An overlap deeper than

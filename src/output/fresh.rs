@@ -36,6 +36,20 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
+/// [`write_atomic`] with the contents written by `fill` into a buffered
+/// writer on the temporary file, so that a large file (a million grains'
+/// state) is never held in memory whole.
+pub fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut std::io::BufWriter<File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let tmp = path.with_extension("partial");
+    let mut out = std::io::BufWriter::new(create(&tmp)?);
+    fill(&mut out)?;
+    out.into_inner().map_err(std::io::IntoInnerError::into_error)?.flush()?;
+    std::fs::rename(&tmp, path)
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;

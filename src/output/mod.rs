@@ -294,11 +294,12 @@ impl ResultDir {
         &self.frames
     }
 
-    /// Replace state.json with `json` (a temporary file renamed over it, so
-    /// it is always a whole state).
-    pub fn state(&self, json: &str) -> Result<()> {
+    /// Replace state.json with `state` as JSON, written straight to a
+    /// temporary file renamed over it (so it is always a whole state).
+    pub fn state(&self, state: &impl Serialize) -> Result<()> {
         let path = self.dir.join(STATE);
-        vtk::write_atomic(&path, json).map_err(io(&path))
+        fresh::write_atomic_with(&path, |w| serde_json::to_writer(w, state).map_err(std::io::Error::from))
+            .map_err(io(&path))
     }
 
     /// Append a diagnostics row (flushed, so a crash keeps every row written).

@@ -119,30 +119,43 @@ impl SavedContacts {
         Ok(())
     }
 
-    pub(super) fn of((lists, order): &(crate::model::ContactLists, Vec<u32>)) -> SavedContacts {
-        let mut words = Vec::new();
+    /// The contacts of `lists` that carry over to the next step
+    /// (`Contact::carries_over`), with the cell order.
+    pub(super) fn of(lists: &crate::model::ContactLists, order: &[u32]) -> SavedContacts {
+        let kept = |c: &&crate::model::Contact| c.carries_over();
+        let count: Vec<u32> = (0..lists.grains())
+            .map(|i| lists.of(i).iter().filter(kept).count() as u32)
+            .collect();
+        let total: usize = count.iter().map(|&c| c as usize).sum();
+        let mut words = Vec::with_capacity(total * std::mem::size_of::<crate::model::Contact>() / 4);
         for i in 0..lists.grains() {
-            words.extend_from_slice(bytemuck::cast_slice(lists.of(i)));
+            for c in lists.of(i).iter().filter(kept) {
+                words.extend_from_slice(bytemuck::cast_slice(std::slice::from_ref(c)));
+            }
         }
         SavedContacts {
             capacity: lists.capacity,
-            count: lists.count.clone(),
+            count,
             words,
-            order: order.clone(),
+            order: order.to_vec(),
         }
     }
 
-    /// The lists again, or None when they do not fit `grains` grains of `capacity` slots.
+    /// The lists again, in as many slots per grain as the fullest list
+    /// needs, or None when they do not fit `grains` grains of `capacity` slots.
     pub(super) fn lists(&self, grains: usize, capacity: usize) -> Option<crate::model::ContactLists> {
         use crate::model::{Contact, ContactLists};
         let per = std::mem::size_of::<Contact>() / 4;
-        if self.capacity != capacity || self.count.len() != grains {
+        let saved = |c: u32| (c as usize).min(self.capacity);
+        let fullest = self.count.iter().map(|&c| saved(c)).max().unwrap_or(0);
+        if self.count.len() != grains || fullest > capacity {
             return None;
         }
+        let capacity = fullest.max(1);
         let mut lists = ContactLists::new(grains, capacity);
         let mut at = 0;
         for (i, &c) in self.count.iter().enumerate() {
-            let n = (c as usize).min(capacity);
+            let n = saved(c);
             let words = self.words.get(at..at + n * per)?;
             lists.slots[i * capacity..i * capacity + n].copy_from_slice(bytemuck::cast_slice(words));
             lists.count[i] = c;
