@@ -353,7 +353,7 @@ pub const TOUCHING_START_CAPACITY: usize = 8;
 /// more (at most `max_capacity`) and the detection runs again. Below `max_capacity` no contact is dropped, and the
 /// lists hold what a fixed capacity of `max_capacity` would, grain by grain
 /// in the same order, in fewer slots: the slots are most of a run's memory
-/// (docs/performance.md#memory). Returns the tally of the last detection.
+/// (BENCHMARKS.md, "Memory per grain"). Returns the tally of the last detection.
 pub fn detect_growing(
     grid: &Grid,
     bins: &mut Bins,

@@ -8,8 +8,9 @@
 //! ```
 //!
 //! (two contact lists per grain: this step's and the previous one's, for the
-//! warm start). The estimate is a floor: binning, output buffers and the GPU
-//! copies come on top.
+//! warm start). The estimate is the GPU's floor (binning, output buffers and
+//! the host copies come on top); the CPU's lists start smaller and grow
+//! (`cpu::CpuStepper::growing`), so a CPU run needs less.
 
 use crate::error::{Error, Result};
 use crate::model::Contact;
