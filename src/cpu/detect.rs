@@ -349,11 +349,13 @@ pub const TOUCHING_START_CAPACITY: usize = 8;
 
 /// [`bin_and_detect`] into lists that grow: while a grain found more
 /// contacts than `lists.capacity` slots and the capacity is under
-/// `max_capacity`, the capacity grows to the fullest list and [`GROW_SLOTS`]
-/// more (at most `max_capacity`) and the detection runs again. Below `max_capacity` no contact is dropped, and the
-/// lists hold what a fixed capacity of `max_capacity` would, grain by grain
-/// in the same order, in fewer slots: the slots are most of a run's memory
-/// (BENCHMARKS.md, "Memory per grain"). Returns the tally of the last detection.
+/// `max_capacity`, the capacity grows to the fullest list and
+/// [`GROW_SLOTS`] more (at most `max_capacity`) and the detection runs
+/// again. Below `max_capacity` no contact is dropped, and the lists hold
+/// what a fixed capacity of `max_capacity` would, grain by grain in the
+/// same order, in fewer slots: the slots are most of a run's memory
+/// (BENCHMARKS.md, "Memory per grain"). Returns the tally of the last
+/// detection.
 pub fn detect_growing(
     grid: &Grid,
     bins: &mut Bins,
