@@ -634,12 +634,15 @@ impl Simulation {
     /// corner index, -1 for a grain), `kind` (0 grain, 1 segment, 2
     /// corner), `normal` ((C, 2), from the other body towards the grain),
     /// `gap` (m, negative = overlap), `impulse` and `impulse_t` (N s per
-    /// metre). The CPU NSCD backend keeps its impulses; elsewhere the
-    /// contacts are detected anew on the CPU and the impulses are NaN.
+    /// metre). The CPU NSCD backend keeps its impulses, of the contacts
+    /// that took one or overlap (the others, open gaps within the alert
+    /// distance, are not kept between steps); elsewhere the contacts are
+    /// detected anew on the CPU and the impulses are NaN.
     fn contacts<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let alert = self.setup.params.alert;
-        let (lists, grains, known) = match self.backend.saved_contacts() {
-            Some((lists, _)) if lists.grains() == self.backend.grains().map_err(py_err)?.len() => {
+        let saved = self.backend.saved_contacts().map(|(lists, _)| lists.clone());
+        let (lists, grains, known) = match saved {
+            Some(lists) if lists.grains() == self.backend.grains().map_err(py_err)?.len() => {
                 (lists, self.backend.grains().map_err(py_err)?.clone(), true)
             }
             _ => {
