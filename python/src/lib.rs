@@ -640,7 +640,11 @@ impl Simulation {
     /// detected anew on the CPU and the impulses are NaN.
     fn contacts<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let alert = self.setup.params.alert;
-        let saved = self.backend.saved_contacts().map(|(lists, _)| lists.clone());
+        // The NSCD stepper's impulses; the DEM's saved lists hold springs.
+        let nscd = !self.setup.params.solver.explicit();
+        let saved = nscd
+            .then(|| self.backend.saved_contacts().map(|(lists, _)| lists.clone()))
+            .flatten();
         let (lists, grains, known) = match saved {
             Some(lists) if lists.grains() == self.backend.grains().map_err(py_err)?.len() => {
                 (lists, self.backend.grains().map_err(py_err)?.clone(), true)

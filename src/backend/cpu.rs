@@ -80,7 +80,7 @@ impl Backend for CpuBackend {
     fn step_count(&self) -> u64 {
         self.steps
     }
-    fn saved_contacts(&self) -> Option<(&ContactLists, &[u32])> {
+    fn saved_contacts(&mut self) -> Option<(&ContactLists, &[u32])> {
         Some((self.stepper.contacts(), &self.stepper.bins.sorted))
     }
     fn restore_contacts(&mut self, lists: ContactLists, order: &[u32]) {
@@ -132,6 +132,14 @@ pub trait HostStepper {
     fn set_phase(&mut self, _phase: Phase) {}
     /// Whether the grains turn (the backend then reports their angular speed).
     const TURNS: bool = false;
+    /// What a resumed run needs of the contacts to go on as this one would
+    /// (a law with history: each contact's spring in `impulse_t`); None:
+    /// nothing.
+    fn saved(&mut self, _grains: &Grains, _walls: &Walls) -> Option<&ContactLists> {
+        None
+    }
+    /// Go on from [`HostStepper::saved`] of a saved state.
+    fn restore(&mut self, _lists: &ContactLists) {}
 }
 
 impl HostStepper for DemStepper {
@@ -148,6 +156,12 @@ impl HostStepper for DemStepper {
         self.phase = phase;
     }
     const TURNS: bool = true;
+    fn saved(&mut self, grains: &Grains, walls: &Walls) -> Option<&ContactLists> {
+        self.keeps_history().then(|| self.contact_lists(grains, walls))
+    }
+    fn restore(&mut self, lists: &ContactLists) {
+        self.restore_history(lists);
+    }
 }
 
 impl HostStepper for ImpulseStepper {
@@ -221,6 +235,14 @@ impl<S: HostStepper> Backend for CpuHostBackend<S> {
     }
     fn set_phase(&mut self, phase: Phase) {
         self.stepper.set_phase(phase);
+    }
+    /// The springs of a law with history (the DEM's Hertz-Mindlin); the
+    /// grains are never reordered, so the order is empty.
+    fn saved_contacts(&mut self) -> Option<(&ContactLists, &[u32])> {
+        self.stepper.saved(&self.grains, &self.walls).map(|l| (l, &[][..]))
+    }
+    fn restore_contacts(&mut self, lists: ContactLists, _order: &[u32]) {
+        self.stepper.restore(&lists);
     }
     fn max_angular_speed(&mut self) -> Result<f32> {
         Ok(if S::TURNS { max_angular_speed(&self.grains) } else { 0.0 })

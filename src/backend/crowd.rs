@@ -121,7 +121,7 @@ impl Backend for CpuCrowdBackend {
     fn solver(&self, _asked: SolverKind) -> SolverKind {
         SolverKind::Crowd
     }
-    fn saved_contacts(&self) -> Option<(&ContactLists, &[u32])> {
+    fn saved_contacts(&mut self) -> Option<(&ContactLists, &[u32])> {
         None
     }
 }

@@ -72,7 +72,7 @@ pub trait Backend {
     /// step warm-starts from them, and the cell order of the last binning,
     /// which the next reorder puts the grains in (the CPU NSCD stepper): for
     /// a saved state.
-    fn saved_contacts(&self) -> Option<(&ContactLists, &[u32])> {
+    fn saved_contacts(&mut self) -> Option<(&ContactLists, &[u32])> {
         None
     }
     /// Go on from [`Backend::saved_contacts`] of a saved state.

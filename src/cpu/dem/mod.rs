@@ -121,6 +121,21 @@ impl DemStepper {
         }
     }
 
+    /// The law keeps a history (`model::law`): the tangential springs.
+    pub fn keeps_history(&self) -> bool {
+        crate::model::law::spec(self.dem.law).history > 0
+    }
+
+    /// Take the springs of `lists` (each contact's `impulse_t`, from
+    /// [`Self::contact_lists`] of a saved state) as the last step's: the
+    /// next step starts from them, on either path, and its first force is
+    /// computed afresh.
+    pub fn restore_history(&mut self, lists: &ContactLists) {
+        self.history = lists.clone();
+        self.neighbours.restore_history(lists);
+        self.primed = false;
+    }
+
     /// The walls changed: recompute the force before the next drift.
     pub fn invalidate(&mut self) {
         self.primed = false;

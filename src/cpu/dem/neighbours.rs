@@ -32,7 +32,7 @@ use crate::cpu::PAR_MIN;
 use crate::cpu::detect::{SURELY_BEYOND, Tally, corner_gap, grain_gap, segment_gap};
 use crate::cpu::grid::Bins;
 use crate::model::contact::{BODY_CORNER, BODY_SEGMENT};
-use crate::model::{Body, DemLaw, Grains, Grid, Segment, Walls, dot, sub};
+use crate::model::{Body, ContactLists, DemLaw, Grains, Grid, Segment, Walls, dot, sub};
 
 /// Skin as a multiple of the alert distance: lists reach 1.5 alert beyond
 /// contact and last until a grain has moved a quarter of the alert distance.
@@ -164,6 +164,20 @@ impl Neighbours {
                     }
                 }
             });
+    }
+
+    /// Take the history of `lists` (each contact's `impulse_t`, a saved
+    /// state) as the last build's: the next build, which this forces,
+    /// carries it over entry by entry.
+    pub fn restore_history(&mut self, lists: &ContactLists) {
+        let k = lists.capacity.max(1);
+        self.stride = k;
+        self.count = lists.count.iter().map(|&c| c.min(k as u32)).collect();
+        self.bodies = lists.slots.iter().map(|c| c.other).collect();
+        self.history = lists.slots.iter().map(|c| c.impulse_t).collect();
+        self.bodies.resize(self.count.len() * k, 0);
+        self.history.resize(self.count.len() * k, 0.0);
+        self.valid = false;
     }
 
     /// Alert distance of the last build, m.
