@@ -152,7 +152,7 @@ impl DemStepper {
         let n = grains.len();
         self.force.resize(n, [0.0; 2]);
         self.torque.resize(n, 0.0);
-        let keeps_history = crate::model::law::spec(self.dem.law).history > 0;
+        let keeps_history = self.keeps_history();
         if keeps_history {
             super::warm_start::warm_start(&self.history, &mut self.lists);
         }
@@ -179,7 +179,7 @@ impl DemStepper {
 
     /// The step's force is final: a law with history starts the next step from it.
     fn commit_history(&mut self) {
-        if crate::model::law::spec(self.dem.law).history > 0 {
+        if self.keeps_history() {
             self.history.clone_from(&self.lists);
         }
     }
@@ -266,7 +266,7 @@ impl DemStepper {
             let alert = self.neighbours.alert();
             detect::bin_and_detect(&self.grid, &mut self.bins, grains, walls, alert, &mut self.lists);
             let k = self.lists.capacity;
-            if crate::model::law::spec(self.dem.law).history > 0 {
+            if self.keeps_history() {
                 for i in 0..self.lists.grains() {
                     let listed = (self.lists.count[i] as usize).min(k);
                     for c in &mut self.lists.slots[i * k..i * k + listed] {
