@@ -350,10 +350,10 @@ pub const TOUCHING_START_CAPACITY: usize = 8;
 /// [`bin_and_detect`] into lists that grow: while a grain found more
 /// contacts than `lists.capacity` slots and the capacity is under
 /// `max_capacity`, the capacity grows to the fullest list and
-/// [`GROW_SLOTS`] more (at most `max_capacity`) and the detection runs
-/// again. Below `max_capacity` no contact is dropped, and the lists hold
-/// what a fixed capacity of `max_capacity` would, grain by grain in the
-/// same order, in fewer slots: the slots are most of a run's memory
+/// [`GROW_SLOTS`] more (at most `max_capacity`) and the detection (not the
+/// binning) runs again. Below `max_capacity` no contact is dropped, and the
+/// lists hold what a fixed capacity of `max_capacity` would, grain by grain
+/// in the same order, in fewer slots: the slots are most of a run's memory
 /// (BENCHMARKS.md, "Memory per grain"). Returns the tally of the last
 /// detection.
 pub fn detect_growing(
@@ -364,32 +364,6 @@ pub fn detect_growing(
     alert: f32,
     lists: &mut ContactLists,
     max_capacity: usize,
-) -> Tally {
-    let mut tally = bin_and_detect(grid, bins, grains, walls, alert, lists);
-    while tally.overflow > 0 && lists.capacity < max_capacity {
-        let fullest = lists.count.iter().max().map_or(0, |&c| c as usize);
-        let next = (fullest + GROW_SLOTS).min(max_capacity);
-        *lists = ContactLists::new(0, next);
-        tally = bin_and_detect(grid, bins, grains, walls, alert, lists);
-    }
-    tally
-}
-
-/// Slots per grain that [`detect_growing`] leaves beyond the fullest list
-/// when it grows the lists: every grain pays for each slot, and the fullest
-/// lists are a few grains' (at a million grains, 18 had more than 16
-/// contacts within the alert distance, none more than 19).
-pub const GROW_SLOTS: usize = 2;
-
-/// Binning (`bin_count`, `prefix_sum`, `bin_scatter`) then `detect` at the
-/// grains' current positions: the first stages of every step, NSCD or DEM.
-pub fn bin_and_detect(
-    grid: &Grid,
-    bins: &mut Bins,
-    grains: &Grains,
-    walls: &Walls,
-    alert: f32,
-    lists: &mut ContactLists,
 ) -> Tally {
     bins.build(grid, &grains.pos);
     let inp = DetectInput {
@@ -402,5 +376,33 @@ pub fn bin_and_detect(
         walls,
         alert,
     };
-    detect(&inp, lists)
+    let mut tally = detect(&inp, lists);
+    while tally.overflow > 0 && lists.capacity < max_capacity {
+        let fullest = lists.count.iter().max().map_or(0, |&c| c as usize);
+        let next = (fullest + GROW_SLOTS).min(max_capacity);
+        *lists = ContactLists::new(0, next);
+        tally = detect(&inp, lists);
+    }
+    tally
+}
+
+/// Slots per grain that [`detect_growing`] leaves beyond the fullest list
+/// when it grows the lists: every grain pays for each slot, and the fullest
+/// lists are a few grains' (at a million grains, 18 had more than 16
+/// contacts within the alert distance, none more than 19).
+pub const GROW_SLOTS: usize = 2;
+
+/// Binning (`bin_count`, `prefix_sum`, `bin_scatter`) then `detect` at the
+/// grains' current positions: the first stages of every step, NSCD or DEM.
+/// The lists keep their capacity ([`detect_growing`] up to it).
+pub fn bin_and_detect(
+    grid: &Grid,
+    bins: &mut Bins,
+    grains: &Grains,
+    walls: &Walls,
+    alert: f32,
+    lists: &mut ContactLists,
+) -> Tally {
+    let fixed = lists.capacity;
+    detect_growing(grid, bins, grains, walls, alert, lists, fixed)
 }
