@@ -55,7 +55,7 @@ fn detect_grain(i: u32) -> u32 {
                 let nd = normal_between(x, pos[j], i < j);
                 let gap = nd.z - (r + radius[j]);
                 if gap < params.alert {
-                    push(i, found, Contact(j, gap, im + inv_mass[j], 0.0, nd.xy, 0.0, 0.0));
+                    push(i, found, Contact(j, gap, im + inv_mass[j], 0.0, nd.xy, 0.0, 0.0, vec2<f32>(0.0, 0.0)));
                     found++;
                 }
             }
@@ -78,7 +78,7 @@ fn detect_grain(i: u32) -> u32 {
         }
         if nd.z - r < params.alert {
             let sd = one_sided(seg, x, p, n, nd.z);
-            push(i, found, Contact(BODY_SEGMENT | k, sd.z - r, im, 0.0, sd.xy, 0.0, 0.0));
+            push(i, found, Contact(BODY_SEGMENT | k, sd.z - r, im, 0.0, sd.xy, 0.0, 0.0, vec2<f32>(0.0, 0.0)));
             found++;
         }
     }
@@ -98,7 +98,7 @@ fn detect_grain(i: u32) -> u32 {
         let nd = normal_between(x, corner.pos, false);
         let gap = nd.z - r;
         if gap < params.alert {
-            push(i, found, Contact(BODY_CORNER | k, gap, im, 0.0, nd.xy, 0.0, 0.0));
+            push(i, found, Contact(BODY_CORNER | k, gap, im, 0.0, nd.xy, 0.0, 0.0, vec2<f32>(0.0, 0.0)));
             found++;
         }
     }

@@ -12,6 +12,7 @@ struct Contact {
     normal: vec2<f32>,   // unit normal from the other body towards this grain
     impulse_t: f32,      // accumulated tangential impulse along t = (-n.y, n.x), N s (docs/nscd.md#coulomb-friction-and-rotation)
     bounce: f32,         // restitution: separate at u >= bounce (m/s), 0 = no bounce (model::contact::bounce)
+    wall_vel: vec2<f32>, // a moving wall's velocity at the contact, m/s (zero: a grain or a still wall)
 }
 
 // Keep in sync with model::walls::Segment.

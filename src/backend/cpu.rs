@@ -77,6 +77,9 @@ impl Backend for CpuBackend {
         self.walls = walls.clone();
         self.stepper.reset_warm_start();
     }
+    fn move_walls(&mut self, walls: &Walls) {
+        self.walls.clone_from(walls);
+    }
     fn step_count(&self) -> u64 {
         self.steps
     }

@@ -57,6 +57,14 @@ pub trait Backend {
     fn step(&mut self, p: &StepParams) -> Result<StepStats>;
     /// Replace the walls (the gate opens); forgets warm-start impulses.
     fn set_walls(&mut self, walls: &Walls);
+    /// The same walls (the same segments and corners, in the same order)
+    /// moved to where they are at the start of the next step, with their
+    /// velocities over it (`model::motion`); keeps the warm start. A backend
+    /// that cannot move walls refuses them before the run starts
+    /// ([`refuse_unrunnable`]).
+    fn move_walls(&mut self, walls: &Walls) {
+        self.set_walls(walls);
+    }
     /// The grains as they are now (read back from the device if needed).
     fn grains(&mut self) -> Result<&Grains>;
     /// One diagnostics reduction.

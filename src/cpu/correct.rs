@@ -55,11 +55,14 @@ pub fn predict_gap(
 /// Grain `i`'s contact `c` as `predict_gap` copies it.
 #[inline]
 fn predicted(c: &Contact, i: usize, vel: &[[f32; 2]], dt: f32) -> Contact {
-    let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal);
+    // A moving wall has moved with the step: the gap it leaves at the end
+    // is the one to push out of, and the push-out sees it still.
+    let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal) - c.wall_normal_velocity();
     Contact {
         gap: c.gap + dt * u,
         impulse: 0.0,
         bounce: 0.0,
+        wall_vel: [0.0; 2],
         ..*c
     }
 }
@@ -77,7 +80,7 @@ fn deeper_than(count: &[u32], slots: &[Contact], capacity: usize, vel: &[[f32; 2
         .enumerate()
         .any(|(i, (s, &n))| {
             s.iter().take(n as usize).any(|c| {
-                let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal);
+                let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal) - c.wall_normal_velocity();
                 c.gap + dt * u < -slop
             })
         })

@@ -153,6 +153,7 @@ fn fresh(other: Body, gap: f32, inv_mass_sum: f32, normal: [f32; 2]) -> Contact 
         normal,
         impulse_t: 0.0,
         bounce: 0.0,
+        wall_vel: [0.0; 2],
     }
 }
 
@@ -211,14 +212,18 @@ fn wall_contacts(inp: &DetectInput, i: usize, push: &mut impl FnMut(Contact)) {
         if let Some((n, gap, reach)) = segment_gap(s, x, r)
             && reach < inp.alert
         {
-            push(fresh(Body::Segment(k as u32), gap, im, n));
+            let mut c = fresh(Body::Segment(k as u32), gap, im, n);
+            c.wall_vel = inp.walls.segment_velocity_at(k, x);
+            push(c);
         }
     }
     for (k, c) in inp.walls.corners.iter().enumerate() {
         if let Some((n, gap)) = corner_gap(c, x, r)
             && gap < inp.alert
         {
-            push(fresh(Body::Corner(k as u32), gap, im, n));
+            let mut c = fresh(Body::Corner(k as u32), gap, im, n);
+            c.wall_vel = inp.walls.corner_velocity(k);
+            push(c);
         }
     }
 }

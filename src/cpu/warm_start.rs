@@ -91,7 +91,7 @@ pub fn bounce(count: &[u32], slots: &mut [Contact], k: usize, vel: &[[f32; 2]], 
             for c in list.iter_mut().take((n as usize).min(k)) {
                 let vo = match c.body() {
                     Body::Grain(j) => vel[j as usize],
-                    _ => [0.0, 0.0],
+                    _ => c.wall_vel,
                 };
                 let u = dot(sub(vel[i], vo), c.normal);
                 c.bounce = bounce_of(e, c.gap, u, dt);

@@ -14,6 +14,8 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use super::add;
+
 /// What a contact's other body is, packed in one u32 (see [`Contact::other`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Body {
@@ -71,6 +73,10 @@ pub struct Contact {
     /// at its start-of-step velocity u_n^- (`bounce`); 0 otherwise, and
     /// always with e = 0 (the target is then docs/nscd.md's, bit for bit).
     pub bounce: f32,
+    /// The velocity of the other body's surface at the contact when it is a
+    /// moving wall, m/s (docs/walls.md#moving-walls); zero for a grain and a
+    /// still wall. Set by detection every step.
+    pub wall_vel: [f32; 2],
 }
 
 /// The contact's tangent t = (-n_y, n_x): the normal turned a quarter turn
@@ -148,21 +154,37 @@ impl Contact {
     /// The part of [`Contact::target`] that does not depend on u: the
     /// target is u + this, exactly (u - bounce = u + (-bounce) in IEEE
     /// arithmetic), for a sweep that forms it once per step.
+    ///
+    /// A moving wall's normal velocity w_n = `wall_vel` . n enters here, once
+    /// for every solver: the relative velocity is u - w_n.
     #[inline]
     pub fn target_offset(&self, inv_dt: f32, beta: f32, slop: f32) -> f32 {
-        if self.bounce > 0.0 {
-            return -self.bounce;
+        let offset = if self.bounce > 0.0 {
+            -self.bounce
+        } else {
+            (self.gap.max(0.0) + beta * (self.gap + slop).min(0.0)) * inv_dt
+        };
+        if self.wall_vel == [0.0; 2] {
+            offset
+        } else {
+            offset - self.wall_normal_velocity()
         }
-        (self.gap.max(0.0) + beta * (self.gap + slop).min(0.0)) * inv_dt
+    }
+
+    /// A moving wall's normal velocity at the contact, `wall_vel` . n, m/s.
+    #[inline]
+    pub fn wall_normal_velocity(&self) -> f32 {
+        self.wall_vel[0] * self.normal[0] + self.wall_vel[1] * self.normal[1]
     }
 
     /// The tangential slip velocity at the contact point, seen from this
     /// copy's grain `i` (docs/nscd.md#coulomb-friction-and-rotation): u_t = (v_i - v_o) . t - (r_i w_i + r_o w_o),
-    /// with v_o, r_o w_o = 0 for a wall or corner. Both copies of a grain-grain
+    /// with v_o the wall's velocity `wall_vel` and r_o w_o = 0 for a wall or
+    /// corner (the caller passes `v_o` = 0 there). Both copies of a grain-grain
     /// contact compute the same value (negated factors, commutative sum).
     #[inline]
     pub fn slip(&self, v_i: [f32; 2], v_o: [f32; 2], rw_i: f32, rw_o: f32) -> f32 {
-        slip(self.normal, v_i, v_o, rw_i, rw_o)
+        slip(self.normal, v_i, add(v_o, self.wall_vel), rw_i, rw_o)
     }
 }
 

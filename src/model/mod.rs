@@ -12,6 +12,7 @@ pub mod crowd;
 pub mod grains;
 pub mod grid;
 pub mod law;
+pub mod motion;
 pub mod noise;
 pub mod params;
 pub mod plan;

@@ -94,6 +94,12 @@ pub struct Corner {
 pub struct Walls {
     pub segments: Vec<Segment>,
     pub corners: Vec<Corner>,
+    /// The velocity of each segment's ends a and b over the step, m/s; empty:
+    /// every wall is still (`model::motion`). Along a segment the velocity
+    /// runs linearly between its ends' (exact for a rigid motion).
+    pub segment_vel: Vec<[[f32; 2]; 2]>,
+    /// The velocity of each corner over the step, m/s; empty: still.
+    pub corner_vel: Vec<[f32; 2]>,
 }
 
 impl Walls {
@@ -115,6 +121,20 @@ impl Walls {
     /// line `k` where that line is on no closed loop (a line past the end
     /// of `sides` is two-sided). A line of a closed loop keeps its inside.
     pub fn with_sides(outline: &[[[f64; 2]; 2]], sides: &[Side], gate: &[[[f64; 2]; 2]]) -> Walls {
+        Walls::grouped(outline, sides, gate, &[]).0
+    }
+
+    /// As [`Walls::with_sides`], with outline line `k` in group `groups[k]`
+    /// (a line past the end of `groups`, and every gate line, in group 0):
+    /// segment ends merge into one corner only within a group, so that
+    /// groups can move apart (`model::motion`). Also returns the group of
+    /// each segment and of each corner.
+    pub fn grouped(
+        outline: &[[[f64; 2]; 2]],
+        sides: &[Side],
+        gate: &[[[f64; 2]; 2]],
+        groups: &[u16],
+    ) -> (Walls, Vec<u16>, Vec<u16>) {
         let lines = [outline, gate].concat();
         let lines = lines.as_slice();
         // Only segments on closed loops have an inside: an open polyline (a
@@ -128,15 +148,23 @@ impl Walls {
             .filter(|(_, l)| **l)
             .map(|(s, _)| *s)
             .collect();
-        let mut index: HashMap<(i64, i64), usize> = HashMap::new();
+        let mut index: HashMap<(u16, (i64, i64)), usize> = HashMap::new();
+        let mut segment_group = Vec::with_capacity(lines.len());
+        let mut corner_group: Vec<u16> = Vec::new();
         let mut points: Vec<[f64; 2]> = Vec::new();
         let mut dirs: Vec<Vec<[f64; 2]>> = Vec::new();
         let mut segments = Vec::with_capacity(lines.len());
         for (line, &[p, q]) in lines.iter().enumerate() {
+            let group = if line < outline.len() {
+                groups.get(line).copied().unwrap_or(0)
+            } else {
+                0
+            };
             let mut corner = |p: [f64; 2]| {
-                *index.entry(merge_key(p)).or_insert_with(|| {
+                *index.entry((group, merge_key(p))).or_insert_with(|| {
                     points.push(p);
                     dirs.push(Vec::new());
+                    corner_group.push(group);
                     points.len() - 1
                 })
             };
@@ -160,6 +188,7 @@ impl Walls {
                 b: [q[0] as f32, q[1] as f32],
                 n: [n[0] as f32, n[1] as f32],
             });
+            segment_group.push(group);
         }
         let corners = points
             .iter()
@@ -177,7 +206,51 @@ impl Walls {
                 c
             })
             .collect();
-        Walls { segments, corners }
+        let walls = Walls {
+            segments,
+            corners,
+            ..Walls::default()
+        };
+        (walls, segment_group, corner_group)
+    }
+
+    /// Whether some wall moves in this step (its velocities are set).
+    pub fn moving(&self) -> bool {
+        !self.segment_vel.is_empty() || !self.corner_vel.is_empty()
+    }
+
+    /// The velocity of segment `k` at parameter `s` in [0, 1] along it
+    /// (0 at a, 1 at b), m/s; zero for still walls.
+    #[inline]
+    pub fn segment_velocity(&self, k: usize, s: f32) -> [f32; 2] {
+        match self.segment_vel.get(k) {
+            Some([va, vb]) => [va[0] + s * (vb[0] - va[0]), va[1] + s * (vb[1] - va[1])],
+            None => [0.0; 2],
+        }
+    }
+
+    /// The velocity of segment `k` where the point `x` projects onto it
+    /// (clamped to its ends), m/s; zero for still walls.
+    #[inline]
+    pub fn segment_velocity_at(&self, k: usize, x: [f32; 2]) -> [f32; 2] {
+        if self.segment_vel.is_empty() {
+            return [0.0; 2];
+        }
+        let s = &self.segments[k];
+        let e = [s.b[0] - s.a[0], s.b[1] - s.a[1]];
+        let len2 = e[0] * e[0] + e[1] * e[1];
+        let t = if len2 > 0.0 {
+            (((x[0] - s.a[0]) * e[0] + (x[1] - s.a[1]) * e[1]) / len2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        self.segment_velocity(k, t)
+    }
+
+    /// The velocity of corner `k`, m/s; zero for still walls.
+    #[inline]
+    pub fn corner_velocity(&self, k: usize) -> [f32; 2] {
+        self.corner_vel.get(k).copied().unwrap_or([0.0; 2])
     }
 
     /// Axis-aligned bounding box [xmin, ymin, xmax, ymax] of all wall points.

@@ -50,8 +50,8 @@ pub struct State {
 }
 
 /// Contact lists as saved in state.json: per grain the count, then the
-/// listed contacts of every grain one after the other, each as the u32 words
-/// of its `Contact` (bit for bit).
+/// listed contacts of every grain one after the other, each as the first
+/// `SAVED_WORDS` u32 words of its `Contact` (bit for bit).
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(super) struct SavedContacts {
     capacity: usize,
@@ -65,9 +65,9 @@ impl SavedContacts {
     /// The lists hold whole contacts of their own grains, the cell order is
     /// a permutation, every impulse is finite (see [`State::check`]).
     fn check(&self) -> std::result::Result<(), (String, String)> {
-        use crate::model::{Body, Contact};
+        use crate::model::Body;
         let fail = |field: &str, problem: String| Err((field.to_string(), problem));
-        let per = std::mem::size_of::<Contact>() / 4;
+        let per = SAVED_WORDS;
         let grains = self.count.len();
         let listed = self.count.iter().try_fold(0usize, |a, &c| {
             a.checked_add((c as usize).min(self.capacity).checked_mul(per)?)
@@ -82,8 +82,7 @@ impl SavedContacts {
                 ),
             );
         }
-        let contacts: &[Contact] = bytemuck::cast_slice(&self.words[..]);
-        for (k, c) in contacts.iter().enumerate() {
+        for (k, c) in self.words.chunks_exact(per).map(unpack).enumerate() {
             let floats = [
                 c.gap,
                 c.inv_mass_sum,
@@ -127,10 +126,11 @@ impl SavedContacts {
             .map(|i| lists.of(i).iter().filter(kept).count() as u32)
             .collect();
         let total: usize = count.iter().map(|&c| c as usize).sum();
-        let mut words = Vec::with_capacity(total * std::mem::size_of::<crate::model::Contact>() / 4);
+        let mut words = Vec::with_capacity(total * SAVED_WORDS);
         for i in 0..lists.grains() {
             for c in lists.of(i).iter().filter(kept) {
-                words.extend_from_slice(bytemuck::cast_slice(std::slice::from_ref(c)));
+                let all: &[u32] = bytemuck::cast_slice(std::slice::from_ref(c));
+                words.extend_from_slice(&all[..SAVED_WORDS]);
             }
         }
         SavedContacts {
@@ -144,8 +144,8 @@ impl SavedContacts {
     /// The lists again, in as many slots per grain as the fullest list
     /// needs, or None when they do not fit `grains` grains of `capacity` slots.
     pub(super) fn lists(&self, grains: usize, capacity: usize) -> Option<crate::model::ContactLists> {
-        use crate::model::{Contact, ContactLists};
-        let per = std::mem::size_of::<Contact>() / 4;
+        use crate::model::ContactLists;
+        let per = SAVED_WORDS;
         let saved = |c: u32| (c as usize).min(self.capacity);
         let fullest = self.count.iter().map(|&c| saved(c)).max().unwrap_or(0);
         if self.count.len() != grains || fullest > capacity {
@@ -157,12 +157,29 @@ impl SavedContacts {
         for (i, &c) in self.count.iter().enumerate() {
             let n = saved(c);
             let words = self.words.get(at..at + n * per)?;
-            lists.slots[i * capacity..i * capacity + n].copy_from_slice(bytemuck::cast_slice(words));
+            for (slot, w) in lists.slots[i * capacity..i * capacity + n]
+                .iter_mut()
+                .zip(words.chunks_exact(per))
+            {
+                *slot = unpack(w);
+            }
             lists.count[i] = c;
             at += n * per;
         }
         (at == self.words.len()).then_some(lists)
     }
+}
+
+/// The words of a saved contact: every field of [`crate::model::Contact`]
+/// up to `bounce`. A moving wall's velocity is not saved: detection sets it
+/// again at the next step.
+const SAVED_WORDS: usize = std::mem::offset_of!(crate::model::Contact, wall_vel) / 4;
+
+/// A contact from its `SAVED_WORDS` saved words (a still wall's).
+fn unpack(words: &[u32]) -> crate::model::Contact {
+    let mut all = [0u32; std::mem::size_of::<crate::model::Contact>() / 4];
+    all[..SAVED_WORDS].copy_from_slice(words);
+    bytemuck::cast(all)
 }
 
 /// The version of state.json this build writes and reads.

@@ -70,6 +70,8 @@ struct Turned {
     ra: f32,
     rb: f32,
     mu: f32,
+    /// A moving wall's tangential velocity at the contact, m/s (0 otherwise).
+    wall_t: f32,
 }
 
 impl Packs {
@@ -128,6 +130,7 @@ impl Packs {
                         ra: r[a],
                         rb: if wall { 0.0 } else { r[b as usize + grain0] },
                         mu: if wall { how.mu_wall } else { how.mu },
+                        wall_t: dot(c.wall_vel, tangent(c.normal)),
                     });
                 }
             }
@@ -310,7 +313,7 @@ fn visit_turn(c: &mut Packed, t: &mut Turned, vel: &mut [[f32; 2]], w: &mut [f32
     let u = dot(sub(vel[a], vb), c.normal);
     let target = u + c.offset;
     let rw_b = if wall { 0.0 } else { t.rb * w[b] };
-    let slip = slip(c.normal, vel[a], vb, t.ra * w[a], rw_b);
+    let slip = slip(c.normal, vel[a], vb, t.ra * w[a], rw_b) - t.wall_t;
     let (pn, pt) = coulomb(c.impulse, t.impulse_t, target, slip, c.w, how.sor, t.mu);
     let (dpn, dpt) = (pn - c.impulse, pt - t.impulse_t);
     (c.impulse, t.impulse_t) = (pn, pt);
