@@ -10,6 +10,7 @@ use crate::backend::census::{Census, Elastic, Touching, barycentre};
 use crate::backend::{Backend, BackendKind, OverlapHistogram, grid_for, substep};
 use crate::error::{Error, Result};
 use crate::model::accuracy::OverlapTarget;
+use crate::model::motion::WallMotion;
 use crate::model::{Grains, Phase, SolverKind, StepParams, Walls};
 use crate::model::{Region, Totals, rotational_kinetic_energy};
 use crate::output::{ResultDir, Row, Summary};
@@ -105,6 +106,11 @@ pub struct Run {
     contact_capacity: u32,
     open_walls: Walls,
     closed_walls: Walls,
+    /// The walls' `[[motion]]`, on a clock that starts when the gate opens.
+    motion: Option<WallMotion>,
+    /// The walls as they are now: closed while settling, then open, where
+    /// their motion has taken them.
+    walls_now: Walls,
     /// Overlaps of the touching pairs at every row.
     overlaps: OverlapHistogram,
     /// The step of the census's last look, whose lists the overlap
@@ -189,6 +195,7 @@ impl Run {
         let mut r = Run::new(setup)?;
         if !r.settling {
             backend.set_walls(&r.open_walls);
+            r.move_walls(backend);
         }
         backend.set_phase(if r.settling { Phase::Relax } else { Phase::Discharge });
         out.walls(&r.open_walls)?;
@@ -252,6 +259,7 @@ impl Run {
         r.passed = state.passed.clone();
         r.overlaps.add_bins(&state.overlaps);
         r.settling = state.settling;
+        r.walls_now = if r.settling { &r.closed_walls } else { &r.open_walls }.clone();
         r.settle_steps = state.settle_steps;
         r.discharge_steps = state.discharge_steps;
         r.discharge_start = state.discharge_start;
@@ -268,6 +276,9 @@ impl Run {
             && let Some(lists) = saved.lists(state.grains.len(), r.contact_capacity as usize)
         {
             backend.restore_contacts(lists, &saved.order);
+        }
+        if !r.settling {
+            r.move_walls(backend);
         }
         r.look(backend, true)?;
         r.last_totals = backend.totals(&r.region)?;
@@ -323,6 +334,8 @@ impl Run {
             contact_capacity: setup.scene.solver.contact_capacity,
             open_walls: setup.walls(false).clone(),
             closed_walls: setup.walls(true).clone(),
+            motion: setup.motion.clone(),
+            walls_now: setup.walls(plan.settle_max > 0).clone(),
             overlaps: OverlapHistogram::new(radius_mean),
             looked: None,
             census: Census::new(grid, capacity, elastic, touch),
@@ -503,7 +516,16 @@ impl Run {
     /// One step: count it, warn, write a row and a frame every `every`
     /// steps, open the gate once the pile has settled.
     fn step(&mut self, backend: &mut dyn Backend, out: &mut ResultDir, obs: &mut dyn Observer) -> Result<()> {
-        let stats = substep::step(backend, &self.p, self.speed)?;
+        let dt = f64::from(self.p.dt);
+        let moving = match &self.motion {
+            Some(motion) if !self.settling => Some(substep::Moving {
+                motion,
+                t0: self.tally.steps as f64 * dt - self.discharge_start,
+            }),
+            _ => None,
+        };
+        let moved = moving.is_some();
+        let stats = substep::step_moving(backend, &self.p, self.speed, moving)?;
         self.speed = stats.next_speed(self.speed);
         self.count(&stats, obs);
         self.adapt_tol(&stats.stats);
@@ -513,7 +535,10 @@ impl Run {
             self.discharge_steps += 1;
         }
         let steps = self.tally.steps;
-        let time = steps as f64 * f64::from(self.p.dt);
+        let time = steps as f64 * dt;
+        if moved {
+            self.move_walls(backend);
+        }
         self.emit(backend, time)?;
         if self.evacuation_time.is_none()
             && let Some(out_count) = backend.evacuated()
@@ -539,6 +564,8 @@ impl Run {
             self.settling = false;
             self.discharge_start = time;
             backend.set_walls(&self.open_walls);
+            self.walls_now = self.open_walls.clone();
+            self.move_walls(backend);
             backend.set_phase(Phase::Discharge);
             // The open walls number their segments anew: start the census
             // over from what touches them now (nothing counted as new).
@@ -549,6 +576,18 @@ impl Run {
             ));
         }
         Ok(())
+    }
+
+    /// Move the walls to where their motion has them after the last step
+    /// (the start of the next), with their velocities over the next step:
+    /// `walls_now` and the backend's. Nothing when they stay still.
+    fn move_walls(&mut self, backend: &mut dyn Backend) {
+        if let Some(motion) = &self.motion {
+            let dt = f64::from(self.p.dt);
+            let t = self.tally.steps as f64 * dt - self.discharge_start;
+            self.walls_now = motion.walls(t, t + dt);
+            backend.move_walls(&self.walls_now);
+        }
     }
 
     /// Whether every step counts its new contacts: `run.collisions`, by
@@ -565,12 +604,7 @@ impl Run {
 
     /// Count the contacts new since the last step ([`Census`]) and keep what touches now.
     fn look(&mut self, backend: &mut dyn Backend, first: bool) -> Result<()> {
-        let walls = if self.settling {
-            &self.closed_walls
-        } else {
-            &self.open_walls
-        };
-        self.touching = self.census.look(backend.grains()?, walls, first);
+        self.touching = self.census.look(backend.grains()?, &self.walls_now, first);
         self.looked = Some(self.tally.steps);
         Ok(())
     }

@@ -226,11 +226,24 @@ pub fn gpu_backend_from(start: &Start<'_>, ctx: GpuContext) -> Result<Box<dyn Ba
     }
 }
 
+/// Why a scene with `[[motion]]` is refused on `--backend gpu` by a solver
+/// whose GPU path keeps its walls still.
+pub const MOTION_ON_GPU: &str = "moving walls run on the CPU backend only with this solver (use --backend cpu)";
+
+/// Whether the GPU path of `solver` moves walls (`[[motion]]`).
+pub fn moves_walls_on_gpu(solver: SolverKind) -> bool {
+    let _ = solver;
+    false
+}
+
 /// The refusal of a solver that `choice` cannot run (a CPU-only solver on
 /// `--backend gpu`), naming the key; checked by [`select`] and, before
 /// anything is written, by the callers that write a result directory.
 pub fn refuse_unrunnable(setup: &Setup, choice: BackendChoice) -> Result<()> {
     let solver = setup.params.solver;
+    if choice == BackendChoice::Gpu && runs_on_gpu(solver) && setup.moves_walls() && !moves_walls_on_gpu(solver) {
+        return Err(Error::field(&setup.scene.origin, "motion", MOTION_ON_GPU));
+    }
     if choice != BackendChoice::Gpu || runs_on_gpu(solver) {
         return Ok(());
     }
@@ -274,6 +287,14 @@ pub fn select(
         refuse_unrunnable(setup, choice)?;
         notices.push(format!(
             "backend auto: solver `{}` runs only on the CPU; running on the CPU",
+            solver.name()
+        ));
+        return Ok(cpu_backend(setup, grid));
+    }
+    if setup.moves_walls() && !moves_walls_on_gpu(solver) {
+        refuse_unrunnable(setup, choice)?;
+        notices.push(format!(
+            "backend auto: moving walls with solver `{}` run only on the CPU; running on the CPU",
             solver.name()
         ));
         return Ok(cpu_backend(setup, grid));

@@ -13,8 +13,7 @@ use crate::scene::bounds::BoundsRule;
 /// The grid every backend bins into: covers the walls, the initial grains and
 /// the emitters' grains, cells of side 2 r_max + alert.
 pub fn grid_for(setup: &Setup) -> Result<Grid> {
-    let walls = setup.walls(true);
-    let mut bb = walls.bounding_box();
+    let mut bb = setup.walls_box;
     let emitted = setup.emitters.iter().map(|e| &e.grains);
     let mut r_max = setup.grains.max_radius();
     for g in std::iter::once(&setup.grains).chain(emitted) {

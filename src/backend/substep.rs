@@ -28,6 +28,7 @@
 
 use super::Backend;
 use crate::error::{Error, Result};
+use crate::model::motion::WallMotion;
 use crate::model::{StepParams, StepStats};
 
 /// Margin on the closing bound. v is measured at the end of the previous
@@ -107,12 +108,35 @@ pub fn merge(a: StepStats, b: StepStats) -> StepStats {
 /// for the fastest grain `v_max` (m/s); [`Error::StepTooLong`] when that is
 /// more than [`MAX_SUBSTEPS`] (nothing is stepped then).
 pub fn step(backend: &mut dyn Backend, p: &StepParams, v_max: f32) -> Result<Substepped> {
-    let k = substeps(v_max, p.gravity, p.dt, p.alert);
+    step_moving(backend, p, v_max, None)
+}
+
+/// Moving walls over a step: their motion and the time on its clock at the
+/// start of the step, s.
+#[derive(Clone, Copy)]
+pub struct Moving<'a> {
+    pub motion: &'a WallMotion,
+    pub t0: f64,
+}
+
+/// [`step`] with walls that move: a wall closes on a grain as a grain
+/// does, so the fastest wall point's speed over the step adds to `v_max`
+/// in the count of substeps, and each substep first moves the walls to
+/// where they are at its start, with their velocities over it.
+pub fn step_moving(
+    backend: &mut dyn Backend,
+    p: &StepParams,
+    v_max: f32,
+    moving: Option<Moving<'_>>,
+) -> Result<Substepped> {
+    let dt = f64::from(p.dt);
+    let wall_speed = moving.map_or(0.0, |m| (m.motion.farthest(m.t0, m.t0 + dt) / dt) as f32);
+    let k = substeps(v_max + wall_speed, p.gravity, p.dt, p.alert);
     if k > MAX_SUBSTEPS {
         return Err(Error::StepTooLong {
             dt: p.dt,
-            speed: v_max,
-            closing: closing(v_max, p.gravity, p.dt),
+            speed: v_max + wall_speed,
+            closing: closing(v_max + wall_speed, p.gravity, p.dt),
             alert: p.alert,
             max: MAX_SUBSTEPS,
         });
@@ -123,7 +147,11 @@ pub fn step(backend: &mut dyn Backend, p: &StepParams, v_max: f32) -> Result<Sub
     };
     let mut stats: Option<StepStats> = None;
     let mut speed = 0.0f32;
-    for _ in 0..k {
+    for i in 0..k {
+        if let Some(m) = moving {
+            let at = |j: u32| m.t0 + dt * f64::from(j) / f64::from(k);
+            backend.move_walls(&m.motion.walls(at(i), at(i + 1)));
+        }
         let s = backend.step(&sub)?;
         speed = speed.max(s.max_displacement / sub.dt);
         stats = Some(stats.map_or(s, |a| merge(a, s)));

@@ -15,7 +15,7 @@
 
 use crate::error::{Error, Result};
 use crate::model::Grains;
-use crate::model::walls::{Walls, is_closed};
+use crate::model::walls::is_closed;
 
 /// Which rule gave the bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,8 +42,8 @@ pub struct BoundsInput<'a> {
     pub stated: Option<[f64; 4]>,
     /// The outline's lines (the gate not included).
     pub outline: &'a [[[f64; 2]; 2]],
-    /// The walls with the gate.
-    pub closed: &'a Walls,
+    /// The box that holds the walls (gate included) wherever they move in the run.
+    pub walls_box: [f32; 4],
     /// The starting grains, then each emitter's.
     pub grains: Vec<&'a Grains>,
     pub gravity: [f64; 2],
@@ -55,7 +55,7 @@ impl BoundsInput<'_> {
     /// The bounds (see the module doc); stated bounds that do not hold the
     /// walls or an emitter's grains are an error naming `walls.bounds`.
     pub fn resolve(&self) -> Result<Bounds> {
-        let walls = self.closed.bounding_box();
+        let walls = self.walls_box;
         if let Some(b) = self.stated {
             let out = |problem: String| Err(Error::field(self.origin, "walls.bounds", problem));
             if !(b[0] <= f64::from(walls[0])

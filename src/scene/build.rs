@@ -7,6 +7,7 @@ use super::gmsh;
 use super::hourglass;
 pub use super::laws::{CROWD_MAX_DT, MAX_DEFAULT_DT, dem_dt, dem_kn};
 use super::laws::{Laws, radius_mean};
+use super::motion;
 use super::spec::*;
 use crate::error::{Error, Result};
 use crate::model::accuracy::OverlapTarget;
@@ -46,12 +47,23 @@ pub struct Setup {
     pub emitters: Vec<super::emit::Emitter>,
     /// Outside these a grain is lost (`walls.bounds`, or found from the walls).
     pub bounds: super::bounds::Bounds,
+    /// The `[[motion]]` of the open walls (their clock starts when the gate
+    /// opens, or at the start without a gate); None: the walls stay still.
+    pub motion: Option<crate::model::motion::WallMotion>,
+    /// The box [xmin, ymin, xmax, ymax] that holds the walls wherever they
+    /// are in the run (the walls' bounding box when they stay still), m.
+    pub walls_box: [f32; 4],
 }
 
 impl Setup {
     /// Walls with the gate (closed) or without it (open); built once by [`build`].
     pub fn walls(&self, with_gate: bool) -> &Walls {
         if with_gate { &self.closed } else { &self.open }
+    }
+
+    /// Some wall moves (`[[motion]]`).
+    pub fn moves_walls(&self) -> bool {
+        self.motion.is_some()
     }
 
     /// The scene has gate lines, so a run settles before it opens them.
@@ -101,7 +113,8 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         .solid_side
         .as_ref()
         .map_or_else(Vec::new, |s| s.sides(walls.len()));
-    let open = Walls::with_sides(walls, &sides, &[]);
+    let groups = motion::groups(scene, walls.len());
+    let (open, segment_group, corner_group) = Walls::grouped(walls, &sides, &[], &groups);
     let crowd = if scene.solver.kind == SolverKind::Crowd {
         Some(std::sync::Arc::new(crowd_of(scene, &open, &all)?))
     } else {
@@ -110,13 +123,19 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     let closed = if gate.is_empty() {
         open.clone()
     } else {
-        Walls::with_sides(walls, &sides, gate)
+        Walls::grouped(walls, &sides, gate, &groups).0
     };
-    check_grid(scene, &closed, &grains, &emitters, &source_of(scene))?;
+    let duration = resolved
+        .run
+        .duration
+        .unwrap_or_else(|| resolved.run.steps.unwrap_or(0) as f64 * f64::from(laws.params.dt));
+    let motion = motion::of(scene, &open, segment_group, corner_group);
+    let walls_box = motion::walls_box(motion.as_ref(), &closed, duration);
+    check_grid(scene, walls_box, &grains, &emitters, &source_of(scene))?;
     let bounds = super::bounds::BoundsInput {
         stated: scene.walls.bounds,
         outline: walls,
-        closed: &closed,
+        walls_box,
         grains: std::iter::once(&grains)
             .chain(emitters.iter().map(|e| &e.grains))
             .collect(),
@@ -141,6 +160,8 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         notices,
         emitters,
         bounds,
+        motion,
+        walls_box,
     })
 }
 

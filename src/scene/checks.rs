@@ -11,7 +11,7 @@ use super::gmsh;
 use super::spec::*;
 use crate::error::{Error, Result};
 use crate::model::grid::MAX_CELLS;
-use crate::model::{Grains, SolverKind, Walls};
+use crate::model::{Grains, SolverKind};
 
 /// A wall or gate line, from one end to the other, m.
 pub(super) type Line = [[f64; 2]; 2];
@@ -317,12 +317,11 @@ fn tested_grains(g: &Grains, jitter: f64) -> Vec<usize> {
 /// makes it so large: the walls, or the grain farthest outside them.
 pub(super) fn check_grid(
     scene: &Scene,
-    closed: &Walls,
+    walls_box: [f32; 4],
     grains: &Grains,
     emitters: &[super::emit::Emitter],
     source: &WallSource,
 ) -> Result<()> {
-    let walls_box = closed.bounding_box();
     let mut r_max = grains.max_radius();
     let mut bb = walls_box;
     for g in std::iter::once(grains).chain(emitters.iter().map(|e| &e.grains)) {

@@ -13,6 +13,7 @@ pub mod gmsh;
 pub mod hourglass;
 mod laws;
 pub mod limits;
+mod motion;
 mod spec;
 mod strict;
 mod validate;

@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::model::SolverKind;
 
 mod models;
+mod motion;
 
 /// Why `--solver impulse --backend gpu` is refused (the sequential sweep of
 /// impulses has no GPU stage).
@@ -156,6 +157,7 @@ impl Scene {
         }
         self.validate_crowd(&c)?;
         self.validate_dem(&c)?;
+        self.validate_motion(&c)?;
         self.validate_run(&c)
     }
 

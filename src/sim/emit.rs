@@ -17,11 +17,7 @@ impl Run {
         if !(0..self.emitters.len()).any(|e| self.emitters[e].due(self.emitted[e], time, dt)) {
             return Ok(());
         }
-        let walls = if self.settling {
-            &self.closed_walls
-        } else {
-            &self.open_walls
-        };
+        let walls = &self.walls_now;
         let now = backend.grains()?;
         let mut new = Grains::default();
         for (e, emitter) in self.emitters.iter().enumerate() {

@@ -467,7 +467,7 @@ impl State {
     /// A state is saved only while every grain is inside the walls (as
     /// the run's totals count it: within its radius of their bounding box).
     fn fits_walls(&self, setup: &Setup, state: &Path) -> Result<()> {
-        let bb = setup.walls(true).bounding_box();
+        let bb = setup.walls_box;
         for (i, (p, &r)) in self.grains.pos.iter().zip(&self.grains.radius).enumerate() {
             let inside = p[0] >= bb[0] - r && p[0] <= bb[2] + r && p[1] >= bb[1] - r && p[1] <= bb[3] + r;
             if !inside {

@@ -1,0 +1,123 @@
+//! `[[motion]]` resolved: the group of every wall line and each group's
+//! phases (`model::motion`), and the box the walls sweep in a run.
+//!
+//! Groups: 0 is the gate (it never moves), 1 every line in no named group,
+//! 2, 3, ... the names of `walls.groups` in name order. A motion of `"all"`
+//! moves every group but the gate; a motion of a name moves that group.
+//! A group's phases compose in the order the motions are written.
+
+use super::spec::{ALL_WALLS, MotionSpec, Scene};
+use crate::model::Walls;
+use crate::model::motion::{GroupMotion, Move, Phase, WallMotion};
+
+/// Samples of the motion over the run when finding the box the walls sweep.
+const SWEEP_SAMPLES: usize = 2048;
+
+/// The group of each of the `lines` outline lines; all 0 (nothing to keep
+/// apart) when the scene has no motion, so still walls are built as before.
+pub fn groups(scene: &Scene, lines: usize) -> Vec<u16> {
+    if scene.motion.is_empty() {
+        return Vec::new();
+    }
+    let mut groups = vec![1u16; lines];
+    for (g, members) in scene.walls.groups.iter().flatten().map(|(_, m)| m).enumerate() {
+        for &k in members {
+            if let Some(slot) = groups.get_mut(k as usize) {
+                *slot = 2 + g as u16;
+            }
+        }
+    }
+    groups
+}
+
+/// The move of a validated motion (exactly one is given).
+fn move_of(m: &MotionSpec) -> Move {
+    if let Some(r) = &m.rotate {
+        Move::Rotate {
+            center: r.center,
+            rate: r.rate,
+        }
+    } else if let Some(t) = &m.translate {
+        Move::Translate { velocity: t.velocity }
+    } else if let Some(v) = &m.vibrate {
+        let norm = v.direction[0].hypot(v.direction[1]);
+        Move::Vibrate {
+            amplitude: v.amplitude,
+            frequency: v.frequency,
+            direction: [v.direction[0] / norm, v.direction[1] / norm],
+        }
+    } else {
+        let t = m.turn.as_ref().expect("a validated motion gives one move");
+        Move::Turn {
+            center: t.center,
+            angle: t.angle.to_radians(),
+            duration: t.duration,
+        }
+    }
+}
+
+/// The motion of the open walls `open` (built with [`groups`]), or None
+/// when the scene has no `[[motion]]`.
+pub fn of(scene: &Scene, open: &Walls, segment_group: Vec<u16>, corner_group: Vec<u16>) -> Option<WallMotion> {
+    if scene.motion.is_empty() {
+        return None;
+    }
+    let names: Vec<&String> = scene.walls.groups.iter().flat_map(|g| g.keys()).collect();
+    let mut groups = vec![GroupMotion::default(); 2 + names.len()];
+    for m in &scene.motion {
+        let what = move_of(m);
+        let end = m
+            .end
+            .unwrap_or(f64::INFINITY)
+            .min(what.own_end().map_or(f64::INFINITY, |d| m.start + d));
+        let phase = Phase {
+            what,
+            start: m.start,
+            end,
+        };
+        if m.walls == ALL_WALLS {
+            for g in &mut groups[1..] {
+                g.phases.push(phase);
+            }
+        } else if let Some(k) = names.iter().position(|n| **n == m.walls) {
+            groups[2 + k].phases.push(phase);
+        }
+    }
+    Some(WallMotion {
+        base: open.clone(),
+        segment_group,
+        corner_group,
+        groups,
+    })
+}
+
+/// The box that holds `closed` (the walls with the gate, still during the
+/// settle phase) and the moving walls over the first `duration` seconds of
+/// their clock and for one period of every motion that goes on for ever
+/// (a rotation, a vibration) after the last phase that ends.
+pub fn walls_box(motion: Option<&WallMotion>, closed: &Walls, duration: f64) -> [f32; 4] {
+    let still = closed.bounding_box();
+    let Some(m) = motion else {
+        return still;
+    };
+    let phases = || m.groups.iter().flat_map(|g| &g.phases);
+    let last_end = phases()
+        .flat_map(|p| [p.start, p.end])
+        .filter(|t| t.is_finite())
+        .fold(duration, f64::max);
+    let period = phases()
+        .filter(|p| p.end.is_infinite())
+        .map(|p| match p.what {
+            Move::Rotate { rate, .. } if rate != 0.0 => std::f64::consts::TAU / rate.abs(),
+            Move::Vibrate { frequency, .. } => 1.0 / frequency,
+            _ => 0.0,
+        })
+        .fold(0.0, f64::max);
+    let b = m.sweep_box(last_end + period, SWEEP_SAMPLES);
+    [
+        still[0].min(b[0] as f32),
+        still[1].min(b[1] as f32),
+        still[2].max(b[2] as f32),
+        still[3].max(b[3] as f32),
+    ]
+}
