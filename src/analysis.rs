@@ -15,11 +15,63 @@ pub struct FlowFit {
 /// the draining tail excluded). None when fewer than 3 rows qualify or fewer
 /// than 10 grains passed.
 pub fn fit_flow_rate(time: &[f64], passed: &[u64]) -> Option<FlowFit> {
-    let last = *passed.last()?;
+    fit_from(time, passed, 0)
+}
+
+/// The rows of each discharge of a run. A discharge ends at the row where
+/// the passed count peaks before it falls by more than a tenth of the most
+/// that ever passed (and by at least 10 grains): the grains went back above
+/// the neck, as when the hourglass is turned over. The next starts at the
+/// row where that fall bottoms out; the rows of the fall belong to neither.
+pub fn discharges(passed: &[u64]) -> Vec<std::ops::Range<usize>> {
+    let most = passed.iter().copied().max().unwrap_or(0);
+    let drop = (most / 10).max(10);
+    let mut out = Vec::new();
+    let (mut start, mut peak) = (0, 0);
+    let mut trough: Option<usize> = None;
+    for i in 1..passed.len() {
+        if passed[i] < passed[i - 1] {
+            if passed[peak] - passed[i] > drop {
+                trough = Some(i);
+            }
+        } else if let Some(t) = trough.take() {
+            out.push(start..peak + 1);
+            (start, peak) = (t, t);
+        }
+        if trough.is_none() && passed[i] >= passed[peak] {
+            peak = i;
+        }
+    }
+    if passed.is_empty() {
+        return out;
+    }
+    match trough {
+        Some(t) => out.extend([start..peak + 1, t..passed.len()]),
+        None => out.push(start..passed.len()),
+    }
+    out
+}
+
+/// [`fit_flow_rate`] of every discharge of a run ([`discharges`]): the
+/// first counts from 0 as [`fit_flow_rate`] does, each later one from the
+/// count at its first row.
+pub fn fit_flow_rates(time: &[f64], passed: &[u64]) -> Vec<Option<FlowFit>> {
+    discharges(passed)
+        .into_iter()
+        .map(|r| {
+            let base = if r.start == 0 { 0 } else { passed[r.start] };
+            fit_from(&time[r.clone()], &passed[r], base)
+        })
+        .collect()
+}
+
+/// [`fit_flow_rate`] counting the passed grains from `base`.
+fn fit_from(time: &[f64], passed: &[u64], base: u64) -> Option<FlowFit> {
+    let last = passed.last()?.saturating_sub(base);
     if last < 10 {
         return None;
     }
-    let (lo, hi) = (0.2 * last as f64, 0.8 * last as f64);
+    let (lo, hi) = (base as f64 + 0.2 * last as f64, base as f64 + 0.8 * last as f64);
     let pts: Vec<(f64, f64)> = time
         .iter()
         .zip(passed)
@@ -103,6 +155,38 @@ pub fn heap_angle(tops: &[(f64, f64)], bin: f64) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_turned_over_has_two_discharges_each_fitted_from_its_own_start() {
+        // 100 grains/s to 300, held, turned over (down to 10), then 200 grains/s back to 300.
+        let t: Vec<f64> = (0..100).map(|k| k as f64 * 0.1).collect();
+        let p: Vec<u64> = t
+            .iter()
+            .map(|&t| {
+                if t < 5.0 {
+                    (100.0 * t).min(300.0) as u64
+                } else {
+                    (10.0 + 200.0 * (t - 5.0)).min(300.0) as u64
+                }
+            })
+            .collect();
+        assert_eq!(discharges(&p), vec![0..50, 50..100]);
+        // A turn over several rows: the fall's rows belong to neither discharge.
+        let q = [0, 100, 200, 300, 300, 250, 120, 20, 20, 150, 300];
+        assert_eq!(discharges(&q), vec![0..5, 7..11]);
+        // A grain or two bouncing back over the neck does not end a discharge.
+        assert_eq!(discharges(&[0, 100, 99, 200, 300]), vec![0..5]);
+        let fits = fit_flow_rates(&t, &p);
+        assert!((fits[0].unwrap().rate - 100.0).abs() < 1.0, "{fits:?}");
+        assert!((fits[1].unwrap().rate - 200.0).abs() < 2.0, "{fits:?}");
+        // The first discharge's fit is fit_flow_rate's over its rows.
+        assert_eq!(fits[0], fit_flow_rate(&t[..50], &p[..50]));
+        // A run of one discharge: one fit, fit_flow_rate's.
+        assert_eq!(
+            fit_flow_rates(&t[..50], &p[..50]),
+            vec![fit_flow_rate(&t[..50], &p[..50])]
+        );
+    }
 
     #[test]
     fn fits_a_constant_rate_exactly() {

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use crate::analysis::fit_flow_rate;
+use crate::analysis::{fit_flow_rate, fit_flow_rates};
 use crate::backend::census::{Census, Elastic, Touching, barycentre};
 use crate::backend::{Backend, BackendKind, OverlapHistogram, grid_for, substep};
 use crate::error::{Error, Result};
@@ -631,6 +631,7 @@ impl Run {
         let n = self.n;
         let wall = self.start.elapsed().as_secs_f64();
         let fit = fit_flow_rate(&self.times, &self.passed);
+        let fits = fit_flow_rates(&self.times, &self.passed);
         Ok(Summary {
             grains: n,
             steps: tally.steps,
@@ -652,6 +653,11 @@ impl Run {
             passed: self.last_totals.passed,
             flow_rate: fit.map(|f| f.rate),
             flow_fit_window: fit.map(|f| f.window),
+            flow_rates: if fits.len() > 1 {
+                fits.iter().map(|f| f.map(|f| f.rate)).collect()
+            } else {
+                Vec::new()
+            },
             max_overlap: tally.max_overlap,
             overlap_p50: self.overlaps.quantile(0.5),
             overlap_p99: self.overlaps.quantile(0.99),

@@ -208,6 +208,7 @@ impl ResultWriter {
             passed: 0,
             flow_rate: None,
             flow_fit_window: None,
+            flow_rates: Vec::new(),
             max_overlap: self.max_overlap,
             overlap_p50: 0.0,
             overlap_p99: 0.0,

@@ -463,6 +463,11 @@ pub struct Summary {
     pub flow_rate: Option<f64>,
     /// The [start, end] times of the fit, s.
     pub flow_fit_window: Option<[f64; 2]>,
+    /// With walls that turn the grains back above the neck, the flow rate of
+    /// each discharge in turn (`analysis::fit_flow_rates`; `flow_rate` is the
+    /// first's); absent for a run of one discharge.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flow_rates: Vec<Option<f64>>,
     /// Largest overlap of any contact over the run (checked every step), m.
     pub max_overlap: f64,
     /// Median and 99th percentile of the overlaps of all touching pairs,
