@@ -137,21 +137,24 @@ fn wall_normal_velocity(c: Contact) -> f32 {
     return c.wall_vel.x * c.normal.x + c.wall_vel.y * c.normal.y;
 }
 
-// The velocity a contact drives to zero or above (model::contact::Contact::target),
-// u + the offset of Contact::target_offset: u >= bounce for a bouncing contact
-// (restitution), else u + max(d, 0)/dt + beta min(d + slop, 0)/dt >= 0; a moving
-// wall's normal velocity w_n is subtracted from the offset (the relative normal
-// velocity is u - w_n), only where wall_vel != 0, so still walls keep the
-// arithmetic of the still target bit for bit.
+// The velocity a contact drives to zero or above (model::contact::Contact::target):
+// u >= bounce for a bouncing contact (restitution), else u + max(d, 0)/dt
+// + beta min(d + slop, 0)/dt >= 0. A moving wall (wall_vel != 0) drives the
+// relative normal velocity u - w_n instead: u + (offset - w_n), offset the
+// still target's part past u (Contact::target_offset); a still wall and a
+// grain keep the still target's expressions, bit for bit.
 fn normal_goal(c: Contact, u: f32, params: Params) -> f32 {
-    var offset = -c.bounce;
-    if !(c.bounce > 0.0) {
-        offset = (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
-    }
     if c.wall_vel.x != 0.0 || c.wall_vel.y != 0.0 {
-        offset = offset - wall_normal_velocity(c);
+        var offset = -c.bounce;
+        if !(c.bounce > 0.0) {
+            offset = (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
+        }
+        return u + (offset - wall_normal_velocity(c));
     }
-    return u + offset;
+    if c.bounce > 0.0 {
+        return u - c.bounce;
+    }
+    return u + (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
 }
 
 // The tangential slip of a contact seen from grain i (model::contact::Contact::slip):

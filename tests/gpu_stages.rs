@@ -72,7 +72,20 @@ fn cases() -> Vec<Case> {
         // Restitution (docs/nscd.md#restitution): `lists_with_impulses` gives its
         // approaching contacts a bounce velocity (e = 0.7).
         case(BOUNCING, 2000, 0.3, (0.001, 0.003), 16, 6),
+        // Moving walls (model::motion): every wall contact carries a wall velocity.
+        moving(case("moving walls", 2000, 0.3, (0.001, 0.003), 16, 7)),
     ]
+}
+
+/// `c` with random velocities of up to 0.5 m/s at every segment end and
+/// corner (`Walls::segment_vel`, `corner_vel`): detection gives each wall
+/// contact its `Contact::wall_vel`, which every stage after it reads.
+fn moving(mut c: Case) -> Case {
+    let mut rng = Rng::new(41);
+    let mut v = || [rng.f32(-0.5, 0.5), rng.f32(-0.5, 0.5)];
+    c.walls.segment_vel = (0..c.walls.segments.len()).map(|_| [v(), v()]).collect();
+    c.walls.corner_vel = (0..c.walls.corners.len()).map(|_| v()).collect();
+    c
 }
 
 fn params(c: &Case) -> Params {
@@ -610,11 +623,7 @@ fn detect_matches_cpu() {
 fn detect_matches_cpu_on_moving_walls() {
     let Some(ctx) = context() else { return };
     let (mut on_segments, mut on_corners) = (0, 0);
-    for mut c in cases() {
-        let mut rng = Rng::new(41);
-        let mut v = || [rng.f32(-0.5, 0.5), rng.f32(-0.5, 0.5)];
-        c.walls.segment_vel = (0..c.walls.segments.len()).map(|_| [v(), v()]).collect();
-        c.walls.corner_vel = (0..c.walls.corners.len()).map(|_| v()).collect();
+    for c in cases().into_iter().map(moving) {
         let mut bins = Bins::default();
         bins.build(&c.grid, &c.grains.pos);
         let want = cpu_detect(&c, &bins);
