@@ -85,7 +85,7 @@ fn apgd_contact(inv: Invocation) {
         prev[s] = c.impulse;
         if FRICTION {
             let y_t = c.impulse_t + theta * (c.impulse_t - prev_t[s]);
-            let u_t = dv.x * -c.normal.y + dv.y * c.normal.x - (rw + rwo);
+            let u_t = contact_slip(c, v, vo, rw, rwo);
             let p = coulomb(y, y_t, goal, u_t, c.inv_mass_sum, params.omega, mu_of(c.other, params));
             worst = max(worst, friction_correction(p.x - y, p.y - y_t, c.inv_mass_sum, params.omega));
             prev_t[s] = c.impulse_t;

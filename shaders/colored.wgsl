@@ -155,6 +155,7 @@ fn colored_mirror(inv: Invocation) {
 // The frictional visit (FRICTION, docs/nscd.md#coulomb-friction-and-rotation): the same colours and buckets,
 // each visit the local Coulomb update with relaxation 1 (cpu::colored::update):
 //   u_t = (v_a - v_b) . t - (r_a w_a + r_b w_b),  (P_n', P_t') = coulomb(P_n, P_t, target, u_t, W, 1, mu)
+//   (a wall's v_b is its surface velocity wall_vel: contact_slip in shared.wgsl)
 //   d = dP_n n + dP_t t:  v_a += im_a d, w_a += spin_kick(im_a, r_a, dP_t),
 //                         v_b -= im_b d, w_b += spin_kick(im_b, r_b, dP_t)
 //   residual[a] = max(residual[a], friction_correction(dP_n, dP_t, W, 1))
@@ -173,7 +174,7 @@ fn update_friction(s: u32, a: u32) -> f32 {
     let va = vel[a];
     let dv = vec2<f32>(va.x - vb.x, va.y - vb.y);
     let u = dv.x * c.normal.x + dv.y * c.normal.y;
-    let u_t = dv.x * -c.normal.y + dv.y * c.normal.x - (radius[a] * spin[a] + rwb);
+    let u_t = contact_slip(c, va, vb, radius[a] * spin[a], rwb);
     let goal = normal_goal(c, u, params);
     let p = coulomb(c.impulse, c.impulse_t, goal, u_t, c.inv_mass_sum, 1.0, mu_of(c.other, params));
     let dn = p.x - c.impulse;

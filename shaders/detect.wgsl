@@ -5,6 +5,10 @@
 // with an inside measures the gap with a sign along its inward normal, see
 // one_sided in shared.wgsl), then
 // corners (only where the grain lies beyond every incident segment).
+// A wall contact carries the wall's velocity at the contact, wall_vel: a
+// segment's where the centre projects onto it (s_t clamped to [0, 1], linear
+// between its ends' velocities segment_vel[k] = (v_a, v_b)), a corner's
+// corner_vel[k]; zero for a grain (and, from zero velocities, for still walls).
 // Per workgroup, the overflow sum(max(0, count - K)) and the distinct listed
 // contacts (a grain pair once) are added to stats, and the deepest listed
 // overlap max(0, -gap) is maxed into stats[STAT_OVERLAP] (f32 bits; twin
@@ -78,7 +82,11 @@ fn detect_grain(i: u32) -> u32 {
         }
         if nd.z - r < params.alert {
             let sd = one_sided(seg, x, p, n, nd.z);
-            push(i, found, Contact(BODY_SEGMENT | k, sd.z - r, im, 0.0, sd.xy, 0.0, 0.0, vec2<f32>(0.0, 0.0)));
+            // model::walls::Walls::segment_velocity_at
+            let ends = segment_vel[k];
+            let s = clamp(st, 0.0, 1.0);
+            let wv = vec2<f32>(ends[0].x + s * (ends[1].x - ends[0].x), ends[0].y + s * (ends[1].y - ends[0].y));
+            push(i, found, Contact(BODY_SEGMENT | k, sd.z - r, im, 0.0, sd.xy, 0.0, 0.0, wv));
             found++;
         }
     }
@@ -98,7 +106,7 @@ fn detect_grain(i: u32) -> u32 {
         let nd = normal_between(x, corner.pos, false);
         let gap = nd.z - r;
         if gap < params.alert {
-            push(i, found, Contact(BODY_CORNER | k, gap, im, 0.0, nd.xy, 0.0, 0.0, vec2<f32>(0.0, 0.0)));
+            push(i, found, Contact(BODY_CORNER | k, gap, im, 0.0, nd.xy, 0.0, 0.0, corner_vel[k]));
             found++;
         }
     }

@@ -1,5 +1,5 @@
 // Stage jacobi_contact: for every listed contact of grain i, from one velocity snapshot,
-//   u  = (v_i - v_other) . n,   target = u + (max(d, 0) + beta min(d + slop, 0)) / dt
+//   u  = (v_i - v_other) . n,   target = u + (max(d, 0) + beta min(d + slop, 0)) / dt - w_n
 //   P' = max(0, P - omega target / W)
 // and residual[i] = max over its contacts of |P' - P| W / omega (m/s), reduced by
 // residual_max. With FRICTION (docs/nscd.md#coulomb-friction-and-rotation, StepParams::friction; a pipeline
@@ -7,6 +7,8 @@
 // spins (`spin`, rad/s),
 //   u_t = (v_i - v_other) . t - (r_i w_i + r_other w_other)
 //   (P_n', P_t') = coulomb(P_n, P_t, target, u_t, W, omega, mu)
+// where a wall's v_other is its surface velocity at the contact, wall_vel (zero for
+// a still wall), w_n = wall_vel . n (normal_goal and contact_slip in shared.wgsl)
 // and residual[i] = max of friction_correction(P' - P). Both copies of a
 // grain-grain contact see the same (u, u_t), so they stay equal.
 // CPU twin: cpu::jacobi::jacobi_contact (which returns the max directly),
@@ -41,8 +43,7 @@ fn main(inv: Invocation) {
         // Contact::target (src/model/contact.rs)
         let goal = normal_goal(c, u, params);
         if FRICTION {
-            // Contact::slip: t = (-n.y, n.x)
-            let u_t = dv.x * -c.normal.y + dv.y * c.normal.x - (rw + rwo);
+            let u_t = contact_slip(c, v, vo, rw, rwo);
             let p = coulomb(c.impulse, c.impulse_t, goal, u_t, c.inv_mass_sum, params.omega, mu_of(c.other, params));
             worst = max(worst, friction_correction(p.x - c.impulse, p.y - c.impulse_t, c.inv_mass_sum, params.omega));
             slots[s].impulse = p.x;

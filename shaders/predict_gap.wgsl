@@ -2,8 +2,10 @@
 // the solved velocities will leave after the step and a zero impulse (the
 // overlap correction's own accumulator, written to the scratch lists `out`)
 // and no bounce (restitution acted on the velocities; the correction only
-// pushes overlaps out):
-//   d' = d + dt (v_i - v_other) . n,   P = 0,   bounce = 0
+// pushes overlaps out); a moving wall has moved with the step, so the gap is
+// the one it leaves at the end and the copy sees the wall still:
+//   d' = d + dt ((v_i - v_other) . n - w_n),   P = 0,   bounce = 0,   wall_vel = 0
+// with w_n = wall_vel . n (zero for a grain or a still wall).
 // CPU twin: cpu::correct::predict_gap.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -20,10 +22,11 @@ fn main(inv: Invocation) {
             vo = vel[c.other];
         }
         let dv = vec2<f32>(v.x - vo.x, v.y - vo.y);
-        let u = dv.x * c.normal.x + dv.y * c.normal.y;
+        let u = dv.x * c.normal.x + dv.y * c.normal.y - wall_normal_velocity(c);
         c.gap = c.gap + params.dt * u;
         c.impulse = 0.0;
         c.bounce = 0.0;
+        c.wall_vel = vec2<f32>(0.0, 0.0);
         out[s] = c;
     }
 }

@@ -131,12 +131,37 @@ fn spin_kick(im: f32, r: f32, dp_t: f32) -> f32 {
     return select(0.0, -2.0 * im * dp_t / r, r > 0.0);
 }
 
+// A moving wall's normal velocity at the contact, w_n = wall_vel . n, m/s
+// (model::contact::Contact::wall_normal_velocity).
+fn wall_normal_velocity(c: Contact) -> f32 {
+    return c.wall_vel.x * c.normal.x + c.wall_vel.y * c.normal.y;
+}
+
 // The velocity a contact drives to zero or above (model::contact::Contact::target):
 // u >= bounce for a bouncing contact (restitution), else u + max(d, 0)/dt
-// + beta min(d + slop, 0)/dt >= 0.
+// + beta min(d + slop, 0)/dt >= 0. A moving wall (wall_vel != 0) drives the
+// relative normal velocity u - w_n instead: u + (offset - w_n), offset the
+// still target's part past u (Contact::target_offset); a still wall and a
+// grain keep the still target's expressions, bit for bit.
 fn normal_goal(c: Contact, u: f32, params: Params) -> f32 {
+    if c.wall_vel.x != 0.0 || c.wall_vel.y != 0.0 {
+        var offset = -c.bounce;
+        if !(c.bounce > 0.0) {
+            offset = (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
+        }
+        return u + (offset - wall_normal_velocity(c));
+    }
     if c.bounce > 0.0 {
         return u - c.bounce;
     }
     return u + (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
+}
+
+// The tangential slip of a contact seen from grain i (model::contact::Contact::slip):
+// u_t = (v_i - (v_o + wall_vel)) . t - (r_i w_i + r_o w_o) with t = (-n.y, n.x);
+// v_o and r_o w_o are 0 for a wall or corner, whose surface moves at wall_vel.
+fn contact_slip(c: Contact, v: vec2<f32>, vo: vec2<f32>, rw: f32, rwo: f32) -> f32 {
+    let dx = v.x - (vo.x + c.wall_vel.x);
+    let dy = v.y - (vo.y + c.wall_vel.y);
+    return dx * -c.normal.y + dy * c.normal.x - (rw + rwo);
 }

@@ -5,7 +5,8 @@
 // carry a contact law's history (model::law), kept in impulse_t.
 // Entry point bounce (restitution e > 0, docs/nscd.md#restitution): every listed contact gets
 // its bounce velocity -e u (u < 0 its start-of-step normal velocity, from vel
-// before the contacts act) when gap + dt u <= 0, else 0. CPU twin:
+// before the contacts act, relative to the other grain or to a moving wall's
+// wall_vel) when gap + dt u <= 0, else 0. CPU twin:
 // cpu::warm_start::bounce.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -39,7 +40,7 @@ fn bounce(inv: Invocation) {
     for (var k = 0u; k < n; k++) {
         let s = i * CAPACITY + k;
         let c = slots[s];
-        var vo = vec2<f32>(0.0, 0.0);
+        var vo = c.wall_vel;
         if (c.other & (BODY_SEGMENT | BODY_CORNER)) == 0u {
             vo = vel[c.other];
         }

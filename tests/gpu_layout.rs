@@ -63,6 +63,7 @@ fn shared_structs_match_rust_in_every_stage() {
                     ("normal", offset_of!(Contact, normal)),
                     ("impulse_t", offset_of!(Contact, impulse_t)),
                     ("bounce", offset_of!(Contact, bounce)),
+                    ("wall_vel", offset_of!(Contact, wall_vel)),
                 ],
             );
             check(

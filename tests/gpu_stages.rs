@@ -72,7 +72,20 @@ fn cases() -> Vec<Case> {
         // Restitution (docs/nscd.md#restitution): `lists_with_impulses` gives its
         // approaching contacts a bounce velocity (e = 0.7).
         case(BOUNCING, 2000, 0.3, (0.001, 0.003), 16, 6),
+        // Moving walls (model::motion): every wall contact carries a wall velocity.
+        moving(case("moving walls", 2000, 0.3, (0.001, 0.003), 16, 7)),
     ]
+}
+
+/// `c` with random velocities of up to 0.5 m/s at every segment end and
+/// corner (`Walls::segment_vel`, `corner_vel`): detection gives each wall
+/// contact its `Contact::wall_vel`, which every stage after it reads.
+fn moving(mut c: Case) -> Case {
+    let mut rng = Rng::new(41);
+    let mut v = || [rng.f32(-0.5, 0.5), rng.f32(-0.5, 0.5)];
+    c.walls.segment_vel = (0..c.walls.segments.len()).map(|_| [v(), v()]).collect();
+    c.walls.corner_vel = (0..c.walls.corners.len()).map(|_| v()).collect();
+    c
 }
 
 fn params(c: &Case) -> Params {
@@ -459,6 +472,12 @@ fn gpu_detect(ctx: &GpuContext, c: &Case, cell_start: &[u32], sorted: &[u32]) ->
         buf(ctx, &c.walls.segments),
         buf(ctx, &c.walls.corners),
     );
+    // The walls' velocities as GpuBackend uploads them: zeros for still walls.
+    let segment_vel: Vec<[[f32; 2]; 2]> = (0..c.walls.segments.len())
+        .map(|k| c.walls.segment_vel.get(k).copied().unwrap_or_default())
+        .collect();
+    let corner_vel: Vec<[f32; 2]> = (0..c.walls.corners.len()).map(|k| c.walls.corner_velocity(k)).collect();
+    let wall_vel = (buf(ctx, &segment_vel), buf(ctx, &corner_vel));
     let g = k.group(
         ctx,
         &[
@@ -473,6 +492,8 @@ fn gpu_detect(ctx: &GpuContext, c: &Case, cell_start: &[u32], sorted: &[u32]) ->
             ("count", &count),
             ("slots", &slots),
             ("stats", &stats),
+            ("segment_vel", &wall_vel.0),
+            ("corner_vel", &wall_vel.1),
         ],
     );
     run(ctx, |ps| k.dispatch(ps, &g, n as u32));
@@ -505,8 +526,18 @@ fn assert_contact_close(what: &str, a: &Contact, b: &Contact) {
         && close(a.normal[0], b.normal[0], 1e-6, 1e-9)
         && close(a.normal[1], b.normal[1], 1e-6, 1e-9)
         && a.inv_mass_sum == b.inv_mass_sum
-        && a.impulse == b.impulse;
+        && a.impulse == b.impulse
+        && wall_vel_matches(a.wall_vel, b.wall_vel);
     assert!(ok, "{what}: gpu {a:?} cpu {b:?}");
+}
+
+/// A contact's wall velocity: exactly zero where the CPU's is (grains, still
+/// walls), else within the float stages' tolerance.
+fn wall_vel_matches(gpu: [f32; 2], cpu: [f32; 2]) -> bool {
+    if cpu == [0.0; 2] {
+        return gpu == cpu;
+    }
+    close(gpu[0], cpu[0], 1e-6, 1e-9) && close(gpu[1], cpu[1], 1e-6, 1e-9)
 }
 
 #[test]
@@ -582,6 +613,43 @@ fn detect_matches_cpu() {
             }
         }
     }
+}
+
+/// Detection against moving walls (`Walls::segment_vel`, `corner_vel`, random
+/// velocities of up to 0.5 m/s at every segment end and corner): every wall
+/// contact carries the CPU's `wall_vel` (a segment's interpolated where the
+/// centre projects, a corner's own), every grain contact zero.
+#[test]
+fn detect_matches_cpu_on_moving_walls() {
+    let Some(ctx) = context() else { return };
+    let (mut on_segments, mut on_corners) = (0, 0);
+    for c in cases().into_iter().map(moving) {
+        let mut bins = Bins::default();
+        bins.build(&c.grid, &c.grains.pos);
+        let want = cpu_detect(&c, &bins);
+        let (count, slots, _) = gpu_detect(&ctx, &c, &bins.cell_start, &bins.sorted);
+        assert_eq!(count, want.count, "{}: detect count", c.name);
+        let got = ContactLists {
+            capacity: c.k,
+            count,
+            slots,
+        };
+        for i in 0..c.grains.len() {
+            for (s, (a, b)) in got.of(i).iter().zip(want.of(i)).enumerate() {
+                assert_contact_close(&format!("{}: grain {i} slot {s}", c.name), a, b);
+                match b.body() {
+                    Body::Grain(_) => assert_eq!(b.wall_vel, [0.0; 2]),
+                    Body::Segment(_) => on_segments += usize::from(b.wall_vel != [0.0; 2]),
+                    Body::Corner(_) => on_corners += usize::from(b.wall_vel != [0.0; 2]),
+                }
+            }
+        }
+    }
+    println!("{on_segments} segment and {on_corners} corner contacts with a wall velocity");
+    assert!(
+        on_segments > 0 && on_corners > 0,
+        "{on_segments} segment, {on_corners} corner contacts"
+    );
 }
 
 /// CPU lists of a case with random impulses, as the solver would leave them.

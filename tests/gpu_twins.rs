@@ -35,7 +35,7 @@ use hourglass::gpu::buffers::storage_zeroed;
 use hourglass::gpu::colored::{Buckets, Colored, ColoredBindings, bucket_starts};
 use hourglass::gpu::solver::step_fraction;
 use hourglass::gpu::{GpuContext, Kernel, Params, STAT_RESIDUAL, STAT_SPEED2, STAT_WORDS, ShaderConfig, Stage, apgd};
-use hourglass::model::{Contact, ContactLists, Grains, Grid, OVERFLOW, UZAWA_STEP, Walls};
+use hourglass::model::{Body, Contact, ContactLists, Grains, Grid, OVERFLOW, UZAWA_STEP, Walls};
 
 const ALERT: f32 = 0.003;
 
@@ -91,6 +91,12 @@ fn pile(name: &'static str, n: usize, side: f32, r: (f32, f32), k: usize, seed: 
     for c in lists.slots.iter_mut() {
         c.impulse = rng.f32(0.0, 1e-4);
     }
+    if name == MOVING {
+        // Moving walls (model::motion): every wall contact with its wall's velocity.
+        for c in lists.slots.iter_mut().filter(|c| !matches!(c.body(), Body::Grain(_))) {
+            c.wall_vel = [rng.f32(-0.5, 0.5), rng.f32(-0.5, 0.5)];
+        }
+    }
     if name == BOUNCING {
         // Restitution (docs/nscd.md#restitution): approaching contacts get a bounce velocity.
         cpu::warm_start::bounce(&lists.count, &mut lists.slots, k, &grains.vel, 0.7, 1e-3);
@@ -116,8 +122,12 @@ fn piles() -> Vec<Pile> {
         // A dense cluster with K = 4: most lists are full, so copies are orphaned.
         pile("overflow K=4", 300, 0.03, (0.001, 0.002), 4, 5),
         pile(BOUNCING, 1531, 0.2, (0.002, 0.004), 16, 6),
+        pile(MOVING, 1531, 0.2, (0.002, 0.004), 16, 7),
     ]
 }
+
+/// The pile whose wall contacts carry a moving wall's velocity (`Contact::wall_vel`).
+const MOVING: &str = "moving walls";
 
 /// The pile whose lists carry bounce velocities (restitution e = 0.7).
 const BOUNCING: &str = "bouncing e=0.7";
@@ -525,6 +535,8 @@ fn predict_gap_matches_cpu() {
                 assert_eq!((a.impulse, b.impulse), (0.0, 0.0), "{what}");
                 // The correction only pushes out: no bounce (restitution).
                 assert_eq!((a.bounce, b.bounce), (0.0, 0.0), "{what}");
+                // A moving wall has moved with the step: the copy sees it still.
+                assert_eq!((a.wall_vel, b.wall_vel), ([0.0; 2], [0.0; 2]), "{what}");
                 assert!(close(a.gap, b.gap, 0.0, 1e-9), "{what}");
                 moved |= b.gap != p.lists.slots[i * p.k + s].gap;
             }

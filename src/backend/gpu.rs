@@ -23,6 +23,9 @@ impl Backend for GpuBackend {
     fn set_walls(&mut self, walls: &Walls) {
         GpuBackend::set_walls(self, walls)
     }
+    fn move_walls(&mut self, walls: &Walls) {
+        GpuBackend::move_walls(self, walls)
+    }
     fn step_count(&self) -> u64 {
         self.steps()
     }

@@ -582,6 +582,17 @@ impl GpuBackend {
         self.reorder_pending = true;
     }
 
+    /// The same walls at a new pose with their velocities
+    /// (`Backend::move_walls`): written over the wall buffers; the contact
+    /// lists, and with them the warm start, stay, and nothing is reordered.
+    ///
+    /// # Panics
+    /// If `walls` has another number of segments or corners than the walls
+    /// of the last [`GpuBackend::new`] or [`GpuBackend::set_walls`].
+    pub fn move_walls(&mut self, walls: &Walls) {
+        self.core.move_walls(walls);
+    }
+
     pub fn grains(&mut self) -> Result<&Grains> {
         if !self.host_fresh {
             let s = &self.bufs.spins;

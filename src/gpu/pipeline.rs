@@ -9,7 +9,8 @@
 //!   bins:     cell_of (n) sorted (n) cell_count cursor (cells) cell_start (cells + 1)
 //!   lists[p]: count (n) slots (n K Contact)   p < lists (NSCD 2: this step's and last; DEM 1)
 //!   stats:    [residual bits, |v|^2 bits, overflow, contacts]  (+ a MAP_READ staging copy)
-//!   partials: one ReducePartial per workgroup; walls: segments, corners
+//!   partials: one ReducePartial per workgroup; walls: segments, corners,
+//!     segment_vel (2 vec2 per segment: its ends' velocities), corner_vel (1 vec2 per corner)
 //! ```
 //! Every buffer is labelled `<prefix>.<name>` (`hourglass.pos`, `hourglass.dem.pos`).
 
@@ -31,7 +32,7 @@ pub const ID: usize = 4;
 pub const GRAIN_ARRAYS: [&str; 5] = ["pos", "vel", "radius", "inv_mass", "id"];
 
 /// Storage buffers `detect::main` binds (the most of any entry point; checked against the adapter).
-pub const DETECT_STORAGE_BUFFERS: u32 = 10;
+pub const DETECT_STORAGE_BUFFERS: u32 = 12;
 
 /// Kernels of the shared stages, built once: each entry point's contract and CPU twin.
 pub struct CoreKernels {
@@ -80,6 +81,11 @@ pub struct CoreBuffers {
     pub partials: wgpu::Buffer,
     pub segments: wgpu::Buffer,
     pub corners: wgpu::Buffer,
+    /// The velocity of each segment's ends a and b, m/s (`Walls::segment_vel`;
+    /// zeros for still walls), read by detection into `Contact::wall_vel`.
+    pub segment_vel: wgpu::Buffer,
+    /// The velocity of each corner, m/s (`Walls::corner_vel`; zeros for still walls).
+    pub corner_vel: wgpu::Buffer,
 }
 
 /// Bind groups of the shared stages; `[p]` entries work on lists p.
@@ -170,10 +176,39 @@ impl Pipeline {
     pub fn set_walls(&mut self, walls: &Walls) {
         self.bufs.segments = storage(&self.ctx, &self.label("segments"), &walls.segments);
         self.bufs.corners = storage(&self.ctx, &self.label("corners"), &walls.corners);
+        self.bufs.segment_vel = storage(&self.ctx, &self.label("segment_vel"), &segment_velocities(walls));
+        self.bufs.corner_vel = storage(&self.ctx, &self.label("corner_vel"), &corner_velocities(walls));
         self.params.n_segments = walls.segments.len() as u32;
         self.params.n_corners = walls.corners.len() as u32;
         self.write_params();
         self.groups = CoreGroups::new(&self.ctx, &self.kernels, &self.bufs, self.grid.cells() as u32);
+    }
+
+    /// The same walls at a new pose with their velocities (`Backend::move_walls`):
+    /// the positions, normals, directions and velocities written over the
+    /// wall buffers in place, so the bind groups and the contact lists stay.
+    ///
+    /// # Panics
+    /// If `walls` does not have as many segments and corners as the walls
+    /// uploaded last (moving walls are the same walls).
+    pub fn move_walls(&mut self, walls: &Walls) {
+        let (n_segments, n_corners) = (walls.segments.len() as u32, walls.corners.len() as u32);
+        assert!(
+            (n_segments, n_corners) == (self.params.n_segments, self.params.n_corners),
+            "moved walls have {n_segments} segments and {n_corners} corners, the walls {} and {}",
+            self.params.n_segments,
+            self.params.n_corners
+        );
+        let write = |buffer: &wgpu::Buffer, bytes: &[u8]| {
+            if !bytes.is_empty() {
+                self.ctx.queue.write_buffer(buffer, 0, bytes);
+            }
+        };
+        let b = &self.bufs;
+        write(&b.segments, bytemuck::cast_slice(&walls.segments));
+        write(&b.corners, bytemuck::cast_slice(&walls.corners));
+        write(&b.segment_vel, bytemuck::cast_slice(&segment_velocities(walls)));
+        write(&b.corner_vel, bytemuck::cast_slice(&corner_velocities(walls)));
     }
 
     /// Record a shared dispatch stage; `list` is the contact lists it writes.
@@ -257,6 +292,19 @@ impl Pipeline {
     }
 }
 
+/// The velocity of each segment's ends (`Walls::segment_velocity`'s ends:
+/// zero for still walls and past the end of `segment_vel`), one per segment.
+fn segment_velocities(walls: &Walls) -> Vec<[[f32; 2]; 2]> {
+    (0..walls.segments.len())
+        .map(|k| walls.segment_vel.get(k).copied().unwrap_or_default())
+        .collect()
+}
+
+/// The velocity of each corner (`Walls::corner_velocity`), one per corner.
+fn corner_velocities(walls: &Walls) -> Vec<[f32; 2]> {
+    (0..walls.corners.len()).map(|k| walls.corner_velocity(k)).collect()
+}
+
 /// The adapter limits and 32-bit indexing against the buffers of a scene.
 fn check_limits(ctx: &GpuContext, n: usize, walls: &Walls, grid: &Grid, capacity: usize) -> Result<()> {
     let cells = grid.cells();
@@ -324,6 +372,8 @@ impl CoreBuffers {
             partials: storage_zeroed::<ReducePartial>(ctx, &l("partials"), partials(n)),
             segments: storage(ctx, &l("segments"), &walls.segments),
             corners: storage(ctx, &l("corners"), &walls.corners),
+            segment_vel: storage(ctx, &l("segment_vel"), &segment_velocities(walls)),
+            corner_vel: storage(ctx, &l("corner_vel"), &corner_velocities(walls)),
         }
     }
 }
@@ -349,6 +399,8 @@ impl CoreGroups {
             ("cell_start", &b.cell_start),
             ("sorted", &b.sorted),
             ("stats", &b.stats),
+            ("segment_vel", &b.segment_vel),
+            ("corner_vel", &b.corner_vel),
         ];
         let reduce = [("vel", &g[VEL]), ("partials", &b.partials)];
         CoreGroups {
