@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use crate::analysis::{fit_flow_rate, fit_flow_rates};
+use crate::analysis::fit_flow_rates;
 use crate::backend::census::{Census, Elastic, Touching, barycentre};
 use crate::backend::{Backend, BackendKind, OverlapHistogram, grid_for, substep};
 use crate::error::{Error, Result};
@@ -630,8 +630,10 @@ impl Run {
         let tally = &self.tally;
         let n = self.n;
         let wall = self.start.elapsed().as_secs_f64();
-        let fit = fit_flow_rate(&self.times, &self.passed);
+        // The first discharge's (the only one unless the walls turned the
+        // grains back above the neck).
         let fits = fit_flow_rates(&self.times, &self.passed);
+        let fit = fits.first().copied().flatten();
         Ok(Summary {
             grains: n,
             steps: tally.steps,

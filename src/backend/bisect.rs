@@ -135,6 +135,10 @@ impl Backend for BisectBackend {
         self.cpu.reset_warm_start();
         self.gpu.set_walls(walls);
     }
+    fn move_walls(&mut self, walls: &Walls) {
+        self.walls.clone_from(walls);
+        self.gpu.move_walls(walls);
+    }
     fn grains(&mut self) -> Result<&Grains> {
         Ok(&self.grains)
     }

@@ -230,10 +230,10 @@ pub fn gpu_backend_from(start: &Start<'_>, ctx: GpuContext) -> Result<Box<dyn Ba
 /// whose GPU path keeps its walls still.
 pub const MOTION_ON_GPU: &str = "moving walls run on the CPU backend only with this solver (use --backend cpu)";
 
-/// Whether the GPU path of `solver` moves walls (`[[motion]]`).
+/// Whether the GPU path of `solver` moves walls (`[[motion]]`): the NSCD
+/// solvers do; the GPU DEM and spring keep theirs still.
 pub fn moves_walls_on_gpu(solver: SolverKind) -> bool {
-    let _ = solver;
-    false
+    solver.nscd()
 }
 
 /// The refusal of a solver that `choice` cannot run (a CPU-only solver on

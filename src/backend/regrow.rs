@@ -103,6 +103,12 @@ impl Backend for Regrown {
             b.set_step_count(n);
         }
     }
+    fn move_walls(&mut self, walls: &Walls) {
+        self.walls.clone_from(walls);
+        if let Some(b) = &mut self.inner {
+            b.move_walls(walls);
+        }
+    }
     fn set_walls(&mut self, walls: &Walls) {
         self.walls = walls.clone();
         if let Some(b) = &mut self.inner {
