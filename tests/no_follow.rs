@@ -186,7 +186,11 @@ fn the_walls_of_a_frame_replace_links_at_their_names() {
     for (n, m) in names.iter().zip(&mine) {
         if n.ends_with(".partial") {
             // Renamed over the file it stands for: gone, the user's file kept.
-            assert_eq!(std::fs::read(m).unwrap(), b"my own notes", "{n}: written through the link");
+            assert_eq!(
+                std::fs::read(m).unwrap(),
+                b"my own notes",
+                "{n}: written through the link"
+            );
             continue;
         }
         assert_replaced(&out, n, m);

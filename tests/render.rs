@@ -421,12 +421,26 @@ fn render_draws_each_frames_walls_where_they_moved() {
     let bg = [BACKGROUND[0], BACKGROUND[1], BACKGROUND[2]];
     for x in [0.4, 0.5, 0.6] {
         let (low, high) = ([x, 0.3], [x, 0.7]);
-        assert!(near(at(&m0, low), wall) && near(at(&m0, high), bg), "frame 0 at x = {x}");
-        assert!(near(at(&m1, high), wall), "frame 1 at x = {x}: no piston at 0.7: {:?}", at(&m1, high));
-        assert!(near(at(&m1, low), bg), "frame 1 at x = {x}: the piston left at 0.3: {:?}", at(&m1, low));
+        assert!(
+            near(at(&m0, low), wall) && near(at(&m0, high), bg),
+            "frame 0 at x = {x}"
+        );
+        assert!(
+            near(at(&m1, high), wall),
+            "frame 1 at x = {x}: no piston at 0.7: {:?}",
+            at(&m1, high)
+        );
+        assert!(
+            near(at(&m1, low), bg),
+            "frame 1 at x = {x}: the piston left at 0.3: {:?}",
+            at(&m1, low)
+        );
         // Walls that never move: walls.vtp in both frames.
         for f in [&f0, &f1] {
-            assert!(near(at(f, low), wall) && near(at(f, high), bg), "fixed walls at x = {x}");
+            assert!(
+                near(at(f, low), wall) && near(at(f, high), bg),
+                "fixed walls at x = {x}"
+            );
         }
     }
     // Frame 0's walls are walls.vtp's: the same picture as without walls.pvd,

@@ -142,7 +142,10 @@ pub const WALLS_PVD: &str = "walls.pvd";
 
 /// The frame `name` (`walls/walls_NNNNNN.vtp`) is the walls of, if it is one.
 fn walls_frame_index(name: &str) -> Option<usize> {
-    let n = name.strip_prefix(WALLS_FOLDER)?.strip_prefix("/walls_")?.strip_suffix(".vtp")?;
+    let n = name
+        .strip_prefix(WALLS_FOLDER)?
+        .strip_prefix("/walls_")?
+        .strip_suffix(".vtp")?;
     (n.len() >= 6 && n.bytes().all(|b| b.is_ascii_digit())).then(|| n.parse().ok())?
 }
 
@@ -467,7 +470,9 @@ impl Resumable {
             .filter(|name| manifest.contains(name))
             .filter_map(|name| walls_frame_index(name))
             .filter(|&i| i < frames.len())
-            .filter(|&i| std::fs::symlink_metadata(dir.join(walls_frame_name(i))).is_ok_and(|m| m.file_type().is_file()))
+            .filter(|&i| {
+                std::fs::symlink_metadata(dir.join(walls_frame_name(i))).is_ok_and(|m| m.file_type().is_file())
+            })
             .collect();
         if !wall_frames.is_empty() {
             manifest.atomic_file(WALLS_PVD)?;
