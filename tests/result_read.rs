@@ -149,6 +149,37 @@ fn moving_walls_of_each_frame_read_back_as_that_frames_walls() {
 }
 
 #[test]
+fn a_resumed_run_keeps_the_walls_of_the_frames_it_keeps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let mut out = ResultDir::create(&dir, "version = 1\n").unwrap();
+    out.walls(&walls()).unwrap();
+    for k in 0..3 {
+        out.frame(k as f64, &grains(2)).unwrap();
+        out.moving_walls(k, &Walls::new(&moved_lines(k))).unwrap();
+    }
+    let kept = out.frames()[..2].to_vec();
+    drop(out);
+    // Resumed from a state two frames in: walls.pvd as long as those.
+    let mut out = ResultDir::check_resume(&dir, 0, 2)
+        .unwrap()
+        .open("version = 1\n", kept)
+        .unwrap();
+    assert_eq!(read::wall_frames(&dir).unwrap().unwrap().len(), 2);
+    out.frame(2.0, &grains(2)).unwrap();
+    out.moving_walls(2, &Walls::new(&moved_lines(7))).unwrap();
+    let series = read::wall_frames(&dir).unwrap().unwrap();
+    assert_eq!(series.len(), 3);
+    for (k, moved) in [0, 1, 7].into_iter().enumerate() {
+        assert_eq!(
+            read::frame_walls(&dir, k).unwrap(),
+            as_read_walls(&moved_lines(moved)),
+            "frame {k}"
+        );
+    }
+}
+
+#[test]
 fn walls_that_never_move_are_walls_vtp_at_every_frame() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
