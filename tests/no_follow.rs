@@ -3,6 +3,7 @@
 //! link's target, the user's file, keeps its bytes), with or without the
 //! directory's `.hourglass-result` list; a folder they write into that is a
 //! link is refused. A run refused for its solver and backend writes nothing.
+//! The walls of each frame (walls that move) are written under the same rules.
 
 #![cfg(unix)]
 
@@ -156,5 +157,51 @@ fn a_solver_the_backend_cannot_run_is_refused_before_anything_is_written() {
             "{solver}: {} was created before the refusal",
             out.display()
         );
+    }
+}
+
+#[test]
+fn the_walls_of_a_frame_replace_links_at_their_names() {
+    use hourglass::model::{Grains, Walls};
+    use hourglass::output::{ResultDir, read};
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let floor = |y: f64| Walls::new(&[[[-1.0, y], [1.0, y]]]);
+    let grains = Grains::new(vec![[0.0, 0.5]], vec![[0.0, 0.0]], vec![0.1], 1.0);
+    let mut dir = ResultDir::create(&out, "version = 1\n").unwrap();
+    dir.walls(&floor(0.0)).unwrap();
+    for k in 0..2 {
+        dir.frame(k as f64, &grains).unwrap();
+        dir.moving_walls(k, &floor(k as f64)).unwrap();
+    }
+    let names = [
+        "walls.pvd",
+        "walls.partial",
+        "walls/walls_000001.vtp",
+        "walls/walls_000001.partial",
+    ];
+    let mine: Vec<_> = names.iter().map(|n| link_to_mine(&out, n)).collect();
+    // Frame 1's walls given again: every name rewritten.
+    dir.moving_walls(1, &floor(0.25)).unwrap();
+    for (n, m) in names.iter().zip(&mine) {
+        if n.ends_with(".partial") {
+            // Renamed over the file it stands for: gone, the user's file kept.
+            assert_eq!(
+                std::fs::read(m).unwrap(),
+                b"my own notes",
+                "{n}: written through the link"
+            );
+            continue;
+        }
+        assert_replaced(&out, n, m);
+    }
+    assert_eq!(read::frame_walls(&out, 1).unwrap(), floor(0.25));
+    assert_eq!(read::wall_frames(&out).unwrap().unwrap().len(), 2);
+    // A run into the directory whose walls never move removes them all.
+    let mine = link_to_mine(&out, "walls/walls_000000.vtp");
+    small_run(&out);
+    assert_eq!(std::fs::read(&mine).unwrap(), b"my own notes");
+    for name in ["walls.pvd", "walls", "walls/walls_000000.vtp"] {
+        assert!(std::fs::symlink_metadata(out.join(name)).is_err(), "{name} is left");
     }
 }

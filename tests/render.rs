@@ -363,3 +363,88 @@ fn gpu_run_is_quiet_without_a_runtime_dir() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// A result directory written through the library: a unit box with a
+/// piston across it at y = 0.3 (walls.vtp), two frames of the same grain
+/// and, when `moving`, the piston of frame 1 at y = 0.7 (walls.pvd).
+fn piston_result(out: &std::path::Path, moving: bool) -> (Grains, Walls) {
+    let walls_at = |y: f64| {
+        Walls::new(&[
+            [[0.0, 0.0], [1.0, 0.0]],
+            [[0.0, 0.0], [0.0, 1.0]],
+            [[1.0, 0.0], [1.0, 1.0]],
+            [[0.1, y], [0.9, y]],
+        ])
+    };
+    let g = Grains::new(vec![[0.15, 0.5]], vec![[0.0, 0.0]], vec![0.04], 1.0);
+    let mut dir = hourglass::output::ResultDir::create(out, "version = 1\n").unwrap();
+    dir.walls(&walls_at(0.3)).unwrap();
+    for (k, y) in [0.3, 0.7].into_iter().enumerate() {
+        dir.frame(k as f64 * 0.1, &g).unwrap();
+        if moving {
+            dir.moving_walls(k, &walls_at(y)).unwrap();
+        }
+    }
+    (g, walls_at(0.3))
+}
+
+/// `hourglass render` of `out` at 200 x 200 px: the two frames' pictures.
+fn render_two(out: &std::path::Path) -> [image::RgbaImage; 2] {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_hourglass"))
+        .args(["render", "--width", "200", "--height", "200", "-q"])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    [0, 1].map(|k| {
+        image::open(out.join(format!("render/frame_{k:06}.png")))
+            .unwrap()
+            .to_rgba8()
+    })
+}
+
+#[test]
+fn render_draws_each_frames_walls_where_they_moved() {
+    if gpu_common::context().is_none() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (moving, fixed) = (tmp.path().join("moving"), tmp.path().join("fixed"));
+    let (g, walls) = piston_result(&moving, true);
+    piston_result(&fixed, false);
+    let [m0, m1] = render_two(&moving);
+    let [f0, f1] = render_two(&fixed);
+    // The camera render fits to the first frame and walls.vtp.
+    let cam = Camera::fit(hourglass::render::scene_bbox(&g, &walls), W, H);
+    let at = |img: &image::RgbaImage, p: [f32; 2]| px(img, &cam, p);
+    let wall = [WALL_COLOR[0], WALL_COLOR[1], WALL_COLOR[2]];
+    let bg = [BACKGROUND[0], BACKGROUND[1], BACKGROUND[2]];
+    for x in [0.4, 0.5, 0.6] {
+        let (low, high) = ([x, 0.3], [x, 0.7]);
+        assert!(
+            near(at(&m0, low), wall) && near(at(&m0, high), bg),
+            "frame 0 at x = {x}"
+        );
+        assert!(
+            near(at(&m1, high), wall),
+            "frame 1 at x = {x}: no piston at 0.7: {:?}",
+            at(&m1, high)
+        );
+        assert!(
+            near(at(&m1, low), bg),
+            "frame 1 at x = {x}: the piston left at 0.3: {:?}",
+            at(&m1, low)
+        );
+        // Walls that never move: walls.vtp in both frames.
+        for f in [&f0, &f1] {
+            assert!(
+                near(at(f, low), wall) && near(at(f, high), bg),
+                "fixed walls at x = {x}"
+            );
+        }
+    }
+    // Frame 0's walls are walls.vtp's: the same picture as without walls.pvd,
+    // and the fixed walls' frames are alike.
+    assert!(m0 == f0, "frame 0 differs from the render without moving walls");
+    assert!(f0 == f1, "the fixed walls' frames differ");
+}

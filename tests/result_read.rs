@@ -70,6 +70,132 @@ fn frames_and_walls_round_trip_exactly_through_the_writer() {
     assert_eq!(read::walls(&dir).unwrap(), Walls::new(&f32_lines));
 }
 
+/// `walls()` moved by `k` times (0.25, -0.125) m.
+fn moved_lines(k: usize) -> Vec<[[f64; 2]; 2]> {
+    let d = [0.25 * k as f64, -0.125 * k as f64];
+    walls()
+        .segments
+        .iter()
+        .map(|s| [s.a, s.b].map(|p| [f64::from(p[0]) + d[0], f64::from(p[1]) + d[1]]))
+        .collect()
+}
+
+/// The walls of `lines` as the reader returns them: rebuilt from the
+/// coordinates the file holds (each f32 in its shortest decimal form).
+fn as_read_walls(lines: &[[[f64; 2]; 2]]) -> Walls {
+    let text = |x: f32| x.to_string().parse::<f64>().unwrap();
+    let f32_lines: Vec<[[f64; 2]; 2]> = Walls::new(lines)
+        .segments
+        .iter()
+        .map(|s| [s.a.map(text), s.b.map(text)])
+        .collect();
+    Walls::new(&f32_lines)
+}
+
+#[test]
+fn moving_walls_of_each_frame_read_back_as_that_frames_walls() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let mut out = ResultDir::create(&dir, "version = 1\n").unwrap();
+    out.walls(&walls()).unwrap();
+    // The walls of a frame before the frame: refused, nothing written.
+    assert!(out.moving_walls(0, &walls()).is_err());
+    assert!(!dir.join("walls.pvd").exists());
+    let times = [0.0, 0.05, 0.1 + 1e-9];
+    for (k, t) in times.iter().enumerate() {
+        out.frame(*t, &grains(3)).unwrap();
+        out.moving_walls(k, &Walls::new(&moved_lines(k))).unwrap();
+    }
+    for k in 0..times.len() {
+        assert_eq!(
+            read::frame_walls(&dir, k).unwrap(),
+            as_read_walls(&moved_lines(k)),
+            "frame {k}"
+        );
+    }
+    // walls.vtp stays the walls as built; a frame walls.pvd does not list reads it.
+    assert_eq!(read::walls(&dir).unwrap(), as_read_walls(&moved_lines(0)));
+    assert_eq!(read::frame_walls(&dir, 3).unwrap(), read::walls(&dir).unwrap());
+    // walls.pvd: the times of frames.pvd, each frame's own file.
+    let series = read::wall_frames(&dir).unwrap().expect("walls.pvd");
+    let frames = read::frames(&dir).unwrap();
+    assert_eq!(series.len(), frames.len());
+    for (k, ((t, path), (t_frame, _))) in series.iter().zip(&frames).enumerate() {
+        assert_eq!(t, t_frame, "frame {k}: time");
+        assert_eq!(*path, dir.join(format!("walls/walls_{k:06}.vtp")));
+    }
+    assert_eq!(
+        read::frame_wall_files(&dir, 4).unwrap(),
+        (0..3)
+            .map(|k| dir.join(format!("walls/walls_{k:06}.vtp")))
+            .chain([dir.join("walls.vtp")])
+            .collect::<Vec<_>>()
+    );
+    // Every file written is listed.
+    let listed = hourglass::output::Manifest::read(&dir).unwrap().unwrap();
+    for name in ["walls.pvd", "walls.partial", "walls/"]
+        .into_iter()
+        .map(String::from)
+        .chain((0..3).flat_map(|k| [format!("walls/walls_{k:06}.vtp"), format!("walls/walls_{k:06}.partial")]))
+    {
+        assert!(listed.contains(&name), "{name} is not listed");
+    }
+    // A frame written without its own walls: walls.pvd points it at walls.vtp.
+    out.frame(0.2, &grains(3)).unwrap();
+    out.moving_walls(1, &Walls::new(&moved_lines(5))).unwrap();
+    assert_eq!(read::frame_walls(&dir, 1).unwrap(), as_read_walls(&moved_lines(5)));
+    assert_eq!(read::frame_walls(&dir, 3).unwrap(), read::walls(&dir).unwrap());
+    assert_eq!(read::wall_frames(&dir).unwrap().unwrap().len(), 4);
+}
+
+#[test]
+fn a_resumed_run_keeps_the_walls_of_the_frames_it_keeps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let mut out = ResultDir::create(&dir, "version = 1\n").unwrap();
+    out.walls(&walls()).unwrap();
+    for k in 0..3 {
+        out.frame(k as f64, &grains(2)).unwrap();
+        out.moving_walls(k, &Walls::new(&moved_lines(k))).unwrap();
+    }
+    let kept = out.frames()[..2].to_vec();
+    drop(out);
+    // Resumed from a state two frames in: walls.pvd as long as those.
+    let mut out = ResultDir::check_resume(&dir, 0, 2)
+        .unwrap()
+        .open("version = 1\n", kept)
+        .unwrap();
+    assert_eq!(read::wall_frames(&dir).unwrap().unwrap().len(), 2);
+    out.frame(2.0, &grains(2)).unwrap();
+    out.moving_walls(2, &Walls::new(&moved_lines(7))).unwrap();
+    let series = read::wall_frames(&dir).unwrap().unwrap();
+    assert_eq!(series.len(), 3);
+    for (k, moved) in [0, 1, 7].into_iter().enumerate() {
+        assert_eq!(
+            read::frame_walls(&dir, k).unwrap(),
+            as_read_walls(&moved_lines(moved)),
+            "frame {k}"
+        );
+    }
+}
+
+#[test]
+fn walls_that_never_move_are_walls_vtp_at_every_frame() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let mut out = ResultDir::create(&dir, "version = 1\n").unwrap();
+    out.walls(&walls()).unwrap();
+    for k in 0..2 {
+        out.frame(k as f64, &grains(2)).unwrap();
+    }
+    assert!(!dir.join("walls.pvd").exists() && !dir.join("walls").exists());
+    assert_eq!(read::wall_frames(&dir).unwrap(), None);
+    for k in 0..3 {
+        assert_eq!(read::frame_walls(&dir, k).unwrap(), read::walls(&dir).unwrap());
+    }
+    assert_eq!(read::frame_wall_files(&dir, 2).unwrap(), vec![dir.join("walls.vtp"); 2]);
+}
+
 #[test]
 fn no_walls_and_no_frames_read_back_empty() {
     let tmp = tempfile::tempdir().unwrap();

@@ -16,11 +16,13 @@ def read_result(directory, frames=True):
     - ``diagnostics``: one numpy array per diagnostics.csv column (``time``,
       ``passed``, ``kinetic_energy``, ...);
     - ``summary``: summary.json as a dict, or None for an interrupted run;
-    - ``walls``: (M, 2, 2) wall segments, m;
+    - ``walls``: (M, 2, 2) wall segments as built (walls.vtp), m;
     - ``times``: (F,) frame times, s;
     - ``frames``: F dicts of arrays (``positions`` (N, 2), ``velocities``
       (N, 2), ``radii`` (N,), ``ids`` (N,), ``angular_velocities``,
-      ``angles``), in grain-id order; an empty list when ``frames=False``.
+      ``angles``), in grain-id order, and ``walls`` (M, 2, 2), where the
+      walls stand at that frame (they differ from ``walls`` only when the
+      walls move); an empty list when ``frames=False``.
     """
     directory = Path(directory)
     listed = _core.frame_list(str(directory))
@@ -33,10 +35,12 @@ def read_result(directory, frames=True):
     summary = json.loads(summary_path.read_text()) if summary_path.is_file() else None
     out_frames = []
     if frames:
-        for _, path in listed:
+        for k, (_, path) in enumerate(listed):
             fr = _core.read_frame(str(path))
             order = np.argsort(fr["ids"], kind="stable")
-            out_frames.append({k: v[order] for k, v in fr.items()})
+            fr = {name: v[order] for name, v in fr.items()}
+            fr["walls"] = _core.read_walls(str(directory), frame=k)
+            out_frames.append(fr)
     return {
         "diagnostics": diagnostics,
         "summary": summary,

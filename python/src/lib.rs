@@ -718,10 +718,18 @@ fn read_frame<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDict
     Ok(d)
 }
 
-/// The walls of a result directory: (M, 2, 2) float64, [[x0, y0], [x1, y1]] per segment.
+/// The walls of a result directory: (M, 2, 2) float64, [[x0, y0], [x1, y1]]
+/// per segment. Without `frame`, walls.vtp (the walls as built); with it,
+/// where they stand at that frame (from 0): its walls file of walls.pvd
+/// when the walls move, else walls.vtp.
 #[pyfunction]
-fn read_walls<'py>(py: Python<'py>, dir: PathBuf) -> PyResult<Bound<'py, PyArray3<f64>>> {
-    Ok(segments(py, &read::walls(&dir).map_err(py_err)?))
+#[pyo3(signature = (dir, frame=None))]
+fn read_walls<'py>(py: Python<'py>, dir: PathBuf, frame: Option<usize>) -> PyResult<Bound<'py, PyArray3<f64>>> {
+    let walls = match frame {
+        Some(k) => read::frame_walls(&dir, k),
+        None => read::walls(&dir),
+    };
+    Ok(segments(py, &walls.map_err(py_err)?))
 }
 
 fn segments<'py>(py: Python<'py>, w: &hourglass::model::Walls) -> Bound<'py, PyArray3<f64>> {

@@ -69,7 +69,12 @@ pub fn render_dir(dir: &Path, opts: &MovieOptions) -> Result<Movie> {
         });
     }
     let frames = read::frames(dir)?;
-    let walls = read::walls(dir)?;
+    // Each frame's walls file: walls.vtp for all unless the walls move.
+    let wall_files = read::frame_wall_files(dir, frames.len())?;
+    let walls = match wall_files.first() {
+        Some(path) => read::walls_file(path)?,
+        None => read::walls(dir)?,
+    };
     let first = match frames.first() {
         Some((_, p)) => read::grains(p)?,
         None => Default::default(),
@@ -91,7 +96,14 @@ pub fn render_dir(dir: &Path, opts: &MovieOptions) -> Result<Movie> {
     outputs.folder("render")?;
     let mut images = Vec::new();
     let mut pngs = Vec::new();
+    let mut drawn_walls = wall_files.first();
     for (k, (_, path)) in frames.iter().enumerate().step_by(opts.every.max(1)) {
+        if let Some(file) = wall_files.get(k)
+            && drawn_walls != Some(file)
+        {
+            movie.set_walls(&read::walls_file(file)?);
+            drawn_walls = Some(file);
+        }
         let img = movie.draw(&read::grains(path)?)?;
         let png = outputs.file(&format!("render/frame_{k:06}.png"))?;
         save_png(&img, &png)?;

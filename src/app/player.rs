@@ -50,6 +50,7 @@ pub struct Live {
     out: Option<ResultDir>,
     run: Option<Run>,
     pub ranges: Ranges,
+    /// The walls drawn ([`Live::set_walls`]): the open walls at the start.
     pub walls: Walls,
 }
 
@@ -99,6 +100,7 @@ impl Live {
         self.out = None;
         let mut notices = Vec::new();
         self.backend = backend_for_window(&self.setup, self.grid, self.choice, &self.ctx, &mut notices)?;
+        self.walls = self.setup.walls(false).clone();
         self.begin()
     }
 
@@ -107,6 +109,13 @@ impl Live {
             (Some(run), Some(out)) => run.advance(self.backend.as_mut(), out, steps, &mut self.notices),
             _ => Ok(0),
         }
+    }
+
+    /// The walls drawn from the next picture on: those the backend steps
+    /// with, for a run whose walls move (the same segments in the same order,
+    /// where they stand now). The window draws whatever `walls` holds.
+    pub fn set_walls(&mut self, walls: &Walls) {
+        self.walls.clone_from(walls);
     }
 
     pub fn done(&self) -> bool {
@@ -146,7 +155,11 @@ pub struct Replay {
     pub frames: Vec<(f64, PathBuf)>,
     pub index: usize,
     pub grains: Grains,
+    /// The walls of the frame shown (read from `wall_files`).
     pub walls: Walls,
+    /// The walls file of each frame ([`read::frame_wall_files`]): walls.vtp
+    /// for every frame unless the walls move.
+    wall_files: Vec<PathBuf>,
     pub ranges: Ranges,
     /// `passed` of each diagnostics row (one per frame), when readable.
     passed: Vec<u64>,
@@ -155,7 +168,11 @@ pub struct Replay {
 impl Replay {
     pub fn open(dir: &Path) -> Result<Replay> {
         let frames = read::frames(dir)?;
-        let walls = read::walls(dir)?;
+        let wall_files = read::frame_wall_files(dir, frames.len())?;
+        let walls = match wall_files.first() {
+            Some(path) => read::walls_file(path)?,
+            None => read::walls(dir)?,
+        };
         let grains = match frames.first() {
             Some((_, path)) => read::grains(path)?,
             None => Grains::default(),
@@ -179,17 +196,24 @@ impl Replay {
             index: 0,
             grains,
             walls,
+            wall_files,
             ranges,
             passed,
         })
     }
 
-    /// Show frame `i` (clamped).
+    /// Show frame `i` (clamped), with its walls.
     pub fn seek(&mut self, i: usize) -> Result<()> {
         let i = i.min(self.frames.len().saturating_sub(1));
         if i != self.index || self.grains.is_empty() {
             if let Some((_, path)) = self.frames.get(i) {
                 self.grains = read::grains(path)?;
+            }
+            let (from, to) = (self.wall_files.get(self.index), self.wall_files.get(i));
+            if let Some(to) = to
+                && from != Some(to)
+            {
+                self.walls = read::walls_file(to)?;
             }
             self.index = i;
         }

@@ -56,7 +56,10 @@ struct Gfx {
     config: wgpu::SurfaceConfiguration,
     ctx: GpuContext,
     renderer: Renderer,
-    shots: Option<(Renderer, Offscreen)>,
+    /// The walls `renderer` holds: uploaded again when the content's change.
+    walls: Walls,
+    /// The screenshot renderer, its target and the walls it holds.
+    shots: Option<(Renderer, Offscreen, Walls)>,
 }
 
 struct App {
@@ -154,20 +157,27 @@ impl App {
             config,
             ctx,
             renderer,
+            walls: Walls::default(),
             shots: None,
         });
-        let walls = self.walls().clone();
-        if let Some(g) = &mut self.gfx {
-            g.renderer.set_walls(&g.ctx, &walls);
-        }
+        self.sync_walls();
         Ok(())
     }
 
-    fn walls(&self) -> &Walls {
-        match &self.content {
+    /// Upload the content's walls to the window's renderer when they are
+    /// not the ones it holds (a replayed frame's walls, a live run's moved
+    /// walls: [`Live::set_walls`]).
+    fn sync_walls(&mut self) {
+        let walls = match &self.content {
             Content::Live(l) => &l.walls,
             Content::Replay(r) => &r.walls,
-            Content::Pending(_) => unreachable_walls(),
+            Content::Pending(_) => return,
+        };
+        if let Some(g) = &mut self.gfx
+            && g.walls != *walls
+        {
+            g.renderer.set_walls(&g.ctx, walls);
+            g.walls.clone_from(walls);
         }
     }
 
@@ -269,6 +279,7 @@ impl App {
 
     fn redraw(&mut self) -> Result<()> {
         self.tick()?;
+        self.sync_walls();
         let title = self.title();
         let Some((w, h)) = self.gfx.as_ref().map(|g| (g.config.width, g.config.height)) else {
             return Ok(());
@@ -319,18 +330,23 @@ impl App {
         };
         let path = crate::output::Outputs::open(&dir)?.file(&format!("screenshot_{:03}.png", self.screenshots))?;
         let g = self.gfx.as_mut().ok_or_else(|| gpu("no window"))?;
-        let stale = g.shots.as_ref().is_none_or(|(_, o)| o.size() != (w, h));
+        let walls = match &self.content {
+            Content::Live(l) => l.walls.clone(),
+            Content::Replay(r) => r.walls.clone(),
+            Content::Pending(_) => Walls::default(),
+        };
+        let stale = g.shots.as_ref().is_none_or(|(_, o, _)| o.size() != (w, h));
         if stale {
             let mut r = Renderer::new(&g.ctx, offscreen::FORMAT);
-            let walls = match &self.content {
-                Content::Live(l) => l.walls.clone(),
-                Content::Replay(r) => r.walls.clone(),
-                Content::Pending(_) => Walls::default(),
-            };
             r.set_walls(&g.ctx, &walls);
-            g.shots = Some((r, Offscreen::new(&g.ctx, w, h)));
+            g.shots = Some((r, Offscreen::new(&g.ctx, w, h), walls));
+        } else if let Some((r, _, held)) = g.shots.as_mut()
+            && *held != walls
+        {
+            r.set_walls(&g.ctx, &walls);
+            *held = walls;
         }
-        let Some((renderer, target)) = g.shots.as_mut() else {
+        let Some((renderer, target, _)) = g.shots.as_mut() else {
             return Err(gpu("no offscreen target"));
         };
         let source = match &mut self.content {

@@ -4,7 +4,12 @@
 //!   DIR/scene.toml        the resolved scene (every default written out)
 //!   DIR/diagnostics.csv   one row per output frame (header below)
 //!   DIR/frames.pvd        ParaView time series of frames/frame_NNNNNN.vtp
-//!   DIR/walls.vtp         the walls after the gate opened
+//!   DIR/walls.vtp         the walls after the gate opened (as built: where
+//!                         they stand at the start)
+//!   DIR/walls.pvd         only when the walls move: ParaView time series of
+//!                         each frame's walls, at the times of frames.pvd
+//!                         (walls/walls_NNNNNN.vtp, or walls.vtp for a frame
+//!                         without its own)
 //!   DIR/summary.json      written last: a directory without it is an
 //!                         interrupted or failed run
 //!   DIR/segments/summary_NNNNNN.json
@@ -24,6 +29,7 @@ pub mod read;
 pub mod vtk;
 mod xml;
 
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -90,6 +96,9 @@ pub struct ResultDir {
     pub dir: PathBuf,
     diagnostics: csv::Writer<File>,
     frames: Vec<(f64, String)>,
+    /// The frames (by index) whose walls have their own file
+    /// ([`ResultDir::moving_walls`]); empty for walls that never move.
+    wall_frames: BTreeSet<usize>,
     manifest: Manifest,
 }
 
@@ -117,6 +126,27 @@ const FIXED_NAMES: &[&str] = &[
 /// The name of the `i`-th frame (from 0) under the result directory.
 pub fn frame_name(i: usize) -> String {
     format!("frames/frame_{i:06}.vtp")
+}
+
+/// The name of the walls of the `i`-th frame (from 0) under the result
+/// directory, written only when the walls move ([`ResultDir::moving_walls`]).
+pub fn walls_frame_name(i: usize) -> String {
+    format!("{WALLS_FOLDER}/walls_{i:06}.vtp")
+}
+
+/// The folder of the frames' walls.
+pub const WALLS_FOLDER: &str = "walls";
+
+/// The time series of the frames' walls, beside frames.pvd.
+pub const WALLS_PVD: &str = "walls.pvd";
+
+/// The frame `name` (`walls/walls_NNNNNN.vtp`) is the walls of, if it is one.
+fn walls_frame_index(name: &str) -> Option<usize> {
+    let n = name
+        .strip_prefix(WALLS_FOLDER)?
+        .strip_prefix("/walls_")?
+        .strip_suffix(".vtp")?;
+    (n.len() >= 6 && n.bytes().all(|b| b.is_ascii_digit())).then(|| n.parse().ok())?
 }
 
 /// The state file a run replaces at every row (`run --resume`).
@@ -182,6 +212,7 @@ impl ResultDir {
             dir: dir.to_path_buf(),
             diagnostics: diagnostics::writer(file),
             frames: Vec::new(),
+            wall_frames: BTreeSet::new(),
             manifest,
         })
     }
@@ -322,10 +353,66 @@ impl ResultDir {
         vtk::write_atomic(&pvd, &vtk::pvd(&self.frames)).map_err(io(&pvd))
     }
 
+    /// Write walls.vtp: the walls as built (where they stand at the start).
     pub fn walls(&self, walls: &Walls) -> Result<()> {
         // Listed by `create_with`, as are frames.pvd and summary.json.
         let path = self.dir.join("walls.vtp");
         vtk::write_atomic(&path, &vtk::walls_vtp(walls)).map_err(io(&path))
+    }
+
+    /// Write the walls of frame `frame` (from 0), where they stand at that
+    /// frame's time, as `walls/walls_NNNNNN.vtp` (the frame's number), and
+    /// rewrite walls.pvd: one entry per frame written so far, at the times
+    /// of frames.pvd, naming the frame's own walls file or, for a frame
+    /// without one, walls.vtp. Each file is listed and written atomically
+    /// like every other ([`fresh`]).
+    ///
+    /// The contract: a run whose walls move calls this right after
+    /// [`ResultDir::frame`] wrote a frame, with that frame's index
+    /// (`frame_count() - 1`) and the walls it was written with (the same
+    /// segments and corners, in the same order, as walls.vtp); a frame
+    /// already written may be given again (its walls file is replaced). A
+    /// run whose walls never move never calls it and writes neither
+    /// walls.pvd nor the `walls/` folder. A `frame` not yet written is refused.
+    pub fn moving_walls(&mut self, frame: usize, walls: &Walls) -> Result<()> {
+        let name = walls_frame_name(frame);
+        if frame >= self.frames.len() {
+            return Err(Error::Output {
+                path: self.dir.join(&name),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!(
+                        "the walls of frame {frame} before the frame itself ({} frames written)",
+                        self.frames.len()
+                    ),
+                ),
+            });
+        }
+        self.manifest.atomic_file(WALLS_PVD)?;
+        self.manifest.folder(WALLS_FOLDER)?;
+        let path = self.manifest.atomic_file(&name)?;
+        vtk::write_atomic(&path, &vtk::walls_vtp(walls)).map_err(io(&path))?;
+        self.wall_frames.insert(frame);
+        self.write_walls_pvd()
+    }
+
+    /// walls.pvd from the frames and the frames' walls files.
+    fn write_walls_pvd(&self) -> Result<()> {
+        let series: Vec<(f64, String)> = self
+            .frames
+            .iter()
+            .enumerate()
+            .map(|(i, (t, _))| {
+                let file = if self.wall_frames.contains(&i) {
+                    walls_frame_name(i)
+                } else {
+                    "walls.vtp".to_string()
+                };
+                (*t, file)
+            })
+            .collect();
+        let pvd = self.dir.join(WALLS_PVD);
+        vtk::write_atomic(&pvd, &vtk::pvd(&series)).map_err(io(&pvd))
     }
 
     pub fn frame_count(&self) -> usize {
@@ -376,6 +463,20 @@ impl Resumable {
             manifest.atomic_file(name)?;
         }
         manifest.folder("frames")?;
+        // The frames' own walls files kept from the earlier run: those of
+        // the frames the state keeps (later ones are written again).
+        let wall_frames: BTreeSet<usize> = listed_names(&dir.join(WALLS_FOLDER), WALLS_FOLDER)
+            .iter()
+            .filter(|name| manifest.contains(name))
+            .filter_map(|name| walls_frame_index(name))
+            .filter(|&i| i < frames.len())
+            .filter(|&i| {
+                std::fs::symlink_metadata(dir.join(walls_frame_name(i))).is_ok_and(|m| m.file_type().is_file())
+            })
+            .collect();
+        if !wall_frames.is_empty() {
+            manifest.atomic_file(WALLS_PVD)?;
+        }
         let path = manifest.atomic_file("diagnostics.csv")?;
         vtk::write_atomic(&path, &self.diagnostics).map_err(io(&path))?;
         let scene = manifest.atomic_file("scene.toml")?;
@@ -384,12 +485,18 @@ impl Resumable {
             .append(true)
             .open(&path)
             .map_err(io(&path))?;
-        Ok(ResultDir {
+        let out = ResultDir {
             dir: dir.to_path_buf(),
             diagnostics: diagnostics::writer(file),
             frames,
+            wall_frames,
             manifest,
-        })
+        };
+        if !out.wall_frames.is_empty() {
+            // walls.pvd as long as the frames kept.
+            out.write_walls_pvd()?;
+        }
+        Ok(out)
     }
 }
 

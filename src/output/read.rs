@@ -6,6 +6,8 @@
 //!   frame_*.vtp     Points (x y 0), radius, velocity (vx vy 0), id,
 //!                   angular_velocity, angle (optional: 0 when absent)         -> Grains
 //!   walls.vtp       Points, Lines (connectivity, offsets)                     -> Walls
+//!   walls.pvd       <DataSet timestep="t" ... file="walls/walls_NNNNNN.vtp"/>   -> frame k's walls
+//!                   (only when the walls move; each file read as walls.vtp)
 //!   diagnostics.csv header + rows (older versions: fewer columns)           -> Row
 //! ```
 //! Only what our writer produces is understood: one `<Piece>`, ASCII
@@ -199,18 +201,54 @@ fn result_dir(dir: &Path) -> Result<()> {
 /// The frames of DIR/frames.pvd: (time in s, path of the .vtp), in order.
 pub fn frames(dir: &Path) -> Result<Vec<(f64, PathBuf)>> {
     result_dir(dir)?;
-    let path = dir.join("frames.pvd");
-    let root = vtk_file(&path, "Collection")?;
-    only(&path, &root, "Collection")?
+    collection(dir, &dir.join("frames.pvd"))
+}
+
+/// The (time, path) pairs of the `.pvd` collection `path`, paths under `dir`.
+fn collection(dir: &Path, path: &Path) -> Result<Vec<(f64, PathBuf)>> {
+    let root = vtk_file(path, "Collection")?;
+    only(path, &root, "Collection")?
         .children("DataSet")
         .map(|set| {
-            let t: f64 = number(&path, set, "timestep")?;
+            let t: f64 = number(path, set, "timestep")?;
             match set.attr("file") {
                 Some(f) if !f.is_empty() => Ok((t, dir.join(f))),
-                _ => Err(bad(&path, format!("`<DataSet>` (line {}) has no file", set.line))),
+                _ => Err(bad(path, format!("`<DataSet>` (line {}) has no file", set.line))),
             }
         })
         .collect()
+}
+
+/// The walls of each frame of DIR/walls.pvd, written when the walls move:
+/// (time in s, path of the .vtp), in frame order; `None` when the directory
+/// has no walls.pvd (walls that never move: walls.vtp holds them).
+pub fn wall_frames(dir: &Path) -> Result<Option<Vec<(f64, PathBuf)>>> {
+    result_dir(dir)?;
+    let path = dir.join(super::WALLS_PVD);
+    match std::fs::symlink_metadata(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        _ => collection(dir, &path).map(Some),
+    }
+}
+
+/// The walls file of each of the first `count` frames: frame k's entry of
+/// DIR/walls.pvd when it has one, else DIR/walls.vtp (every frame's, for
+/// walls that never move). Read each with [`walls_file`].
+pub fn frame_wall_files(dir: &Path, count: usize) -> Result<Vec<PathBuf>> {
+    let listed = wall_frames(dir)?.unwrap_or_default();
+    let fixed = dir.join("walls.vtp");
+    Ok((0..count)
+        .map(|k| listed.get(k).map_or_else(|| fixed.clone(), |(_, p)| p.clone()))
+        .collect())
+}
+
+/// The walls of frame `k` (from 0): its entry of DIR/walls.pvd when the
+/// walls move and the frame has one, else DIR/walls.vtp ([`walls`]).
+pub fn frame_walls(dir: &Path, k: usize) -> Result<Walls> {
+    match wall_frames(dir)?.and_then(|mut listed| (k < listed.len()).then(|| listed.swap_remove(k))) {
+        Some((_, path)) => walls_file(&path),
+        None => walls(dir),
+    }
 }
 
 /// The grains of one frame. Frames store no masses: `inv_mass` is 0.
@@ -244,11 +282,18 @@ pub fn grains(path: &Path) -> Result<Grains> {
     })
 }
 
-/// The walls of DIR/walls.vtp: one segment per pair of consecutive points of
-/// each line cell (our writer's cells are single segments), in file order.
+/// The walls of DIR/walls.vtp: the walls as built (where they stand at
+/// the start); [`frame_walls`] for where they stand at a frame.
 pub fn walls(dir: &Path) -> Result<Walls> {
     result_dir(dir)?;
-    let path = dir.join("walls.vtp");
+    walls_file(&dir.join("walls.vtp"))
+}
+
+/// The walls of one walls file (walls.vtp, a frame's walls): one segment
+/// per pair of consecutive points of each line cell (our writer's cells
+/// are single segments), in file order.
+pub fn walls_file(path: &Path) -> Result<Walls> {
+    let path = path.to_path_buf();
     let root = vtk_file(&path, "PolyData")?;
     let piece = piece(&path, &root)?;
     let n: usize = number(&path, piece, "NumberOfPoints")?;

@@ -10,7 +10,8 @@ use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::model::{Grains, Walls};
 
-/// Draws grains behind fixed walls, one picture per call.
+/// Draws grains behind walls, one picture per call (the walls stay until
+/// [`MovieRenderer::set_walls`] moves them; the camera stays where `new` put it).
 pub struct MovieRenderer {
     ctx: GpuContext,
     renderer: Renderer,
@@ -43,6 +44,12 @@ impl MovieRenderer {
             target: Offscreen::new(ctx, width, height),
             frame,
         }
+    }
+
+    /// The walls drawn from the next picture on (a frame's walls, when
+    /// they move).
+    pub fn set_walls(&mut self, walls: &Walls) {
+        self.renderer.set_walls(&self.ctx, walls);
     }
 
     /// One frame of `grains`.

@@ -196,7 +196,11 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
 /// radius of one vertical line); `None` for any other run.
 fn column_panel(dir: &Path) -> Result<Option<Panel>> {
     let frames = read::frames(dir)?;
-    let Ok(walls) = read::walls(dir) else { return Ok(None) };
+    // Each frame against its own walls (they may move).
+    let Ok(wall_files) = read::frame_wall_files(dir, frames.len()) else {
+        return Ok(None);
+    };
+    let mut walls = None;
     let mut series: Vec<Series> = ["floor - 1st", "1st - 2nd", "2nd - 3rd"]
         .iter()
         .zip([RED, ORANGE, BLUE])
@@ -207,9 +211,14 @@ fn column_panel(dir: &Path) -> Result<Option<Panel>> {
             wide: false,
         })
         .collect();
-    for (t, path) in &frames {
+    for ((t, path), file) in frames.iter().zip(&wall_files) {
         let g = read::grains(path)?;
-        let Some(c) = column_compressions(&g, &walls) else {
+        if walls.as_ref().is_none_or(|(f, _)| *f != file) {
+            let Ok(w) = read::walls_file(file) else { return Ok(None) };
+            walls = Some((file, w));
+        }
+        let Some((_, w)) = &walls else { return Ok(None) };
+        let Some(c) = column_compressions(&g, w) else {
             return Ok(None);
         };
         for (s, v) in series.iter_mut().zip(c) {
