@@ -404,6 +404,9 @@ impl Run {
         let grains = backend.grains()?;
         out.row(&self.row(&t, grains, step, time))?;
         out.frame(time, grains)?;
+        if self.motion.is_some() {
+            out.moving_walls(out.frame_count() - 1, &self.walls_now)?;
+        }
         self.times.push(time);
         self.passed.push(t.passed);
         if t.lost > 0 {
@@ -576,6 +579,16 @@ impl Run {
             ));
         }
         Ok(())
+    }
+
+    /// The walls as they are now (where their motion has taken them).
+    pub fn walls(&self) -> &Walls {
+        &self.walls_now
+    }
+
+    /// The walls move now (`[[motion]]`, the gate opened).
+    pub fn moves_walls(&self) -> bool {
+        self.motion.is_some() && !self.settling
     }
 
     /// Move the walls to where their motion has them after the last step

@@ -118,12 +118,18 @@ fn an_hourglass_turned_over_discharges_twice_and_loses_nothing() {
 
 #[test]
 fn a_dem_run_with_moving_walls_is_refused_on_the_gpu_before_anything_is_written() {
-    let s = setup("[grains]\ncount = 50\n[solver]\nkind = \"dem\"\n[[motion]]\nrotate = { center = [0.0, 0.0], rate = 1.0 }\n").unwrap();
+    let s = setup(
+        "[grains]\ncount = 50\n[solver]\nkind = \"dem\"\n[[motion]]\nrotate = { center = [0.0, 0.0], rate = 1.0 }\n",
+    )
+    .unwrap();
     let e = refuse_unrunnable(&s, BackendChoice::Gpu).unwrap_err().to_string();
     assert!(e.contains("motion") && e.contains("--backend cpu"), "{e}");
     assert!(refuse_unrunnable(&s, BackendChoice::Cpu).is_ok());
     // The GPU's NSCD solvers move walls.
-    let s = setup("[grains]\ncount = 50\n[solver]\nkind = \"jacobi\"\n[[motion]]\nrotate = { center = [0.0, 0.0], rate = 1.0 }\n").unwrap();
+    let s = setup(
+        "[grains]\ncount = 50\n[solver]\nkind = \"jacobi\"\n[[motion]]\nrotate = { center = [0.0, 0.0], rate = 1.0 }\n",
+    )
+    .unwrap();
     assert!(refuse_unrunnable(&s, BackendChoice::Gpu).is_ok());
 }
 

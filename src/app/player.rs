@@ -106,7 +106,13 @@ impl Live {
 
     pub fn advance(&mut self, steps: u64) -> Result<u64> {
         match (&mut self.run, &mut self.out) {
-            (Some(run), Some(out)) => run.advance(self.backend.as_mut(), out, steps, &mut self.notices),
+            (Some(run), Some(out)) => {
+                let taken = run.advance(self.backend.as_mut(), out, steps, &mut self.notices)?;
+                if taken > 0 && run.moves_walls() {
+                    self.walls.clone_from(run.walls());
+                }
+                Ok(taken)
+            }
             _ => Ok(0),
         }
     }
