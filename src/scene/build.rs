@@ -125,12 +125,8 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     } else {
         Walls::grouped(walls, &sides, gate, &groups).0
     };
-    let duration = resolved
-        .run
-        .duration
-        .unwrap_or_else(|| resolved.run.steps.unwrap_or(0) as f64 * f64::from(laws.params.dt));
     let motion = motion::of(scene, &open, segment_group, corner_group);
-    let walls_box = motion::walls_box(motion.as_ref(), &closed, duration);
+    let walls_box = motion::walls_box(motion.as_ref(), &closed);
     check_grid(scene, walls_box, &grains, &emitters, &source_of(scene))?;
     let bounds = super::bounds::BoundsInput {
         stated: scene.walls.bounds,

@@ -92,10 +92,12 @@ pub fn of(scene: &Scene, open: &Walls, segment_group: Vec<u16>, corner_group: Ve
 }
 
 /// The box that holds `closed` (the walls with the gate, still during the
-/// settle phase) and the moving walls over the first `duration` seconds of
-/// their clock and for one period of every motion that goes on for ever
-/// (a rotation, a vibration) after the last phase that ends.
-pub fn walls_box(motion: Option<&WallMotion>, closed: &Walls, duration: f64) -> [f32; 4] {
+/// settle phase) and the moving walls until the last phase that ends and
+/// for one period of every motion that goes on for ever (a rotation, a
+/// vibration) after it: wherever they are at any time, since a translation
+/// has an end. It depends on the motion alone, not on the run's length, so
+/// a run and its resumed continuation bin on the same grid.
+pub fn walls_box(motion: Option<&WallMotion>, closed: &Walls) -> [f32; 4] {
     let still = closed.bounding_box();
     let Some(m) = motion else {
         return still;
@@ -104,7 +106,7 @@ pub fn walls_box(motion: Option<&WallMotion>, closed: &Walls, duration: f64) -> 
     let last_end = phases()
         .flat_map(|p| [p.start, p.end])
         .filter(|t| t.is_finite())
-        .fold(duration, f64::max);
+        .fold(0.0, f64::max);
     let period = phases()
         .filter(|p| p.end.is_infinite())
         .map(|p| match p.what {

@@ -38,6 +38,23 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
         wide: false,
     }];
     if let Some(s) = &summary
+        && s.flow_rates.len() > 1
+    {
+        // One fitted line per discharge (the walls turned the grains back).
+        let (t, p): (Vec<f64>, Vec<u64>) = rows.iter().map(|r| (r.time, r.passed)).unzip();
+        for (k, fit) in crate::analysis::fit_flow_rates(&t, &p).into_iter().enumerate() {
+            let Some(fit) = fit else { continue };
+            let [t0, t1] = fit.window;
+            let inside: Vec<_> = rows.iter().filter(|r| r.time >= t0 && r.time <= t1).collect();
+            let b = inside.iter().map(|r| r.passed as f64 - fit.rate * r.time).sum::<f64>() / inside.len() as f64;
+            passed.push(Series {
+                label: format!("fit {} grains/s (discharge {})", short_number(fit.rate), k + 1),
+                color: RED,
+                points: vec![(t0, b + fit.rate * t0), (t1, b + fit.rate * t1)],
+                wide: false,
+            });
+        }
+    } else if let Some(s) = &summary
         && let (Some(rate), Some([t0, t1])) = (s.flow_rate, s.flow_fit_window)
     {
         // The fitted line through the rows of the window: intercept = mean(passed - rate t).
