@@ -38,10 +38,7 @@ impl Pose {
     /// Where this pose takes the point `x`.
     pub fn apply(&self, x: [f64; 2]) -> [f64; 2] {
         let (s, c) = self.angle.sin_cos();
-        [
-            c * x[0] - s * x[1] + self.shift[0],
-            s * x[0] + c * x[1] + self.shift[1],
-        ]
+        [c * x[0] - s * x[1] + self.shift[0], s * x[0] + c * x[1] + self.shift[1]]
     }
 
     /// The direction `e` turned by this pose (no shift).
