@@ -7,8 +7,9 @@
 //! w_a, counter-clockwise positive) with body b (a grain, or a wall segment or
 //! corner with w_b = 0, r_b = 0 and v_b the wall's velocity at the contact:
 //! `Walls::segment_velocity_at` the grain's centre for a segment,
-//! `Walls::corner_velocity` for a corner; zero for a still wall). From the detection: n, the unit
-//! normal from b towards a, and the gap d; overlap delta = -d. Tangent
+//! `Walls::corner_velocity` for a corner; zero for a still wall). From the
+//! detection: n, the unit normal from b towards a, and the gap d; overlap
+//! delta = -d. Tangent
 //! t = perp(n) = (-n_y, n_x). Contact points: a's surface at x_a - r_a n, b's
 //! at x_b + r_b n. A point at offset p from a centre turning at w moves at
 //! w perp(p), so the relative velocity of a's contact point to b's is
@@ -70,7 +71,8 @@
 //! [`DemStepper::step`] runs these stages (the GPU's twin);
 //! [`DemStepper::step_listed`], the CPU backend's step, runs the same plan on
 //! the lists with a skin of [`neighbours`], binning and detecting only when
-//! a grain has moved half the skin.
+//! a grain has moved half the skin (or grains and moving walls together the
+//! skin).
 
 pub mod force;
 pub mod integrate;
@@ -153,6 +155,7 @@ impl DemStepper {
     /// The walls changed: recompute the force before the next drift.
     pub fn invalidate(&mut self) {
         self.primed = false;
+        self.ahead_used = false;
         self.neighbours.invalidate();
     }
 
@@ -238,8 +241,9 @@ impl DemStepper {
     /// One step as [`Self::step`], on the neighbour lists with a skin
     /// ([`neighbours`]): binning and detection run only when a grain has
     /// moved half the skin since they last ran, a grain and a moving wall
-    /// together the skin, or the walls or the grain count changed. Same contacts, forces and statistics as [`Self::step`]
-    /// up to the order the forces are summed in; `lists` is redone on
+    /// together the skin, or the walls or the grain count changed. Same
+    /// contacts, forces and statistics as [`Self::step`] up to the order the
+    /// forces are summed in; `lists` is redone on
     /// demand by [`Self::contact_lists`]. Semi-implicit Euler runs
     /// [`Self::step`].
     pub fn step_listed(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> StepStats {

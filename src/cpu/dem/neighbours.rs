@@ -14,11 +14,11 @@
 //! skin; a grain and a wall close theirs by at most D_g + D_w, so every body
 //! within the alert distance of a grain (every contact, every body the
 //! per-step detection would list) is in its list until the next build. A
-//! wall moves rigidly (`model::motion`), so the displacement of any point of
-//! a segment lies between its ends' and D_w is the largest of the segment
-//! ends' and corners' displacements since the build; still walls have
-//! D_w = 0 and the rule is the grains' alone. The segment listed is the one whose
-//! distance to the grain (the nearest point of the segment, not only a
+//! wall moves rigidly (`model::motion`), so no point of a segment moves
+//! farther than the farther of its ends, and D_w is the largest of the
+//! segment ends' and corners' displacements since the build; still walls have
+//! D_w = 0 and the rule is the grains' alone. The segment listed is the one
+//! whose distance to the grain (the nearest point of the segment, not only a
 //! projection) is within reach; a corner, whatever its directions. Each step
 //! the force stage ([`force_listed`]) computes gaps and normals from the
 //! current positions with detection's own formulas (`cpu::detect`).
