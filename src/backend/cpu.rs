@@ -217,6 +217,12 @@ impl<S: HostStepper> Backend for CpuHostBackend<S> {
         self.walls = walls.clone();
         self.stepper.walls_changed();
     }
+    /// The same walls at a new pose: the stepper keeps what it carries
+    /// between steps (the DEM's force, springs and neighbour lists, which
+    /// rebuild when the walls' motion asks for it).
+    fn move_walls(&mut self, walls: &Walls) {
+        self.walls.clone_from(walls);
+    }
     fn grains(&mut self) -> Result<&Grains> {
         Ok(&self.grains)
     }

@@ -1,6 +1,9 @@
 //! The impulse model with restitution and position projection (docs/lab.md),
 //! CPU only. A contact of grain a with body b (n from b to a, gap d, overlap
-//! dx = -d, m_ab^-1 = im_a + im_b, v_n = (v_a - v_b) . n):
+//! dx = -d, m_ab^-1 = im_a + im_b, v_n = (v_a - v_b) . n; a wall has im_b = 0
+//! and v_b its velocity at the contact, `Contact::wall_vel`, so that a grain
+//! leaves a moving wall at -e times the normal speed it met it with, relative
+//! to the wall):
 //!
 //! ```text
 //!   only if dx > 0 and v_n < 0 (overlapping AND approaching):
@@ -118,7 +121,7 @@ impl ImpulseStepper {
         let e = self.params.e;
         let mut applied = Applied::default();
         for Overlap { i, j, c, im_a, im_b, w } in overlaps(&self.lists, &grains.inv_mass) {
-            let v_b = j.map_or([0.0; 2], |j| grains.vel[j]);
+            let v_b = j.map_or(c.wall_vel, |j| grains.vel[j]);
             let v_a = grains.vel[i];
             let n = c.normal;
             let v_n = dot([v_a[0] - v_b[0], v_a[1] - v_b[1]], n);

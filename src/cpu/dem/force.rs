@@ -87,7 +87,8 @@ impl Sum {
 
 /// (F_n, F_t) of a closed contact (overlap `delta` > 0, normal `n` from b to
 /// a, inverse masses summing to `inv_mass_sum`) of disk `a` with disk `b`
-/// (a wall: radius and velocities 0), its history `hist` updated.
+/// (a wall: radius and angular velocity 0, velocity the wall's at the
+/// contact, zero for a still wall), its history `hist` updated.
 #[inline]
 pub fn closed(
     law: &DemLaw,
@@ -124,7 +125,7 @@ fn contact(inp: &ForceInput, c: &Contact, a: Disk, hist: &mut f32) -> Option<(f3
             let j = j as usize;
             (inp.radius[j], inp.vel[j], inp.ang_vel[j])
         }
-        Body::Segment(_) | Body::Corner(_) => (0.0, [0.0; 2], 0.0),
+        Body::Segment(_) | Body::Corner(_) => (0.0, c.wall_vel, 0.0),
     };
     Some(closed(&inp.law, c.normal, delta, c.inv_mass_sum, a, b, hist))
 }

@@ -5,8 +5,11 @@
 //! # Contact law
 //! A contact of grain a (centre x_a, radius r_a, velocity v_a, angular velocity
 //! w_a, counter-clockwise positive) with body b (a grain, or a wall segment or
-//! corner with v_b = 0, w_b = 0, r_b = 0). From the detection: n, the unit
-//! normal from b towards a, and the gap d; overlap delta = -d. Tangent
+//! corner with w_b = 0, r_b = 0 and v_b the wall's velocity at the contact:
+//! `Walls::segment_velocity_at` the grain's centre for a segment,
+//! `Walls::corner_velocity` for a corner; zero for a still wall). From the
+//! detection: n, the unit normal from b towards a, and the gap d; overlap
+//! delta = -d. Tangent
 //! t = perp(n) = (-n_y, n_x). Contact points: a's surface at x_a - r_a n, b's
 //! at x_b + r_b n. A point at offset p from a centre turning at w moves at
 //! w perp(p), so the relative velocity of a's contact point to b's is
@@ -59,10 +62,17 @@
 //! (with the half-step velocities). dt = cfl min_i sqrt(m_i/k_n) unless given
 //! (`scene::laws::dem_dt`).
 //!
+//! Moving walls (`model::motion`): a step is handed the walls where they are
+//! at its start t0, with their velocities over the step. The stages before
+//! the drift see them there; the detection and force after the drift, at the
+//! positions of t0 + dt, see them at t0 + dt ([`walls_ahead`]), so that the
+//! force the next step starts from belongs to one instant, grains and walls.
+//!
 //! [`DemStepper::step`] runs these stages (the GPU's twin);
 //! [`DemStepper::step_listed`], the CPU backend's step, runs the same plan on
 //! the lists with a skin of [`neighbours`], binning and detecting only when
-//! a grain has moved half the skin.
+//! a grain has moved half the skin (or grains and moving walls together the
+//! skin).
 
 pub mod force;
 pub mod integrate;
@@ -76,7 +86,7 @@ use super::detect;
 use super::grid::Bins;
 use crate::model::plan::{self, Stage};
 use crate::model::{
-    Body, ContactLists, DemParams, Grains, Grid, Phase, StepParams, StepStats, Walls, dem_plan, dot, law,
+    Body, ContactLists, DemParams, Grains, Grid, Phase, StepParams, StepStats, Walls, dem_plan, dot, law, sub,
 };
 
 /// Scratch state of the CPU DEM path: bins, contact lists, the last force.
@@ -101,6 +111,10 @@ pub struct DemStepper {
     pub neighbours: Neighbours,
     /// `lists` predates the last [`Self::step_listed`] ([`Self::contact_lists`] redoes them).
     lists_stale: bool,
+    /// The last step's walls moved on to its end ([`walls_ahead`]), which its
+    /// final force saw; valid while `ahead_used`.
+    ahead: Walls,
+    ahead_used: bool,
 }
 
 impl DemStepper {
@@ -118,6 +132,8 @@ impl DemStepper {
             history: ContactLists::new(0, capacity),
             neighbours: Neighbours::default(),
             lists_stale: false,
+            ahead: Walls::default(),
+            ahead_used: false,
         }
     }
 
@@ -139,6 +155,7 @@ impl DemStepper {
     /// The walls changed: recompute the force before the next drift.
     pub fn invalidate(&mut self) {
         self.primed = false;
+        self.ahead_used = false;
         self.neighbours.invalidate();
     }
 
@@ -209,17 +226,24 @@ impl DemStepper {
         if let Some(from) = from {
             plan.truncate(plan::split(&plan, &plan::DEM_STAGES, from));
         }
+        let ahead = self.take_ahead(walls, p.dt);
+        let mut now = walls;
         for &stage in &plan {
-            self.run_stage(grains, walls, p, stage);
+            self.run_stage(grains, now, p, stage);
+            if stage == Stage::DemKickDrift {
+                now = ahead.as_ref().unwrap_or(walls);
+            }
         }
+        self.put_ahead(ahead);
         (step_stats(self.tally, grains, p.dt), plan)
     }
 
     /// One step as [`Self::step`], on the neighbour lists with a skin
     /// ([`neighbours`]): binning and detection run only when a grain has
-    /// moved half the skin since they last ran (or the walls or the grain
-    /// count changed). Same contacts, forces and statistics as [`Self::step`]
-    /// up to the order the forces are summed in; `lists` is redone on
+    /// moved half the skin since they last ran, a grain and a moving wall
+    /// together the skin, or the walls or the grain count changed. Same
+    /// contacts, forces and statistics as [`Self::step`] up to the order the
+    /// forces are summed in; `lists` is redone on
     /// demand by [`Self::contact_lists`]. Semi-implicit Euler runs
     /// [`Self::step`].
     pub fn step_listed(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> StepStats {
@@ -228,6 +252,7 @@ impl DemStepper {
             self.lists_stale = false;
             return self.step(grains, walls, p);
         }
+        let ahead = self.take_ahead(walls, p.dt);
         let n = grains.len();
         let primed = self.primed && self.force.len() == n;
         self.force.resize(n, [0.0; 2]);
@@ -240,11 +265,31 @@ impl DemStepper {
             self.neighbours.history = kept;
         }
         integrate::kick_drift(self.integrand(grains), p.gravity, p.dt);
-        self.neighbours.update(&self.grid, grains, walls, p.alert);
-        let tally = self.force_listed(grains, walls, p);
+        let end = ahead.as_ref().unwrap_or(walls);
+        self.neighbours.update(&self.grid, grains, end, p.alert);
+        let tally = self.force_listed(grains, end, p);
+        self.put_ahead(ahead);
         integrate::kick(self.integrand(grains), p.gravity, p.dt);
         (self.primed, self.lists_stale) = (true, true);
         step_stats(tally, grains, p.dt)
+    }
+
+    /// `walls` moved on to the step's end ([`walls_ahead`]), in the scratch
+    /// walls taken out of `self`; None for still walls.
+    fn take_ahead(&mut self, walls: &Walls, dt: f32) -> Option<Walls> {
+        self.ahead_used = walls.moving();
+        self.ahead_used.then(|| {
+            let mut ahead = std::mem::take(&mut self.ahead);
+            walls_ahead(walls, dt, &mut ahead);
+            ahead
+        })
+    }
+
+    /// Give back the scratch walls of [`Self::take_ahead`].
+    fn put_ahead(&mut self, ahead: Option<Walls>) {
+        if let Some(ahead) = ahead {
+            self.ahead = ahead;
+        }
     }
 
     fn force_listed(&mut self, grains: &Grains, walls: &Walls, p: &StepParams) -> detect::Tally {
@@ -259,11 +304,13 @@ impl DemStepper {
     }
 
     /// The contact lists of the last step: `lists`, after [`Self::step_listed`]
-    /// redone by the detection at the current positions (the ones its force
-    /// was computed at), each contact with its history.
+    /// redone by the detection at the current positions against the walls
+    /// its force was computed with (`walls`, or where moving walls were at
+    /// the step's end), each contact with its history.
     pub fn contact_lists(&mut self, grains: &Grains, walls: &Walls) -> &ContactLists {
         if self.lists_stale {
             let alert = self.neighbours.alert();
+            let walls = if self.ahead_used { &self.ahead } else { walls };
             detect::bin_and_detect(&self.grid, &mut self.bins, grains, walls, alert, &mut self.lists);
             let k = self.lists.capacity;
             if self.keeps_history() {
@@ -308,6 +355,36 @@ impl DemStepper {
             radius: &g.radius,
             inv_mass: &g.inv_mass,
         }
+    }
+}
+
+/// `walls` (at the start of a step, with their velocities over it) moved on
+/// by `h` seconds into `out`: every segment end and corner moved by h times
+/// its velocity, which puts it where the wall's motion has it at the step's
+/// end for h = dt (up to rounding), a one-sided segment's normal turned as
+/// its direction turned, a corner's directions kept (they turn by the
+/// group's angle over one step, which the walls do not carry; a corner's
+/// directions only choose between it and its segments). The velocities are
+/// kept.
+pub fn walls_ahead(walls: &Walls, h: f32, out: &mut Walls) {
+    out.clone_from(walls);
+    let on = |x: [f32; 2], v: [f32; 2]| [x[0] + h * v[0], x[1] + h * v[1]];
+    for (s, v) in out.segments.iter_mut().zip(&walls.segment_vel) {
+        let e = sub(s.b, s.a);
+        let de = [h * (v[1][0] - v[0][0]), h * (v[1][1] - v[0][1])];
+        (s.a, s.b) = (on(s.a, v[0]), on(s.b, v[1]));
+        if s.n != [0.0; 2] && de != [0.0; 2] {
+            // The turn from e to e + de: cos, sin times |e| |e + de|.
+            let (c, sn) = (dot(e, e) + dot(e, de), e[0] * de[1] - e[1] * de[0]);
+            let len = c.hypot(sn);
+            if len > 0.0 {
+                let n = s.n;
+                s.n = [(c * n[0] - sn * n[1]) / len, (sn * n[0] + c * n[1]) / len];
+            }
+        }
+    }
+    for (c, &v) in out.corners.iter_mut().zip(&walls.corner_vel) {
+        c.pos = on(c.pos, v);
     }
 }
 

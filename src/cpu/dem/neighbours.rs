@@ -5,14 +5,20 @@
 //! every step.
 //!
 //! ```text
-//!   build:    list body b of grain i when gap(i, b) < alert + skin  (positions x0)
-//!   rebuild:  when max_i |x_i - x0_i| > skin / 2, the walls or the grain count changed
+//!   build:    list body b of grain i when gap(i, b) < alert + skin  (positions x0, walls W0)
+//!   rebuild:  when D_g = max_i |x_i - x0_i| > skin / 2,
+//!             or D_g + D_w > skin, D_w = max over wall points |y - y0|,
+//!             or the walls (other than moved) or the grain count changed
 //! ```
 //! Two grains each moved by at most skin/2 close their gap by at most the
-//! skin, and a wall is fixed, so every body within the alert distance of a
-//! grain (every contact, every body the per-step detection would list) is
-//! in its list until the next build. The segment listed is the one whose
-//! distance to the grain (the nearest point of the segment, not only a
+//! skin; a grain and a wall close theirs by at most D_g + D_w, so every body
+//! within the alert distance of a grain (every contact, every body the
+//! per-step detection would list) is in its list until the next build. A
+//! wall moves rigidly (`model::motion`), so no point of a segment moves
+//! farther than the farther of its ends, and D_w is the largest of the
+//! segment ends' and corners' displacements since the build; still walls have
+//! D_w = 0 and the rule is the grains' alone. The segment listed is the one
+//! whose distance to the grain (the nearest point of the segment, not only a
 //! projection) is within reach; a corner, whatever its directions. Each step
 //! the force stage ([`force_listed`]) computes gaps and normals from the
 //! current positions with detection's own formulas (`cpu::detect`).
@@ -56,6 +62,9 @@ pub struct Neighbours {
     pub history: Vec<f32>,
     /// Positions at the last build.
     anchor: Vec<[f32; 2]>,
+    /// The walls' points at the last build: each segment's ends a and b,
+    /// then the corners.
+    wall_anchor: Vec<[f32; 2]>,
     /// Builds so far.
     pub builds: u64,
     valid: bool,
@@ -70,11 +79,15 @@ impl Neighbours {
         self.valid = false;
     }
 
-    /// Whether the lists hold every body within `alert` of every grain now.
-    pub fn current(&self, grains: &Grains, alert: f32) -> bool {
+    /// Whether the lists hold every body within `alert` of every grain now,
+    /// the walls being `walls` (the walls of the last build, moved or not).
+    pub fn current(&self, grains: &Grains, walls: &Walls, alert: f32) -> bool {
         if !self.valid || self.anchor.len() != grains.len() || self.alert != alert {
             return false;
         }
+        let Some(wall_moved) = self.wall_moved(walls) else {
+            return false;
+        };
         let half = 0.5 * self.skin;
         let moved = (&grains.pos, &self.anchor)
             .into_par_iter()
@@ -84,12 +97,28 @@ impl Neighbours {
                 dot(d, d)
             })
             .reduce(|| 0.0, f32::max);
-        moved <= half * half
+        moved <= half * half && (wall_moved == 0.0 || moved.sqrt() + wall_moved <= self.skin)
+    }
+
+    /// D_w: the farthest a wall point has moved since the last build, m;
+    /// None when the walls have other segments or corners than at the build.
+    fn wall_moved(&self, walls: &Walls) -> Option<f32> {
+        if self.wall_anchor.len() != 2 * walls.segments.len() + walls.corners.len() {
+            return None;
+        }
+        let far = wall_points(walls)
+            .zip(&self.wall_anchor)
+            .map(|(y, y0)| {
+                let d = sub(y, *y0);
+                dot(d, d)
+            })
+            .fold(0.0, f32::max);
+        Some(far.sqrt())
     }
 
     /// Build the lists when they are not [`Self::current`]; returns whether it built.
     pub fn update(&mut self, grid: &Grid, grains: &Grains, walls: &Walls, alert: f32) -> bool {
-        if self.current(grains, alert) {
+        if self.current(grains, walls, alert) {
             return false;
         }
         self.build(grid, grains, walls, alert);
@@ -138,6 +167,8 @@ impl Neighbours {
             self.carry(old_stride);
         }
         self.anchor.clone_from(&grains.pos);
+        self.wall_anchor.clear();
+        self.wall_anchor.extend(wall_points(walls));
         (self.skin, self.alert, self.valid) = (skin, alert, true);
         self.builds += 1;
     }
@@ -199,6 +230,12 @@ impl Neighbours {
         let at = self.of(i).iter().position(|&b| b == body);
         at.map_or(0.0, |k| self.history[i * self.stride + k])
     }
+}
+
+/// The points of `walls` the rebuild rule follows: each segment's ends, then the corners.
+fn wall_points(walls: &Walls) -> impl Iterator<Item = [f32; 2]> + '_ {
+    let ends = walls.segments.iter().flat_map(|s| [s.a, s.b]);
+    ends.chain(walls.corners.iter().map(|c| c.pos))
 }
 
 /// `grid` with cells grown by `skin` over the same area.
@@ -422,12 +459,19 @@ fn grain_chunk(inp: &Listed, i: usize, a: Disk, chunk: &[u32], h: &mut [f32], ac
 fn wall(inp: &Listed, i: usize, a: Disk, code: u32, h: &mut f32, acc: &mut Acc) {
     let (g, law) = (inp.grains, &inp.law);
     let x = g.pos[i];
+    let walls = inp.walls;
     let found = match Body::decode(code) {
-        Body::Segment(k) => segment_gap(&inp.walls.segments[k as usize], x, a.0),
-        Body::Corner(k) => corner_gap(&inp.walls.corners[k as usize], x, a.0).map(|(n, gap)| (n, gap, gap)),
+        Body::Segment(k) => {
+            let k = k as usize;
+            segment_gap(&walls.segments[k], x, a.0).map(|f| (f, walls.segment_velocity_at(k, x)))
+        }
+        Body::Corner(k) => {
+            let k = k as usize;
+            corner_gap(&walls.corners[k], x, a.0).map(|(n, gap)| ((n, gap, gap), walls.corner_velocity(k)))
+        }
         Body::Grain(_) => None,
     };
-    let Some((n, gap, reach)) = found else {
+    let Some(((n, gap, reach), v_wall)) = found else {
         *h = 0.0;
         return;
     };
@@ -444,6 +488,6 @@ fn wall(inp: &Listed, i: usize, a: Disk, code: u32, h: &mut f32, acc: &mut Acc) 
         *h = 0.0;
         return;
     }
-    let forces = closed(law, n, -gap, g.inv_mass[i], a, (0.0, [0.0; 2], 0.0), h);
+    let forces = closed(law, n, -gap, g.inv_mass[i], a, (0.0, v_wall, 0.0), h);
     acc.sum.add(law, n, forces, a.0);
 }
