@@ -368,6 +368,11 @@ fn gpu_run_is_quiet_without_a_runtime_dir() {
 /// piston across it at y = 0.3 (walls.vtp), two frames of the same grain
 /// and, when `moving`, the piston of frame 1 at y = 0.7 (walls.pvd).
 fn piston_result(out: &std::path::Path, moving: bool) -> (Grains, Walls) {
+    piston_to(out, moving, 0.7)
+}
+
+/// [`piston_result`] with the piston at `y1` in frame 1.
+fn piston_to(out: &std::path::Path, moving: bool, y1: f64) -> (Grains, Walls) {
     let walls_at = |y: f64| {
         Walls::new(&[
             [[0.0, 0.0], [1.0, 0.0]],
@@ -379,7 +384,7 @@ fn piston_result(out: &std::path::Path, moving: bool) -> (Grains, Walls) {
     let g = Grains::new(vec![[0.15, 0.5]], vec![[0.0, 0.0]], vec![0.04], 1.0);
     let mut dir = hourglass::output::ResultDir::create(out, "version = 1\n").unwrap();
     dir.walls(&walls_at(0.3)).unwrap();
-    for (k, y) in [0.3, 0.7].into_iter().enumerate() {
+    for (k, y) in [0.3, y1].into_iter().enumerate() {
         dir.frame(k as f64 * 0.1, &g).unwrap();
         if moving {
             dir.moving_walls(k, &walls_at(y)).unwrap();
@@ -447,4 +452,29 @@ fn render_draws_each_frames_walls_where_they_moved() {
     // and the fixed walls' frames are alike.
     assert!(m0 == f0, "frame 0 differs from the render without moving walls");
     assert!(f0 == f1, "the fixed walls' frames differ");
+}
+
+#[test]
+fn render_holds_walls_that_move_beyond_the_first_frames_box() {
+    if gpu_common::context().is_none() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    // The piston rises out of the box, to y = 1.6: the camera holds every
+    // frame's walls, [0, 1] x [0, 1.6].
+    piston_to(&out, true, 1.6);
+    let [m0, m1] = render_two(&out);
+    let cam = Camera::fit([0.0, 0.0, 1.0, 1.6], W, H);
+    let wall = [WALL_COLOR[0], WALL_COLOR[1], WALL_COLOR[2]];
+    for x in [0.4, 0.5, 0.6] {
+        assert!(
+            near(px(&m1, &cam, [x, 1.6]), wall),
+            "frame 1 at x = {x}: no piston at 1.6"
+        );
+        assert!(
+            near(px(&m0, &cam, [x, 0.3]), wall),
+            "frame 0 at x = {x}: no piston at 0.3"
+        );
+    }
 }

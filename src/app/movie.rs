@@ -90,6 +90,12 @@ pub fn render_dir(dir: &Path, opts: &MovieOptions) -> Result<Movie> {
     };
     let ctx = GpuContext::new(AdapterChoice::Any)?.ok_or_else(|| Error::Gpu("no GPU adapter found".to_string()))?;
     let mut movie = MovieRenderer::new(&ctx, &walls, &first, opts.width, opts.height, opts.mode);
+    if wall_files.iter().any(|f| Some(f) != wall_files.first())
+        && let Some(bb) = read::walls_box(&wall_files)?
+    {
+        // Walls that move: the camera holds them in every frame.
+        movie.fit(bb);
+    }
     // The previous render, as far as the manifest lists it; nothing else.
     let mut outputs = Outputs::open(dir)?;
     outputs.remove(is_render)?;

@@ -166,6 +166,8 @@ pub struct Replay {
     /// The walls file of each frame ([`read::frame_wall_files`]): walls.vtp
     /// for every frame unless the walls move.
     wall_files: Vec<PathBuf>,
+    /// The box the walls of every frame lie in, when they move (the view holds it).
+    pub walls_box: Option<[f32; 4]>,
     pub ranges: Ranges,
     /// `passed` of each diagnostics row (one per frame), when readable.
     passed: Vec<u64>,
@@ -196,6 +198,11 @@ impl Replay {
         let passed = read::diagnostics(dir)
             .map(|rows| rows.iter().map(|r| r.passed).collect())
             .unwrap_or_default();
+        let walls_box = if wall_files.iter().any(|f| Some(f) != wall_files.first()) {
+            read::walls_box(&wall_files)?
+        } else {
+            None
+        };
         Ok(Replay {
             dir: dir.to_path_buf(),
             frames,
@@ -203,6 +210,7 @@ impl Replay {
             grains,
             walls,
             wall_files,
+            walls_box,
             ranges,
             passed,
         })

@@ -194,8 +194,9 @@ impl App {
             return c;
         }
         let bbox = match &self.content {
+            Content::Live(l) if l.setup.moves_walls() => l.setup.walls_box,
             Content::Live(l) => scene_bbox(&l.setup.grains, &l.walls),
-            Content::Replay(r) => scene_bbox(&r.grains, &r.walls),
+            Content::Replay(r) => r.walls_box.unwrap_or_else(|| scene_bbox(&r.grains, &r.walls)),
             Content::Pending(_) => [-1.0, -1.0, 1.0, 1.0],
         };
         let c = Camera::fit(bbox, w, h);

@@ -242,6 +242,26 @@ pub fn frame_wall_files(dir: &Path, count: usize) -> Result<Vec<PathBuf>> {
         .collect())
 }
 
+/// The box [xmin, ymin, xmax, ymax] (m) that holds the walls of every
+/// file of `files` (each distinct file read once): where a view of moving
+/// walls must look. None when there is no file or no wall.
+pub fn walls_box(files: &[PathBuf]) -> Result<Option<[f32; 4]>> {
+    let mut seen = std::collections::HashSet::new();
+    let mut bb: Option<[f32; 4]> = None;
+    for f in files {
+        if !seen.insert(f) {
+            continue;
+        }
+        let w = walls_file(f)?;
+        if w.corners.is_empty() {
+            continue;
+        }
+        let b = w.bounding_box();
+        bb = Some(bb.map_or(b, |a| [a[0].min(b[0]), a[1].min(b[1]), a[2].max(b[2]), a[3].max(b[3])]));
+    }
+    Ok(bb)
+}
+
 /// The walls of frame `k` (from 0): its entry of DIR/walls.pvd when the
 /// walls move and the frame has one, else DIR/walls.vtp ([`walls`]).
 pub fn frame_walls(dir: &Path, k: usize) -> Result<Walls> {

@@ -46,6 +46,12 @@ impl MovieRenderer {
         }
     }
 
+    /// Fit the camera to `bbox` (m) instead: the box walls that move sweep
+    /// over the frames ([`crate::output::read::walls_box`]).
+    pub fn fit(&mut self, bbox: [f32; 4]) {
+        self.frame.camera = Camera::fit(bbox, self.frame.width, self.frame.height);
+    }
+
     /// The walls drawn from the next picture on (a frame's walls, when
     /// they move).
     pub fn set_walls(&mut self, walls: &Walls) {
