@@ -266,3 +266,28 @@ fn a_run_cut_while_its_walls_turn_resumes_bit_for_bit_and_writes_each_frames_wal
         );
     }
 }
+
+#[test]
+fn a_physical_group_of_a_mesh_moves_by_its_name_and_an_unknown_one_is_refused() {
+    let mesh = Path::new(env!("CARGO_MANIFEST_DIR")).join("meshes/hourglass.msh");
+    let scene = |group: &str| {
+        format!(
+            "[walls]\nmesh = {:?}\n[grains]\ncount = 50\n[[motion]]\nwalls = \"{group}\"\ntranslate = {{ velocity = [0.0, 0.1] }}\nend = 1.0\n",
+            mesh.to_str().unwrap()
+        )
+    };
+    let s = setup(&scene("wall")).unwrap();
+    let m = s.motion.as_ref().unwrap();
+    // Every line of the physical group `wall` (all but the gate) moves up 0.1 m/s.
+    let w = m.walls(0.0, 0.5);
+    assert!(!w.segment_vel.is_empty());
+    for v in w.segment_vel.iter().flatten() {
+        assert!((v[1] - 0.1).abs() < 1e-6 && v[0].abs() < 1e-6, "{v:?}");
+    }
+    let e = setup(&scene("lid")).err().unwrap().to_string();
+    assert!(
+        e.contains("motion[0].walls") && e.contains("`lid`") && e.contains("all, wall"),
+        "{e}"
+    );
+    assert_eq!(e.lines().count(), 1);
+}

@@ -113,7 +113,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         .solid_side
         .as_ref()
         .map_or_else(Vec::new, |s| s.sides(walls.len()));
-    let groups = motion::groups(scene, walls.len());
+    let groups = motion::groups(scene, &placed)?;
     let (open, segment_group, corner_group) = Walls::grouped(walls, &sides, &[], &groups);
     let crowd = if scene.solver.kind == SolverKind::Crowd {
         Some(std::sync::Arc::new(crowd_of(scene, &open, &all)?))
@@ -176,6 +176,8 @@ struct Fill<'a> {
 pub(super) struct Placed {
     pub(super) walls: Vec<Line>,
     pub(super) gate: Vec<Line>,
+    /// A mesh's physical group names of each of `walls` (empty otherwise).
+    pub(super) names: Vec<Vec<String>>,
     /// The neck's height when `walls.neck_y` is not given, m.
     neck: f64,
     positions: Vec<[f64; 2]>,
@@ -289,6 +291,7 @@ impl<'a> Fill<'a> {
         Ok(Placed {
             walls,
             gate,
+            names: Vec::new(),
             neck,
             positions,
         })
@@ -327,6 +330,7 @@ impl<'a> Fill<'a> {
                 return Ok(Placed {
                     walls: lines.walls,
                     gate,
+                    names: Vec::new(),
                     neck: 0.0,
                     positions: placed,
                 });
@@ -355,9 +359,14 @@ fn place_in_walls(scene: &Scene, fill: &Fill, resolved: &mut Scene, notices: &mu
     let w = &scene.walls;
     if let Some(mesh) = &w.mesh {
         let m = gmsh::read_msh(mesh)?;
-        let (mut walls, mut gate) = (Vec::new(), Vec::new());
-        for (s, is_gate) in m.segments.iter().zip(&m.gate) {
-            if *is_gate { gate.push(*s) } else { walls.push(*s) }
+        let (mut walls, mut gate, mut names) = (Vec::new(), Vec::new(), Vec::new());
+        for ((s, is_gate), groups) in m.segments.iter().zip(&m.gate).zip(m.groups) {
+            if *is_gate {
+                gate.push(*s)
+            } else {
+                walls.push(*s);
+                names.push(groups);
+            }
         }
         if gate.is_empty() {
             notices.push(format!(
@@ -369,7 +378,9 @@ fn place_in_walls(scene: &Scene, fill: &Fill, resolved: &mut Scene, notices: &mu
         // Written out absolute: a relative path would resolve against the
         // result directory when the written scene.toml is loaded again.
         resolved.walls.mesh = Some(std::path::absolute(mesh).unwrap_or_else(|_| mesh.clone()));
-        fill.place_fixed(scene, walls, gate, &source, "ask for fewer grains or use a larger mesh")
+        let mut placed = fill.place_fixed(scene, walls, gate, &source, "ask for fewer grains or use a larger mesh")?;
+        placed.names = names;
+        Ok(placed)
     } else if let Some(segments) = &w.segments {
         let walls: Vec<_> = segments.iter().map(line).collect();
         let gate: Vec<_> = w.gate.iter().flatten().map(line).collect();

@@ -43,6 +43,9 @@ pub struct MeshLines {
     pub segments: Vec<[[f64; 2]; 2]>,
     /// Parallel to `segments`: true when the element belongs to a physical group named "gate".
     pub gate: Vec<bool>,
+    /// Parallel to `segments`: the names of the physical groups of dimension
+    /// 1 the element belongs to ("gate" included), in tag order.
+    pub groups: Vec<Vec<String>>,
 }
 
 pub use crate::error::{Location, MeshError};
@@ -181,6 +184,10 @@ fn read_physical_names(r: &mut Reader<'_>, mesh: &mut RawMesh) -> Result<(), Mes
         if dim == 1 && name == b"gate" {
             mesh.gate_physicals.insert(tag);
         }
+        if dim == 1 {
+            mesh.physical_names
+                .insert(tag, String::from_utf8_lossy(name).into_owned());
+        }
     }
     Ok(())
 }
@@ -211,6 +218,8 @@ struct RawLine {
 struct RawMesh {
     /// Physical tags of dimension 1 named "gate".
     gate_physicals: HashSet<i32>,
+    /// Physical tags of dimension 1 -> their names.
+    physical_names: HashMap<i32, String>,
     /// 4.1 `$Entities`: curve tag -> its physical tags.
     curve_physicals: HashMap<i32, Vec<i32>>,
     /// Node tag -> (x, y).
@@ -240,6 +249,7 @@ impl RawMesh {
         }
         let mut segments = Vec::with_capacity(self.lines.len());
         let mut gate = Vec::with_capacity(self.lines.len());
+        let mut groups = Vec::with_capacity(self.lines.len());
         for line in &self.lines {
             let node = |tag: u64| {
                 self.nodes.get(&tag).copied().ok_or_else(|| MeshError::UnknownNode {
@@ -259,7 +269,18 @@ impl RawMesh {
                 Group::Physical(p) => is_gate(&p),
                 Group::None => false,
             });
+            let tags: &[i32] = match line.group {
+                Group::Curve(curve) => self.curve_physicals.get(&curve).map_or(&[], Vec::as_slice),
+                Group::Physical(ref p) => std::slice::from_ref(p),
+                Group::None => &[],
+            };
+            let mut names: Vec<String> = tags
+                .iter()
+                .filter_map(|t| self.physical_names.get(t).cloned())
+                .collect();
+            names.dedup();
+            groups.push(names);
         }
-        Ok(MeshLines { segments, gate })
+        Ok(MeshLines { segments, gate, groups })
     }
 }

@@ -2,32 +2,96 @@
 //! phases (`model::motion`), and the box the walls sweep in a run.
 //!
 //! Groups: 0 is the gate (it never moves), 1 every line in no named group,
-//! 2, 3, ... the names of `walls.groups` in name order. A motion of `"all"`
+//! 2, 3, ... the names of `walls.groups` in name order, or for a mesh the
+//! physical groups that motions name, in name order. A motion of `"all"`
 //! moves every group but the gate; a motion of a name moves that group.
 //! A group's phases compose in the order the motions are written.
 
+use super::build::Placed;
 use super::spec::{ALL_WALLS, MotionSpec, Scene};
+use crate::error::{Error, Result};
 use crate::model::Walls;
 use crate::model::motion::{GroupMotion, Move, Phase, WallMotion};
 
 /// Samples of the motion over the run when finding the box the walls sweep.
 const SWEEP_SAMPLES: usize = 2048;
 
-/// The group of each of the `lines` outline lines; all 0 (nothing to keep
-/// apart) when the scene has no motion, so still walls are built as before.
-pub fn groups(scene: &Scene, lines: usize) -> Vec<u16> {
-    if scene.motion.is_empty() {
-        return Vec::new();
-    }
-    let mut groups = vec![1u16; lines];
-    for (g, members) in scene.walls.groups.iter().flatten().map(|(_, m)| m).enumerate() {
-        for &k in members {
-            if let Some(slot) = groups.get_mut(k as usize) {
-                *slot = 2 + g as u16;
-            }
+/// The names of the groups a motion can move besides `"all"`, in order
+/// (group 2 + k is name k): `walls.groups`' names, or the physical groups
+/// of a mesh that some motion names.
+fn names(scene: &Scene) -> Vec<String> {
+    match &scene.walls.groups {
+        Some(g) => g.keys().cloned().collect(),
+        None => {
+            let mut n: Vec<String> = scene
+                .motion
+                .iter()
+                .map(|m| m.walls.clone())
+                .filter(|w| w != ALL_WALLS)
+                .collect();
+            n.sort();
+            n.dedup();
+            n
         }
     }
-    groups
+}
+
+/// The group of each outline line of `placed`; all 0 (nothing to keep
+/// apart) when the scene has no motion, so still walls are built as before.
+/// A motion naming a group that does not exist, or a mesh line in two
+/// moving physical groups, is an error naming the key.
+pub(super) fn groups(scene: &Scene, placed: &Placed) -> Result<Vec<u16>> {
+    if scene.motion.is_empty() {
+        return Ok(Vec::new());
+    }
+    let names = names(scene);
+    let mut groups = vec![1u16; placed.walls.len()];
+    if let Some(g) = &scene.walls.groups {
+        for (k, members) in g.values().enumerate() {
+            for &line in members {
+                if let Some(slot) = groups.get_mut(line as usize) {
+                    *slot = 2 + k as u16;
+                }
+            }
+        }
+        return Ok(groups);
+    }
+    // A mesh: its lines in each named physical group.
+    for (i, m) in scene.motion.iter().enumerate() {
+        if m.walls != ALL_WALLS && !placed.names.iter().flatten().any(|n| *n == m.walls) {
+            let mut known: Vec<&str> = placed.names.iter().flatten().map(String::as_str).collect();
+            known.sort_unstable();
+            known.dedup();
+            let known = std::iter::once(ALL_WALLS).chain(known).collect::<Vec<_>>().join(", ");
+            let whence = if scene.walls.mesh.is_some() {
+                "walls.groups, or a physical group of the mesh"
+            } else {
+                "walls.groups"
+            };
+            return Err(Error::field(
+                &scene.origin,
+                &format!("motion[{i}].walls"),
+                format!("no wall group `{}` in {whence} (groups: {known})", m.walls),
+            ));
+        }
+    }
+    for (line, line_names) in placed.names.iter().enumerate() {
+        let mut moving = line_names.iter().filter_map(|n| names.iter().position(|m| m == n));
+        if let Some(k) = moving.next() {
+            if let Some(other) = moving.next() {
+                return Err(Error::field(
+                    &scene.origin,
+                    "motion",
+                    format!(
+                        "mesh line {line} is in the moving groups `{}` and `{}`: a line moves with one group",
+                        names[k], names[other]
+                    ),
+                ));
+            }
+            groups[line] = 2 + k as u16;
+        }
+    }
+    Ok(groups)
 }
 
 /// The move of a validated motion (exactly one is given).
@@ -62,7 +126,7 @@ pub fn of(scene: &Scene, open: &Walls, segment_group: Vec<u16>, corner_group: Ve
     if scene.motion.is_empty() {
         return None;
     }
-    let names: Vec<&String> = scene.walls.groups.iter().flat_map(|g| g.keys()).collect();
+    let names = names(scene);
     let mut groups = vec![GroupMotion::default(); 2 + names.len()];
     for m in &scene.motion {
         let what = move_of(m);

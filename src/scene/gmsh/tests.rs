@@ -33,6 +33,11 @@ fn small_expected() -> MeshLines {
             [[1.0, 0.0], [0.0, 0.0]],
         ],
         gate: vec![true, true, false],
+        groups: vec![
+            vec!["gate".to_string()],
+            vec!["gate".to_string()],
+            vec!["wall".to_string()],
+        ],
     }
 }
 

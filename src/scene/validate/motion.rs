@@ -15,7 +15,12 @@ impl Scene {
         }
         for (i, m) in self.motion.iter().enumerate() {
             let key = |k: &str| format!("motion[{i}].{k}");
-            if m.walls != ALL_WALLS && !self.walls.groups.as_ref().is_some_and(|g| g.contains_key(&m.walls)) {
+            // A mesh's physical groups are known once it is read (scene::motion).
+            let mesh_group = self.walls.mesh.is_some() && self.walls.groups.is_none();
+            if m.walls != ALL_WALLS
+                && !mesh_group
+                && !self.walls.groups.as_ref().is_some_and(|g| g.contains_key(&m.walls))
+            {
                 let known: Vec<&str> = std::iter::once(ALL_WALLS)
                     .chain(self.walls.groups.iter().flat_map(|g| g.keys().map(String::as_str)))
                     .collect();
