@@ -264,6 +264,9 @@ pub struct Simulation {
     backend: Box<dyn Backend>,
     gate_open: bool,
     steps: u64,
+    /// Steps taken when the gate opened (0 without a gate): the clock of
+    /// the walls' `[[motion]]` starts there.
+    opened_at: u64,
     /// The fastest grain after the last step, m/s (the substep bound).
     speed: f32,
     last: StepStats,
@@ -287,6 +290,7 @@ impl Simulation {
             backend: b,
             gate_open,
             steps: 0,
+            opened_at: 0,
             speed: 0.0,
             last: StepStats::default(),
             notices,
@@ -401,8 +405,21 @@ impl Simulation {
     fn step(&mut self, py: Python<'_>, n: u64) -> PyResult<f64> {
         let p = self.params();
         let mut iterations = 0u64;
+        let dt = f64::from(p.dt);
         for k in 0..n {
-            let s = backend::substep::step(self.backend.as_mut(), &p, self.speed).map_err(py_err)?;
+            // Walls that move do so once the gate is open, on its clock.
+            let moving = match &self.setup.motion {
+                Some(motion) if self.gate_open => Some(backend::substep::Moving {
+                    motion,
+                    t0: (self.steps - self.opened_at) as f64 * dt,
+                }),
+                _ => None,
+            };
+            let s = backend::substep::step_moving(self.backend.as_mut(), &p, self.speed, moving).map_err(py_err)?;
+            if let Some(m) = moving {
+                let t = m.t0 + dt;
+                self.backend.move_walls(&m.motion.walls(t, t + dt));
+            }
             self.speed = s.next_speed(self.speed);
             self.last = s.stats;
             iterations += u64::from(s.stats.iterations);
@@ -420,6 +437,7 @@ impl Simulation {
             self.backend.set_walls(self.setup.walls(false));
             self.backend.set_phase(hourglass::model::Phase::Discharge);
             self.gate_open = true;
+            self.opened_at = self.steps;
         }
     }
 
@@ -526,11 +544,19 @@ impl Simulation {
         self.setup.scene.to_toml()
     }
 
-    /// The walls as they are now (the gate in them until it opens): (M, 2, 2)
-    /// float64, [[x0, y0], [x1, y1]] per segment, m.
+    /// The walls as they are now (the gate in them until it opens; where
+    /// their `[[motion]]` has taken them): (M, 2, 2) float64, [[x0, y0],
+    /// [x1, y1]] per segment, m.
     #[getter]
     fn walls<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray3<f64>> {
-        segments(py, self.setup.walls(!self.gate_open))
+        match &self.setup.motion {
+            Some(motion) if self.gate_open => {
+                let dt = f64::from(self.setup.params.dt);
+                let t = (self.steps - self.opened_at) as f64 * dt;
+                segments(py, &motion.walls(t, t + dt))
+            }
+            _ => segments(py, self.setup.walls(!self.gate_open)),
+        }
     }
 
     /// Centre positions, m: (N, 2) float64, in id order.

@@ -71,3 +71,26 @@ tol = 1e-9
     # Down the slope, not into it.
     assert v[0] < 0 and v[1] < 0
     assert abs(v[0] * n[0] + v[1] * n[1]) < 1e-3 * speed
+
+
+def test_a_grain_rides_a_rising_floor_stepped_from_python(scene):
+    path = scene(
+        """
+version = 1
+[walls]
+segments = [[-1.0, 0.0, 3.0, 0.0]]
+[grains]
+list = [[0.0, 0.003, 0.0, 0.0, 0.003]]
+[[motion]]
+translate = { velocity = [0.0, 0.05] }
+end = 1.0
+"""
+    )
+    sim = hourglass.Simulation.from_scene(str(path))
+    sim.step(200)
+    t = sim.time
+    # The floor is at 0.05 t and the grain rests on it, rising at its speed.
+    assert sim.positions[0][1] == pytest.approx(0.05 * t + 0.003, abs=2e-5)
+    assert sim.velocities[0][1] == pytest.approx(0.05, abs=1e-4)
+    # The walls Python sees are where they are now.
+    assert sim.walls[0][0][1] == pytest.approx(0.05 * t, abs=1e-6)
