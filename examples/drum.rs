@@ -19,13 +19,13 @@
 
 use std::path::Path;
 
+use hourglass::app::plot::{BLUE, GREEN, ORANGE, Panel, RED, Series, figure_sized};
 use hourglass::backend::{check_initial_state, cpu_backend, grid_for};
 use hourglass::model::{Grains, SolverKind};
 use hourglass::output::ResultDir;
+use hourglass::render::encode_png;
 use hourglass::scene::{Scene, build};
 use hourglass::sim::{Run, Silent};
-use hourglass::app::plot::{BLUE, GREEN, ORANGE, Panel, RED, Series, figure_sized};
-use hourglass::render::encode_png;
 
 /// The motion starts this long after the run (the fill settles first), s.
 const START: f64 = 0.5;
@@ -53,7 +53,10 @@ fn surface_angle(g: &Grains) -> f64 {
             at[k] = x;
         }
     }
-    let pts: Vec<(f64, f64)> = (0..bins).filter(|&k| top[k].is_finite()).map(|k| (at[k], top[k])).collect();
+    let pts: Vec<(f64, f64)> = (0..bins)
+        .filter(|&k| top[k].is_finite())
+        .map(|k| (at[k], top[k]))
+        .collect();
     let n = pts.len() as f64;
     let (mx, my) = (
         pts.iter().map(|p| p.0).sum::<f64>() / n,
