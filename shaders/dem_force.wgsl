@@ -2,7 +2,8 @@
 // (the contact law DemLaw::kind selects, `contact_law`, composed from
 // shaders/laws/ by model::law::wgsl; rolling resistance); no atomics. A law
 // with history reads and writes it in the slot's impulse_t (0 for an open
-// contact). The kinematics and their derivation: src/cpu/dem/mod.rs.
+// contact). A wall's velocity at the contact is the slot's wall_vel, filled by
+// detect. The kinematics and their derivation: src/cpu/dem/mod.rs.
 // CPU twin: cpu::dem::force::dem_force (with history: dem_force_history).
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -26,7 +27,9 @@ fn main(inv: Invocation) {
             }
             continue;
         }
-        var v_b = vec2<f32>(0.0, 0.0);
+        // A wall turns at 0 with radius 0 and moves at its velocity at the
+        // contact (zero for a still wall).
+        var v_b = c.wall_vel;
         var w_b = 0.0;
         var r_b = 0.0;
         if (c.other & (BODY_SEGMENT | BODY_CORNER)) == 0u {

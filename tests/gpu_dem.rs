@@ -16,6 +16,7 @@ use hourglass::gpu::dem::GpuDemBackend;
 use hourglass::gpu::{GpuContext, Kernel, Params, STAT_WORDS, ShaderConfig, Stage};
 use hourglass::model::DemLaw;
 use hourglass::model::Grid;
+use hourglass::model::contact::{BODY_CORNER, BODY_SEGMENT};
 use hourglass::model::law;
 use hourglass::model::{Contact, ContactLists, DemParams, Grains, NormalLaw, Phase, SolverKind, Walls};
 use hourglass::scene::{Scene, build};
@@ -181,6 +182,60 @@ fn dem_force_matches_cpu() {
             dem_force(&inp, &mut want_f, &mut want_t);
             let (got_f, got_t, _) = gpu_force(&ctx, &k, &law, &g, &lists);
             forces_agree(n, (&want_f, &want_t), (&got_f, &got_t));
+        }
+    }
+}
+
+/// Stage dem_force on lists with wall contacts carrying a moving wall's
+/// velocity (`Contact::wall_vel`, up to 0.5 m/s each way), with each law:
+/// the GPU's forces and torques follow the CPU's, and the wall velocities
+/// change them (the walls' contacts pressed in).
+#[test]
+fn dem_force_with_moving_walls_matches_cpu() {
+    let ctx = context().expect("a GPU adapter");
+    let cfg = ShaderConfig { capacity: K as u32 };
+    let k = Kernel::new(&ctx, &cfg, Stage::DemForce, "main");
+    for (n, seed) in [(257usize, 8u64), (1031, 9)] {
+        let (g, _walls, mut still) = scene(n, seed);
+        let mut rng = Rng::new(seed);
+        // Every third listed contact made one with a wall segment or corner,
+        // pressed in by up to 0.1 mm.
+        let mut walled = 0;
+        for i in 0..n {
+            let listed = (still.count[i] as usize).min(K);
+            for (s, c) in still.slots[i * K..i * K + listed].iter_mut().enumerate() {
+                if (i + s) % 3 == 0 {
+                    c.other = if s % 2 == 0 { BODY_SEGMENT } else { BODY_CORNER };
+                    c.gap = -rng.f32(1e-6, 1e-4);
+                    c.inv_mass_sum = g.inv_mass[i];
+                    walled += 1;
+                }
+            }
+        }
+        assert!(walled > 0, "n {n}: no wall contact");
+        let mut lists = still.clone();
+        for c in &mut lists.slots {
+            if !matches!(c.body(), hourglass::model::Body::Grain(_)) {
+                c.wall_vel = [rng.f32(-0.5, 0.5), rng.f32(-0.5, 0.5)];
+            }
+        }
+        for law_kind in [NormalLaw::Hertz, NormalLaw::Linear, NormalLaw::HertzMindlin] {
+            let dem = DemParams {
+                law: law_kind,
+                ..DemParams::default()
+            };
+            let law = law(&dem, Phase::Discharge, 4e-5);
+            let mut want = (vec![[0.0f32; 2]; n], vec![0.0f32; n]);
+            let mut history: Vec<f32> = lists.slots.iter().map(|c| c.impulse_t).collect();
+            dem_force_history(&input(law, &g, &lists), &mut want.0, &mut want.1, &mut history);
+            let mut resting = (vec![[0.0f32; 2]; n], vec![0.0f32; n]);
+            dem_force(&input(law, &g, &still), &mut resting.0, &mut resting.1);
+            assert_ne!(
+                want.0, resting.0,
+                "n {n} {law_kind:?}: the walls' velocities change nothing"
+            );
+            let (got_f, got_t, _) = gpu_force(&ctx, &k, &law, &g, &lists);
+            forces_agree(n, (&want.0, &want.1), (&got_f, &got_t));
         }
     }
 }

@@ -10,16 +10,24 @@
 //! they differ by rounding; each grain here is alone on the floor, so its
 //! frictional problem has one solution and rounding does not grow. A
 //! converged velocity is known within tol/dt, which bounds the comparison.
+//!
+//! The DEM (Hertz-Mindlin with friction) and the spring model run the same
+//! floor against `CpuDemBackend`: both evaluate the same f32 law on the same
+//! contacts, the wall's velocity in each grain-wall contact and the walls a
+//! step ahead after the drift, so they differ by rounding: positions are
+//! held to the 1e-6 m of the still-wall DEM twins (tests/gpu_dem.rs),
+//! velocities to `DV`.
 
 mod common;
 mod gpu_common;
 
 use common::{grains, grid_around, params};
 use gpu_common::context;
-use hourglass::backend::{Backend, CpuBackend};
+use hourglass::backend::{Backend, CpuBackend, CpuDemBackend};
 use hourglass::gpu::GpuBackend;
+use hourglass::gpu::dem::GpuDemBackend;
 use hourglass::model::motion::{GroupMotion, Move, Phase, WallMotion};
-use hourglass::model::{Grains, SolverKind, StepParams, Walls};
+use hourglass::model::{DemParams, Grains, Integrator, NormalLaw, SolverKind, StepParams, Walls};
 
 const K: usize = 16;
 /// The floor's velocity, m/s: sideways and up.
@@ -202,5 +210,112 @@ fn grain_rises_with_the_floor_on_the_gpu() {
             "{}: risen {risen} m, floor {want} m",
             solver.name()
         );
+    }
+}
+
+/// How far the DEM backends' velocities may part, m/s: a thousandth of the
+/// floor's speed, far above rounding (each grain is alone on the floor, so
+/// rounding does not grow) and far below what a wall velocity or wall
+/// position missed in one step's force makes.
+const DV: f32 = 1e-4;
+
+/// Both DEM backends of `dem` over `grains` on the floor; the GPU reads its
+/// counters every step.
+fn dem_backends(grains: Grains, motion: &WallMotion, p: &StepParams, dem: DemParams) -> (CpuDemBackend, GpuDemBackend) {
+    let ctx = context().expect("a GPU adapter");
+    let mut around = grains.clone();
+    around.pos.extend(grains.pos.iter().map(|x| [x[0] + 0.02, x[1] + 0.02]));
+    let grid = grid_around(&around, &motion.base, p.alert);
+    let cpu = CpuDemBackend::new(grains.clone(), motion.base.clone(), grid, K, dem);
+    let mut gpu = GpuDemBackend::new(ctx, grains, motion.base.clone(), grid, K, dem).unwrap();
+    gpu.check_every = 1;
+    (cpu, gpu)
+}
+
+/// `steps` steps of `dem` with `move_walls` before each on both backends:
+/// the largest position (m) and velocity (m/s) differences over the steps,
+/// and the GPU's grains at the end.
+fn dem_on_moving_floor(dem: DemParams, p: &StepParams, steps: usize) -> (f32, f32, Grains) {
+    let motion = rising_floor();
+    let (mut cpu, mut gpu) = dem_backends(resting(5), &motion, p, dem);
+    let (mut dx, mut dv) = (0.0f32, 0.0f32);
+    for k in 0..steps {
+        let walls = walls_of_step(&motion, k, p.dt);
+        cpu.move_walls(&walls);
+        gpu.move_walls(&walls);
+        let (sc, sg) = (cpu.step(p).unwrap(), gpu.step(p).unwrap());
+        assert_eq!(sg.contacts, sc.contacts, "step {k}: contacts");
+        let a = cpu.grains().unwrap().clone();
+        let b = gpu.grains().unwrap();
+        for i in 0..a.len() {
+            dx = dx.max((a.pos[i][0] - b.pos[i][0]).hypot(a.pos[i][1] - b.pos[i][1]));
+            dv = dv.max((a.vel[i][0] - b.vel[i][0]).hypot(a.vel[i][1] - b.vel[i][1]));
+        }
+    }
+    (dx, dv, gpu.grains().unwrap().clone())
+}
+
+/// Grains on the floor after `steps` steps of `dt` ride it: each has risen
+/// by at least half the floor's rise (the contact's spring lags it while it
+/// compresses) and moves sideways, dragged by friction.
+fn ride_the_floor(start: &Grains, end: &Grains, steps: usize, dt: f32) {
+    let risen = floor_y(steps as f64 * f64::from(dt));
+    for i in 0..start.len() {
+        let dy = end.pos[i][1] - start.pos[i][1];
+        assert!(dy > 0.5 * risen, "grain {i} rose {dy} m, the floor {risen} m");
+        assert!(end.vel[i][0] > 0.0, "grain {i} moves sideways at {} m/s", end.vel[i][0]);
+    }
+}
+
+/// A few grains on the rising, sliding floor, 200 Hertz-Mindlin steps with
+/// friction and `move_walls` before each: the GPU's positions follow the
+/// CPU's within the DEM twins' 1e-6 m every step and its velocities within
+/// [`DV`], and the grains ride the floor.
+#[test]
+fn dem_steps_on_a_moving_floor_match_cpu() {
+    let mut p = params(SolverKind::Dem);
+    (p.dt, p.alert) = (4e-5, 0.001);
+    let dem = DemParams {
+        law: NormalLaw::HertzMindlin,
+        mu: 0.5,
+        ..DemParams::default()
+    };
+    let steps = 200;
+    let (dx, dv, end) = dem_on_moving_floor(dem, &p, steps);
+    println!("dem: positions within {dx:e} m, velocities {dv:e} m/s");
+    assert!(dx < 1e-6, "positions differ by {dx:e} m");
+    assert!(dv < DV, "velocities differ by {dv:e} m/s");
+    ride_the_floor(&resting(5), &end, steps, p.dt);
+}
+
+/// The spring model (linear law, friction) on the rising, sliding floor with
+/// each integrator, 200 steps with `move_walls` before each: positions
+/// within 1e-6 m of the CPU's every step and velocities within [`DV`], and
+/// the grains ride the floor.
+#[test]
+fn spring_steps_on_a_moving_floor_match_cpu() {
+    for integrator in [Integrator::Leapfrog, Integrator::SemiImplicitEuler] {
+        let mut p = params(SolverKind::Spring);
+        (p.dt, p.alert) = (1e-4, 0.001);
+        let dem = DemParams {
+            kn: 1e4,
+            kt: 20.0,
+            gamma_n: 5.0,
+            gamma_relax: 5.0,
+            mu: 0.4,
+            mu_roll: 0.0,
+            law: NormalLaw::Linear,
+            integrator,
+            ..DemParams::default()
+        };
+        let steps = 200;
+        let (dx, dv, end) = dem_on_moving_floor(dem, &p, steps);
+        println!(
+            "spring {}: positions within {dx:e} m, velocities {dv:e} m/s",
+            integrator.name()
+        );
+        assert!(dx < 1e-6, "{}: positions differ by {dx:e} m", integrator.name());
+        assert!(dv < DV, "{}: velocities differ by {dv:e} m/s", integrator.name());
+        ride_the_floor(&resting(5), &end, steps, p.dt);
     }
 }

@@ -218,6 +218,12 @@ impl Backend for DemBisectBackend {
         self.cpu.invalidate();
         self.gpu.set_walls(walls);
     }
+    /// The same walls at a new pose: the CPU stepper and the GPU keep their
+    /// force and history (`Backend::move_walls`).
+    fn move_walls(&mut self, walls: &Walls) {
+        self.walls.clone_from(walls);
+        self.gpu.move_walls(walls);
+    }
     fn grains(&mut self) -> Result<&Grains> {
         Ok(&self.grains)
     }

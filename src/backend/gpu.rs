@@ -70,6 +70,9 @@ impl Backend for GpuDemBackend {
     fn set_walls(&mut self, walls: &Walls) {
         GpuDemBackend::set_walls(self, walls)
     }
+    fn move_walls(&mut self, walls: &Walls) {
+        GpuDemBackend::move_walls(self, walls)
+    }
     fn grains(&mut self) -> Result<&Grains> {
         GpuDemBackend::grains(self)
     }

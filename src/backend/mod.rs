@@ -231,9 +231,9 @@ pub fn gpu_backend_from(start: &Start<'_>, ctx: GpuContext) -> Result<Box<dyn Ba
 pub const MOTION_ON_GPU: &str = "moving walls run on the CPU backend only with this solver (use --backend cpu)";
 
 /// Whether the GPU path of `solver` moves walls (`[[motion]]`): the NSCD
-/// solvers do; the GPU DEM and spring keep theirs still.
+/// solvers, the DEM and the spring model do.
 pub fn moves_walls_on_gpu(solver: SolverKind) -> bool {
-    solver.nscd()
+    solver.nscd() || matches!(solver, SolverKind::Dem | SolverKind::Spring)
 }
 
 /// The refusal of a solver that `choice` cannot run (a CPU-only solver on

@@ -211,6 +211,14 @@ impl Pipeline {
         write(&b.corner_vel, bytemuck::cast_slice(&corner_velocities(walls)));
     }
 
+    /// A bind group of the detection writing lists `list` against other
+    /// walls than the pipeline's: `segments` and `corners`, as many as the
+    /// walls uploaded last, moving at their velocities (`segment_vel`,
+    /// `corner_vel`). Made again after [`Self::set_walls`].
+    pub fn detect_group(&self, list: usize, segments: &wgpu::Buffer, corners: &wgpu::Buffer) -> wgpu::BindGroup {
+        detect_group(&self.ctx, &self.kernels, &self.bufs, list, segments, corners)
+    }
+
     /// Record a shared dispatch stage; `list` is the contact lists it writes.
     pub fn dispatch(&self, stage: StepStage, list: usize, ps: &mut wgpu::ComputePass) {
         let (k, g, n) = (&self.kernels, &self.groups, self.n as u32);
@@ -395,13 +403,6 @@ impl CoreGroups {
                 ("slots", &b.slots[p]),
             ]
         };
-        let detect = [
-            ("cell_start", &b.cell_start),
-            ("sorted", &b.sorted),
-            ("stats", &b.stats),
-            ("segment_vel", &b.segment_vel),
-            ("corner_vel", &b.corner_vel),
-        ];
         let reduce = [("vel", &g[VEL]), ("partials", &b.partials)];
         CoreGroups {
             bin_count: k.bin_count.group(
@@ -428,11 +429,41 @@ impl CoreGroups {
                 &[("params", params), ("cell_start", &b.cell_start), ("sorted", &b.sorted)],
             ),
             detect: (lists.clone())
-                .map(|p| k.detect.group(ctx, &[&shared(p)[..], &detect[..]].concat()))
+                .map(|p| detect_group(ctx, k, b, p, &b.segments, &b.corners))
                 .collect(),
             reduce: lists
                 .map(|p| k.reduce.group(ctx, &[&shared(p)[..], &reduce[..]].concat()))
                 .collect(),
         }
     }
+}
+
+/// The bind group of `detect::main` writing lists `p` against the walls in
+/// `segments` and `corners` (as many as the pipeline's), with the pipeline's
+/// grains, bins, counters and wall velocities.
+fn detect_group(
+    ctx: &GpuContext,
+    k: &CoreKernels,
+    b: &CoreBuffers,
+    p: usize,
+    segments: &wgpu::Buffer,
+    corners: &wgpu::Buffer,
+) -> wgpu::BindGroup {
+    let g = &b.grains;
+    let entries = [
+        ("params", &b.params),
+        ("pos", &g[POS]),
+        ("radius", &g[RADIUS]),
+        ("inv_mass", &g[INV_MASS]),
+        ("segments", segments),
+        ("corners", corners),
+        ("count", &b.count[p]),
+        ("slots", &b.slots[p]),
+        ("cell_start", &b.cell_start),
+        ("sorted", &b.sorted),
+        ("stats", &b.stats),
+        ("segment_vel", &b.segment_vel),
+        ("corner_vel", &b.corner_vel),
+    ];
+    k.detect.group(ctx, &entries)
 }

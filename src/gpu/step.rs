@@ -10,6 +10,7 @@
 //!   free_velocity   FreeVelocity                         (the forcing is in its kernel)
 //!   spin_free       SpinFree
 //!   detect          ClearCells BinCount PrefixSum CursorCopy BinScatter BinSort Detect
+//!                   (DetectAhead for Detect after a DEM drift while the walls move)
 //!   cohesion        Cohesion
 //!   warm_start      WarmStart                            (when the device holds last step's lists)
 //!   bounce          Bounce
@@ -62,6 +63,10 @@ pub enum StepStage {
     /// bit (binning, 6/6).
     BinSort,
     Detect,
+    /// [`Self::Detect`] against the walls a step ahead of the step's walls
+    /// (`model::walls::walls_ahead`): a DEM step's detection after the drift
+    /// while the walls move. Recorded by the DEM stepper.
+    DetectAhead,
     /// Capillary bridges into the free velocities (`[cohesion]`, docs/cohesion.md).
     Cohesion,
     WarmStart,
@@ -104,7 +109,7 @@ impl StepStage {
             StepStage::PrefixSum => Stage::PrefixSum,
             StepStage::CursorCopy | StepStage::BinScatter => Stage::BinScatter,
             StepStage::BinSort => Stage::BinSort,
-            StepStage::Detect => Stage::Detect,
+            StepStage::Detect | StepStage::DetectAhead => Stage::Detect,
             StepStage::WarmStart | StepStage::Bounce => Stage::WarmStart,
             StepStage::Gather | StepStage::SpinFree => Stage::JacobiGather,
             StepStage::Color => Stage::Coloring,

@@ -85,8 +85,9 @@ use neighbours::{Listed, Neighbours};
 use super::detect;
 use super::grid::Bins;
 use crate::model::plan::{self, Stage};
+pub use crate::model::walls::walls_ahead;
 use crate::model::{
-    Body, ContactLists, DemParams, Grains, Grid, Phase, StepParams, StepStats, Walls, dem_plan, dot, law, sub,
+    Body, ContactLists, DemParams, Grains, Grid, Phase, StepParams, StepStats, Walls, dem_plan, dot, law,
 };
 
 /// Scratch state of the CPU DEM path: bins, contact lists, the last force.
@@ -355,36 +356,6 @@ impl DemStepper {
             radius: &g.radius,
             inv_mass: &g.inv_mass,
         }
-    }
-}
-
-/// `walls` (at the start of a step, with their velocities over it) moved on
-/// by `h` seconds into `out`: every segment end and corner moved by h times
-/// its velocity, which puts it where the wall's motion has it at the step's
-/// end for h = dt (up to rounding), a one-sided segment's normal turned as
-/// its direction turned, a corner's directions kept (they turn by the
-/// group's angle over one step, which the walls do not carry; a corner's
-/// directions only choose between it and its segments). The velocities are
-/// kept.
-pub fn walls_ahead(walls: &Walls, h: f32, out: &mut Walls) {
-    out.clone_from(walls);
-    let on = |x: [f32; 2], v: [f32; 2]| [x[0] + h * v[0], x[1] + h * v[1]];
-    for (s, v) in out.segments.iter_mut().zip(&walls.segment_vel) {
-        let e = sub(s.b, s.a);
-        let de = [h * (v[1][0] - v[0][0]), h * (v[1][1] - v[0][1])];
-        (s.a, s.b) = (on(s.a, v[0]), on(s.b, v[1]));
-        if s.n != [0.0; 2] && de != [0.0; 2] {
-            // The turn from e to e + de: cos, sin times |e| |e + de|.
-            let (c, sn) = (dot(e, e) + dot(e, de), e[0] * de[1] - e[1] * de[0]);
-            let len = c.hypot(sn);
-            if len > 0.0 {
-                let n = s.n;
-                s.n = [(c * n[0] - sn * n[1]) / len, (sn * n[0] + c * n[1]) / len];
-            }
-        }
-    }
-    for (c, &v) in out.corners.iter_mut().zip(&walls.corner_vel) {
-        c.pos = on(c.pos, v);
     }
 }
 

@@ -21,6 +21,15 @@
 //! The force of the previous step is kept on the device (velocity Verlet needs
 //! it for the first half kick); a change of walls recomputes it before the next
 //! drift, as on the CPU (`cpu::dem::DemStepper`).
+//!
+//! Moving walls ([`GpuDemBackend::move_walls`]): the pipeline's wall buffers
+//! hold the walls at the step's start, with their velocities, which every
+//! wall contact carries (`Contact::wall_vel`) into the force. The detection
+//! after the drift ([`StepStage::DetectAhead`]) reads the walls a step ahead
+//! (`model::walls::walls_ahead` of the step's dt, found on the host and
+//! written before the step), so the force the next step starts from belongs
+//! to one instant, grains and walls, as on the CPU. Still walls record the
+//! step of still walls.
 
 use crate::error::Result;
 use crate::gpu::buffers::{read, storage, storage_zeroed, uniform};
@@ -28,6 +37,7 @@ use crate::gpu::pipeline::{INV_MASS, POS, Pipeline, RADIUS, VEL};
 use crate::gpu::step::{Recorder, StepStage, record, stages_of};
 use crate::gpu::{GpuContext, Kernel, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_SPEED2, STAT_WORDS, Stage};
 use crate::model::plan::{DEM_STAGES, Stage as PlanStage, split};
+use crate::model::walls::walls_ahead;
 use crate::model::{
     ContactLists, DemLaw, DemParams, Grains, Grid, Phase, Region, StepParams, StepStats, Totals, Walls, dem_plan, law,
 };
@@ -54,6 +64,44 @@ struct Kernels {
     /// `dem_integrate::kick`: the second half kick, which also folds max |v|^2
     /// into stats[STAT_SPEED2]. Twin `cpu::dem::integrate::kick`.
     kick: Kernel,
+}
+
+/// The walls a step ahead of the step's walls: what the detection after the
+/// drift reads while the walls move.
+struct Ahead {
+    /// Host scratch: `walls_ahead` of the step's walls.
+    walls: Walls,
+    segments: wgpu::Buffer,
+    corners: wgpu::Buffer,
+    /// `detect::main` on lists 0 against `segments` and `corners`.
+    detect: wgpu::BindGroup,
+}
+
+impl Ahead {
+    /// Buffers as large as `walls`' (the pipeline's walls), and their detection group.
+    fn new(core: &Pipeline, walls: &Walls) -> Ahead {
+        let segments = storage(&core.ctx, &core.label("segments.ahead"), &walls.segments);
+        let corners = storage(&core.ctx, &core.label("corners.ahead"), &walls.corners);
+        let detect = core.detect_group(0, &segments, &corners);
+        Ahead {
+            walls: walls.clone(),
+            segments,
+            corners,
+            detect,
+        }
+    }
+
+    /// `walls` moved on by `dt` into the buffers.
+    fn write(&mut self, core: &Pipeline, walls: &Walls, dt: f32) {
+        walls_ahead(walls, dt, &mut self.walls);
+        let write = |buffer: &wgpu::Buffer, bytes: &[u8]| {
+            if !bytes.is_empty() {
+                core.ctx.queue.write_buffer(buffer, 0, bytes);
+            }
+        };
+        write(&self.segments, bytemuck::cast_slice(&self.walls.segments));
+        write(&self.corners, bytemuck::cast_slice(&self.walls.corners));
+    }
 }
 
 struct Groups {
@@ -83,6 +131,9 @@ pub struct GpuDemBackend {
     /// A law with history: `warm_start::main` of lists 0 from lists 1
     /// (each contact's history from the last step's, see `state::Kernels::warm_start`).
     history: Option<(Kernel, wgpu::BindGroup)>,
+    /// The walls at the step's start, with their velocities.
+    walls: Walls,
+    ahead: Ahead,
 }
 
 impl GpuDemBackend {
@@ -114,6 +165,7 @@ impl GpuDemBackend {
             torque: storage_zeroed::<f32>(ctx, &core.label("torque"), n),
         };
         let groups = Self::groups(&core, &kernels, &bufs);
+        let ahead = Ahead::new(&core, &walls);
         let history = keeps_history.then(|| {
             let (warm, b) = (kernel(Stage::WarmStart, "main"), &core.bufs);
             let lists = [("params", &b.params), ("count", &b.count[0]), ("slots", &b.slots[0])];
@@ -137,6 +189,8 @@ impl GpuDemBackend {
             steps: 0,
             check_every: CHECK_EVERY,
             history,
+            walls,
+            ahead,
         })
     }
 
@@ -188,9 +242,10 @@ impl GpuDemBackend {
 
     /// The GPU stages of the step's plan (`model::dem_plan`: priming when the
     /// force is stale, then the integrator's stages) from plan stage `from`
-    /// on (`model::plan::split`), each mapped by [`stages_of`]; for a law
-    /// with history, a warm start of the lists from the last step's before
-    /// every force.
+    /// on (`model::plan::split`), each mapped by [`stages_of`], a detection
+    /// after the drift made [`StepStage::DetectAhead`] while the walls move;
+    /// for a law with history, a warm start of the lists from the last
+    /// step's before every force.
     fn plan(&mut self, from: PlanStage) -> Vec<StepStage> {
         let plan = dem_plan(&self.dem, self.primed);
         // Velocity Verlet keeps this step's force for the next; semi-implicit
@@ -198,11 +253,16 @@ impl GpuDemBackend {
         // into the counters is the half-kicked one.
         self.primed = self.dem.integrator.kdk();
         let start = split(&plan, &DEM_STAGES, from);
-        let mut stages: Vec<StepStage> = plan[start..]
-            .iter()
-            .flat_map(|&s| stages_of(s, false))
-            .copied()
-            .collect();
+        let drift = plan.iter().position(|&s| s == PlanStage::DemKickDrift);
+        let moving = self.walls.moving();
+        let mut stages = Vec::new();
+        for (k, &stage) in plan.iter().enumerate().skip(start) {
+            let ahead = moving && drift.is_some_and(|d| k > d);
+            stages.extend(stages_of(stage, false).iter().map(|&s| match s {
+                StepStage::Detect if ahead => StepStage::DetectAhead,
+                s => s,
+            }));
+        }
         if self.history.is_some() {
             let mut k = 0;
             while let Some(f) = stages[k..].iter().position(|s| *s == StepStage::DemForce) {
@@ -252,6 +312,7 @@ impl Recorder for GpuDemBackend {
             StepStage::DemKickDrift => self.kernels.kick_drift.dispatch(ps, &g.kick_drift, n),
             StepStage::DemForce => self.kernels.force.dispatch(ps, &g.force, n),
             StepStage::DemKick => self.kernels.kick.dispatch(ps, &g.kick, n),
+            StepStage::DetectAhead => self.core.kernels.detect.dispatch(ps, &self.ahead.detect, n),
             // Planned only for a law with history.
             StepStage::WarmStart => {
                 if let Some((warm, group)) = &self.history {
@@ -280,6 +341,9 @@ impl GpuDemBackend {
     /// uploaded.
     pub fn step_from(&mut self, p: &StepParams, from: PlanStage) -> Result<StepStats> {
         self.write_params(p);
+        if self.walls.moving() {
+            self.ahead.write(&self.core, &self.walls, p.dt);
+        }
         let stages = self.plan(from);
         let enc = self.core.encoder("hourglass.dem.step");
         let mut enc = record(self, &stages, enc)?;
@@ -311,9 +375,26 @@ impl GpuDemBackend {
         Ok(stats)
     }
 
+    /// Replace the walls (the gate opens): the kept force is recomputed
+    /// before the next drift, and a law's history starts afresh.
     pub fn set_walls(&mut self, walls: &Walls) {
         self.core.set_walls(walls);
+        self.walls = walls.clone();
+        self.ahead = Ahead::new(&self.core, walls);
         self.primed = false;
+    }
+
+    /// The same walls at a new pose with their velocities over the next
+    /// step (`Backend::move_walls`): written over the wall buffers, the
+    /// kept force, the lists and the history stay, as on the CPU
+    /// (`CpuHostBackend::move_walls`).
+    ///
+    /// # Panics
+    /// If `walls` does not have as many segments and corners as the walls
+    /// uploaded last.
+    pub fn move_walls(&mut self, walls: &Walls) {
+        self.core.move_walls(walls);
+        self.walls.clone_from(walls);
     }
 
     pub fn grains(&mut self) -> Result<&Grains> {
