@@ -62,7 +62,7 @@ fn a_grain_crossing_xmax_re_enters_at_xmin_with_its_velocity() {
         ));
         assert_eq!((summary.lost_grains, summary.grains), (0, 1), "{solver}");
         inside_period(&g);
-        let travelled = f64::from(summary.sim_time);
+        let travelled = summary.sim_time;
         let expected = 0.04 + travelled - 0.1;
         assert!(
             (f64::from(g.pos[0][0]) - expected).abs() < 1e-4,

@@ -228,7 +228,8 @@ impl Scene {
             for (k, v) in p.iter().enumerate() {
                 c.finite(&format!("walls.periodic_x[{k}]"), *v)?;
             }
-            if !(p[0] < p[1]) || !((p[1] - p[0]) as f32 > 0.0) {
+            // Finite (above): an ordered pair, and a period that is not zero in f32.
+            if p[1] <= p[0] || (p[1] - p[0]) as f32 <= 0.0 {
                 return Err(self.refuse(
                     "walls.periodic_x",
                     format!("{p:?} is not [xmin, xmax] with xmin < xmax"),
