@@ -84,6 +84,7 @@ impl Setup {
             gravity: self.params.gravity,
             neck_y: self.neck_y as f32,
             bbox: self.bounds.rect,
+            period: self.periodic_x().map_or(0.0, |p| p[1] - p[0]),
         }
     }
 }
