@@ -41,6 +41,7 @@ fn gpu_step(c: &mut Criterion) {
             gravity: p.gravity,
             neck_y: setup.neck_y as f32,
             bbox: setup.walls(true).bounding_box(),
+            period: 0.0,
         };
         for _ in 0..3 {
             gpu.step(&p).expect("step");

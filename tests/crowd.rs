@@ -25,6 +25,7 @@ fn start(s: &Setup) -> (Box<dyn Backend>, Region) {
         gravity: [0.0, 0.0],
         neck_y: 0.0,
         bbox: s.walls(false).bounding_box(),
+        period: 0.0,
     };
     (cpu_backend(s, grid), region)
 }

@@ -123,6 +123,7 @@ fn agrees_in(from: Stage, overlap_iterations: u32, tweak: impl Fn(&mut StepParam
         gravity: p.gravity,
         neck_y: 0.03,
         bbox: walls.bounding_box(),
+        period: 0.0,
     };
     let (ts, tc) = (split.totals(&region).unwrap(), cpu.totals(&region).unwrap());
     assert_eq!((ts.passed, ts.lost), (tc.passed, tc.lost), "{name}");

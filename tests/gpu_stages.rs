@@ -989,6 +989,7 @@ fn lost_grains_are_not_passed() {
         gravity: [0.0, -9.81],
         neck_y: 0.05,
         bbox: c.walls.bounding_box(),
+        period: 0.0,
     };
     let want = cpu::reduce::reduce(&c.grains, &lists, &c.walls, &region);
     assert_eq!((want.passed, want.lost), (2, 1), "cpu: passed, lost");
@@ -1010,6 +1011,7 @@ fn reduce_matches_cpu() {
             gravity: p.gravity,
             neck_y: p.neck_y * c.walls.bounding_box()[3],
             bbox: c.walls.bounding_box(),
+            period: 0.0,
         };
         let mut grains = c.grains.clone();
         if n > 10 {

@@ -138,6 +138,7 @@ fn fifty_steps_match_cpu_across_reorders_and_wall_changes() {
         gravity: p.gravity,
         neck_y: 0.03,
         bbox: walls.bounding_box(),
+        period: 0.0,
     };
     let (tc, tg) = (cpu.totals(&region).unwrap(), gpu.totals(&region).unwrap());
     assert_eq!((tg.passed, tg.lost), (tc.passed, tc.lost));

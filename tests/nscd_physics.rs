@@ -188,6 +188,7 @@ fn resting_column_and_pile_keep_overlaps_and_converge_every_step() {
                 gravity: p.gravity,
                 neck_y: -1.0,
                 bbox: [bb[0], bb[1], bb[2], 0.2],
+                period: 0.0,
             };
             for _ in 0..200 {
                 s.step(&mut g, &w, &p).unwrap();
@@ -365,6 +366,7 @@ fn reduce_is_the_same_bit_for_bit_on_any_thread_count() {
         gravity: [0.0, -9.81],
         neck_y: 0.5,
         bbox: [-0.01, 0.0, 3.0, 2.0],
+        period: 0.0,
     };
     let sums: Vec<_> = [1usize, 2, 4]
         .iter()

@@ -85,6 +85,7 @@ fn watch(name: &str, solver: SolverKind, mut s: CpuStepper, mut g: Grains, w: &W
         gravity: p.gravity,
         neck_y: -1.0,
         bbox: [bb[0], bb[1], bb[2], 0.2],
+        period: 0.0,
     };
     let (mut at_1s, mut worst, mut overlap, mut iterations) = (0.0, 0.0f64, [0.0f64; 2], 0u64);
     for step in 1..=11_000 {

@@ -67,6 +67,7 @@ fn uzawa_is_stable_at_ten_times_the_default_time_step() {
         gravity: p.gravity,
         neck_y: -1.0,
         bbox: [-0.01, -0.01, 0.2, 0.2],
+        period: 0.0,
     };
     let (mut unconverged, mut worst_residual, mut iterations) = (0, 0.0f32, 0);
     for _step in 0..150 {

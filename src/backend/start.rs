@@ -11,7 +11,9 @@ use crate::scene::Setup;
 use crate::scene::bounds::BoundsRule;
 
 /// The grid every backend bins into: covers the walls, the initial grains and
-/// the emitters' grains, cells of side 2 r_max + alert.
+/// the emitters' grains, cells of side 2 r_max + alert; with periodic
+/// boundaries (`walls.periodic_x`) it spans the period along x
+/// (`Grid::periodic_x`).
 pub fn grid_for(setup: &Setup) -> Result<Grid> {
     let mut bb = setup.walls_box;
     let emitted = setup.emitters.iter().map(|e| &e.grains);
@@ -22,7 +24,11 @@ pub fn grid_for(setup: &Setup) -> Result<Grid> {
         }
         r_max = r_max.max(g.max_radius());
     }
-    Grid::covering(bb, 2.0 * r_max + setup.params.alert)
+    let cell = 2.0 * r_max + setup.params.alert;
+    match setup.periodic_x() {
+        Some(period) => Grid::periodic_x(bb, cell, period),
+        None => Grid::covering(bb, cell),
+    }
 }
 
 /// The state a backend is built from: a scene's ([`Start::of`]) or a packed

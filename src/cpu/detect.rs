@@ -15,6 +15,11 @@
 //!
 //! A contact enters the list when d < alert. Order in a list: grains (cells in
 //! row order, grains in bin order), then segments, then corners.
+//!
+//! On a grid periodic along x (`Grid::periodic_x`) the 3 x 3 block wraps
+//! around in x and x - x_j is its minimum image (`Grid::min_image`), so a
+//! grain near xmax touches one near xmin; the two copies of such a pair
+//! still see exactly negated offsets. Walls are not wrapped.
 
 use rayon::prelude::*;
 
@@ -48,7 +53,12 @@ pub const SURELY_BEYOND: f32 = 1.0 + 1e-4;
 /// axis normal whose sign depends on `flip`, so the two copies stay opposite.
 #[inline]
 fn normal_between(x: [f32; 2], from: [f32; 2], flip: bool) -> ([f32; 2], f32) {
-    let d = sub(x, from);
+    normal_along(sub(x, from), flip)
+}
+
+/// [`normal_between`] of the offset `d` = x - from.
+#[inline]
+fn normal_along(d: [f32; 2], flip: bool) -> ([f32; 2], f32) {
     let len = dot(d, d).sqrt();
     if len > 0.0 {
         ([d[0] / len, d[1] / len], len)
@@ -165,6 +175,9 @@ fn grain_contacts(inp: &DetectInput, near: &Near, i: usize, push: &mut impl FnMu
     let r = inp.radius[i];
     let im = inp.inv_mass[i];
     let g = inp.grid;
+    if g.is_periodic() {
+        return grain_contacts_periodic(inp, i, push);
+    }
     let (cx, cy) = g.coords(x);
     // The cells of one row of the 3 x 3 block are consecutive, and so are
     // their grains in `sorted`: one range per row, in the same order.
@@ -190,6 +203,40 @@ fn grain_contacts(inp: &DetectInput, near: &Near, i: usize, push: &mut impl FnMu
                 }
             }
             base += LANES;
+        }
+    }
+}
+
+/// The distinct columns of the 3 x 3 block around column `cx` of a grid
+/// periodic along x, wrapped (ascending when the grid has 3 columns or fewer).
+#[inline]
+pub fn wrapped_columns(g: &Grid, cx: u32) -> ([u32; 3], usize) {
+    if g.nx <= 3 {
+        return ([0, 1, 2], g.nx as usize);
+    }
+    ([(cx + g.nx - 1) % g.nx, cx, (cx + 1) % g.nx], 3)
+}
+
+/// [`grain_contacts`] on a grid periodic along x: the block's columns wrap
+/// and each pair's offset is its minimum image (no screen).
+fn grain_contacts_periodic(inp: &DetectInput, i: usize, push: &mut impl FnMut(Contact)) {
+    let (x, r, im) = (inp.pos[i], inp.radius[i], inp.inv_mass[i]);
+    let g = inp.grid;
+    let (cx, cy) = g.coords(x);
+    let (cols, ncols) = wrapped_columns(g, cx);
+    for ny in cy.saturating_sub(1)..=(cy + 1).min(g.ny - 1) {
+        for &col in &cols[..ncols] {
+            let c = (ny * g.nx + col) as usize;
+            for &j in &inp.sorted[inp.cell_start[c] as usize..inp.cell_start[c + 1] as usize] {
+                let j = j as usize;
+                if j == i {
+                    continue;
+                }
+                let (n, gap) = grain_gap_in(g, (x, r), (inp.pos[j], inp.radius[j]), i < j);
+                if gap < inp.alert {
+                    push(fresh(Body::Grain(j as u32), gap, im + inp.inv_mass[j], n));
+                }
+            }
         }
     }
 }
@@ -234,6 +281,14 @@ fn wall_contacts(inp: &DetectInput, i: usize, push: &mut impl FnMut(Contact)) {
 #[inline]
 pub fn grain_gap(this: ([f32; 2], f32), other: ([f32; 2], f32), flip: bool) -> ([f32; 2], f32) {
     let (n, dist) = normal_between(this.0, other.0, flip);
+    (n, dist - (this.1 + other.1))
+}
+
+/// [`grain_gap`] on `grid`: the offset between the centres is its minimum
+/// image when the grid is periodic along x.
+#[inline]
+pub fn grain_gap_in(grid: &Grid, this: ([f32; 2], f32), other: ([f32; 2], f32), flip: bool) -> ([f32; 2], f32) {
+    let (n, dist) = normal_along(grid.min_image(sub(this.0, other.0)), flip);
     (n, dist - (this.1 + other.1))
 }
 

@@ -85,11 +85,13 @@ impl ImpulseStepper {
                 }
             }
         };
+        let grid = self.grid;
         let drift = |grains: &mut Grains| {
             for (x, v) in grains.pos.iter_mut().zip(&grains.vel) {
                 x[0] += h * v[0];
                 x[1] += h * v[1];
             }
+            super::integrate::wrap(&grid, &mut grains.pos);
         };
         if self.params.integrator.kdk() {
             self.impulses(grains);

@@ -5,11 +5,12 @@
 //!   free_velocity: v_free = v + dt g        (fixed grains, im = 0, keep v)
 //!                  v_free += sqrt(dt) sigma w  (stochastic forcing, sigma > 0: `forcing`)
 //!   integrate:     x     += dt v             (after the contact solve)
+//!                  x_x wrapped into [xmin, xmax) on a grid periodic along x (`wrap`)
 //! ```
 
 use rayon::prelude::*;
 
-use crate::model::Forcing;
+use crate::model::{Forcing, Grid};
 
 /// Stage `free_velocity`: gravity over one step.
 pub fn free_velocity(vel: &[[f32; 2]], inv_mass: &[f32], gravity: [f32; 2], dt: f32, vel_free: &mut [[f32; 2]]) {
@@ -64,4 +65,16 @@ pub fn integrate_angle(angle: &mut [f32], ang_vel: &[f32], dt: f32) {
         .zip(ang_vel)
         .with_min_len(super::PAR_MIN)
         .for_each(|(a, w)| *a += dt * w);
+}
+
+/// Every grain's x wrapped into the period [xmin, xmax) of a grid periodic
+/// along x (`Grid::wrap_x`), after every position update of every model;
+/// nothing when the grid is not periodic.
+pub fn wrap(grid: &Grid, pos: &mut [[f32; 2]]) {
+    if !grid.is_periodic() {
+        return;
+    }
+    pos.par_iter_mut()
+        .with_min_len(super::PAR_MIN)
+        .for_each(|x| x[0] = grid.wrap_x(x[0]));
 }

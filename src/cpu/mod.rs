@@ -419,7 +419,10 @@ impl<'a> StepContext<'a> {
             }
             Stage::Solve => self.solve()?,
             Stage::PushOut => s.push_out(g, p),
-            Stage::Integrate => integrate::integrate(&mut g.pos, &g.vel, p.dt),
+            Stage::Integrate => {
+                integrate::integrate(&mut g.pos, &g.vel, p.dt);
+                integrate::wrap(&s.grid, &mut g.pos);
+            }
             Stage::IntegrateAngle => integrate::integrate_angle(&mut g.angle, &g.ang_vel, p.dt),
             other => {
                 return Err(Error::NotImplemented {

@@ -10,6 +10,7 @@
 //!   lost      = #{ i : x_i more than r_i outside the bounds (no part of the
 //!                 grain inside them), or not finite }
 //!   overlap   = max over listed contacts of -(gap at the current positions), >= 0
+//!               (two grains through the minimum image of their offset when periodic along x)
 //!               (signed past a segment with an inside: a crossed centre counts r + depth)
 //! ```
 
@@ -18,12 +19,15 @@ use rayon::prelude::*;
 use crate::model::{Body, ContactLists, Grains, Region, Totals, Walls, dot, sub};
 
 /// Overlap of one listed contact at the current positions, m (negative = apart).
-fn overlap_now(grains: &Grains, walls: &Walls, i: usize, other: Body) -> f32 {
+fn overlap_now(grains: &Grains, walls: &Walls, period: f32, i: usize, other: Body) -> f32 {
     let x = grains.pos[i];
     let r = grains.radius[i];
     match other {
         Body::Grain(j) => {
-            let d = sub(x, grains.pos[j as usize]);
+            let mut d = sub(x, grains.pos[j as usize]);
+            if period > 0.0 {
+                d[0] -= period * (d[0] / period).round();
+            }
             r + grains.radius[j as usize] - dot(d, d).sqrt()
         }
         Body::Segment(k) => {
@@ -76,7 +80,7 @@ fn one(grains: &Grains, lists: &ContactLists, walls: &Walls, region: &Region, i:
     let mut overlap = 0.0f32;
     if i < lists.grains() {
         for c in lists.of(i) {
-            overlap = overlap.max(overlap_now(grains, walls, i, c.body()));
+            overlap = overlap.max(overlap_now(grains, walls, region.period, i, c.body()));
         }
     }
     Totals {

@@ -41,6 +41,9 @@ pub struct Region {
     /// The scene's bounds [xmin, ymin, xmax, ymax], m (`scene::bounds`): a
     /// grain more than its radius outside is lost (and never counted as passed).
     pub bbox: [f32; 4],
+    /// Period along x, m (`walls.periodic_x`; 0: not periodic): two grains'
+    /// overlap is measured through the minimum image of their offset.
+    pub period: f32,
 }
 
 /// Rotational kinetic energy, J per unit thickness:

@@ -9,6 +9,10 @@
 //!       m = max(width of B, height of B, 2 r_max, max |v|^2 / 2|g|)
 //! ```
 //!
+//! With periodic boundaries along x (`walls.periodic_x`) the bounds in x
+//! are the period [xmin, xmax] whatever the rule (nothing leaves through
+//! a periodic side: it re-enters the other), and the rule gives y.
+//!
 //! The last term of m is the height a grain starting at speed |v| can rise
 //! against gravity, so a ball bounced up from a floor is not lost; grains
 //! that fall off an open floor are lost a fall of m below it.
@@ -47,6 +51,8 @@ pub struct BoundsInput<'a> {
     /// The starting grains, then each emitter's.
     pub grains: Vec<&'a Grains>,
     pub gravity: [f64; 2],
+    /// `walls.periodic_x`, validated finite and ordered.
+    pub periodic_x: Option<[f64; 2]>,
     /// The scene's name, for errors.
     pub origin: &'a str,
 }
@@ -55,7 +61,19 @@ impl BoundsInput<'_> {
     /// The bounds (see the module doc); stated bounds that do not hold the
     /// walls or an emitter's grains are an error naming `walls.bounds`.
     pub fn resolve(&self) -> Result<Bounds> {
-        let walls = self.walls_box;
+        let mut b = self.resolve_rule()?;
+        if let Some(p) = self.periodic_x {
+            (b.rect[0], b.rect[2]) = (p[0] as f32, p[1] as f32);
+        }
+        Ok(b)
+    }
+
+    /// The bounds of the rule, the walls taken within the period along x.
+    fn resolve_rule(&self) -> Result<Bounds> {
+        let mut walls = self.walls_box;
+        if let Some(p) = self.periodic_x {
+            (walls[0], walls[2]) = (p[0] as f32, p[1] as f32);
+        }
         if let Some(b) = self.stated {
             let out = |problem: String| Err(Error::field(self.origin, "walls.bounds", problem));
             if !(b[0] <= f64::from(walls[0])

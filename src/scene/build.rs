@@ -1,6 +1,8 @@
 //! Resolve a validated scene into walls, grains and step parameters.
 
-use super::checks::{Line, WallSource, bbox, check_counts, check_emitters, check_grid, check_walls, source_of};
+use super::checks::{
+    Line, WallSource, bbox, check_counts, check_emitters, check_grid, check_periodic, check_walls, source_of,
+};
 pub use super::checks::{MAX_EXTENT_RADII, MAX_GRAINS, MIN_DT};
 use super::fill::{self, FillRegion};
 use super::gmsh;
@@ -71,12 +73,18 @@ impl Setup {
         self.gated
     }
 
+    /// The period [xmin, xmax) along x (`walls.periodic_x`), m; None: not periodic.
+    pub fn periodic_x(&self) -> Option<[f32; 2]> {
+        self.scene.walls.periodic_x.map(|p| p.map(|v| v as f32))
+    }
+
     /// Where the neck is and what counts as lost ([`Setup::bounds`]).
     pub fn region(&self) -> crate::model::Region {
         crate::model::Region {
             gravity: self.params.gravity,
             neck_y: self.neck_y as f32,
             bbox: self.bounds.rect,
+            period: self.periodic_x().map_or(0.0, |p| p[1] - p[0]),
         }
     }
 }
@@ -128,6 +136,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     let motion = motion::of(scene, &open, segment_group, corner_group);
     let walls_box = motion::walls_box(motion.as_ref(), &closed);
     check_grid(scene, walls_box, &grains, &emitters, &source_of(scene))?;
+    check_periodic(scene, &grains, &emitters)?;
     let bounds = super::bounds::BoundsInput {
         stated: scene.walls.bounds,
         outline: walls,
@@ -136,6 +145,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
             .chain(emitters.iter().map(|e| &e.grains))
             .collect(),
         gravity: scene.gravity,
+        periodic_x: scene.walls.periodic_x,
         origin: &scene.origin,
     }
     .resolve()?;

@@ -379,3 +379,44 @@ fn farthest_grain(scene: &Scene, grains: &Grains, walls_box: [f32; 4]) -> String
         None => "grains.region".to_string(),
     }
 }
+
+/// Refuse periodic boundaries (`walls.periodic_x`) narrower than a grain's
+/// diameter plus the alert distance or than 3 contact cells (2 r_max +
+/// solver.alert), and grains (the fill's, the list's or an emitter's) whose
+/// centres start outside the period [xmin, xmax).
+pub(super) fn check_periodic(scene: &Scene, grains: &Grains, emitters: &[super::emit::Emitter]) -> Result<()> {
+    let Some(p) = scene.walls.periodic_x else {
+        return Ok(());
+    };
+    let refuse = |problem: String| Err(Error::field(&scene.origin, "walls.periodic_x", problem));
+    let all = || std::iter::once(grains).chain(emitters.iter().map(|e| &e.grains));
+    let r_max = f64::from(all().map(Grains::max_radius).fold(0.0, f32::max));
+    let (len, alert) = (p[1] - p[0], scene.solver.alert);
+    if len < 2.0 * r_max + alert {
+        return refuse(format!(
+            "the period {len} m is narrower than a grain's diameter plus solver.alert ({} m)",
+            2.0 * r_max + alert
+        ));
+    }
+    let cell = 2.0 * r_max + alert;
+    if (len as f32 / cell as f32).floor() < 3.0 {
+        return refuse(format!(
+            "the period {len} m is narrower than 3 contact cells of 2 r_max + solver.alert = {cell:.3e} m"
+        ));
+    }
+    let (xmin, xmax) = (p[0] as f32, p[1] as f32);
+    for (k, g) in all().enumerate() {
+        if let Some((i, x)) = g.pos.iter().enumerate().find(|(_, x)| !(x[0] >= xmin && x[0] < xmax)) {
+            let whose = if k == 0 {
+                format!("grain {i}")
+            } else {
+                format!("grain {i} of emitters[{}]", k - 1)
+            };
+            return refuse(format!(
+                "{whose} starts at x = {}, outside the period [{xmin}, {xmax})",
+                x[0]
+            ));
+        }
+    }
+    Ok(())
+}

@@ -96,6 +96,14 @@ pub struct WallsSpec {
     /// and the emitters widened on every side (`Setup::bounds`).
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "super::strict::bounds")]
     pub bounds: Option<[f64; 4]>,
+    /// Periodic boundaries along x [xmin, xmax], m (docs/walls.md#periodic-boundaries):
+    /// a grain leaving one side re-enters the other, and grains touch across
+    /// the boundary. The bounds in x are then the period. CPU backend only.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::strict::periodic_x"
+    )]
+    pub periodic_x: Option<[f64; 2]>,
     /// The side of the open `segments` that holds the grains: one for all,
     /// or one per segment. Default: two-sided.
     #[serde(

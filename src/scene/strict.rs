@@ -44,6 +44,10 @@ pub fn segments<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<[f64; 4]>>
     rows(d, "walls.segments", "[x0, y0, x1, y1] in m")
 }
 
+pub fn periodic_x<'de, D: Deserializer<'de>>(d: D) -> Result<Option<[f64; 2]>, D::Error> {
+    row(d, "walls.periodic_x", "[xmin, xmax] in m").map(Some)
+}
+
 pub fn bounds<'de, D: Deserializer<'de>>(d: D) -> Result<Option<[f64; 4]>, D::Error> {
     row(d, "walls.bounds", "[xmin, ymin, xmax, ymax] in m").map(Some)
 }

@@ -224,6 +224,24 @@ impl Scene {
                 ));
             }
         }
+        if let Some(p) = w.periodic_x {
+            for (k, v) in p.iter().enumerate() {
+                c.finite(&format!("walls.periodic_x[{k}]"), *v)?;
+            }
+            // Finite (above): an ordered pair, and a period that is not zero in f32.
+            if p[1] <= p[0] || (p[1] - p[0]) as f32 <= 0.0 {
+                return Err(self.refuse(
+                    "walls.periodic_x",
+                    format!("{p:?} is not [xmin, xmax] with xmin < xmax"),
+                ));
+            }
+            if self.solver.kind == SolverKind::Crowd {
+                return Err(self.refuse(
+                    "walls.periodic_x",
+                    "periodic boundaries do not run with the crowd model (solver.kind = \"crowd\")",
+                ));
+            }
+        }
         let Some(side) = &w.solid_side else {
             return Ok(());
         };

@@ -266,6 +266,7 @@ impl DemStepper {
             self.neighbours.history = kept;
         }
         integrate::kick_drift(self.integrand(grains), p.gravity, p.dt);
+        crate::cpu::integrate::wrap(&self.grid, &mut grains.pos);
         let end = ahead.as_ref().unwrap_or(walls);
         self.neighbours.update(&self.grid, grains, end, p.alert);
         let tally = self.force_listed(grains, end, p);
@@ -297,6 +298,7 @@ impl DemStepper {
         let inp = Listed {
             law: law(&self.dem, self.phase, p.dt),
             alert: p.alert,
+            grid: &self.grid,
             capacity: self.lists.capacity,
             grains,
             walls,
@@ -335,7 +337,10 @@ impl DemStepper {
                 self.detect(grains, walls, p.alert);
                 self.force(grains, p.dt);
             }
-            Stage::DemKickDrift => integrate::kick_drift(self.integrand(grains), p.gravity, p.dt),
+            Stage::DemKickDrift => {
+                integrate::kick_drift(self.integrand(grains), p.gravity, p.dt);
+                crate::cpu::integrate::wrap(&self.grid, &mut grains.pos);
+            }
             Stage::Detect => self.detect(grains, walls, p.alert),
             Stage::DemForce => {
                 self.force(grains, p.dt);

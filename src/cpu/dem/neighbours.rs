@@ -23,6 +23,11 @@
 //! the force stage ([`force_listed`]) computes gaps and normals from the
 //! current positions with detection's own formulas (`cpu::detect`).
 //!
+//! On a grid periodic along x (`Grid::periodic_x`) the builds' search wraps
+//! around in x, every offset between two grains (the gaps, the screens) is
+//! its minimum image, and so is a grain's displacement since the build: a
+//! grain wrapped from xmax to xmin has moved by its step, not by the period.
+//!
 //! Contact lists of K slots drop the contacts past K (the overflow the step
 //! reports); these lists have no such limit, so under overflow every
 //! contact still acts, and the overflow is reported the same.
@@ -35,7 +40,7 @@ use rayon::prelude::*;
 
 use super::force::{Disk, Sum, closed};
 use crate::cpu::PAR_MIN;
-use crate::cpu::detect::{SURELY_BEYOND, Tally, corner_gap, grain_gap, segment_gap};
+use crate::cpu::detect::{SURELY_BEYOND, Tally, corner_gap, grain_gap_in, segment_gap, wrapped_columns};
 use crate::cpu::grid::Bins;
 use crate::model::contact::{BODY_CORNER, BODY_SEGMENT};
 use crate::model::{Body, ContactLists, DemLaw, Grains, Grid, Segment, Walls, dot, sub};
@@ -50,6 +55,8 @@ pub const SKIN_PER_ALERT: f32 = 0.5;
 pub struct Neighbours {
     /// Bins of the builds, on the detection grid's area with cells grown by the skin.
     bins: Bins,
+    /// The grid of the last build (its period, for the displacements).
+    grid: Grid,
     /// Skin and alert distance of the last build, m.
     skin: f32,
     alert: f32,
@@ -89,11 +96,12 @@ impl Neighbours {
             return false;
         };
         let half = 0.5 * self.skin;
+        let grid = &self.grid;
         let moved = (&grains.pos, &self.anchor)
             .into_par_iter()
             .with_min_len(4 * PAR_MIN)
             .map(|(x, x0)| {
-                let d = sub(*x, *x0);
+                let d = grid.min_image(sub(*x, *x0));
                 dot(d, d)
             })
             .reduce(|| 0.0, f32::max);
@@ -167,6 +175,7 @@ impl Neighbours {
             self.carry(old_stride);
         }
         self.anchor.clone_from(&grains.pos);
+        self.grid = coarse;
         self.wall_anchor.clear();
         self.wall_anchor.extend(wall_points(walls));
         (self.skin, self.alert, self.valid) = (skin, alert, true);
@@ -238,15 +247,23 @@ fn wall_points(walls: &Walls) -> impl Iterator<Item = [f32; 2]> + '_ {
     ends.chain(walls.corners.iter().map(|c| c.pos))
 }
 
-/// `grid` with cells grown by `skin` over the same area.
+/// `grid` with cells grown by `skin` over the same area; a periodic grid's
+/// period keeps a whole number of cells (fewer than 3 when the grown cell
+/// is that large: the search then visits every column once).
 fn grown(grid: &Grid, skin: f32) -> Grid {
-    let cell = grid.cell + skin;
-    let cells = |n: u32| ((n as f32 * grid.cell / cell).ceil() as u32).max(1);
+    let mut cell = grid.cell + skin;
+    let mut nx = ((grid.nx as f32 * grid.cell / cell).ceil() as u32).max(1);
+    if grid.is_periodic() {
+        nx = ((grid.period / cell).floor() as u32).max(1);
+        cell = grid.period / nx as f32;
+    }
+    let ny = ((grid.ny as f32 * grid.cell / cell).ceil() as u32).max(1);
     Grid {
         origin: grid.origin,
         cell,
-        nx: cells(grid.nx),
-        ny: cells(grid.ny),
+        nx,
+        ny,
+        period: grid.period,
     }
 }
 
@@ -276,14 +293,26 @@ impl Scan<'_> {
         };
         let grid = self.grid;
         let (cx, cy) = grid.coords(x);
-        let (x0, x1) = (cx.saturating_sub(1), (cx + 1).min(grid.nx - 1));
         let (start, sorted) = (&self.bins.cell_start, &self.bins.sorted);
+        // A row's cells as ranges of `sorted`: one range, or one per wrapped column.
+        let (x0, x1) = (cx.saturating_sub(1), (cx + 1).min(grid.nx - 1));
+        let (cols, ncols) = if grid.is_periodic() {
+            wrapped_columns(grid, cx)
+        } else {
+            ([x0, x1, 0], 1)
+        };
         for ny in cy.saturating_sub(1)..=(cy + 1).min(grid.ny - 1) {
-            let (first, last) = ((ny * grid.nx + x0) as usize, (ny * grid.nx + x1) as usize);
-            for &j in &sorted[start[first] as usize..start[last + 1] as usize] {
-                let j = j as usize;
-                if j != i && grain_gap((x, r), (g.pos[j], g.radius[j]), i < j).1 < self.reach {
-                    push(Body::Grain(j as u32));
+            for (k, &col) in cols[..ncols].iter().enumerate() {
+                let (first, last) = if grid.is_periodic() {
+                    ((ny * grid.nx + col) as usize, (ny * grid.nx + col) as usize)
+                } else {
+                    ((ny * grid.nx + cols[k]) as usize, (ny * grid.nx + cols[k + 1]) as usize)
+                };
+                for &j in &sorted[start[first] as usize..start[last + 1] as usize] {
+                    let j = j as usize;
+                    if j != i && grain_gap_in(grid, (x, r), (g.pos[j], g.radius[j]), i < j).1 < self.reach {
+                        push(Body::Grain(j as u32));
+                    }
                 }
             }
         }
@@ -319,6 +348,8 @@ fn distance_to(s: &Segment, x: [f32; 2]) -> f32 {
 pub struct Listed<'a> {
     pub law: DemLaw,
     pub alert: f32,
+    /// The detection grid (its period along x, for the offsets).
+    pub grid: &'a Grid,
     /// K, the contact lists' capacity (for the overflow count).
     pub capacity: usize,
     pub grains: &'a Grains,
@@ -397,12 +428,12 @@ struct Masks {
 /// [`SURELY_BEYOND`], so that only the candidates near a boundary take the
 /// exact test of the detection.
 #[inline]
-fn screen(g: &Grains, (i, x, r): (usize, [f32; 2], f32), alert: f32, chunk: &[u32]) -> Masks {
+fn screen(g: &Grains, grid: &Grid, (i, x, r): (usize, [f32; 2], f32), alert: f32, chunk: &[u32]) -> Masks {
     const SURELY_WITHIN: f32 = 2.0 - SURELY_BEYOND;
     let mut m = Masks::default();
     for (t, &j) in chunk.iter().enumerate() {
         let j = j as usize;
-        let d = sub(x, g.pos[j]);
+        let d = grid.min_image(sub(x, g.pos[j]));
         let d2 = dot(d, d);
         let s = r + g.radius[j];
         let touch = s * SURELY_BEYOND;
@@ -420,14 +451,14 @@ fn screen(g: &Grains, (i, x, r): (usize, [f32; 2], f32), alert: f32, chunk: &[u3
 fn grain_chunk(inp: &Listed, i: usize, a: Disk, chunk: &[u32], h: &mut [f32], acc: &mut Acc) {
     let (g, law, alert) = (inp.grains, &inp.law, inp.alert);
     let x = g.pos[i];
-    let m = screen(g, (i, x, a.0), alert, chunk);
+    let m = screen(g, inp.grid, (i, x, a.0), alert, chunk);
     let mut inside = m.within;
     let mut band = m.band;
     while band != 0 {
         let t = band.trailing_zeros() as usize;
         band &= band - 1;
         let j = chunk[t] as usize;
-        if grain_gap((x, a.0), (g.pos[j], g.radius[j]), i < j).1 < alert {
+        if grain_gap_in(inp.grid, (x, a.0), (g.pos[j], g.radius[j]), i < j).1 < alert {
             inside |= 1 << t;
         }
     }
@@ -438,7 +469,7 @@ fn grain_chunk(inp: &Listed, i: usize, a: Disk, chunk: &[u32], h: &mut [f32], ac
         let t = near.trailing_zeros() as usize;
         near &= near - 1;
         let j = chunk[t] as usize;
-        let (n, gap) = grain_gap((x, a.0), (g.pos[j], g.radius[j]), i < j);
+        let (n, gap) = grain_gap_in(inp.grid, (x, a.0), (g.pos[j], g.radius[j]), i < j);
         if gap >= 0.0 {
             continue;
         }
