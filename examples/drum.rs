@@ -108,9 +108,12 @@ fn measure(solver: SolverKind, rate: f64) -> ([f64; 4], f64) {
     ([mean, sd, lo, hi], dt)
 }
 
+/// A solver's (rate, [mean, sd, min, max] angle) per rotation rate.
+type Angles = (SolverKind, Vec<(f64, [f64; 4])>);
+
 /// Mean angle against rate, one line per solver, drawn with the plots'
 /// panels (`hourglass plot`).
-fn plot(path: &str, series: &[(SolverKind, Vec<(f64, [f64; 4])>)]) {
+fn plot(path: &str, series: &[Angles]) {
     let colors = [BLUE, ORANGE, GREEN, RED];
     let panel = Panel {
         title: "rotating drum (scenes/drum.toml): free-surface angle".into(),

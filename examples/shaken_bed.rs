@@ -79,7 +79,10 @@ fn follow(gamma: f64, duration: f64, every: f64) -> Vec<(f64, f64, f64)> {
     rows
 }
 
-fn plot(path: &str, runs: &[(f64, Vec<(f64, f64, f64)>)]) {
+/// A run's Gamma and its (time, intruder height, bed top) samples.
+type Heights = (f64, Vec<(f64, f64, f64)>);
+
+fn plot(path: &str, runs: &[Heights]) {
     let colors = [BLUE, ORANGE, GREEN, RED];
     let panel = Panel {
         title: "shaken bed (scenes/shaken_bed.toml): intruder height".into(),

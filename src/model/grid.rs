@@ -22,7 +22,7 @@ pub struct Grid {
     pub cell: f32,
     pub nx: u32,
     pub ny: u32,
-    /// Period along x, m (= nx cell, origin[0] = xmin): 0 for a grid that
+    /// Period along x, m (= nx cell, `origin[0]` = xmin): 0 for a grid that
     /// is not periodic.
     pub period: f32,
 }
