@@ -361,7 +361,9 @@ impl Simulation {
         Region {
             gravity: self.setup.params.gravity,
             neck_y: self.setup.neck_y as f32,
-            bbox: self.setup.walls(true).bounding_box(),
+            // The walls' box, wherever they move in the run.
+            bbox: self.setup.walls_box,
+            period: self.setup.region().period,
         }
     }
 
