@@ -183,7 +183,8 @@ fn main() {
     println!("angle {angle:.1} deg, d = {:.1} mm, dt {dt:.2e} s", d * 1e3);
     println!("    t (s)  mean u (m/s)  kinetic energy per grain (J/m)");
     while !run.done() {
-        run.advance(backend.as_mut(), &mut out, steps, &mut Silent).expect("steps");
+        run.advance(backend.as_mut(), &mut out, steps, &mut Silent)
+            .expect("steps");
         t += steps as f64 * dt;
         let gr = backend.grains().expect("the grains");
         let n = gr.vel.len() as f64;

@@ -277,3 +277,16 @@ fn periodic_boundaries_are_refused_on_the_gpu_and_auto_runs_on_the_cpu() {
     assert_eq!(b.kind(), hourglass::backend::BackendKind::Cpu);
     assert!(notices.iter().any(|n| n.contains("periodic")), "{notices:?}");
 }
+
+#[test]
+fn stated_bounds_that_meet_the_period_hold_it() {
+    // 0.09 rounds up in single precision: the bounds are compared as the walls are.
+    let s = hourglass::scene::build(
+        &hourglass::scene::Scene::parse(
+            "version = 1\n[walls]\nsegments = [[0.0, 0.0, 0.09, 0.0]]\nperiodic_x = [0.0, 0.09]\nbounds = [0.0, -0.01, 0.09, 0.5]\n[grains]\nlist = [[0.045, 0.003, 0.0, 0.0, 0.003]]\n",
+            std::path::Path::new("chute.toml"),
+        )
+        .unwrap(),
+    );
+    assert!(s.is_ok(), "{}", s.err().unwrap());
+}

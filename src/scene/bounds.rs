@@ -76,11 +76,10 @@ impl BoundsInput<'_> {
         }
         if let Some(b) = self.stated {
             let out = |problem: String| Err(Error::field(self.origin, "walls.bounds", problem));
-            if !(b[0] <= f64::from(walls[0])
-                && b[1] <= f64::from(walls[1])
-                && b[2] >= f64::from(walls[2])
-                && b[3] >= f64::from(walls[3]))
-            {
+            // In single precision, as the walls are: bounds that meet the
+            // walls (or the period) at a coordinate hold them.
+            let b32 = b.map(|v| v as f32);
+            if !(b32[0] <= walls[0] && b32[1] <= walls[1] && b32[2] >= walls[2] && b32[3] >= walls[3]) {
                 return out(format!("{b:?} does not hold the walls, which span {walls:?}"));
             }
             for (k, g) in self.grains.iter().enumerate().skip(1) {
