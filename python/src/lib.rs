@@ -417,11 +417,12 @@ impl Simulation {
                 }),
                 _ => None,
             };
-            let s = backend::substep::step_moving(self.backend.as_mut(), &p, self.speed, moving).map_err(py_err)?;
+            // The walls at the step's start with their velocities over it
+            // (the gate's opening or a rebuilt backend set them still).
             if let Some(m) = moving {
-                let t = m.t0 + dt;
-                self.backend.move_walls(&m.motion.walls(t, t + dt));
+                self.backend.move_walls(&m.motion.walls(m.t0, m.t0 + dt));
             }
+            let s = backend::substep::step_moving(self.backend.as_mut(), &p, self.speed, moving).map_err(py_err)?;
             self.speed = s.next_speed(self.speed);
             self.last = s.stats;
             iterations += u64::from(s.stats.iterations);

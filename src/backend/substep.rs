@@ -122,7 +122,10 @@ pub struct Moving<'a> {
 /// [`step`] with walls that move: a wall closes on a grain as a grain
 /// does, so the fastest wall point's speed over the step adds to `v_max`
 /// in the count of substeps, and each substep first moves the walls to
-/// where they are at its start, with their velocities over it.
+/// where they are at its start, with their velocities over it. The caller
+/// has already given the backend the walls at `t0` with their velocities
+/// over the whole step (as the run does after every step), so a step that
+/// is not split moves nothing here.
 pub fn step_moving(
     backend: &mut dyn Backend,
     p: &StepParams,
@@ -148,7 +151,9 @@ pub fn step_moving(
     let mut stats: Option<StepStats> = None;
     let mut speed = 0.0f32;
     for i in 0..k {
-        if let Some(m) = moving {
+        if let Some(m) = moving
+            && k > 1
+        {
             let at = |j: u32| m.t0 + dt * f64::from(j) / f64::from(k);
             backend.move_walls(&m.motion.walls(at(i), at(i + 1)));
         }
