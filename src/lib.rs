@@ -13,5 +13,6 @@ pub mod output;
 pub mod render;
 pub mod scene;
 pub mod sim;
+pub mod sweep;
 
 pub use error::{Error, Result};

@@ -32,6 +32,8 @@ enum Command {
     Plot(cli::plot::PlotArgs),
     /// Compare the NSCD solvers on packed states: iterations, residuals, time (study.md, residuals.png).
     Study(cli::study::StudyArgs),
+    /// Run every point of a sweep file on local worker processes: a result directory each and results.csv.
+    Sweep(cli::sweep::SweepArgs),
 }
 
 /// Point XDG_RUNTIME_DIR at a private folder when it is unset or unusable:
@@ -96,6 +98,8 @@ fn main() -> ExitCode {
         Command::Render(args) => cli::render::run(args),
         Command::Plot(args) => cli::plot::run(args),
         Command::Study(args) => cli::study::run(args),
+        // Its exit status counts the failed runs.
+        Command::Sweep(args) => return cli::sweep::main(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

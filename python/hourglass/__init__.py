@@ -9,7 +9,9 @@ Python face:
   masses, boundary segments and disks, contacts) whose
   ``detect_contacts``, ``solve_contacts_nlgs`` and ``solve_contacts_jacobi``
   run the CPU reference's stages;
-- :func:`read_result`: a result directory back as numpy arrays.
+- :func:`read_result`: a result directory back as numpy arrays;
+- :func:`sweep`: a parameter sweep run through any executor (local
+  processes, Dask, Slurm), its table back (:func:`read_sweep` reads one).
 
 Every error of the simulator is a :class:`HourglassError` whose message is
 the line the CLI prints.
@@ -49,6 +51,8 @@ from . import _core  # noqa: E402
 from ._core import HourglassError, ResultWriter, Simulation
 from .course import GrainProblem  # noqa: E402
 from .results import read_result  # noqa: E402
+from ._sweep import read_table as read_sweep  # noqa: E402
+from ._sweep import sweep  # noqa: E402
 
-__all__ = ["Simulation", "GrainProblem", "HourglassError", "ResultWriter", "read_result"]
+__all__ = ["Simulation", "GrainProblem", "HourglassError", "ResultWriter", "read_result", "read_sweep", "sweep"]
 __version__ = _core.__version__

@@ -26,6 +26,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 mod stages;
+mod sweep;
 mod writer;
 
 create_exception!(
@@ -66,7 +67,7 @@ const ALIASES: &[(&str, &str)] = &[
 ];
 
 /// A Python value as a TOML value (bool before int: a Python bool is an int).
-fn toml_value(key: &str, v: &Bound<'_, PyAny>) -> PyResult<toml::Value> {
+pub(crate) fn toml_value(key: &str, v: &Bound<'_, PyAny>) -> PyResult<toml::Value> {
     if v.is_instance_of::<PyBool>() {
         Ok(toml::Value::Boolean(v.extract()?))
     } else if v.is_instance_of::<PyInt>() {
@@ -80,6 +81,15 @@ fn toml_value(key: &str, v: &Bound<'_, PyAny>) -> PyResult<toml::Value> {
         Ok(toml::Value::Array(
             items.iter().map(|x| toml_value(key, x)).collect::<PyResult<_>>()?,
         ))
+    } else if let Ok(d) = v.cast::<PyDict>() {
+        let mut t = toml::Table::new();
+        for (k, x) in d.iter() {
+            let name: String = k
+                .extract()
+                .map_err(|_| field_err(key, "has a table whose keys are not all strings"))?;
+            t.insert(name.clone(), toml_value(&format!("{key}.{name}"), &x)?);
+        }
+        Ok(toml::Value::Table(t))
     } else if let Ok(x) = v.extract::<f64>() {
         // numpy scalars and anything else with __float__.
         Ok(toml::Value::Float(x))
@@ -92,37 +102,15 @@ fn toml_value(key: &str, v: &Bound<'_, PyAny>) -> PyResult<toml::Value> {
 }
 
 /// `scene` with `overrides` (dotted scene keys such as `solver.tol`, or the
-/// short names of [`ALIASES`]) applied through its TOML, so the scene's own
-/// parser checks them: an unknown key or a bad value is the error a scene
-/// file with that line would give.
+/// short names of [`ALIASES`]) applied through its TOML
+/// (`hourglass::scene::overrides`), so the scene's own parser checks them:
+/// an unknown key or a bad value is the error a scene file with that line
+/// would give, naming the key.
 fn apply_overrides(scene: Scene, origin: &Path, overrides: Option<&Bound<'_, PyDict>>) -> PyResult<Scene> {
     let Some(overrides) = overrides.filter(|o| !o.is_empty()) else {
         return Ok(scene);
     };
-    let mut table: toml::Table = toml::from_str(&scene.to_toml())
-        .map_err(|e| HourglassError::new_err(format!("cannot re-read the scene: {e}")))?;
-    set_dotted(&mut table, overrides)?;
-    let text = toml::to_string(&table).map_err(|e| HourglassError::new_err(format!("cannot write the scene: {e}")))?;
-    match Scene::parse(&text, origin) {
-        Ok(mut s) => {
-            s.origin = origin.display().to_string();
-            Ok(s)
-        }
-        // The TOML is ours, so its line numbers mean nothing to the user:
-        // name the override instead (the first that the parser refuses alone).
-        Err(e) => {
-            for (k, v) in overrides.iter() {
-                let one = PyDict::new(overrides.py());
-                one.set_item(&k, v)?;
-                apply_one(&scene, origin, &one)?;
-            }
-            Err(py_err(e))
-        }
-    }
-}
-
-/// Set each override (a dotted key or a short name of [`ALIASES`]) in `table`.
-fn set_dotted(table: &mut toml::Table, overrides: &Bound<'_, PyDict>) -> PyResult<()> {
+    let mut list = Vec::with_capacity(overrides.len());
     for (k, v) in overrides.iter() {
         let key: String = k.extract()?;
         let dotted = match ALIASES.iter().find(|(short, _)| *short == key) {
@@ -140,56 +128,11 @@ fn set_dotted(table: &mut toml::Table, overrides: &Bound<'_, PyDict>) -> PyResul
             }
         };
         let value = toml_value(&dotted, &v)?;
-        let parts: Vec<&str> = dotted.split('.').collect();
-        let (last, path) = parts.split_last().expect("split gives one part at least");
-        let mut t = &mut *table;
-        for part in path {
-            let entry = t
-                .entry(part.to_string())
-                .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-            t = entry
-                .as_table_mut()
-                .ok_or_else(|| field_err(&dotted, format!("`{part}` is a value, not a table")))?;
-        }
-        // One of duration / steps says how long a run is: setting one drops the other.
-        match dotted.as_str() {
-            "run.duration" => {
-                t.remove("steps");
-            }
-            "run.steps" => {
-                t.remove("duration");
-            }
-            _ => {}
-        }
-        t.insert(last.to_string(), value);
+        list.push((dotted, value));
     }
-    Ok(())
-}
-
-/// One override alone, its parse error named by its key.
-fn apply_one(scene: &Scene, origin: &Path, one: &Bound<'_, PyDict>) -> PyResult<()> {
-    let (k, _) = one.iter().next().expect("one override");
-    let key: String = k.extract()?;
-    let mut table: toml::Table = toml::from_str(&scene.to_toml())
-        .map_err(|e| HourglassError::new_err(format!("cannot re-read the scene: {e}")))?;
-    set_dotted(&mut table, one)?;
-    let text = toml::to_string(&table).map_err(|e| HourglassError::new_err(format!("cannot write the scene: {e}")))?;
-    match Scene::parse(&text, origin) {
-        Ok(_) => Ok(()),
-        Err(Error::SceneSyntax { message, .. }) => {
-            // "line L, column C: problem" -> "problem"
-            let problem = message
-                .split_once(": ")
-                .map_or(message.as_str(), |(_, p)| p)
-                .to_string();
-            Err(py_err(Error::InvalidField {
-                origin: format!("{} (override)", origin.display()),
-                field: key,
-                problem,
-            }))
-        }
-        Err(e) => Err(py_err(e)),
-    }
+    let mut scene = scene;
+    scene.origin = origin.display().to_string();
+    hourglass::scene::overrides::apply(&scene, &list, &format!("{} (override)", origin.display())).map_err(py_err)
 }
 
 fn backend_choice(name: &str) -> PyResult<BackendChoice> {
@@ -778,6 +721,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_class::<stages::Stages>()?;
     m.add_class::<writer::ResultWriter>()?;
+    m.add_class::<sweep::SweepPlan>()?;
+    m.add_function(wrap_pyfunction!(sweep::run_scene, m)?)?;
     m.add_function(wrap_pyfunction!(frame_list, m)?)?;
     m.add_function(wrap_pyfunction!(read_frame, m)?)?;
     m.add_function(wrap_pyfunction!(read_walls, m)?)?;

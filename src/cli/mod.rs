@@ -5,4 +5,5 @@ pub mod plot;
 pub mod render;
 pub mod run;
 pub mod study;
+pub mod sweep;
 pub mod view;

@@ -14,6 +14,7 @@ pub mod hourglass;
 mod laws;
 pub mod limits;
 mod motion;
+pub mod overrides;
 mod spec;
 mod strict;
 mod validate;
