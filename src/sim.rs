@@ -190,7 +190,8 @@ impl Plan {
 }
 
 impl Run {
-    /// Check the solver, open the gate if there is none, write the walls and the first frame.
+    /// Check the solver, open the gate if there is none, write the walls
+    /// (and the seams of a periodic run) and the first frame.
     pub fn start(setup: &Setup, backend: &mut dyn Backend, out: &mut ResultDir, obs: &mut dyn Observer) -> Result<Run> {
         let mut r = Run::new(setup)?;
         if !r.settling {
@@ -199,6 +200,11 @@ impl Run {
         }
         backend.set_phase(if r.settling { Phase::Relax } else { Phase::Discharge });
         out.walls(&r.open_walls)?;
+        if let Some(period) = setup.periodic_x() {
+            // The seams over the domain's height: the bounds in y.
+            let rect = setup.bounds.rect;
+            out.periodic(period, [rect[1], rect[3]])?;
+        }
         r.emit(backend, 0.0)?;
         r.look(backend, true)?;
         r.last_totals = r.output(backend, out, 0, 0.0)?;

@@ -205,3 +205,54 @@ fn the_walls_of_a_frame_replace_links_at_their_names() {
         assert!(std::fs::symlink_metadata(out.join(name)).is_err(), "{name} is left");
     }
 }
+
+#[test]
+fn the_seams_of_a_periodic_run_replace_links_and_go_with_the_next_run() {
+    use hourglass::output::{PERIODIC, ResultDir, read};
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let mut dir = ResultDir::create(&out, "version = 1\n").unwrap();
+    dir.periodic([-0.5, 0.5], [0.0, 1.0]).unwrap();
+    let names = [PERIODIC, "periodic.partial"];
+    let mine: Vec<_> = names.iter().map(|n| link_to_mine(&out, n)).collect();
+    dir.periodic([-0.25, 0.25], [0.0, 2.0]).unwrap();
+    for (n, m) in names.iter().zip(&mine) {
+        if n.ends_with(".partial") {
+            assert_eq!(
+                std::fs::read(m).unwrap(),
+                b"my own notes",
+                "{n}: written through the link"
+            );
+            continue;
+        }
+        assert_replaced(&out, n, m);
+    }
+    let seams = read::walls_file(&out.join(PERIODIC)).unwrap();
+    assert_eq!(seams.segments.len(), 2);
+    assert_eq!((seams.segments[0].a, seams.segments[0].b), ([-0.25, 0.0], [-0.25, 2.0]));
+    drop(dir);
+    // A run that is not periodic into the directory removes it.
+    small_run(&out);
+    assert!(
+        std::fs::symlink_metadata(out.join(PERIODIC)).is_err(),
+        "periodic.vtp is left"
+    );
+    // A periodic.vtp of the user's is never overwritten: the next run is refused.
+    std::fs::write(out.join(PERIODIC), b"my own seams").unwrap();
+    let o = hourglass(
+        &[
+            "run",
+            "--grains",
+            "40",
+            "--steps",
+            "20",
+            "--backend",
+            "cpu",
+            "-q",
+            "--out",
+        ],
+        &out,
+    );
+    assert!(!o.status.success());
+    assert_eq!(std::fs::read(out.join(PERIODIC)).unwrap(), b"my own seams");
+}

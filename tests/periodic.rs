@@ -290,3 +290,54 @@ fn stated_bounds_that_meet_the_period_hold_it() {
     );
     assert!(s.is_ok(), "{}", s.err().unwrap());
 }
+
+/// A periodic run writes periodic.vtp, listed in `.hourglass-result`: the
+/// seams x = xmin and x = xmax over the bounds in y, read back as walls.vtp
+/// is; a run that is not periodic writes none.
+#[test]
+fn a_periodic_run_writes_its_seams_for_paraview_and_only_a_periodic_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    for periodic in [true, false] {
+        let walls = if periodic {
+            PERIOD.to_string()
+        } else {
+            "[walls]\nsegments = [[-0.08, 0.0, 0.08, 0.0]]\n".to_string()
+        };
+        let setup = setup(&format!(
+            "gravity = [0.0, 0.0]\n{walls}[grains]\nlist = [[0.0, 0.008, 0.0, 0.0, 0.003]]\n[run]\nsteps = 4\nevery = 2\n"
+        ))
+        .unwrap();
+        let grid = grid_for(&setup).unwrap();
+        let mut backend = cpu_backend(&setup, grid);
+        let out = tmp.path().join(format!("out-{periodic}"));
+        let mut dir = ResultDir::create(&out, &setup.scene.to_toml()).unwrap();
+        sim::run(&setup, backend.as_mut(), &mut dir, &mut sim::Silent).unwrap();
+        let path = out.join(hourglass::output::PERIODIC);
+        let listed = std::fs::read_to_string(out.join(hourglass::output::MANIFEST)).unwrap();
+        if periodic {
+            let rect = setup.bounds.rect;
+            let seams = hourglass::output::read::walls_file(&path).unwrap();
+            let want = Walls::new(&[
+                [
+                    [f64::from(XMIN), f64::from(rect[1])],
+                    [f64::from(XMIN), f64::from(rect[3])],
+                ],
+                [
+                    [f64::from(XMAX), f64::from(rect[1])],
+                    [f64::from(XMAX), f64::from(rect[3])],
+                ],
+            ]);
+            assert_eq!(seams.segments, want.segments);
+            assert!(rect[3] > rect[1]);
+            assert!(listed.lines().any(|l| l == "periodic.vtp"), "{listed}");
+            assert_eq!(hourglass::output::read::period(&out).unwrap(), Some([XMIN, XMAX]));
+        } else {
+            assert!(
+                std::fs::symlink_metadata(&path).is_err(),
+                "periodic.vtp without a period"
+            );
+            assert!(!listed.contains("periodic"), "{listed}");
+            assert_eq!(hourglass::output::read::period(&out).unwrap(), None);
+        }
+    }
+}

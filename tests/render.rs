@@ -7,8 +7,8 @@ use hourglass::gpu::buffers::storage;
 use hourglass::model::{Contact, ContactLists, Grains, Walls};
 use hourglass::render::renderer::{Frame, Renderer, Source};
 use hourglass::render::{
-    BACKGROUND, Camera, ColorMode, Offscreen, Ranges, SPOKE_DARK, SPOKE_LIGHT, WALL_COLOR, band_color, colormap,
-    offscreen, spoke_color,
+    BACKGROUND, Camera, ColorMode, Offscreen, Ranges, SEAM_COLOR, SPOKE_DARK, SPOKE_LIGHT, WALL_COLOR, band_color,
+    colormap, offscreen, spoke_color, with_period,
 };
 
 const W: u32 = 200;
@@ -477,4 +477,207 @@ fn render_holds_walls_that_move_beyond_the_first_frames_box() {
             "frame 0 at x = {x}: no piston at 0.3"
         );
     }
+}
+
+/// Whether pixel `c` has the mark colour of a periodic boundary.
+fn is_mark(c: &image::Rgba<u8>) -> bool {
+    near([c[0], c[1], c[2]], [SEAM_COLOR[0], SEAM_COLOR[1], SEAM_COLOR[2]])
+}
+
+/// The rows of `img` with the mark colour in a column about pixel x = `x`
+/// (the seam is 2 px wide about it).
+fn marked_rows(img: &image::RgbaImage, x: f32) -> u32 {
+    let (w, h) = img.dimensions();
+    let c = x.floor() as i64;
+    let cols: Vec<u32> = (c - 1..=c + 1)
+        .filter(|&k| k >= 0 && k < i64::from(w))
+        .map(|k| k as u32)
+        .collect();
+    (0..h)
+        .filter(|&y| cols.iter().any(|&k| is_mark(img.get_pixel(k, y))))
+        .count() as u32
+}
+
+/// Every pixel with the mark colour.
+fn marks(img: &image::RgbaImage) -> usize {
+    img.pixels().filter(|c| is_mark(c)).count()
+}
+
+/// A seam is dashed: marked on more than 40 % of the rows (dashes of 8 px
+/// with gaps of 6 px: 57 %) and not on all of them.
+fn dashed(img: &image::RgbaImage, x: f32, what: &str) {
+    let h = img.height();
+    let rows = marked_rows(img, x);
+    assert!(
+        rows * 10 > 4 * h && rows * 4 < 3 * h,
+        "{what}: the seam at pixel x = {x} is marked on {rows} of {h} rows"
+    );
+}
+
+#[test]
+fn seams_mark_the_period_dashed_in_their_own_colour_over_the_grains_under_the_walls() {
+    let Some(ctx) = gpu_common::context() else { return };
+    let (g, walls, frame) = scene();
+    let mut r = Renderer::new(&ctx, offscreen::FORMAT);
+    r.set_walls(&ctx, &walls);
+    let target = Offscreen::new(&ctx, W, H);
+    let host = Source::Host {
+        grains: &g,
+        contacts: None,
+    };
+    let plain = target.render(&ctx, &mut r, &host, &frame).unwrap();
+    assert_eq!(marks(&plain), 0, "a domain that is not periodic has no mark");
+    let mark = [SEAM_COLOR[0], SEAM_COLOR[1], SEAM_COLOR[2]];
+    assert_ne!(mark, [WALL_COLOR[0], WALL_COLOR[1], WALL_COLOR[2]]);
+
+    // Seams at x = -0.75 and x = 0.6: the second crosses disk 2 (x = 0.5, r = 0.2).
+    r.set_period(&ctx, Some([-0.75, 0.6]));
+    let img = target.render(&ctx, &mut r, &host, &frame).unwrap();
+    let cam = frame.camera;
+    for x in [-0.75, 0.6] {
+        dashed(&img, cam.to_pixel([x, 0.0], W, H)[0], &format!("seam at x = {x}"));
+    }
+    // Nothing else has the mark: every marked pixel is on a seam's columns.
+    let on_seams: u32 = [-0.75, 0.6]
+        .iter()
+        .map(|&x| {
+            let c = cam.to_pixel([x, 0.0], W, H)[0].floor() as u32;
+            (0..H)
+                .map(|y| (c - 1..=c + 1).filter(|&k| is_mark(img.get_pixel(k, y))).count() as u32)
+                .sum::<u32>()
+        })
+        .sum();
+    assert_eq!(marks(&img), on_seams as usize);
+    // Over the disk (x = 0.6 crosses disk 2 for |y| < 0.17), under the floor.
+    let seam = cam.to_pixel([0.6, 0.0], W, H)[0] as u32;
+    let over_disk = (0..H)
+        .filter(|&y| cam.to_world([seam as f32 + 0.5, y as f32 + 0.5], W, H)[1].abs() < 0.1)
+        .any(|y| is_mark(img.get_pixel(seam, y)));
+    assert!(over_disk, "the seam is hidden by the disk it crosses");
+    let floor = cam.to_pixel([-0.75, -0.6], W, H);
+    let c = img.get_pixel(floor[0] as u32, floor[1] as u32);
+    assert_eq!(
+        [c[0], c[1], c[2]],
+        [WALL_COLOR[0], WALL_COLOR[1], WALL_COLOR[2]],
+        "the wall on top"
+    );
+    // Background elsewhere; and no mark once the period is gone.
+    assert_eq!(
+        px(&img, &cam, [0.0, 0.6]),
+        [BACKGROUND[0], BACKGROUND[1], BACKGROUND[2]]
+    );
+    r.set_period(&ctx, None);
+    let again = target.render(&ctx, &mut r, &host, &frame).unwrap();
+    assert!(again == plain, "set_period(None) leaves a mark");
+}
+
+/// A small scene, periodic over [-0.05, 0.05] when `periodic`, over a
+/// floor narrower than the period: two resting grains, no gravity.
+fn small_scene(periodic: bool) -> String {
+    format!(
+        "version = 1\ngravity = [0.0, 0.0]\n[walls]\nsegments = [[-0.03, 0.0, 0.03, 0.0]]\n{}\
+         [grains]\nlist = [[-0.02, 0.008, 0.0, 0.0, 0.003], [0.02, 0.008, 0.0, 0.0, 0.003]]\n\
+         [run]\nsteps = 20\nevery = 10\nbackend = \"cpu\"\n",
+        if periodic { "periodic_x = [-0.05, 0.05]\n" } else { "" }
+    )
+}
+
+/// `hourglass run` of `scene` into `out`.
+fn run_scene(scene: &str, out: &std::path::Path) {
+    let file = out.with_extension("toml");
+    std::fs::write(&file, scene).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_hourglass"))
+        .arg("run")
+        .arg(&file)
+        .args(["-q", "--out"])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// `hourglass render` of `out` at W x H px: every frame's picture.
+fn render_all(out: &std::path::Path) -> Vec<image::RgbaImage> {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_hourglass"))
+        .args(["render", "--width", &W.to_string(), "--height", &H.to_string(), "-q"])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let frames = hourglass::output::read::frames(out).unwrap().len();
+    assert!(frames >= 2, "{frames} frames");
+    (0..frames)
+        .map(|k| {
+            image::open(out.join(format!("render/frame_{k:06}.png")))
+                .unwrap()
+                .to_rgba8()
+        })
+        .collect()
+}
+
+#[test]
+fn render_marks_the_seams_of_a_periodic_run_and_of_no_other() {
+    if gpu_common::context().is_none() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (periodic, plain) = (tmp.path().join("periodic"), tmp.path().join("plain"));
+    run_scene(&small_scene(true), &periodic);
+    run_scene(&small_scene(false), &plain);
+    // The view holds the period, wider than the floor: both seams in sight.
+    let walls = hourglass::output::read::walls(&periodic).unwrap();
+    let first = hourglass::output::read::frames(&periodic).unwrap()[0].1.clone();
+    let g = hourglass::output::read::grains(&first).unwrap();
+    let cam = Camera::fit(
+        with_period(hourglass::render::scene_bbox(&g, &walls), Some([-0.05, 0.05])),
+        W,
+        H,
+    );
+    for (k, img) in render_all(&periodic).iter().enumerate() {
+        for x in [-0.05, 0.05] {
+            let p = cam.to_pixel([x, 0.0], W, H)[0];
+            assert!(p > 2.0 && p < W as f32 - 2.0, "the seam at x = {x} is out of view: {p}");
+            dashed(img, p, &format!("frame {k}, seam at x = {x}"));
+        }
+        // The grains are where the fitted camera puts them.
+        // (A disk of 6 px: the spoke's anti-aliased hub tints its centre a little.)
+        let c = px(img, &cam, g.pos[0]);
+        let want = band_color(g.id[0], 2);
+        assert!(
+            c.iter().zip(&want).all(|(a, b)| a.abs_diff(*b) <= 8),
+            "frame {k}: {c:?} at grain 0, not {want:?}"
+        );
+    }
+    for (k, img) in render_all(&plain).iter().enumerate() {
+        assert_eq!(marks(img), 0, "frame {k} of a run that is not periodic has a mark");
+    }
+    // A directory without scene.toml (an older version's, or written by
+    // hand) still renders, without a mark.
+    std::fs::remove_file(periodic.join("scene.toml")).unwrap();
+    for (k, img) in render_all(&periodic).iter().enumerate() {
+        assert_eq!(marks(img), 0, "frame {k} without scene.toml has a mark");
+    }
+}
+
+#[test]
+fn render_of_a_scene_toml_with_a_bad_period_fails_in_one_line() {
+    if gpu_common::context().is_none() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("periodic");
+    run_scene(&small_scene(true), &out);
+    let scene = out.join("scene.toml");
+    let text = std::fs::read_to_string(&scene).unwrap();
+    assert!(text.contains("periodic_x"), "{text}");
+    std::fs::write(&scene, "[walls]\nperiodic_x = [0.05, -0.05]\n").unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_hourglass"))
+        .args(["render", "--width", "32", "--height", "32", "-q"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("scene.toml") && err.contains("walls.periodic_x"), "{err}");
 }

@@ -733,3 +733,47 @@ fn diagnostics_of_a_newer_version_read_the_known_columns() {
     ));
     assert!(e.contains("diagnostics.csv: line 3:"), "{e}");
 }
+
+#[test]
+fn the_period_reads_from_the_scene_the_run_wrote_and_its_absence_is_none() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let scene = dir.join("scene.toml");
+    // A directory without scene.toml (written by hand or by an older version).
+    assert_eq!(read::period(dir).unwrap(), None);
+    for (text, want) in [
+        ("version = 1\n", None),
+        ("version = 1\n[walls]\nsegments = [[0.0, 0.0, 1.0, 0.0]]\n", None),
+        (
+            "version = 1\n[walls]\nperiodic_x = [\n    -0.05,\n    0.05,\n]\n",
+            Some([-0.05, 0.05]),
+        ),
+        ("[walls]\nperiodic_x = [0, 2]\n", Some([0.0, 2.0])),
+    ] {
+        std::fs::write(&scene, text).unwrap();
+        assert_eq!(read::period(dir).unwrap(), want, "{text}");
+    }
+    let bad = |text: &str, says: &[&str]| {
+        let e = error_of(dir, "scene.toml", text.as_bytes(), |_| read::period(dir).map(drop));
+        assert!(e.contains("scene.toml"), "{e}");
+        for s in says {
+            assert!(e.contains(s), "`{s}` not in: {e}");
+        }
+    };
+    bad(
+        "[walls]\nperiodic_x = [0.1, 0.1]\n",
+        &["walls.periodic_x", "xmin < xmax"],
+    );
+    bad("[walls]\nperiodic_x = [0.2, 0.1]\n", &["walls.periodic_x"]);
+    bad("[walls]\nperiodic_x = [0.0]\n", &["walls.periodic_x", "[xmin, xmax]"]);
+    bad("[walls]\nperiodic_x = [0.0, nan]\n", &["walls.periodic_x"]);
+    bad("[walls]\nperiodic_x = [0.0, 1e300]\n", &["walls.periodic_x"]);
+    bad("[walls]\nperiodic_x = \"wide\"\n", &["walls.periodic_x", "wide"]);
+    bad("[walls]\nperiodic_x = { a = 1, b = 2 }\n", &["walls.periodic_x"]);
+    bad("[walls\nperiodic_x = [0, 1]\n", &["not a scene file", "line 1"]);
+    bad("version = 1\n\u{0}", &["not a scene file"]);
+    let e = error_of(dir, "scene.toml", b"\xff\xfe", |_| read::period(dir).map(drop));
+    assert!(e.contains("scene.toml") && e.contains("UTF-8"), "{e}");
+    // A file, not a result directory.
+    assert!(read::period(&scene).is_err());
+}

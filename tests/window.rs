@@ -6,7 +6,7 @@ mod gpu_common;
 
 use std::process::Command;
 
-use hourglass::render::{BACKGROUND, Camera, band_color};
+use hourglass::render::{BACKGROUND, Camera, SEAM_COLOR, band_color, scene_bbox, with_period};
 
 const SCENE: &str = r#"
 version = 1
@@ -147,5 +147,141 @@ fn view_draws_the_walls_of_the_frame_shown() {
     for x in [0.4, 0.5, 0.6] {
         assert_ne!(at([x, 0.7]), bg, "no wall at ({x}, 0.7)");
         assert_eq!(at([x, 0.3]), bg, "walls.vtp's wall drawn at ({x}, 0.3)");
+    }
+}
+
+/// The rows of `shot` with the periodic boundary's mark in the columns
+/// about pixel x = `x` (the seam is 2 px wide about it).
+fn marked_rows(shot: &image::RgbaImage, x: f32) -> u32 {
+    let (w, h) = shot.dimensions();
+    let c = x.floor() as i64;
+    let is_mark = |p: &image::Rgba<u8>| (0..3).all(|i| p[i].abs_diff(SEAM_COLOR[i]) <= 2);
+    (0..h)
+        .filter(|&y| {
+            (c - 1..=c + 1)
+                .filter(|&k| k >= 0 && k < i64::from(w))
+                .any(|k| is_mark(shot.get_pixel(k as u32, y)))
+        })
+        .count() as u32
+}
+
+/// `hourglass ARGS` under the launcher.
+fn hourglass_under(launch: &[String], args: &[&std::ffi::OsStr]) -> std::process::Output {
+    let bin = env!("CARGO_BIN_EXE_hourglass");
+    let mut cmd = match launch.split_first() {
+        Some((first, rest)) => {
+            let mut c = Command::new(first);
+            c.args(rest).arg(bin);
+            c
+        }
+        None => Command::new(bin),
+    };
+    cmd.args(args).output().unwrap()
+}
+
+/// `view` of a periodic result directory, and `run --window` of a periodic
+/// scene: the window draws both seams (the period [-0.05, 0.05] is wider
+/// than the floor, and the fitted view holds it) in the mark colour, dashed
+/// over the window's height; a result directory that is not periodic has
+/// no mark.
+#[test]
+fn view_and_the_live_window_mark_the_seams_of_a_periodic_domain() {
+    use hourglass::model::{Grains, Walls};
+    if gpu_common::context().is_none() {
+        return;
+    }
+    let Some(launch) = launcher() else {
+        eprintln!("skipping: no DISPLAY and no xvfb-run");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let walls = Walls::new(&[[[-0.03, 0.0], [0.03, 0.0]]]);
+    let g = Grains::new(vec![[0.0, 0.01]], vec![[0.0, 0.0]], vec![0.003], 2500.0);
+    let period = [-0.05f32, 0.05];
+    let write = |name: &str, scene: &str| {
+        let out = dir.path().join(name);
+        let mut result = hourglass::output::ResultDir::create(&out, scene).unwrap();
+        result.walls(&walls).unwrap();
+        result.frame(0.0, &g).unwrap();
+        out
+    };
+    let periodic = write("periodic", "version = 1\n[walls]\nperiodic_x = [-0.05, 0.05]\n");
+    let plain = write("plain", "version = 1\n");
+    let scene = dir.path().join("periodic.toml");
+    std::fs::write(
+        &scene,
+        "version = 1\ngravity = [0.0, 0.0]\n[walls]\nsegments = [[-0.03, 0.0, 0.03, 0.0]]\n\
+         periodic_x = [-0.05, 0.05]\n[grains]\nlist = [[0.0, 0.01, 0.0, 0.0, 0.003]]\n\
+         [run]\nsteps = 200\nevery = 50\nbackend = \"cpu\"\n",
+    )
+    .unwrap();
+    let live = dir.path().join("live");
+    let cases: [(&str, Vec<&std::ffi::OsStr>, &std::path::Path, bool); 3] = [
+        (
+            "view",
+            vec![
+                "view".as_ref(),
+                "--screenshot-after".as_ref(),
+                "1".as_ref(),
+                "-q".as_ref(),
+                periodic.as_ref(),
+            ],
+            &periodic,
+            true,
+        ),
+        (
+            "view (not periodic)",
+            vec![
+                "view".as_ref(),
+                "--screenshot-after".as_ref(),
+                "1".as_ref(),
+                "-q".as_ref(),
+                plain.as_ref(),
+            ],
+            &plain,
+            false,
+        ),
+        (
+            "run --window",
+            vec![
+                "run".as_ref(),
+                scene.as_ref(),
+                "--window".as_ref(),
+                "--screenshot-after".as_ref(),
+                "2".as_ref(),
+                "-q".as_ref(),
+                "--out".as_ref(),
+                live.as_ref(),
+            ],
+            &live,
+            true,
+        ),
+    ];
+    for (what, args, out, marked) in cases {
+        let output = hourglass_under(&launch, &args);
+        assert!(
+            output.status.success(),
+            "{what} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let shot = image::open(out.join("screenshot_000.png")).unwrap().to_rgba8();
+        let (w, h) = shot.dimensions();
+        let cam = Camera::fit(with_period(scene_bbox(&g, &walls), Some(period)), w, h);
+        for x in period {
+            let p = cam.to_pixel([x, 0.0], w, h)[0];
+            let rows = marked_rows(&shot, p);
+            if marked {
+                assert!(
+                    p > 2.0 && p < w as f32 - 2.0,
+                    "{what}: the seam at x = {x} is out of view"
+                );
+                assert!(
+                    rows * 10 > 4 * h && rows * 4 < 3 * h,
+                    "{what}: the seam at x = {x} (pixel {p}) is marked on {rows} of {h} rows"
+                );
+            } else {
+                assert_eq!(rows, 0, "{what}: a mark at x = {x}");
+            }
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! `hourglass render DIR`: every K-th frame of a result directory as PNGs in
 //! DIR/render/, an animated GIF DIR/render.gif, and DIR/render.mp4 when
-//! `ffmpeg` is on PATH. No window: offscreen on any adapter.
+//! `ffmpeg` is on PATH. No window: offscreen on any adapter. A periodic
+//! run (`walls.periodic_x` in DIR/scene.toml) has its seams drawn.
 
 use std::path::{Path, PathBuf};
 
@@ -88,8 +89,11 @@ pub fn render_dir(dir: &Path, opts: &MovieOptions) -> Result<Movie> {
         }
         _ => first,
     };
+    // The periodic boundary, from the scene the run wrote (none in an
+    // older directory or a scene that is not periodic).
+    let period = read::period(dir)?;
     let ctx = GpuContext::new(AdapterChoice::Any)?.ok_or_else(|| Error::Gpu("no GPU adapter found".to_string()))?;
-    let mut movie = MovieRenderer::new(&ctx, &walls, &first, opts.width, opts.height, opts.mode);
+    let mut movie = MovieRenderer::new(&ctx, &walls, &first, period, [opts.width, opts.height], opts.mode);
     if wall_files.iter().any(|f| Some(f) != wall_files.first())
         && let Some(bb) = read::walls_box(&wall_files)?
     {

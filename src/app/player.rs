@@ -168,6 +168,9 @@ pub struct Replay {
     wall_files: Vec<PathBuf>,
     /// The box the walls of every frame lie in, when they move (the view holds it).
     pub walls_box: Option<[f32; 4]>,
+    /// The period [xmin, xmax] along x of a periodic run, m ([`read::period`]):
+    /// its seams are drawn. None: not periodic (or a directory without scene.toml).
+    pub period: Option<[f32; 2]>,
     pub ranges: Ranges,
     /// `passed` of each diagnostics row (one per frame), when readable.
     passed: Vec<u64>,
@@ -198,6 +201,7 @@ impl Replay {
         let passed = read::diagnostics(dir)
             .map(|rows| rows.iter().map(|r| r.passed).collect())
             .unwrap_or_default();
+        let period = read::period(dir)?;
         let walls_box = if wall_files.iter().any(|f| Some(f) != wall_files.first()) {
             read::walls_box(&wall_files)?
         } else {
@@ -211,6 +215,7 @@ impl Replay {
             walls,
             wall_files,
             walls_box,
+            period,
             ranges,
             passed,
         })

@@ -12,7 +12,9 @@
 //! share one device, so the grains are drawn from the simulation's buffers.
 //! A screenshot renders the current view offscreen through the same
 //! renderer code as [`Offscreen`]; `--screenshot-after K` takes one
-//! after K frames and closes the window (for tests).
+//! after K frames and closes the window (for tests). A periodic domain
+//! (`walls.periodic_x`: the live scene's, or the replayed directory's
+//! scene.toml) has its seams drawn, and the fitted view holds the period.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -32,7 +34,7 @@ use crate::model::Grid;
 use crate::model::Walls;
 use crate::output::Summary;
 use crate::render::renderer::{Frame, Renderer, Source};
-use crate::render::{Camera, ColorMode, Offscreen, Ranges, offscreen, scene_bbox};
+use crate::render::{Camera, ColorMode, Offscreen, Ranges, offscreen, scene_bbox, with_period};
 use crate::scene::Setup;
 
 /// Window options shared by `run --window` and `view`.
@@ -144,13 +146,14 @@ impl App {
             .ok_or_else(|| gpu(format!("{}: the window surface is not supported", ctx.adapter_name())))?;
         config.present_mode = wgpu::PresentMode::AutoVsync;
         surface.configure(&ctx.device, &config);
-        let renderer = Renderer::new(&ctx, config.format);
+        let mut renderer = Renderer::new(&ctx, config.format);
         if let Content::Pending(pending) = &mut self.content
             && let Some(b) = pending.take()
         {
             let (setup, grid) = *b;
             self.content = Content::Live(Box::new(Live::start(setup, grid, &ctx, self.opts.quiet)?));
         }
+        renderer.set_period(&ctx, self.period());
         self.gfx = Some(Gfx {
             window,
             surface,
@@ -181,6 +184,15 @@ impl App {
         }
     }
 
+    /// The period [xmin, xmax] along x of the content, m (None: not periodic).
+    fn period(&self) -> Option<[f32; 2]> {
+        match &self.content {
+            Content::Live(l) => l.setup.periodic_x(),
+            Content::Replay(r) => r.period,
+            Content::Pending(_) => None,
+        }
+    }
+
     fn ranges(&self) -> Ranges {
         match &self.content {
             Content::Live(l) => l.ranges,
@@ -199,7 +211,7 @@ impl App {
             Content::Replay(r) => r.walls_box.unwrap_or_else(|| scene_bbox(&r.grains, &r.walls)),
             Content::Pending(_) => [-1.0, -1.0, 1.0, 1.0],
         };
-        let c = Camera::fit(bbox, w, h);
+        let c = Camera::fit(with_period(bbox, self.period()), w, h);
         self.camera = Some(c);
         c
     }
@@ -330,6 +342,7 @@ impl App {
             Content::Pending(_) => PathBuf::from("."),
         };
         let path = crate::output::Outputs::open(&dir)?.file(&format!("screenshot_{:03}.png", self.screenshots))?;
+        let period = self.period();
         let g = self.gfx.as_mut().ok_or_else(|| gpu("no window"))?;
         let walls = match &self.content {
             Content::Live(l) => l.walls.clone(),
@@ -340,6 +353,7 @@ impl App {
         if stale {
             let mut r = Renderer::new(&g.ctx, offscreen::FORMAT);
             r.set_walls(&g.ctx, &walls);
+            r.set_period(&g.ctx, period);
             g.shots = Some((r, Offscreen::new(&g.ctx, w, h), walls));
         } else if let Some((r, _, held)) = g.shots.as_mut()
             && *held != walls

@@ -10,6 +10,9 @@
 //!                         each frame's walls, at the times of frames.pvd
 //!                         (walls/walls_NNNNNN.vtp, or walls.vtp for a frame
 //!                         without its own)
+//!   DIR/periodic.vtp      only for a periodic run (`walls.periodic_x`): the
+//!                         seams x = xmin and x = xmax as two lines over
+//!                         the domain's height, for ParaView
 //!   DIR/summary.json      written last: a directory without it is an
 //!                         interrupted or failed run
 //!   DIR/segments/summary_NNNNNN.json
@@ -109,9 +112,12 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     }
 }
 
-/// The names every run writes (with the temporary files of the atomic ones).
+/// The names every run writes (with the temporary files of the atomic ones;
+/// [`PERIODIC`] only a periodic run, and no other run takes its name).
 const FIXED_NAMES: &[&str] = &[
     "scene.toml",
+    PERIODIC,
+    "periodic.partial",
     "diagnostics.csv",
     "frames.pvd",
     "frames.partial",
@@ -148,6 +154,9 @@ fn walls_frame_index(name: &str) -> Option<usize> {
         .strip_suffix(".vtp")?;
     (n.len() >= 6 && n.bytes().all(|b| b.is_ascii_digit())).then(|| n.parse().ok())?
 }
+
+/// The seams of a periodic run ([`ResultDir::periodic`]).
+pub const PERIODIC: &str = "periodic.vtp";
 
 /// The state file a run replaces at every row (`run --resume`).
 pub const STATE: &str = "state.json";
@@ -358,6 +367,22 @@ impl ResultDir {
         // Listed by `create_with`, as are frames.pvd and summary.json.
         let path = self.dir.join("walls.vtp");
         vtk::write_atomic(&path, &vtk::walls_vtp(walls)).map_err(io(&path))
+    }
+
+    /// Write periodic.vtp ([`PERIODIC`], listed and written atomically like
+    /// every other file): the seams x = `period[0]` and x = `period[1]` of a
+    /// periodic run (`walls.periodic_x`) as two lines from y = `y[0]` to
+    /// y = `y[1]` (the domain's height), in the format of walls.vtp, so
+    /// ParaView shows the periodic boundary beside the walls. A run that is
+    /// not periodic never calls it and writes no periodic.vtp.
+    pub fn periodic(&mut self, period: [f32; 2], y: [f32; 2]) -> Result<()> {
+        let path = self.manifest.atomic_file(PERIODIC)?;
+        let (y0, y1) = (f64::from(y[0]), f64::from(y[1]));
+        let seams: Vec<[[f64; 2]; 2]> = period
+            .iter()
+            .map(|&x| [[f64::from(x), y0], [f64::from(x), y1]])
+            .collect();
+        vtk::write_atomic(&path, &vtk::walls_vtp(&Walls::new(&seams))).map_err(io(&path))
     }
 
     /// Write the walls of frame `frame` (from 0), where they stand at that

@@ -9,6 +9,7 @@
 //!   walls.pvd       <DataSet timestep="t" ... file="walls/walls_NNNNNN.vtp"/>   -> frame k's walls
 //!                   (only when the walls move; each file read as walls.vtp)
 //!   diagnostics.csv header + rows (older versions: fewer columns)           -> Row
+//!   scene.toml      walls.periodic_x = [xmin, xmax] (optional)                -> the period
 //! ```
 //! Only what our writer produces is understood: one `<Piece>`, ASCII
 //! DataArrays with the components and counts the piece announces. The XML is
@@ -375,6 +376,62 @@ pub fn walls_file(path: &Path) -> Result<Walls> {
         }
     }
     Ok(Walls::new(&segments))
+}
+
+/// The period [xmin, xmax] along x (m) of the run in `dir`: `walls.periodic_x`
+/// of DIR/scene.toml, the scene the run wrote. `None` when the scene is not
+/// periodic, and for a directory without scene.toml (written by hand or
+/// by an older version): such a directory opens as before, without a
+/// period. A scene.toml that is not TOML, or whose `walls.periodic_x` is not
+/// two finite numbers with xmin < xmax, is one error naming the file.
+pub fn period(dir: &Path) -> Result<Option<[f32; 2]>> {
+    result_dir(dir)?;
+    let path = dir.join("scene.toml");
+    let text = match std::fs::read(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        _ => read_text(&path)?,
+    };
+    let table: toml::Table = toml::from_str(&text).map_err(|e| bad(&path, toml_error(&text, &e)))?;
+    let Some(walls) = table.get("walls") else {
+        return Ok(None);
+    };
+    let Some(value) = walls.as_table().and_then(|w| w.get("periodic_x")) else {
+        return Ok(None);
+    };
+    let number = |v: &toml::Value| match v {
+        toml::Value::Float(x) => Some(*x),
+        toml::Value::Integer(i) => Some(*i as f64),
+        _ => None,
+    };
+    let pair = value
+        .as_array()
+        .filter(|a| a.len() == 2)
+        .and_then(|a| Some([number(&a[0])? as f32, number(&a[1])? as f32]))
+        .filter(|[a, b]| a.is_finite() && b.is_finite() && a < b);
+    match pair {
+        Some(p) => Ok(Some(p)),
+        None => {
+            let shown: String = value.to_string().replace('\n', " ").chars().take(60).collect();
+            Err(bad(
+                &path,
+                format!("walls.periodic_x is `{shown}`, expected [xmin, xmax] in m (finite, xmin < xmax)"),
+            ))
+        }
+    }
+}
+
+/// One line, "line L, column C: message", from a TOML error in `text`.
+fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    let message = e.message().trim().replace('\n', " ");
+    match e.span() {
+        Some(span) => {
+            let before = text.get(..span.start.min(text.len())).unwrap_or(text);
+            let line = before.matches('\n').count() + 1;
+            let column = before.len() - before.rfind('\n').map_or(0, |p| p + 1) + 1;
+            format!("not a scene file: line {line}, column {column}: {message}")
+        }
+        None => format!("not a scene file: {message}"),
+    }
 }
 
 /// The rows of DIR/diagnostics.csv, also of an older version's (without

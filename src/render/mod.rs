@@ -12,10 +12,13 @@
 //!              and a spoke from near the centre to the rim at the grain's
 //!              `angle` (binding 10) so rotation shows
 //!   walls:  one quad per segment, `WALL_HALF_WIDTH_PX` either side
+//!   seams:  the periodic boundary (`walls.periodic_x` = [xmin, xmax]): the
+//!           lines x = xmin and x = xmax, one quad each, `SEAM_HALF_WIDTH_PX`
+//!           either side, dashed, across the whole height of the view
 //!   legend: an RGBA image drawn on the host (bitmap font), one textured quad
 //! ```
 //! World to clip space: `clip = (x - center) * scale`, with `scale` fitted
-//! so the walls fill the view ([`Camera::fit`]). Colour scales are fixed per
+//! so the walls (and the period, [`with_period`]) fill the view ([`Camera::fit`]). Colour scales are fixed per
 //! scene ([`Ranges::for_scene`]) so a colour means the same in every frame.
 
 pub mod font;
@@ -33,6 +36,19 @@ pub const BACKGROUND: [u8; 4] = [18, 20, 26, 255];
 pub const WALL_COLOR: [u8; 4] = [200, 204, 214, 255];
 /// Half the drawn wall thickness, px.
 pub const WALL_HALF_WIDTH_PX: f32 = 1.5;
+/// The mark of a periodic boundary (sRGB bytes): the seams x = xmin and
+/// x = xmax of `walls.periodic_x` are drawn as vertical dashed lines in
+/// this colour (turquoise: none of the walls, the background, the height
+/// bands or the colour map), over the grains and under the walls, across
+/// the whole height of the view (the period holds at every height).
+pub const SEAM_COLOR: [u8; 4] = [64, 224, 208, 255];
+/// Half the drawn seam thickness, px.
+pub const SEAM_HALF_WIDTH_PX: f32 = 1.0;
+/// A seam's dashes, px: `SEAM_DASH_PX` drawn, then `SEAM_GAP_PX` left
+/// out, repeating from world y = 0 (the dashes stay in place when the view
+/// pans).
+pub const SEAM_DASH_PX: f32 = 8.0;
+pub const SEAM_GAP_PX: f32 = 6.0;
 /// Smallest drawn grain radius, px: grains stay visible when zoomed out.
 pub const MIN_RADIUS_PX: f32 = 0.75;
 /// The radius line (spoke) that shows each disk's rotation: from
@@ -257,6 +273,16 @@ impl Camera {
     }
 }
 
+/// `bbox` [xmin, ymin, xmax, ymax] widened in x to hold the period
+/// [xmin, xmax] of a periodic boundary, so both seams are in view; `bbox`
+/// itself without a period (or with one that is not finite).
+pub fn with_period(bbox: [f32; 4], period: Option<[f32; 2]>) -> [f32; 4] {
+    match period {
+        Some([a, b]) if a.is_finite() && b.is_finite() => [bbox[0].min(a), bbox[1], bbox[2].max(b), bbox[3]],
+        _ => bbox,
+    }
+}
+
 /// The bounding box of walls and grains, m.
 pub fn scene_bbox(grains: &crate::model::Grains, walls: &crate::model::Walls) -> [f32; 4] {
     let mut bb = if walls.segments.is_empty() {
@@ -291,6 +317,15 @@ mod tests {
         cam.zoom_at(2.0, px, 640, 480);
         let q = cam.to_world(px, 640, 480);
         assert!((q[0] - p[0]).abs() < 1e-5 && (q[1] - p[1]).abs() < 1e-5);
+    }
+
+    #[test]
+    fn the_period_widens_the_box_in_x_only() {
+        let bb = [0.0, 0.0, 0.1, 0.2];
+        assert_eq!(with_period(bb, None), bb);
+        assert_eq!(with_period(bb, Some([-0.05, 0.05])), [-0.05, 0.0, 0.1, 0.2]);
+        assert_eq!(with_period(bb, Some([0.02, 0.3])), [0.0, 0.0, 0.3, 0.2]);
+        assert_eq!(with_period(bb, Some([f32::NAN, 0.3])), bb);
     }
 
     #[test]

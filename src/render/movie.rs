@@ -5,29 +5,44 @@
 use image::RgbaImage;
 
 use super::renderer::{Frame, Renderer, Source};
-use super::{Camera, ColorMode, Offscreen, Ranges, offscreen, scene_bbox};
+use super::{Camera, ColorMode, Offscreen, Ranges, offscreen, scene_bbox, with_period};
 use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::model::{Grains, Walls};
 
-/// Draws grains behind walls, one picture per call (the walls stay until
-/// [`MovieRenderer::set_walls`] moves them; the camera stays where `new` put it).
+/// Draws grains behind walls (and the seams of a periodic boundary), one
+/// picture per call (the walls stay until [`MovieRenderer::set_walls`]
+/// moves them; the camera stays where `new` or [`MovieRenderer::fit`] put it).
 pub struct MovieRenderer {
     ctx: GpuContext,
     renderer: Renderer,
     target: Offscreen,
     frame: Frame,
+    /// The period [xmin, xmax] along x, m (None: not periodic).
+    period: Option<[f32; 2]>,
 }
 
 impl MovieRenderer {
-    /// A `width` x `height` px view fitted to `first` and `walls`, coloured by
-    /// `mode` (frames hold no contact loads: [`ColorMode::Load`] draws heights).
-    pub fn new(ctx: &GpuContext, walls: &Walls, first: &Grains, width: u32, height: u32, mode: ColorMode) -> Self {
+    /// A `width` x `height` px view fitted to `first`, `walls` and the
+    /// periodic boundary `period` ([xmin, xmax] along x, m; None: not
+    /// periodic), coloured by `mode` (frames hold no contact loads:
+    /// [`ColorMode::Load`] draws heights). A period draws its seams in
+    /// every picture ([`Renderer::set_period`]).
+    pub fn new(
+        ctx: &GpuContext,
+        walls: &Walls,
+        first: &Grains,
+        period: Option<[f32; 2]>,
+        size: [u32; 2],
+        mode: ColorMode,
+    ) -> Self {
+        let [width, height] = size;
         let ranges = Ranges::for_scene(first, walls, [0.0, -9.81], 1e-3);
         let mut renderer = Renderer::new(ctx, offscreen::FORMAT);
         renderer.set_walls(ctx, walls);
+        renderer.set_period(ctx, period);
         let frame = Frame {
-            camera: Camera::fit(scene_bbox(first, walls), width, height),
+            camera: Camera::fit(with_period(scene_bbox(first, walls), period), width, height),
             mode: if mode == ColorMode::Load {
                 ColorMode::Height
             } else {
@@ -43,13 +58,15 @@ impl MovieRenderer {
             renderer,
             target: Offscreen::new(ctx, width, height),
             frame,
+            period,
         }
     }
 
-    /// Fit the camera to `bbox` (m) instead: the box walls that move sweep
-    /// over the frames ([`crate::output::read::walls_box`]).
+    /// Fit the camera to `bbox` (m) instead, widened to the period: the box
+    /// walls that move sweep over the frames
+    /// ([`crate::output::read::walls_box`]).
     pub fn fit(&mut self, bbox: [f32; 4]) {
-        self.frame.camera = Camera::fit(bbox, self.frame.width, self.frame.height);
+        self.frame.camera = Camera::fit(with_period(bbox, self.period), self.frame.width, self.frame.height);
     }
 
     /// The walls drawn from the next picture on (a frame's walls, when

@@ -1,5 +1,6 @@
 //! The render pipelines (shaders/scene_render.wgsl) and one `draw` call that
-//! records walls, grains and legend into a target view.
+//! records grains, seams (the periodic boundary), walls and legend into a
+//! target view, in that order.
 //!
 //! ```text
 //!   group 0: 0 view (ViewUniform)
@@ -7,6 +8,7 @@
 //!            8 segments [x0 y0 x1 y1]                                      (walls)
 //!            9 legend texture                                              (overlay)
 //!           10 angle                                                       (disks)
+//!           11 seam_x [x]                                                  (seams)
 //! ```
 //! Bindings 1-7 are the GPU backend's own buffers ([`Source::Device`]) or
 //! host arrays uploaded into the renderer's buffers ([`Source::Host`]).
@@ -17,8 +19,9 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::{
-    BAND_PALETTE, BANDS, COLORMAP, Camera, ColorMode, MIN_RADIUS_PX, Ranges, SPOKE_DARK, SPOKE_HALF_WIDTH_PX,
-    SPOKE_HUB, SPOKE_LIGHT, SPOKE_LUMA_SPLIT, SPOKE_MIN_RADIUS_PX, WALL_COLOR, WALL_HALF_WIDTH_PX,
+    BAND_PALETTE, BANDS, COLORMAP, Camera, ColorMode, MIN_RADIUS_PX, Ranges, SEAM_COLOR, SEAM_DASH_PX, SEAM_GAP_PX,
+    SEAM_HALF_WIDTH_PX, SPOKE_DARK, SPOKE_HALF_WIDTH_PX, SPOKE_HUB, SPOKE_LIGHT, SPOKE_LUMA_SPLIT, SPOKE_MIN_RADIUS_PX,
+    WALL_COLOR, WALL_HALF_WIDTH_PX,
 };
 use crate::gpu::GpuContext;
 pub use crate::gpu::GrainView as Source;
@@ -75,6 +78,10 @@ pub fn prelude() -> String {
          const MAP_STOPS: u32 = {}u;\n\
          const COLORMAP = array<vec3<f32>, {}>({});\n\
          const WALL_COLOR: vec3<f32> = {};\n\
+         const SEAM_COLOR: vec3<f32> = {};\n\
+         const SEAM_HALF_WIDTH_PX: f32 = {SEAM_HALF_WIDTH_PX:?};\n\
+         const SEAM_DASH_PX: f32 = {SEAM_DASH_PX:?};\n\
+         const SEAM_GAP_PX: f32 = {SEAM_GAP_PX:?};\n\
          const CONTACT_WORDS: u32 = {words}u;\n\
          const IMPULSE_WORD: u32 = {impulse}u;\n\
          const SPOKE_HUB: f32 = {SPOKE_HUB:?};\n\
@@ -90,6 +97,7 @@ pub fn prelude() -> String {
         COLORMAP.len(),
         list(&COLORMAP),
         rgb(&[WALL_COLOR[0], WALL_COLOR[1], WALL_COLOR[2]]),
+        rgb(&[SEAM_COLOR[0], SEAM_COLOR[1], SEAM_COLOR[2]]),
         rgb(&SPOKE_DARK),
         rgb(&SPOKE_LIGHT),
     )
@@ -139,6 +147,7 @@ pub struct Renderer {
     srgb_target: bool,
     disks: wgpu::RenderPipeline,
     walls: wgpu::RenderPipeline,
+    seams: wgpu::RenderPipeline,
     overlay: wgpu::RenderPipeline,
     uniform: wgpu::Buffer,
     /// pos vel radius id inv_mass count slots, for host sources.
@@ -149,6 +158,9 @@ pub struct Renderer {
     zero_angle: Grow,
     segments: Grow,
     n_segments: u32,
+    /// The x of each seam of the periodic boundary (none, or xmin and xmax).
+    seam_x: Grow,
+    n_seams: u32,
     legend: Option<(ColorMode, wgpu::TextureView)>,
 }
 
@@ -196,6 +208,7 @@ impl Renderer {
             srgb_target: format.is_srgb(),
             disks: pipeline("hourglass.render.disks", "disk_vs", "disk_fs"),
             walls: pipeline("hourglass.render.walls", "wall_vs", "wall_fs"),
+            seams: pipeline("hourglass.render.seams", "seam_vs", "seam_fs"),
             overlay: pipeline("hourglass.render.legend", "overlay_vs", "overlay_fs"),
             uniform,
             host: [
@@ -212,6 +225,8 @@ impl Renderer {
             zero_angle: Grow::new(ctx, "hourglass.render.zero_angle"),
             segments: Grow::new(ctx, "hourglass.render.segments"),
             n_segments: 0,
+            seam_x: Grow::new(ctx, "hourglass.render.seams"),
+            n_seams: 0,
             legend: None,
         }
     }
@@ -224,6 +239,19 @@ impl Renderer {
             .collect();
         self.segments.upload(ctx, bytemuck::cast_slice(&segs));
         self.n_segments = segs.len() as u32;
+    }
+
+    /// The periodic boundary drawn from the next picture on: the seams
+    /// x = xmin and x = xmax of `period` ([xmin, xmax], m, as
+    /// `walls.periodic_x`) as dashed lines in [`SEAM_COLOR`] across the
+    /// view's height; none for `None` (a domain that is not periodic) or a
+    /// period that is not finite.
+    pub fn set_period(&mut self, ctx: &GpuContext, period: Option<[f32; 2]>) {
+        let seams: Vec<f32> = period
+            .filter(|p| p.iter().all(|x| x.is_finite()))
+            .map_or_else(Vec::new, |p| p.to_vec());
+        self.seam_x.upload(ctx, bytemuck::cast_slice(&seams));
+        self.n_seams = seams.len() as u32;
     }
 
     /// The background as the target wants it.
@@ -388,6 +416,13 @@ impl Renderer {
                 entries: &[entry(0, &self.uniform), entry(8, &self.segments.buf)],
             })
         });
+        let seams = (self.n_seams > 0).then(|| {
+            ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("hourglass.render.seams"),
+                layout: &self.seams.get_bind_group_layout(0),
+                entries: &[entry(0, &self.uniform), entry(11, &self.seam_x.buf)],
+            })
+        });
         let overlay = legend.as_ref().map(|view| {
             ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("hourglass.render.legend"),
@@ -425,6 +460,11 @@ impl Renderer {
                 pass.set_pipeline(&self.disks);
                 pass.set_bind_group(0, g, &[]);
                 pass.draw(0..6, 0..n);
+            }
+            if let Some(g) = &seams {
+                pass.set_pipeline(&self.seams);
+                pass.set_bind_group(0, g, &[]);
+                pass.draw(0..6, 0..self.n_seams);
             }
             if let Some(g) = &walls {
                 pass.set_pipeline(&self.walls);
