@@ -1,49 +1,34 @@
-"""A sweep over neck widths fitted with Beverloo's law (2D):
+"""Beverloo's law (2D) from a sweep over neck widths, several seeds each:
 
-    W = C rho_2D sqrt(g) (D - k d)^(3/2)
+    W = C sqrt(g) (D - k d)^(3/2)
 
-W the mass flow rate (kg/s per metre of thickness), D the neck width, d the
-mean grain diameter. W^(2/3) is linear in D, so numpy's straight-line fit
-gives k (where the line meets zero) and C (its slope). The exponent is then
-fitted too, W = C (D/d - k)^b: once with the usual k = 1.5 and once with k
-free (3/2 in theory).
+W the flow rate (grains per second here), D the neck width, d the mean grain
+diameter. W^(2/3) is linear in D, so numpy's straight-line fit gives k (where
+the line meets zero) and C (its slope). The exponent is then fitted too,
+W = C (D/d - k)^b: once with the usual k = 1.5 and once with k free (3/2 in
+theory).
 
-The rate is the least-squares slope of the grains passed against time over
-the rows where 10-50 % of the grains have passed (past the start-up, while
-the bulb is full), or up to the end of a run that stops short of 50 %.
+The runs are one sweep (`hourglass.sweep`, docs/sweeps.md): the bundled
+hourglass, the neck in mean diameters by seeds, on local worker processes
+(`--workers`). Each run is a result directory under OUT/runs/; the fit and
+the plot read OUT/results.csv, whose flow rate is each run's own (the
+slope of grains passed over 20-80 % of what passed, summary.json). Running
+the same command again skips the finished runs.
 
-    python examples/beverloo.py [--mu 0.4] [--necks 5,7,9,11] [--grains 2000] [--duration 2.0]
+    python examples/beverloo.py [--mu 0.4] [--necks 5,7,9,11] [--seeds 2]
+        [--grains 2000] [--duration 2.0] [--workers N] [--out beverloo]
+        [--plot beverloo.png]
 
 `--mu` sets the Coulomb friction between grains and against the walls
 (scene keys solver.mu and solver.mu_wall); 0 runs frictionless grains.
 """
 
 import argparse
+import sys
 
 import numpy as np
 
 import hourglass
-
-
-def flow_rate(neck, grains, duration, backend, mu):
-    """Grains per second through a neck of `neck` mean diameters, and the scene's numbers."""
-    sim = hourglass.Simulation.from_scene(
-        None, backend=backend, grains=grains, neck=neck, settle=0.2, mu=mu, **{"solver.mu_wall": mu}
-    )
-    sim.step(int(round(0.2 / sim.dt)))
-    sim.open_gate()
-    t0, times, passed = sim.time, [], []
-    while sim.time - t0 < duration - 1e-9:
-        sim.step(10)
-        times.append(sim.time - t0)
-        passed.append(sim.diagnostics()["passed"])
-    times, passed = np.array(times), np.array(passed, dtype=float)
-    keep = (passed >= 0.1 * grains) & (passed <= 0.5 * grains)
-    if keep.sum() < 2:
-        raise SystemExit(f"neck {neck} d: {passed[-1]:.0f} of {grains} passed, too few to fit a rate")
-    rate = np.polyfit(times[keep], passed[keep], 1)[0]
-    d = 2.0 * sim.radii.mean()
-    return rate, d, sim.masses.mean(), passed[-1]
 
 
 def exponent(x, w, k):
@@ -68,13 +53,52 @@ def exponent_free_k(x, w):
     return best[1], best[2]
 
 
+def spec(a, necks):
+    """The sweep: the bundled hourglass, necks by seeds."""
+    return {
+        "version": 1,
+        "replicas": a.seeds,
+        "set": {
+            "grains.count": a.grains,
+            "solver.mu": a.mu,
+            "solver.mu_wall": a.mu,
+            "run.settle": 0.2,
+        },
+        "run": {"duration": a.duration, "backend": a.backend},
+        "grid": {"walls.hourglass.neck": necks},
+    }
+
+
+def plot(path, x, rate, necks, mean, std, k, c):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.5, 4))
+    ax.plot(x, rate, "o", color="0.6", ms=4, label="each run")
+    ax.errorbar(necks, mean, yerr=std, fmt="s", color="C0", capsize=3, label="mean of the seeds")
+    xs = np.linspace(max(k, 0.0), max(necks) * 1.05, 200)
+    ax.plot(xs, c * np.clip(xs - k, 0, None) ** 1.5, "C1-", label=f"W = C (D/d - {k:.2f})^1.5")
+    ax.set_xlabel("neck width D / d")
+    ax.set_ylabel("flow rate W (grains/s)")
+    ax.set_title("Beverloo's law, bundled hourglass")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--necks", default="5,7,9,11", help="neck widths in mean diameters")
+    ap.add_argument("--seeds", type=int, default=2, help="runs per neck, grains.seed 1, 2, ...")
     ap.add_argument("--grains", type=int, default=2000)
     ap.add_argument("--duration", type=float, default=2.0, help="seconds after the gate opens")
     ap.add_argument("--mu", type=float, default=0.4, help="Coulomb friction, grains and walls")
     ap.add_argument("--backend", default="cpu")
+    ap.add_argument("--workers", type=int, default=None, help="runs at a time (default: the cores)")
+    ap.add_argument("--out", default="beverloo", help="the sweep directory")
+    ap.add_argument("--plot", default=None, help="write the figure to this PNG")
     a = ap.parse_args()
     try:
         necks = [float(x) for x in a.necks.split(",")]
@@ -82,36 +106,45 @@ def main():
         ap.error(f"--necks: {a.necks!r} is not a comma-separated list of numbers")
     if len(necks) < 3 or min(necks) <= 0:
         ap.error("--necks: give three positive neck widths or more")
-    if a.grains < 10 or a.duration <= 0 or a.mu < 0:
-        ap.error("--grains must be 10 or more, --duration positive and --mu not negative")
+    if a.grains < 10 or a.duration <= 0 or a.mu < 0 or a.seeds < 1:
+        ap.error("--grains must be 10 or more, --duration positive, --mu not negative, --seeds 1 or more")
 
-    rows = []
-    for n in necks:
-        rate, d, m, last = flow_rate(n, a.grains, a.duration, a.backend, a.mu)
-        rows.append((n * d, rate * m, d, rate))
-        print(
-            f"neck {n:5.2f} d = {n * d * 1e3:6.2f} mm: {rate:7.1f} grains/s, {rate * m:.4f} kg/s per m"
-            f" ({last:.0f} passed in {a.duration:g} s)"
-        )
-    D = np.array([r[0] for r in rows])
-    W = np.array([r[1] for r in rows])
-    d = rows[0][2]
-    y = W ** (2.0 / 3.0)
+    try:
+        hourglass.sweep(spec(a, necks), out=a.out, workers=a.workers)
+    except hourglass.HourglassError as e:
+        sys.exit(f"beverloo: {e}")
+    # Everything below reads the table, as any later analysis of the sweep would.
+    t = hourglass.read_sweep(f"{a.out}/results.csv")
+    failed = [i for i, s in zip(t["id"], t["status"]) if s != "done"]
+    if failed:
+        sys.exit(f"beverloo: runs {', '.join(failed)} failed (see {a.out}/results.csv)")
+    x, rate = np.asarray(t["walls.hourglass.neck"]), np.asarray(t["flow_rate"])
+    if not np.all(np.isfinite(rate)):
+        sys.exit("beverloo: a run passed too few grains to fit a rate (lengthen --duration)")
+    d = 2.0 * np.asarray(t["radius_mean"]).mean()
+    mean = np.array([rate[x == n].mean() for n in necks])
+    std = np.array([rate[x == n].std() for n in necks])
+    for n, m, s in zip(necks, mean, std):
+        print(f"neck {n:5.2f} d = {n * d * 1e3:6.2f} mm: {m:7.1f} grains/s (+- {s:.1f} over {a.seeds} seeds)")
+    D = np.array(necks) * d
+    y = mean ** (2.0 / 3.0)
     slope, intercept = np.polyfit(D, y, 1)
     k = -intercept / slope / d
     r2 = 1.0 - ((y - (slope * D + intercept)) ** 2).sum() / ((y - y.mean()) ** 2).sum()
-    # Areal density of the packing is folded into C: W = C' sqrt(g) (D - k d)^(3/2).
-    c = slope ** 1.5 / np.sqrt(9.81)
-    print(f"Beverloo fit: k = {k:.2f} diameters, C' = {c:.1f} kg/m^2 (W = C' sqrt(g) (D - k d)^1.5), R^2 = {r2:.4f}")
-    x = np.array(necks)
-    if x.min() > 1.5:
-        b15, _ = exponent(x, W, 1.5)
+    c = (slope * d) ** 1.5
+    print(f"Beverloo fit: k = {k:.2f} diameters, C = {c:.1f} s^-1 (W = C (D/d - k)^1.5), R^2 = {r2:.4f}")
+    xn = np.array(necks)
+    if xn.min() > 1.5:
+        b15, _ = exponent(xn, mean, 1.5)
         print(f"exponent fit W = C (D/d - k)^b: k = 1.5 fixed: b = {b15:.2f}")
-    free = exponent_free_k(x, W) if len(x) > 3 else None
+    free = exponent_free_k(xn, mean) if len(xn) > 3 else None
     if free is None:
         print("exponent fit W = C (D/d - k)^b: k free: no fit (it takes four necks or more and a minimum inside k in [-10, D/d])")
     else:
         print(f"exponent fit W = C (D/d - k)^b: k free: k = {free[0]:.2f}, b = {free[1]:.2f}")
+    if a.plot:
+        plot(a.plot, x, rate, necks, mean, std, k, c)
+        print(f"figure: {a.plot}")
     return k
 
 

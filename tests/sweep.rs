@@ -272,3 +272,22 @@ fn bad_sweeps_and_directories_are_refused_in_one_line_before_any_run() {
         "--workers",
     );
 }
+
+#[test]
+fn the_bundled_beverloo_sweep_is_four_necks_by_two_seeds() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/beverloo.toml");
+    let s = hourglass::sweep::Sweep::load(&path).unwrap();
+    assert_eq!(s.keys, ["walls.hourglass.neck", "grains.seed"]);
+    let points: Vec<(f64, u64)> = s
+        .points
+        .iter()
+        .map(|p| (p.scene.walls.hourglass.as_ref().unwrap().neck, p.scene.grains.seed))
+        .collect();
+    let want: Vec<(f64, u64)> = [5.0, 7.0, 9.0, 11.0].iter().flat_map(|&n| [(n, 1), (n, 2)]).collect();
+    assert_eq!(points, want);
+    assert!(
+        s.points
+            .iter()
+            .all(|p| p.scene.solver.mu == 0.4 && p.scene.grains.count == 2000 && p.scene.run.duration == Some(2.0))
+    );
+}

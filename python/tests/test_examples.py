@@ -31,9 +31,15 @@ def test_beverloo_sweep_fits_a_plausible_k(tmp_path):
     # Frictionless and three necks, to keep it short (the documented sweep,
     # docs/solvers.md, is the example's defaults: mu 0.4, four necks).
     out = example(
-        "beverloo.py", "--mu", 0, "--necks", "5,6.5,8", "--grains", 1500, "--duration", 1.0, cwd=tmp_path
+        "beverloo.py", "--mu", 0, "--necks", "5,6.5,8", "--seeds", 1, "--grains", 1500, "--duration", 1.0,
+        "--workers", 2, "--out", tmp_path / "bev", "--plot", tmp_path / "bev.png", cwd=tmp_path,
     )
-    rates = [float(x) for x in re.findall(r"([\d.]+) grains/s", out)]
+    # A sweep: one result directory per neck, the table the fit read.
+    rows = (tmp_path / "bev" / "results.csv").read_text().splitlines()
+    assert len(rows) == 4 and all(",done," in r for r in rows[1:]), rows
+    assert all((tmp_path / "bev" / "runs" / f"{k:04d}" / "summary.json").is_file() for k in range(3))
+    assert (tmp_path / "bev.png").stat().st_size > 1000
+    rates = [float(x) for x in re.findall(r"([\d.]+) grains/s \(", out)]
     assert len(rates) == 3 and rates[0] < rates[1] < rates[2], out
     # The 3/2 law: W^(2/3) is a straight line in D (measured R^2 0.996) ...
     assert float(re.search(r"R\^2 = ([\d.]+)", out).group(1)) > 0.97, out

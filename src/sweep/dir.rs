@@ -25,11 +25,12 @@ const MARK_TEXT: &str = "# hourglass sweep directory: runs/ and results.csv were
 /// `summary.json` says (empty for a run that did not finish), then its
 /// one-line error. `max_overlap_pct` is the largest overlap as a percentage
 /// of the mean radius.
-pub const STATUS_COLUMNS: [&str; 16] = [
+pub const STATUS_COLUMNS: [&str; 17] = [
     "flow_rate",
     "passed",
     "lost_grains",
     "grains",
+    "radius_mean",
     "max_overlap",
     "max_overlap_pct",
     "overlap_p99",
@@ -267,6 +268,7 @@ fn summary_cells(o: &Outcome) -> Vec<String> {
                 s.passed.to_string(),
                 s.lost_grains.to_string(),
                 s.grains.to_string(),
+                s.radius_mean.to_string(),
                 s.max_overlap.to_string(),
                 if pct.is_finite() {
                     pct.to_string()
