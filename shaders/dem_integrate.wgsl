@@ -1,8 +1,9 @@
 // Stage dem_integrate: velocity Verlet's half kicks and drift.
-//   kick_drift: v += dt/2 (g + im F); w += dt/2 (1/I) T; x += dt v
+//   kick_drift: v += dt/2 (g + im F); w += dt/2 (1/I) T; x += dt v, then x
+//               wrapped into [xmin, xmax) on a grid periodic along x (wrap_x)
 //   kick:       v += dt/2 (g + im F); w += dt/2 (1/I) T; stats[STAT_SPEED2] = max |v|^2
 // 1/I = 2 im / r^2; a fixed grain (im = 0) keeps v, w and drifts.
-// CPU twin: cpu::dem::integrate::{kick_drift, kick}.
+// CPU twin: cpu::dem::integrate::{kick_drift, kick} (and cpu::integrate::wrap).
 
 var<workgroup> wg_speed2: atomic<u32>;
 
@@ -27,7 +28,7 @@ fn kick_drift(inv: Invocation) {
     if i >= params.n_grains { return; }
     let v = half_kick(i);
     let x = pos[i];
-    pos[i] = vec2<f32>(x.x + params.dt * v.x, x.y + params.dt * v.y);
+    pos[i] = vec2<f32>(wrap_x(x.x + params.dt * v.x, params), x.y + params.dt * v.y);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)

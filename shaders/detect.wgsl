@@ -12,7 +12,9 @@
 // Per workgroup, the overflow sum(max(0, count - K)) and the distinct listed
 // contacts (a grain pair once) are added to stats, and the deepest listed
 // overlap max(0, -gap) is maxed into stats[STAT_OVERLAP] (f32 bits; twin
-// ContactLists::max_overlap). CPU twin: cpu::detect::detect.
+// ContactLists::max_overlap). On a grid periodic along x (params.period > 0) the
+// 3x3 block wraps around in x and a grain pair's offset is its minimum image
+// (grain_contacts_periodic). CPU twin: cpu::detect::detect.
 
 var<workgroup> wg_overflow: atomic<u32>;
 var<workgroup> wg_distinct: atomic<u32>;
@@ -21,7 +23,11 @@ var<workgroup> wg_overlap: atomic<u32>;
 // (n.x, n.y, |x - from|); a coincident pair gets a fixed axis normal whose sign
 // depends on flip, so the two copies stay opposite (cpu::detect::normal_between).
 fn normal_between(x: vec2<f32>, origin: vec2<f32>, flip: bool) -> vec3<f32> {
-    let d = x - origin;
+    return normal_along(x - origin, flip);
+}
+
+// normal_between of the offset d = x - from (cpu::detect::normal_along).
+fn normal_along(d: vec2<f32>, flip: bool) -> vec3<f32> {
     let len = sqrt(d.x * d.x + d.y * d.y);
     if len > 0.0 {
         return vec3<f32>(d.x / len, d.y / len, len);
@@ -38,12 +44,13 @@ fn push(i: u32, found: u32, c: Contact) {
     }
 }
 
-fn detect_grain(i: u32) -> u32 {
+// The grain contacts of grain i in cell c: the grains of the 3x3 cells around
+// it (row order, bin order). Returns how many.
+fn grain_contacts(i: u32, c: vec2<u32>) -> u32 {
     let x = pos[i];
     let r = radius[i];
     let im = inv_mass[i];
     var found = 0u;
-    let c = cell_coords(x, params);
     let y0 = select(0u, c.y - 1u, c.y > 0u);
     let x0 = select(0u, c.x - 1u, c.x > 0u);
     let y1 = min(c.y + 1u, params.ny - 1u);
@@ -64,6 +71,57 @@ fn detect_grain(i: u32) -> u32 {
                 }
             }
         }
+    }
+    return found;
+}
+
+// The grain contacts of grain i in cell c of a grid periodic along x: the 3x3
+// block's columns wrap modulo nx, in the order (cx - 1, cx, cx + 1) wrapped (0,
+// 1, 2 when nx = 3), and each offset is its minimum image
+// (cpu::detect::grain_contacts_periodic, wrapped_columns). Returns how many.
+fn grain_contacts_periodic(i: u32, c: vec2<u32>) -> u32 {
+    let x = pos[i];
+    let r = radius[i];
+    let im = inv_mass[i];
+    var found = 0u;
+    var cols = array<u32, 3>((c.x + params.nx - 1u) % params.nx, c.x, (c.x + 1u) % params.nx);
+    var ncols = 3u;
+    if params.nx <= 3u {
+        cols = array<u32, 3>(0u, 1u, 2u);
+        ncols = params.nx;
+    }
+    let y0 = select(0u, c.y - 1u, c.y > 0u);
+    let y1 = min(c.y + 1u, params.ny - 1u);
+    for (var ny = y0; ny <= y1; ny++) {
+        for (var k = 0u; k < ncols; k++) {
+            let cell = ny * params.nx + cols[k];
+            for (var s = cell_start[cell]; s < cell_start[cell + 1u]; s++) {
+                let j = sorted[s];
+                if j == i {
+                    continue;
+                }
+                let nd = normal_along(min_image(x - pos[j], params), i < j);
+                let gap = nd.z - (r + radius[j]);
+                if gap < params.alert {
+                    push(i, found, Contact(j, gap, im + inv_mass[j], 0.0, nd.xy, 0.0, 0.0, vec2<f32>(0.0, 0.0)));
+                    found++;
+                }
+            }
+        }
+    }
+    return found;
+}
+
+fn detect_grain(i: u32) -> u32 {
+    let x = pos[i];
+    let r = radius[i];
+    let im = inv_mass[i];
+    var found = 0u;
+    let c = cell_coords(x, params);
+    if params.period > 0.0 {
+        found = grain_contacts_periodic(i, c);
+    } else {
+        found = grain_contacts(i, c);
     }
     for (var k = 0u; k < params.n_segments; k++) {
         let seg = segments[k];

@@ -3,7 +3,9 @@
 //   kinetic = 1/2 m |v|^2, potential = -m g . x, momentum = m v,
 //   lost = more than r outside the bounds (or not finite),
 //   passed = y < neck_y and not lost,
-//   overlap = max over listed contacts of the overlap at the current positions,
+//   overlap = max over listed contacts of the overlap at the current positions
+//             (two grains through the minimum image of their offset when
+//             periodic along x),
 //   speed = |v|.
 // Sums and maxima over the workgroup by a tree in workgroup memory.
 // CPU twin: cpu::reduce::reduce.
@@ -28,7 +30,7 @@ fn overlap_now(i: u32, other: u32) -> f32 {
         let d = x - corners[index].pos;
         return r - sqrt(d.x * d.x + d.y * d.y);
     }
-    let d = x - pos[index];
+    let d = min_image(x - pos[index], params);
     return r + radius[index] - sqrt(d.x * d.x + d.y * d.y);
 }
 

@@ -54,6 +54,8 @@ struct Params {
     kick: f32,            // stochastic forcing: sqrt(dt) sigma, m/s (0 = off)
     seed: u32,            // the forcing's folded seed (model::noise::fold_seed)
     step: u32,            // the step index of the forcing's draws
+    period: f32,          // period along x, m (xmin = origin.x; 0 = not periodic, model::Grid::period)
+    pad: u32,             // 8-byte struct alignment
 }
 
 // Keep in sync with gpu::ReducePartial (src/gpu/mod.rs).
@@ -84,12 +86,80 @@ fn flat_index(inv: Invocation) -> u32 {
     return flat_workgroup(inv) * WORKGROUP_SIZE + inv.lid;
 }
 
-// Cell coordinates of a point, clamped into the grid; NaN goes to 0 (cpu::grid::Grid::coords).
+// Cell coordinates of a point, clamped into the grid; NaN goes to 0; on a grid
+// periodic along x the column is first wrapped modulo nx (model::Grid::coords).
 fn cell_coords(p: vec2<f32>, params: Params) -> vec2<u32> {
     let f = floor((p - params.origin) / params.cell);
-    let fx = min(select(0.0, f.x, f.x > 0.0), f32(params.nx - 1u));
+    var column = f.x;
+    if params.period > 0.0 {
+        column = rem_euclid(column, f32(params.nx));
+    }
+    let fx = min(select(0.0, column, column > 0.0), f32(params.nx - 1u));
     let fy = min(select(0.0, f.y, f.y > 0.0), f32(params.ny - 1u));
     return vec2<u32>(u32(fx), u32(fy));
+}
+
+// a - b trunc(a / b) for b > 0, exactly (C's fmod, Rust's f32 %): the sign of a,
+// magnitude below b; NaN where a is NaN or infinite. |a| is reduced by b 2^k
+// for k from the largest with b 2^k <= |a| down to 0: each difference is exact
+// (Sterbenz), so the result is the exact remainder. A point within a period or
+// two of the grid takes at most one subtraction.
+fn fmod_exact(a: f32, b: f32) -> f32 {
+    if !(abs(a) <= 3.40282347e38) {
+        return a - a;
+    }
+    var r = abs(a);
+    if r >= b {
+        var m = b;
+        while m <= 0.5 * r {
+            m = m * 2.0;
+        }
+        loop {
+            if r >= m {
+                r = r - m;
+            }
+            if m <= b {
+                break;
+            }
+            m = m * 0.5;
+        }
+    }
+    // The sign of a, -0.0 included.
+    return bitcast<f32>(bitcast<u32>(r) | (bitcast<u32>(a) & 0x80000000u));
+}
+
+// Rust's f32::rem_euclid for b > 0: the exact remainder, plus b where negative.
+fn rem_euclid(a: f32, b: f32) -> f32 {
+    let r = fmod_exact(a, b);
+    return select(r, r + b, r < 0.0);
+}
+
+// Rounding half away from zero (Rust's f32::round; WGSL's round takes halves to even).
+fn round_away(q: f32) -> f32 {
+    let t = trunc(q);
+    return select(t, t + sign(q), abs(q - t) >= 0.5);
+}
+
+// The offset d between two points as its minimum image along x on a grid
+// periodic along x, d.x - L round(d.x / L) for period L; d itself otherwise
+// (model::Grid::min_image).
+fn min_image(d: vec2<f32>, params: Params) -> vec2<f32> {
+    if params.period > 0.0 {
+        return vec2<f32>(d.x - params.period * round_away(d.x / params.period), d.y);
+    }
+    return d;
+}
+
+// x wrapped into [xmin, xmax) on a grid periodic along x (xmin = origin.x; a
+// sum rounded onto xmax gives xmin); x itself otherwise or when not finite
+// (model::Grid::wrap_x).
+fn wrap_x(x: f32, params: Params) -> f32 {
+    if params.period > 0.0 && abs(x) <= 3.40282347e38 {
+        let xmin = params.origin.x;
+        let w = xmin + rem_euclid(x - xmin, params.period);
+        return select(w, xmin, w >= xmin + params.period);
+    }
+    return x;
 }
 
 // Normal and signed distance from a segment's closest point p to x: the inward

@@ -114,6 +114,8 @@ fn shared_structs_match_rust_in_every_stage() {
                     ("kick", offset_of!(Params, kick)),
                     ("seed", offset_of!(Params, seed)),
                     ("step", offset_of!(Params, step)),
+                    ("period", offset_of!(Params, period)),
+                    ("pad", offset_of!(Params, pad)),
                 ],
             );
             check(

@@ -74,7 +74,23 @@ fn cases() -> Vec<Case> {
         case(BOUNCING, 2000, 0.3, (0.001, 0.003), 16, 6),
         // Moving walls (model::motion): every wall contact carries a wall velocity.
         moving(case("moving walls", 2000, 0.3, (0.001, 0.003), 16, 7)),
+        // Periodic along x (`Grid::periodic_x`): grains at either end of the
+        // period touch across the seam.
+        periodic(case(PERIODIC, 3000, 0.3, (0.001, 0.003), 16, 8), 0.3, 0.003),
+        // Three columns (0.03 m over cells of at least 0.009 m): the block is the whole period.
+        periodic(case(PERIODIC_THREE, 60, 0.03, (0.001, 0.003), 16, 9), 0.03, 0.003),
     ]
+}
+
+/// The periodic cases' names.
+const PERIODIC: &str = "periodic";
+const PERIODIC_THREE: &str = "periodic, 3 columns";
+
+/// `c` on a grid periodic along x over [0, `side`) for grains up to
+/// `r_max` (the walls stay: a stage does not care where they are).
+fn periodic(mut c: Case, side: f32, r_max: f32) -> Case {
+    c.grid = Grid::periodic_x(c.walls.bounding_box(), 2.0 * r_max + ALERT, [0.0, side]).unwrap();
+    c
 }
 
 /// `c` with random velocities of up to 0.5 m/s at every segment end and
@@ -284,14 +300,117 @@ fn integrate_matches_cpu() {
     for c in cases() {
         let n = c.grains.len();
         let p = params(&c);
-        let mut want = c.grains.pos.clone();
-        cpu::integrate::integrate(&mut want, &c.grains.vel, p.dt);
-        let k = kernel(&ctx, &c, Stage::Integrate, "main");
-        let (pb, pos, vel) = (uni(&ctx, &p), buf(&ctx, &c.grains.pos), buf(&ctx, &c.grains.vel));
-        let g = k.group(&ctx, &[("params", &pb), ("pos", &pos), ("vel", &vel)]);
-        run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
-        assert_vec2_close(c.name, &get(&ctx, &pos, n), &want, 1e-6, 1e-12);
+        let mut shifted = c.grains.pos.clone();
+        cpu::integrate::integrate(&mut shifted, &c.grains.vel, p.dt);
+        let mut want = shifted.clone();
+        cpu::integrate::wrap(&c.grid, &mut want);
+        for (entry, want) in [("main", &want), ("shift", &shifted)] {
+            let k = kernel(&ctx, &c, Stage::Integrate, entry);
+            let (pb, pos, vel) = (uni(&ctx, &p), buf(&ctx, &c.grains.pos), buf(&ctx, &c.grains.vel));
+            let g = k.group(&ctx, &[("params", &pb), ("pos", &pos), ("vel", &vel)]);
+            run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
+            assert_vec2_close(&format!("{}: {entry}", c.name), &get(&ctx, &pos, n), want, 1e-6, 1e-12);
+        }
     }
+}
+
+/// On a grid periodic along x, `integrate::main` wraps its sums x + dt v
+/// into [xmin, xmax) bit for bit as `Grid::wrap_x` (`cpu::integrate::wrap`),
+/// from points near and on both ends of the period, several periods away, a
+/// sum that rounds onto xmax (which gives xmin) and non-finite ones (kept);
+/// `shift` never wraps: its sums are `cpu::integrate::integrate`'s.
+#[test]
+fn integrate_wraps_like_cpu() {
+    let Some(ctx) = context() else { return };
+    let c = periodic(case(PERIODIC, 0, 0.3, (0.001, 0.003), 16, 8), 0.3, 0.003);
+    let xmax = c.grid.origin[0] + c.grid.period;
+    let below = f32::from_bits(xmax.to_bits() - 1);
+    let mut rng = Rng::new(21);
+    let mut pos = vec![
+        [0.0, 0.1],
+        [-0.0, 0.1],
+        [below, 0.1],
+        [xmax, 0.1],
+        [-1e-9, 0.1],
+        [0.29999, 0.1],
+        [0.0001, 0.1],
+        [-0.7, 0.1],
+        [3.1, 0.1],
+        [-1e6, 0.1],
+        [1e30, 0.1],
+        [f32::NAN, 0.1],
+        [f32::INFINITY, 0.1],
+        [f32::NEG_INFINITY, 0.1],
+    ];
+    // The grain just below xmax moves by 2e-8 m, rounding onto xmax.
+    let mut vel = vec![
+        [0.0, 0.5],
+        [-1e-3, 0.0],
+        [2e-5, 0.0],
+        [0.0, 0.0],
+        [0.0, 0.0],
+        [0.02, 0.0],
+        [-0.2, 0.0],
+    ];
+    vel.resize(pos.len(), [1.0, -1.0]);
+    for _ in 0..5000 {
+        pos.push([rng.f32(-0.01, 0.31), rng.f32(0.0, 0.3)]);
+        vel.push([rng.f32(-2.0, 2.0), rng.f32(-2.0, 2.0)]);
+    }
+    let n = pos.len();
+    let mut c = c;
+    c.grains = Grains::new(pos.clone(), vel.clone(), vec![0.002; n], 2500.0);
+    let p = params(&c);
+    let mut shifted = pos.clone();
+    cpu::integrate::integrate(&mut shifted, &vel, p.dt);
+    let mut want = shifted.clone();
+    cpu::integrate::wrap(&c.grid, &mut want);
+    let bits = |v: &[[f32; 2]]| v.iter().map(|q| [q[0].to_bits(), q[1].to_bits()]).collect::<Vec<_>>();
+    let wrapped = want
+        .iter()
+        .zip(&shifted)
+        .filter(|(a, b)| a[0].to_bits() != b[0].to_bits())
+        .count();
+    assert!(wrapped > 100, "only {wrapped} grains wrapped");
+    assert_eq!(shifted[2][0], xmax);
+    let xmin = c.grid.origin[0].to_bits();
+    assert_eq!(want[2][0].to_bits(), xmin, "a step rounding onto xmax gives xmin");
+    assert_eq!(want[3][0].to_bits(), xmin, "xmax itself gives xmin");
+    assert_eq!(
+        want[4][0].to_bits(),
+        xmin,
+        "x just below xmin wraps by rounding onto xmax: xmin"
+    );
+    let integrate = |entry: &str| {
+        let k = kernel(&ctx, &c, Stage::Integrate, entry);
+        let (pb, pb_pos, pb_vel) = (uni(&ctx, &p), buf(&ctx, &pos), buf(&ctx, &vel));
+        let g = k.group(&ctx, &[("params", &pb), ("pos", &pb_pos), ("vel", &pb_vel)]);
+        run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
+        get::<[f32; 2]>(&ctx, &pb_pos, n)
+    };
+    // The sums x + dt v: `shift`'s, which never wraps, are the CPU's (a
+    // fused multiply-add aside: within the float stages' tolerance; on
+    // lavapipe bit for bit).
+    let sums = integrate("shift");
+    for (i, (a, b)) in sums.iter().zip(&shifted).enumerate() {
+        let same = a[0].to_bits() == b[0].to_bits() || close(a[0], b[0], 1e-6, 1e-12);
+        assert!(
+            same && close(a[1], b[1], 1e-6, 1e-12),
+            "shift: grain {i}: gpu {a:?} cpu {b:?}"
+        );
+    }
+    // `main` wraps its sums bit for bit as `Grid::wrap_x`.
+    let mut twin = sums.clone();
+    cpu::integrate::wrap(&c.grid, &mut twin);
+    let got = integrate("main");
+    for (i, (a, b)) in bits(&got).iter().zip(bits(&twin)).enumerate() {
+        assert_eq!(
+            *a, b,
+            "main: grain {i} from {:?} at {:?}: gpu {:?} cpu {:?}",
+            pos[i], vel[i], got[i], twin[i]
+        );
+    }
+    assert_eq!(got[2][0], c.grid.origin[0], "the sum onto xmax");
 }
 
 /// (cell_of, cell_count, cell_start, sorted) as read back from the GPU.
@@ -613,6 +732,92 @@ fn detect_matches_cpu() {
             }
         }
     }
+}
+
+/// On a grid periodic along x the GPU bins every grain in the CPU's cell
+/// (the column wrapped modulo nx) and lists exactly the CPU's contacts, bit
+/// for bit and in its order (the wrapped block's columns cx - 1, cx, cx + 1),
+/// pairs across the seam (farther apart than half the period, touching
+/// through the minimum image) included.
+#[test]
+fn detect_matches_cpu_across_the_seam() {
+    let Some(ctx) = context() else { return };
+    for c in cases().into_iter().filter(|c| c.grid.is_periodic()) {
+        let n = c.grains.len();
+        let mut bins = Bins::default();
+        bins.build(&c.grid, &c.grains.pos);
+        let (cell_of, _, cell_start, sorted) = gpu_bins(&ctx, &c, &c.grains.pos);
+        assert_eq!(cell_of, bins.cell_of, "{}: cell_of", c.name);
+        assert_eq!(cell_start, bins.cell_start, "{}: cell_start", c.name);
+        assert_eq!(canonical(&cell_start, &sorted), bins.sorted, "{}: sorted", c.name);
+        let want = cpu_detect(&c, &bins);
+        let (count, slots, stats) = gpu_detect(&ctx, &c, &bins.cell_start, &bins.sorted);
+        assert_eq!(count, want.count, "{}: detect count", c.name);
+        let got = ContactLists {
+            capacity: c.k,
+            count,
+            slots,
+        };
+        let mut seam = 0;
+        for i in 0..n {
+            for (s, (a, b)) in got.of(i).iter().zip(want.of(i)).enumerate() {
+                assert_eq!(
+                    bytemuck::bytes_of(a),
+                    bytemuck::bytes_of(b),
+                    "{}: grain {i} slot {s}: gpu {a:?} cpu {b:?}",
+                    c.name
+                );
+                if let Body::Grain(j) = b.body() {
+                    let dx = c.grains.pos[i][0] - c.grains.pos[j as usize][0];
+                    seam += usize::from(dx.abs() > 0.5 * c.grid.period && b.gap < 0.0);
+                }
+            }
+        }
+        assert!(seam > 0, "{}: no overlap across the seam", c.name);
+        assert_eq!(
+            u64::from(stats[STAT_CONTACTS as usize]),
+            want.distinct(),
+            "{}: contacts",
+            c.name
+        );
+        assert_eq!(
+            f32::from_bits(stats[STAT_OVERLAP as usize]),
+            want.max_overlap(),
+            "{}: deepest overlap",
+            c.name
+        );
+    }
+}
+
+/// Two grains overlapping by 0.2 mm across the seam of a periodic grid: the
+/// GPU's `reduce` measures the overlap through the minimum image, as the
+/// CPU's (`Region::period`), bit for bit.
+#[test]
+fn reduce_measures_overlaps_across_the_seam() {
+    let Some(ctx) = context() else { return };
+    let (r, d) = (0.003, 2e-4);
+    let mut c = periodic(case(PERIODIC, 0, 0.3, (0.001, r), 16, 8), 0.3, r);
+    c.grains = Grains::new(
+        vec![[r - 0.5 * d, 0.1], [0.3 - r + 0.5 * d, 0.1]],
+        vec![[0.0; 2]; 2],
+        vec![r; 2],
+        2500.0,
+    );
+    let mut bins = Bins::default();
+    bins.build(&c.grid, &c.grains.pos);
+    let lists = cpu_detect(&c, &bins);
+    assert!(matches!(lists.of(0)[0].body(), Body::Grain(1)), "{:?}", lists.of(0));
+    let p = params(&c);
+    let region = Region {
+        gravity: p.gravity,
+        neck_y: p.neck_y,
+        bbox: c.walls.bounding_box(),
+        period: c.grid.period,
+    };
+    let want = cpu::reduce::reduce(&c.grains, &lists, &c.walls, &region);
+    assert!((want.max_overlap - f64::from(d)).abs() < 1e-6, "{want:?}");
+    let got = gpu_reduce(&ctx, &c, &c.grains, &lists, &p);
+    assert_eq!(got.max_overlap, want.max_overlap);
 }
 
 /// Detection against moving walls (`Walls::segment_vel`, `corner_vel`, random
@@ -1011,7 +1216,7 @@ fn reduce_matches_cpu() {
             gravity: p.gravity,
             neck_y: p.neck_y * c.walls.bounding_box()[3],
             bbox: c.walls.bounding_box(),
-            period: 0.0,
+            period: c.grid.period,
         };
         let mut grains = c.grains.clone();
         if n > 10 {

@@ -253,29 +253,31 @@ fn bad_periodic_boundaries_are_refused_naming_the_key() {
     assert!(e.contains("walls.periodic_x") && e.contains("crowd"), "{e}");
 }
 
+/// Periodic boundaries run on both backends: no backend choice refuses a
+/// periodic scene of a model the GPU runs, and `auto` does not fall back to
+/// the CPU for the period (tests/gpu_periodic.rs runs them on the GPU).
 #[test]
-fn periodic_boundaries_are_refused_on_the_gpu_and_auto_runs_on_the_cpu() {
-    let s = setup(&format!(
-        "{PERIOD}[solver]\nkind = \"jacobi\"\n[grains]\nlist = [[0.0, 0.01, 0.0, 0.0, 0.003]]\n"
-    ))
-    .unwrap();
-    let e = refuse_unrunnable(&s, BackendChoice::Gpu).unwrap_err().to_string();
-    assert!(e.contains("walls.periodic_x") && e.contains("--backend cpu"), "{e}");
-    assert_eq!(e.lines().count(), 1);
-    refuse_unrunnable(&s, BackendChoice::Auto).unwrap();
-    refuse_unrunnable(&s, BackendChoice::Cpu).unwrap();
-    let grid = grid_for(&s).unwrap();
-    let mut notices = Vec::new();
-    let b = hourglass::backend::select(
-        &s,
-        grid,
-        BackendChoice::Auto,
-        hourglass::backend::Device::Open,
-        &mut notices,
-    )
-    .unwrap();
-    assert_eq!(b.kind(), hourglass::backend::BackendKind::Cpu);
-    assert!(notices.iter().any(|n| n.contains("periodic")), "{notices:?}");
+fn periodic_boundaries_are_refused_by_no_backend() {
+    for solver in ["jacobi", "colored", "uzawa", "apgd", "dem", "spring"] {
+        let s = setup(&format!(
+            "{PERIOD}[solver]\nkind = \"{solver}\"\n[grains]\nlist = [[0.0, 0.01, 0.0, 0.0, 0.003]]\n"
+        ))
+        .unwrap();
+        for choice in [BackendChoice::Gpu, BackendChoice::Auto, BackendChoice::Cpu] {
+            refuse_unrunnable(&s, choice).unwrap_or_else(|e| panic!("{solver} on {choice:?}: {e}"));
+        }
+        let grid = grid_for(&s).unwrap();
+        let mut notices = Vec::new();
+        hourglass::backend::select(
+            &s,
+            grid,
+            BackendChoice::Auto,
+            hourglass::backend::Device::Open,
+            &mut notices,
+        )
+        .unwrap();
+        assert!(!notices.iter().any(|n| n.contains("periodic")), "{solver}: {notices:?}");
+    }
 }
 
 #[test]

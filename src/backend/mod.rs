@@ -236,18 +236,11 @@ pub fn moves_walls_on_gpu(solver: SolverKind) -> bool {
     solver.nscd() || matches!(solver, SolverKind::Dem | SolverKind::Spring)
 }
 
-/// Why a scene with periodic boundaries is refused on `--backend gpu`.
-pub const PERIODIC_ON_GPU: &str =
-    "periodic boundaries run on the CPU backend only: the GPU has no periodic binning (use --backend cpu)";
-
 /// The refusal of a solver that `choice` cannot run (a CPU-only solver on
 /// `--backend gpu`), naming the key; checked by [`select`] and, before
 /// anything is written, by the callers that write a result directory.
 pub fn refuse_unrunnable(setup: &Setup, choice: BackendChoice) -> Result<()> {
     let solver = setup.params.solver;
-    if choice == BackendChoice::Gpu && setup.periodic_x().is_some() {
-        return Err(Error::field(&setup.scene.origin, "walls.periodic_x", PERIODIC_ON_GPU));
-    }
     if choice == BackendChoice::Gpu && runs_on_gpu(solver) && setup.moves_walls() && !moves_walls_on_gpu(solver) {
         return Err(Error::field(&setup.scene.origin, "motion", MOTION_ON_GPU));
     }
@@ -296,11 +289,6 @@ pub fn select(
             "backend auto: solver `{}` runs only on the CPU; running on the CPU",
             solver.name()
         ));
-        return Ok(cpu_backend(setup, grid));
-    }
-    if setup.periodic_x().is_some() {
-        refuse_unrunnable(setup, choice)?;
-        notices.push("backend auto: periodic boundaries run only on the CPU; running on the CPU".to_string());
         return Ok(cpu_backend(setup, grid));
     }
     if setup.moves_walls() && !moves_walls_on_gpu(solver) {

@@ -543,7 +543,7 @@ impl Recorder for StepRun<'_> {
                     k.jacobi_gather[0].dispatch(ps, &g.correct_gather[c], n);
                 }
             }
-            StepStage::Shift => k.integrate.dispatch(ps, &g.shift, n),
+            StepStage::Shift => k.shift.dispatch(ps, &g.shift, n),
             StepStage::Integrate => k.integrate.dispatch(ps, &g.integrate, n),
             StepStage::IntegrateAngle => k.integrate_angle.dispatch(ps, &g.integrate_angle, n),
             shared => be.core.dispatch(shared, c, ps),

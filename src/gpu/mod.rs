@@ -286,6 +286,13 @@ pub struct Params {
     pub kick: f32,
     pub seed: u32,
     pub step: u32,
+    /// Period along x of a grid periodic along x (`Grid::period`, m; xmin
+    /// is `origin[0]`), 0 for a grid that is not: binning wraps the column,
+    /// detection the 3 x 3 block's columns and the offsets between grains
+    /// (the minimum image), the integration the positions.
+    pub period: f32,
+    /// Padding to WGSL's 8-byte struct alignment; always 0.
+    pub pad: u32,
 }
 
 impl Params {
@@ -297,6 +304,7 @@ impl Params {
             nx: grid.nx,
             ny: grid.ny,
             n_cells: grid.nx * grid.ny,
+            period: grid.period,
             n_grains: n_grains as u32,
             n_segments: n_segments as u32,
             n_corners: n_corners as u32,

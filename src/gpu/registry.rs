@@ -199,7 +199,10 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     entry!(JacobiContact :: "main", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly vel, 4: ReadWrite residual, 5: ReadOnly spin, 6: ReadOnly radius], cpu("cpu::jacobi::jacobi_contact", "jacobi_contact_matches_cpu")),
     entry!(JacobiGather :: "main", [0: Uniform params, 1: ReadOnly count, 2: ReadOnly slots, 3: ReadOnly vel_free, 4: ReadOnly inv_mass, 5: ReadWrite vel, 6: ReadOnly spin_free, 7: ReadOnly radius, 8: ReadWrite spin], cpu("cpu::jacobi::jacobi_gather", "jacobi_gather_matches_cpu")),
     entry!(ResidualMax :: "main", [0: Uniform params, 1: ReadOnly residual, 2: ReadOnly vel, 3: ReadWrite stats], cpu("cpu::residual_max::residual_max", "residual_max_matches_cpu")),
+    // On a grid periodic along x, then x wrapped into the period (cpu::integrate::wrap, test integrate_wraps_like_cpu).
     entry!(Integrate :: "main", [0: Uniform params, 1: ReadWrite pos, 2: ReadOnly vel], cpu("cpu::integrate::integrate", "integrate_matches_cpu")),
+    // The split push-out's pos += dt shift, never wrapped (the integration after it wraps).
+    entry!(Integrate :: "shift", [0: Uniform params, 1: ReadWrite pos, 2: ReadOnly vel], cpu("cpu::integrate::integrate", "integrate_matches_cpu")),
     entry!(Integrate :: "integrate_angle", [0: Uniform params, 3: ReadWrite angle, 4: ReadOnly spin], cpu("cpu::integrate::integrate_angle", "integrate_angle_matches_cpu")),
     // The split push-out's copy of the lists (then jacobi_contact / jacobi_gather on it, and integrate of the shift).
     entry!(PredictGap :: "main", [0: Uniform params, 1: ReadOnly count, 2: ReadOnly slots, 3: ReadOnly vel, 4: ReadWrite out], cpu("cpu::correct::predict_gap", "predict_gap_matches_cpu")),

@@ -59,9 +59,13 @@ pub struct Kernels {
     /// workgroup; the caller zeroes those two words first.
     /// Twin `cpu::residual_max::residual_max`.
     pub residual_max: Kernel,
-    /// `integrate::main`: x += dt v after the solve (and of the push-out's
-    /// shift). Twin `cpu::integrate::integrate`.
+    /// `integrate::main`: x += dt v after the solve, x wrapped into the
+    /// period on a grid periodic along x. Twin `cpu::integrate::integrate`
+    /// then `cpu::integrate::wrap`.
     pub integrate: Kernel,
+    /// `integrate::shift`: x += dt v of the push-out's shift, not wrapped
+    /// (the integration after it wraps). Twin `cpu::integrate::integrate`.
+    pub shift: Kernel,
     /// `integrate::integrate_angle` (friction): theta += dt w.
     /// Twin `cpu::integrate::integrate_angle`.
     pub integrate_angle: Kernel,
@@ -87,6 +91,7 @@ impl Kernels {
             jacobi_gather: Kernel::pair(ctx, cfg, Stage::JacobiGather, "main"),
             residual_max: kernel(Stage::ResidualMax, "main"),
             integrate: kernel(Stage::Integrate, "main"),
+            shift: kernel(Stage::Integrate, "shift"),
             integrate_angle: kernel(Stage::Integrate, "integrate_angle"),
             predict_gap: kernel(Stage::PredictGap, "main"),
             cohesion: kernel(Stage::Cohesion, "main"),
@@ -193,7 +198,7 @@ pub struct Groups {
     pub correct_contact: [wgpu::BindGroup; 2],
     /// `jacobi_gather` of the correction: shift = 0 + im sum P n over the scratch lists.
     pub correct_gather: [wgpu::BindGroup; 2],
-    /// `integrate` of the correction: pos += dt shift.
+    /// `shift` of the correction: pos += dt shift.
     pub shift: wgpu::BindGroup,
     /// `cohesion` on lists p, into `vel_free`.
     pub cohesion: [wgpu::BindGroup; 2],
@@ -256,7 +261,7 @@ impl Groups {
             correct_contact,
             correct_gather,
             shift: k
-                .integrate
+                .shift
                 .group(ctx, &[("params", params), ("pos", &g[POS]), ("vel", &own.shift)]),
             cohesion: [0, 1].map(|p| {
                 let more = [
