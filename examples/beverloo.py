@@ -12,8 +12,10 @@ The runs are one sweep (`hourglass.sweep`, docs/sweeps.md): the bundled
 hourglass, the neck in mean diameters by seeds, on local worker processes
 (`--workers`). Each run is a result directory under OUT/runs/; the fit and
 the plot read OUT/results.csv, whose flow rate is each run's own (the
-slope of grains passed over 20-80 % of what passed, summary.json). Running
-the same command again skips the finished runs.
+slope of grains passed over 20-80 % of what passed, summary.json). A run
+without a rate jammed (an arch held over the neck, frequent at 5 d with
+friction): it is counted, and left out of the neck's mean. Running the
+same command again skips the finished runs.
 
     python examples/beverloo.py [--mu 0.4] [--necks 5,7,9,11] [--seeds 2]
         [--grains 2000] [--duration 2.0] [--workers N] [--out beverloo]
@@ -70,13 +72,17 @@ def spec(a, necks):
 
 
 def plot(path, x, rate, necks, mean, std, k, c):
+    """Every run (jammed ones at 0), the mean per neck and the 3/2 law fitted to it."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(5.5, 4))
-    ax.plot(x, rate, "o", color="0.6", ms=4, label="each run")
+    ok = np.isfinite(rate)
+    ax.plot(x[ok], rate[ok], "o", color="0.6", ms=4, label="each run")
+    if (~ok).any():
+        ax.plot(x[~ok], np.zeros((~ok).sum()), "x", color="C3", label="jammed (an arch)")
     ax.errorbar(necks, mean, yerr=std, fmt="s", color="C0", capsize=3, label="mean of the seeds")
     xs = np.linspace(max(k, 0.0), max(necks) * 1.05, 200)
     ax.plot(xs, c * np.clip(xs - k, 0, None) ** 1.5, "C1-", label=f"W = C (D/d - {k:.2f})^1.5")
@@ -119,13 +125,22 @@ def main():
     if failed:
         sys.exit(f"beverloo: runs {', '.join(failed)} failed (see {a.out}/results.csv)")
     x, rate = np.asarray(t["walls.hourglass.neck"]), np.asarray(t["flow_rate"])
-    if not np.all(np.isfinite(rate)):
-        sys.exit("beverloo: a run passed too few grains to fit a rate (lengthen --duration)")
+    # A run with no rate jammed: an arch held over the neck (too few grains passed to fit).
+    flowing = np.isfinite(rate)
     d = 2.0 * np.asarray(t["radius_mean"]).mean()
-    mean = np.array([rate[x == n].mean() for n in necks])
-    std = np.array([rate[x == n].std() for n in necks])
-    for n, m, s in zip(necks, mean, std):
-        print(f"neck {n:5.2f} d = {n * d * 1e3:6.2f} mm: {m:7.1f} grains/s (+- {s:.1f} over {a.seeds} seeds)")
+    for n in necks:
+        r = rate[(x == n) & flowing]
+        jammed = int(((x == n) & ~flowing).sum())
+        note = f", {jammed} jammed" if jammed else ""
+        if len(r):
+            print(f"neck {n:5.2f} d = {n * d * 1e3:6.2f} mm: {r.mean():7.1f} grains/s (+- {r.std():.1f} over {len(r)} runs{note})")
+        else:
+            print(f"neck {n:5.2f} d = {n * d * 1e3:6.2f} mm: every run jammed")
+    necks = [n for n in necks if ((x == n) & flowing).any()]
+    if len(necks) < 3:
+        sys.exit("beverloo: fewer than three necks flowed, too few to fit (widen --necks or lengthen --duration)")
+    mean = np.array([rate[(x == n) & flowing].mean() for n in necks])
+    std = np.array([rate[(x == n) & flowing].std() for n in necks])
     D = np.array(necks) * d
     y = mean ** (2.0 / 3.0)
     slope, intercept = np.polyfit(D, y, 1)

@@ -269,8 +269,13 @@ fn bad_sweeps_and_directories_are_refused_in_one_line_before_any_run() {
     assert_eq!(std::fs::read(tmp.path().join("sw/results.csv")).unwrap(), before);
     one_line(
         &hourglass(tmp.path(), &["sweep", "s.toml", "--out", "x", "--workers", "0"]),
-        "--workers",
+        "command line: field `--workers`: must be 1 to 1024, got 0",
     );
+    one_line(
+        &hourglass(tmp.path(), &["sweep", "s.toml", "--out", "x", "--threads", "100000"]),
+        "command line: field `--threads`: must be 1 to 1024, got 100000",
+    );
+    assert!(!tmp.path().join("x").exists());
 }
 
 #[test]

@@ -111,6 +111,8 @@ fn apply_overrides(scene: Scene, origin: &Path, overrides: Option<&Bound<'_, PyD
         return Ok(scene);
     };
     let mut list = Vec::with_capacity(overrides.len());
+    // (dotted key, the name the caller gave), to name errors as they were written.
+    let mut given: Vec<(String, String)> = Vec::new();
     for (k, v) in overrides.iter() {
         let key: String = k.extract()?;
         let dotted = match ALIASES.iter().find(|(short, _)| *short == key) {
@@ -127,12 +129,24 @@ fn apply_overrides(scene: Scene, origin: &Path, overrides: Option<&Bound<'_, PyD
                 ));
             }
         };
-        let value = toml_value(&dotted, &v)?;
+        let value = toml_value(&key, &v)?;
+        given.push((dotted.clone(), key));
         list.push((dotted, value));
     }
     let mut scene = scene;
     scene.origin = origin.display().to_string();
-    hourglass::scene::overrides::apply(&scene, &list, &format!("{} (override)", origin.display())).map_err(py_err)
+    hourglass::scene::overrides::apply(&scene, &list, &format!("{} (override)", origin.display())).map_err(
+        |e| match e {
+            Error::InvalidField { origin, field, problem } => {
+                let field = given
+                    .iter()
+                    .find(|(d, _)| *d == field)
+                    .map_or(field, |(_, k)| k.clone());
+                py_err(Error::InvalidField { origin, field, problem })
+            }
+            e => py_err(e),
+        },
+    )
 }
 
 fn backend_choice(name: &str) -> PyResult<BackendChoice> {

@@ -24,7 +24,7 @@ pub struct SweepArgs {
     /// least 1; RAYON_NUM_THREADS, when set, wins).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Print nothing but errors and the closing line.
+    /// Print nothing but errors (and the closing line when a run failed).
     #[arg(long, short)]
     pub quiet: bool,
     /// Run this one point into its directory (what each worker does).
@@ -43,6 +43,9 @@ pub fn main(args: SweepArgs) -> ExitCode {
         }
     }
 }
+
+/// Most worker processes, and most threads per run, a sweep starts.
+const MAX_PROCESSES: usize = 1024;
 
 fn flag(field: &str, problem: String) -> Error {
     Error::InvalidField {
@@ -67,12 +70,16 @@ fn run(args: SweepArgs) -> Result<usize> {
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let workers = match args.workers {
-        Some(0) => return Err(flag("--workers", "must be 1 or more".into())),
+        Some(n) if !(1..=MAX_PROCESSES).contains(&n) => {
+            return Err(flag("--workers", format!("must be 1 to {MAX_PROCESSES}, got {n}")));
+        }
         Some(n) => n,
         None => cores,
     };
     let threads = match args.threads {
-        Some(0) => return Err(flag("--threads", "must be 1 or more".into())),
+        Some(n) if !(1..=MAX_PROCESSES).contains(&n) => {
+            return Err(flag("--threads", format!("must be 1 to {MAX_PROCESSES}, got {n}")));
+        }
         Some(n) => n,
         None => (cores / workers).max(1),
     };
