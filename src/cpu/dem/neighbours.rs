@@ -440,9 +440,11 @@ fn screen(g: &Grains, grid: &Grid, (i, x, r): (usize, [f32; 2], f32), alert: f32
         let (lo, hi) = ((s + alert) * SURELY_WITHIN, (s + alert) * SURELY_BEYOND);
         m.near |= u64::from(d2 <= touch * touch) << t;
         m.within |= u64::from(d2 <= lo * lo) << t;
-        m.band |= u64::from(d2 > lo * lo && d2 <= hi * hi) << t;
+        // Within the wide reach; the band is what of it is not surely within.
+        m.band |= u64::from(d2 <= hi * hi) << t;
         m.above |= u64::from(j > i) << t;
     }
+    m.band &= !m.within;
     m
 }
 
@@ -479,9 +481,13 @@ fn grain_chunk(inp: &Listed, i: usize, a: Disk, chunk: &[u32], h: &mut [f32], ac
         let forces = closed(law, n, -gap, g.inv_mass[i] + g.inv_mass[j], a, b, &mut h[t]);
         acc.sum.add(law, n, forces, a.0);
     }
-    // An open contact keeps no history.
-    for (t, ht) in h.iter_mut().enumerate() {
-        *ht = if touched >> t & 1 == 1 { *ht } else { 0.0 };
+    // An open contact keeps no history. Most chunks touch nothing: one fill.
+    if touched == 0 {
+        h.fill(0.0);
+    } else {
+        for (t, ht) in h.iter_mut().enumerate() {
+            *ht = if touched >> t & 1 == 1 { *ht } else { 0.0 };
+        }
     }
 }
 
