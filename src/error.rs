@@ -9,6 +9,9 @@ pub enum Error {
     /// A scene file could not be read.
     #[error("{path}: cannot read scene file: {source}")]
     SceneIo { path: PathBuf, source: std::io::Error },
+    /// A sweep file could not be read.
+    #[error("{path}: cannot read sweep file: {source}")]
+    SweepIo { path: PathBuf, source: std::io::Error },
     /// A scene file longer than the cap (`scene::MAX_SCENE_BYTES`), refused before parsing.
     #[error("{path}: scene file is larger than the limit of {} MiB for scene files", limit >> 20)]
     SceneTooLarge { path: PathBuf, limit: u64 },

@@ -234,6 +234,16 @@ fn bad_sweeps_and_directories_are_refused_in_one_line_before_any_run() {
         "repeats point 0000",
     );
     assert!(!tmp.path().join("t").exists());
+    one_line(
+        &hourglass(tmp.path(), &["sweep", "nowhere.toml", "--out", "t"]),
+        "nowhere.toml: cannot read sweep file: ",
+    );
+    // Malformed TOML: the line and column.
+    std::fs::write(tmp.path().join("broken.toml"), "version = 1\n[grid\n").unwrap();
+    one_line(
+        &hourglass(tmp.path(), &["sweep", "broken.toml", "--out", "t"]),
+        "broken.toml: line 2, column",
+    );
     // A folder of the user's, and a run's result directory: refused, untouched.
     let mine = tmp.path().join("mine");
     std::fs::create_dir(&mine).unwrap();

@@ -95,7 +95,7 @@ impl Scene {
 }
 
 /// One line: "line L, column C: message" from a toml error.
-fn describe_toml_error(text: &str, e: &toml::de::Error) -> String {
+pub(crate) fn describe_toml_error(text: &str, e: &toml::de::Error) -> String {
     let message = e.message().trim().replace('\n', " ");
     match e.span() {
         Some(span) => {

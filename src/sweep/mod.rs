@@ -91,14 +91,14 @@ pub struct Sweep {
 impl Sweep {
     /// Read and resolve a sweep file; the base scene is taken relative to its folder.
     pub fn load(path: &Path) -> Result<Sweep> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::SceneIo {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::SweepIo {
             path: path.to_path_buf(),
             source,
         })?;
         let origin = path.display().to_string();
         let table: toml::Table = toml::from_str(&text).map_err(|e| Error::SceneSyntax {
             path: path.to_path_buf(),
-            message: e.message().trim().replace('\n', " "),
+            message: crate::scene::describe_toml_error(&text, &e),
         })?;
         Sweep::from_table(table, &origin, path.parent().unwrap_or(Path::new(".")))
     }
