@@ -22,7 +22,9 @@ def read_result(directory, frames=True):
       (N, 2), ``radii`` (N,), ``ids`` (N,), ``angular_velocities``,
       ``angles``), in grain-id order, and ``walls`` (M, 2, 2), where the
       walls stand at that frame (they differ from ``walls`` only when the
-      walls move); an empty list when ``frames=False``.
+      walls move); an empty list when ``frames=False``;
+    - ``period``: ``(xmin, xmax)`` of a periodic domain (``walls.periodic_x``),
+      or None.
     """
     directory = Path(directory)
     listed = _core.frame_list(str(directory))
@@ -47,4 +49,5 @@ def read_result(directory, frames=True):
         "walls": _core.read_walls(str(directory)),
         "times": np.array([t for t, _ in listed], dtype=np.float64),
         "frames": out_frames,
+        "period": _core.read_period(str(directory)),
     }

@@ -718,6 +718,15 @@ fn read_walls<'py>(py: Python<'py>, dir: PathBuf, frame: Option<usize>) -> PyRes
     Ok(segments(py, &walls.map_err(py_err)?))
 }
 
+/// The period `(xmin, xmax)` of a result directory whose scene has
+/// `walls.periodic_x`, else None (scene.toml missing, or not periodic).
+#[pyfunction]
+fn read_period(dir: PathBuf) -> PyResult<Option<(f64, f64)>> {
+    Ok(read::period(&dir)
+        .map_err(py_err)?
+        .map(|[a, b]| (f64::from(a), f64::from(b))))
+}
+
 fn segments<'py>(py: Python<'py>, w: &hourglass::model::Walls) -> Bound<'py, PyArray3<f64>> {
     let flat: Vec<f64> = w
         .segments
@@ -740,6 +749,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(frame_list, m)?)?;
     m.add_function(wrap_pyfunction!(read_frame, m)?)?;
     m.add_function(wrap_pyfunction!(read_walls, m)?)?;
+    m.add_function(wrap_pyfunction!(read_period, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -94,3 +94,33 @@ end = 1.0
     assert sim.velocities[0][1] == pytest.approx(0.05, abs=1e-4)
     # The walls Python sees are where they are now.
     assert sim.walls[0][0][1] == pytest.approx(0.05 * t, abs=1e-6)
+
+
+def test_a_grain_crossing_the_periodic_boundary_comes_back_with_its_velocity(scene, tmp_path):
+    path = scene(
+        """
+version = 1
+gravity = [0.0, 0.0]
+[walls]
+segments = [[-0.1, -0.01, 0.2, -0.01]]
+periodic_x = [0.0, 0.1]
+[grains]
+list = [[0.095, 0.0, 0.5, 0.0, 0.003]]
+[solver]
+dt = 1e-3
+[run]
+settle = 0.0
+every = 10
+"""
+    )
+    sim = hourglass.Simulation.from_scene(str(path))
+    summary = sim.run(steps=40, out=tmp_path / "p")
+    r = hourglass.read_result(tmp_path / "p")
+    # 40 steps at 0.5 m/s carry it 0.095 -> past 0.1, wrapped into [0, 0.1).
+    x = r["frames"][-1]["positions"][0][0]
+    assert 0.0 <= x < 0.1 and x == pytest.approx(0.095 + 0.5 * summary["sim_time"] - 0.1, abs=1e-6)
+    assert r["frames"][-1]["velocities"][0][0] == pytest.approx(0.5, abs=1e-9)
+    assert r["period"] == pytest.approx((0.0, 0.1))
+    plain = scene("version = 1\n[grains]\ncount = 50\n", name="plain.toml")
+    hourglass.Simulation.from_scene(str(plain)).run(steps=2, out=tmp_path / "q")
+    assert hourglass.read_result(tmp_path / "q", frames=False)["period"] is None
