@@ -10,6 +10,7 @@ use super::hourglass;
 pub use super::laws::{CROWD_MAX_DT, MAX_DEFAULT_DT, dem_dt, dem_kn};
 use super::laws::{Laws, radius_mean};
 use super::motion;
+use super::placed::Placed;
 use super::spec::*;
 use crate::error::{Error, Result};
 use crate::model::accuracy::OverlapTarget;
@@ -180,17 +181,6 @@ struct Fill<'a> {
     count: usize,
     /// Their radii, m: the list's, or drawn from `fill::rng(seed)`.
     radii: Vec<f64>,
-}
-
-/// The walls and gate lines a fill was placed in, and where.
-pub(super) struct Placed {
-    pub(super) walls: Vec<Line>,
-    pub(super) gate: Vec<Line>,
-    /// A mesh's physical group names of each of `walls` (empty otherwise).
-    pub(super) names: Vec<Vec<String>>,
-    /// The neck's height when `walls.neck_y` is not given, m.
-    neck: f64,
-    positions: Vec<[f64; 2]>,
 }
 
 impl<'a> Fill<'a> {

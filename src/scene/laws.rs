@@ -3,8 +3,8 @@
 //! stiffness, the push-out fraction, the overlap target of the NSCD
 //! tolerance, and the parameters every backend steps with.
 
-use super::build::Placed;
 use super::checks::{Line, bbox, check_dt};
+use super::placed::Placed;
 use super::spec::*;
 use crate::error::Result;
 use crate::model::accuracy::OverlapTarget;

@@ -15,6 +15,7 @@ mod laws;
 pub mod limits;
 mod motion;
 pub mod overrides;
+mod placed;
 mod spec;
 mod strict;
 mod validate;

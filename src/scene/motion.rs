@@ -7,7 +7,7 @@
 //! moves every group but the gate; a motion of a name moves that group.
 //! A group's phases compose in the order the motions are written.
 
-use super::build::Placed;
+use super::placed::Placed;
 use super::spec::{ALL_WALLS, MotionSpec, Scene};
 use crate::error::{Error, Result};
 use crate::model::Walls;
