@@ -281,12 +281,17 @@ fn help_flags(command: &str) -> BTreeSet<String> {
 
 /// The long flags of the flag tables in docs/cli.md's section on `command`.
 fn documented_flags(command: &str) -> BTreeSet<String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/cli.md");
-    let text = std::fs::read_to_string(path).expect("docs/cli.md");
+    documented_flags_in("cli.md", command)
+}
+
+/// The long flags of the flag tables in the guide page `page`'s section on `command`.
+fn documented_flags_in(page: &str, command: &str) -> BTreeSet<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs").join(page);
+    let text = std::fs::read_to_string(path).expect("the guide page");
     let heading = format!("## `hourglass {command}`");
     let (_, section) = text
         .split_once(&heading)
-        .unwrap_or_else(|| panic!("docs/cli.md has no {heading}"));
+        .unwrap_or_else(|| panic!("docs/{page} has no {heading}"));
     let section = section.split("\n## ").next().unwrap_or_default();
     section
         .lines()
@@ -317,6 +322,32 @@ fn every_command_line_flag_is_documented() {
             "docs/cli.md's `hourglass {command}` flags against its --help"
         );
     }
+}
+
+#[test]
+fn the_sweep_command_and_its_table_are_documented() {
+    assert_eq!(
+        documented_flags_in("sweeps.md", "sweep"),
+        help_flags("sweep"),
+        "docs/sweeps.md's `hourglass sweep` flags against its --help"
+    );
+    // results.csv's columns in order: a cell may name several, in backticks.
+    let documented: Vec<String> = table_rows("sweeps.md", "| column | meaning |")
+        .iter()
+        .flat_map(|r| {
+            r[0].split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut written = vec!["id".to_string(), "status".to_string()];
+    written.extend(hourglass::sweep::STATUS_COLUMNS.iter().map(|c| c.to_string()));
+    assert_eq!(
+        documented, written,
+        "docs/sweeps.md's results.csv table against the columns written"
+    );
 }
 
 /// GitHub's anchor of a Markdown heading: lower case, punctuation but `-`
