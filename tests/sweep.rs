@@ -300,6 +300,12 @@ fn the_bundled_beverloo_sweep_is_four_necks_by_two_seeds() {
         .collect();
     let want: Vec<(f64, u64)> = [5.0, 7.0, 9.0, 11.0].iter().flat_map(|&n| [(n, 1), (n, 2)]).collect();
     assert_eq!(points, want);
+    // A worker builds its one point as the whole sweep builds it.
+    let five = hourglass::sweep::Sweep::load_point(&path, "0005").unwrap();
+    assert_eq!(five.values, s.points[5].values);
+    assert_eq!(five.scene.to_toml(), s.points[5].scene.to_toml());
+    assert!(hourglass::sweep::Sweep::load_point(&path, "0008").is_err());
+    assert!(hourglass::sweep::Sweep::load_point(&path, "5").is_err());
     assert!(
         s.points
             .iter()

@@ -57,17 +57,19 @@ fn flag(field: &str, problem: String) -> Error {
 
 /// The number of failed runs.
 fn run(args: SweepArgs) -> Result<usize> {
-    let sweep = Sweep::load(&args.sweep)?;
     if let Some(id) = &args.point {
-        let point = sweep
-            .points
-            .iter()
-            .find(|p| &p.id == id)
-            .ok_or_else(|| flag("--point", format!("{} has no point {id}", args.sweep.display())))?;
-        let dir = SweepDir::claim(&args.out, &sweep)?;
-        hourglass::sweep::run_point(point, &dir.run_dir(id))?;
+        // A worker: the parent checked the whole sweep and claimed the directory.
+        if !args.out.join(hourglass::sweep::MARK).is_file() {
+            return Err(flag(
+                "--point",
+                format!("{} is not a sweep directory", args.out.display()),
+            ));
+        }
+        let point = Sweep::load_point(&args.sweep, id)?;
+        hourglass::sweep::run_point(&point, &args.out.join("runs").join(id))?;
         return Ok(0);
     }
+    let sweep = Sweep::load(&args.sweep)?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let workers = match args.workers {
         Some(n) if !(1..=MAX_PROCESSES).contains(&n) => {

@@ -91,6 +91,21 @@ pub struct Sweep {
 impl Sweep {
     /// Read and resolve a sweep file; the base scene is taken relative to its folder.
     pub fn load(path: &Path) -> Result<Sweep> {
+        let (table, origin) = Sweep::read(path)?;
+        Sweep::from_table(table, &origin, path.parent().unwrap_or(Path::new(".")))
+    }
+
+    /// Point `id` alone of a sweep file, built as [`Sweep::load`] builds it
+    /// but without the other points (what a worker runs).
+    pub fn load_point(path: &Path, id: &str) -> Result<Point> {
+        let (table, origin) = Sweep::read(path)?;
+        let missing = || Error::field(&origin, "point", format!("the sweep has no point {id}"));
+        let k = id.parse::<usize>().map_err(|_| missing())?;
+        let sweep = Sweep::resolve(table, &origin, path.parent().unwrap_or(Path::new(".")), Some(k))?;
+        sweep.points.into_iter().find(|p| p.id == id).ok_or_else(missing)
+    }
+
+    fn read(path: &Path) -> Result<(toml::Table, String)> {
         let text = std::fs::read_to_string(path).map_err(|source| Error::SweepIo {
             path: path.to_path_buf(),
             source,
@@ -100,7 +115,7 @@ impl Sweep {
             path: path.to_path_buf(),
             message: crate::scene::describe_toml_error(&text, &e),
         })?;
-        Sweep::from_table(table, &origin, path.parent().unwrap_or(Path::new(".")))
+        Ok((table, origin))
     }
 
     /// Resolve a sweep given as a TOML table (a file's, or Python's dict);
@@ -108,6 +123,12 @@ impl Sweep {
     /// path is taken from. Every point's scene is built from its keys and
     /// checked (`Scene::validate`) here, before any run starts.
     pub fn from_table(table: toml::Table, origin: &str, base: &Path) -> Result<Sweep> {
+        Sweep::resolve(table, origin, base, None)
+    }
+
+    /// [`Sweep::from_table`], with `only` the one point `only` built (no
+    /// duplicate check: the whole sweep was checked before it ran).
+    fn resolve(table: toml::Table, origin: &str, base: &Path, only: Option<usize>) -> Result<Sweep> {
         let file = SweepFile::deserialize(toml::Value::Table(table))
             .map_err(|e| Error::field(origin, "sweep", e.message().trim().replace('\n', " ")))?;
         if file.version != Some(SWEEP_VERSION) {
@@ -225,8 +246,14 @@ impl Sweep {
         }
         let width = count.saturating_sub(1).to_string().len().max(4);
         let seed0 = base_scene.grains.seed;
-        let mut points: Vec<Point> = Vec::with_capacity(count);
-        for k in 0..count {
+        let range = match only {
+            Some(k) => k..(k + 1).min(count),
+            None => 0..count,
+        };
+        let mut points: Vec<Point> = Vec::with_capacity(range.len());
+        // Each point's values as text, to find a repeat without comparing every pair.
+        let mut seen: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+        for k in range {
             let (mut rest, mut values) = (k, Vec::with_capacity(keys.len()));
             let replica = rest % replicas;
             rest /= replicas;
@@ -249,14 +276,13 @@ impl Sweep {
             }
             let id = format!("{k:0width$}");
             let set: Vec<(String, toml::Value)> = keys.iter().cloned().zip(values.iter().cloned()).collect();
-            if let Some(same) = points.iter().find(|p| p.values == values) {
+            if let Some(same) = seen.insert(describe(&set), id.clone()) {
                 return Err(Error::field(
                     origin,
                     "grid",
                     format!(
-                        "point {id} ({}) repeats point {}: every point must differ",
-                        describe(&set),
-                        same.id
+                        "point {id} ({}) repeats point {same}: every point must differ",
+                        describe(&set)
                     ),
                 ));
             }
