@@ -239,3 +239,35 @@ fn fifty_thousand_grains_all_place_in_a_scaled_hourglass() {
         assert_eq!(placed.len(), n, "bulb {:.2} m wide", hg.width);
     }
 }
+
+/// One fill for several solvers (`Placement`, as `bench --suite` uses it):
+/// each setup is the one `build` makes of the scene with that solver, field
+/// for field, and the fill does not depend on the solver it was made with.
+#[test]
+fn a_placement_gives_each_solver_the_setup_build_gives() {
+    use hourglass::model::SolverKind;
+    let scene = |kind| {
+        let mut s = Scene::default();
+        s.grains.count = 300;
+        s.solver.kind = kind;
+        s
+    };
+    let placed = hourglass::scene::Placement::new(&scene(SolverKind::Apgd)).unwrap();
+    for kind in [SolverKind::Apgd, SolverKind::Jacobi, SolverKind::Nlgs, SolverKind::Dem] {
+        let shared = placed.setup(kind).unwrap();
+        let own = build(&scene(kind)).unwrap();
+        assert_eq!(shared.params.solver, kind);
+        assert_eq!(format!("{shared:?}"), format!("{own:?}"), "{kind:?}");
+    }
+    // A solver the scene refuses is refused from the placement too: a
+    // `[crowd]` table is read by the crowd model alone.
+    let mut crowd = scene(SolverKind::Crowd);
+    crowd.crowd = Some(hourglass::scene::CrowdSpec {
+        door: Some([-0.01, -0.2, 0.01, -0.2]),
+        ..Default::default()
+    });
+    crowd.gravity = [0.0, 0.0];
+    let placed = hourglass::scene::Placement::new(&crowd).unwrap();
+    let refused = placed.setup(SolverKind::Nlgs).unwrap_err().to_string();
+    assert!(refused.contains("[crowd] is read by solver.kind"), "{refused}");
+}

@@ -96,14 +96,66 @@ fn line(s: &[f64; 4]) -> Line {
 
 /// Resolve `scene` (validated here) into a [`Setup`].
 pub fn build(scene: &Scene) -> Result<Setup> {
-    scene.validate()?;
-    let mut resolved = scene.clone();
-    let mut notices = Vec::new();
-    let fill = Fill::draw(scene)?;
-    let placed = place_in_walls(scene, &fill, &mut resolved, &mut notices)?;
+    Placement::new(scene)?.setup(scene.solver.kind)
+}
+
+/// A scene's grains drawn and placed in its walls: the fill, which at a
+/// million grains is most of [`build`]'s time, made once for setups that
+/// differ only in their solver (`hourglass bench --suite` measures four
+/// solvers on one fill). The fill does not depend on the solver.
+#[derive(Debug, Clone)]
+pub struct Placement {
+    /// The scene as given.
+    scene: Scene,
+    /// The scene with the placement's derived values written out.
+    resolved: Scene,
+    notices: Vec<String>,
+    placed: Placed,
+    grains: Grains,
+}
+
+impl Placement {
+    /// Validate `scene`, draw its grains and place them in its walls.
+    pub fn new(scene: &Scene) -> Result<Placement> {
+        scene.validate()?;
+        let mut resolved = scene.clone();
+        let mut notices = Vec::new();
+        let fill = Fill::draw(scene)?;
+        let placed = place_in_walls(scene, &fill, &mut resolved, &mut notices)?;
+        let grains = fill.grains(&placed.positions);
+        Ok(Placement {
+            scene: scene.clone(),
+            resolved,
+            notices,
+            placed,
+            grains,
+        })
+    }
+
+    /// The setup of this placement's scene with `solver.kind` = `kind`:
+    /// the same as [`build`] of that scene (checked again for that solver).
+    pub fn setup(&self, kind: SolverKind) -> Result<Setup> {
+        let mut scene = self.scene.clone();
+        if scene.solver.kind != kind {
+            scene.solver.kind = kind;
+            scene.validate()?;
+        }
+        let mut resolved = self.resolved.clone();
+        resolved.solver.kind = kind;
+        finish(&scene, resolved, self.notices.clone(), &self.placed, self.grains.clone())
+    }
+}
+
+/// [`build`] after the placement: the laws, walls, bounds and checks.
+fn finish(
+    scene: &Scene,
+    mut resolved: Scene,
+    notices: Vec<String>,
+    placed: &Placed,
+    grains: Grains,
+) -> Result<Setup> {
     let neck_y = scene.walls.neck_y.unwrap_or(placed.neck);
     resolved.walls.neck_y = Some(neck_y);
-    let grains = fill.grains(&placed.positions);
     if scene.grains.mass.is_none() {
         resolved.grains.density = Some(scene.grains.density.unwrap_or(DEFAULT_DENSITY));
     }
@@ -114,7 +166,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
     // k_n and dt are chosen for every grain of the run, the emitted ones too.
     let all = with_emitted(&grains, &emitters);
     let radius_mean = radius_mean(&all);
-    let laws = Laws::resolve(scene, &all, &placed, &mut resolved)?;
+    let laws = Laws::resolve(scene, &all, placed, &mut resolved)?;
     // Validated: a solid side comes with `segments`, which are `walls` in order.
     let (walls, gate) = (&placed.walls, &placed.gate);
     let sides = scene
@@ -122,7 +174,7 @@ pub fn build(scene: &Scene) -> Result<Setup> {
         .solid_side
         .as_ref()
         .map_or_else(Vec::new, |s| s.sides(walls.len()));
-    let groups = motion::groups(scene, &placed)?;
+    let groups = motion::groups(scene, placed)?;
     let (open, segment_group, corner_group) = Walls::grouped(walls, &sides, &[], &groups);
     let crowd = if scene.solver.kind == SolverKind::Crowd {
         Some(std::sync::Arc::new(crowd_of(scene, &open, &all)?))

@@ -22,7 +22,7 @@ mod validate;
 
 use std::path::{Path, PathBuf};
 
-pub use build::{Setup, build};
+pub use build::{Placement, Setup, build};
 pub use spec::*;
 pub use validate::{CROWD_ON_GPU, IMPULSE_ON_GPU};
 

@@ -6,6 +6,7 @@
 use super::checks::Line;
 
 /// The walls and gate lines a fill was placed in, and where.
+#[derive(Debug, Clone)]
 pub(super) struct Placed {
     pub(super) walls: Vec<Line>,
     pub(super) gate: Vec<Line>,

@@ -2,8 +2,9 @@
 //! command and a time budget.
 //!
 //! Rows: the solvers of [`SOLVERS`] times the grain counts, smallest N first
-//! (every solver at one N before the next N). Each row builds the bundled
-//! hourglass with N grains, steps it [`WARMUP`] times untimed (the last of
+//! (every solver at one N before the next N). The bundled hourglass with N
+//! grains is filled once for the rows of that N ([`Placement`]); each row
+//! builds its solver's setup on that fill, steps it [`WARMUP`] times untimed (the last of
 //! them gives the row's cost per step), then times as many steps as its
 //! share of the budget left holds (at least 1, at most [`MAX_STEPS`]; fewer
 //! when the steps grow dearer and the share runs out). NSCD
@@ -22,7 +23,7 @@ use crate::backend::{self, Backend, Device};
 use crate::error::{Error, Result};
 use crate::gpu::{AdapterChoice, GpuContext};
 use crate::model::{Contact, SolverKind};
-use crate::scene::{BackendChoice, DEFAULT_TOL, Scene, build, limits};
+use crate::scene::{BackendChoice, DEFAULT_TOL, Placement, Scene, build, limits};
 
 /// The solvers of the suite, in the table's order.
 pub const SOLVERS: [SolverKind; 4] = [
@@ -97,12 +98,20 @@ enum Target {
     Gpu(Box<GpuContext>),
 }
 
-/// What one row's measurement cost: its setup and one step, s, at `n` grains.
+/// What one row's measurement cost at `n` grains, s: its setup (the
+/// backend, after the fill) and one step.
 #[derive(Debug, Clone, Copy)]
 struct Cost {
     n: u64,
     setup: f64,
     step: f64,
+}
+
+/// The last fill made: its grain count and seconds.
+#[derive(Debug, Clone, Copy)]
+struct FillCost {
+    n: u64,
+    secs: f64,
 }
 
 /// Open the device: with `Gpu` any adapter, with `Auto` a real GPU; no
@@ -145,14 +154,37 @@ pub fn run(cfg: &SuiteConfig, progress: &mut dyn FnMut(&str)) -> Result<SuiteTab
     let plan: Vec<(u64, SolverKind)> = cfg.sizes.iter().flat_map(|&n| SOLVERS.map(|s| (n, s))).collect();
     let blocked: Vec<Option<String>> = plan.iter().map(|&(n, _)| cannot_run(&target, n)).collect();
     let mut costs: [Option<Cost>; SOLVERS.len()] = [None; SOLVERS.len()];
+    // The fill of the current N, made once for its rows, and the last fill's cost.
+    let mut placement: Option<(u64, Placement)> = None;
+    let mut fill_cost: Option<FillCost> = None;
     for (i, &(n, solver)) in plan.iter().enumerate() {
-        let left = cfg.budget - start.elapsed().as_secs_f64();
         let slot = SOLVERS.iter().position(|&s| s == solver).unwrap_or(0);
-        // This row's share: the budget left over the rows left that can run.
-        let rows_left = blocked[i..].iter().filter(|b| b.is_none()).count().max(1);
-        let outcome = match blocked[i].clone().or_else(|| cannot_fit(costs[slot], n, left)) {
+        let filled = placement.as_ref().is_some_and(|(m, _)| *m == n);
+        let pending_fill = (!filled).then_some(fill_cost).flatten();
+        let left = cfg.budget - start.elapsed().as_secs_f64();
+        let skip = blocked[i]
+            .clone()
+            .or_else(|| cannot_fit(costs[slot], pending_fill, n, left));
+        let outcome = match skip {
             Some(why) => Err(why),
-            None => measure(&target, solver, n, left / rows_left as f64)?,
+            None => {
+                if !filled {
+                    // The last N's fill goes before this one is made.
+                    drop(placement.take());
+                    let t = Instant::now();
+                    placement = Some((n, Placement::new(&suite_scene(n, solver))?));
+                    let secs = t.elapsed().as_secs_f64();
+                    progress(&format!("bench --suite: the fill of N = {n}: {secs:.1} s"));
+                    fill_cost = Some(FillCost { n, secs });
+                }
+                let left = cfg.budget - start.elapsed().as_secs_f64();
+                // This row's share: the budget left over the rows left that can run.
+                let rows_left = blocked[i..].iter().filter(|b| b.is_none()).count().max(1);
+                let Some((_, placed)) = placement.as_ref() else {
+                    unreachable!("the fill of this N was made above")
+                };
+                measure(&target, placed, solver, n, left / rows_left as f64)?
+            }
         };
         match outcome {
             Ok((row, cost)) => {
@@ -216,21 +248,34 @@ pub const PREDICTION_MARGIN: f64 = 2.0;
 
 /// Why a row of `n` grains cannot fit in `left` seconds: its setup and
 /// [`WARMUP`] + 1 steps, scaled linearly from the same solver's last row,
-/// times [`PREDICTION_MARGIN`].
-fn cannot_fit(last: Option<Cost>, n: u64, left: f64) -> Option<String> {
+/// and the fill of `n` grains when it is still to make (`fill`: the last
+/// fill's cost), scaled likewise; all times [`PREDICTION_MARGIN`].
+fn cannot_fit(last: Option<Cost>, fill: Option<FillCost>, n: u64, left: f64) -> Option<String> {
     if left <= 0.0 {
         return Some("the budget is spent".to_string());
     }
+    let fill = fill.map_or(0.0, |f| f.secs * n as f64 / f.n as f64);
     let c = last?;
-    let linear = (c.setup + (WARMUP + 1) as f64 * c.step) * n as f64 / c.n as f64;
+    let linear = (c.setup + (WARMUP + 1) as f64 * c.step) * n as f64 / c.n as f64 + fill;
     let predicted = PREDICTION_MARGIN * linear;
+    let with_fill = if fill > 0.0 { "the fill, " } else { "" };
     (predicted > left).then(|| {
         format!(
-            "about {predicted:.0} s predicted (setup and {} steps, from the {}-grain row, twice linear), {left:.0} s of the budget left",
+            "about {predicted:.0} s predicted ({with_fill}setup and {} steps, from the {}-grain row, twice linear), {left:.0} s of the budget left",
             WARMUP + 1,
             c.n
         )
     })
+}
+
+/// The suite's scene: the bundled hourglass with `n` grains and `solver`.
+fn suite_scene(n: u64, solver: SolverKind) -> Scene {
+    let mut scene = Scene::default();
+    scene.grains.count = n;
+    scene.solver.kind = solver;
+    // The steps are timed outside a run, whose loop would adapt the tolerance: a fixed one.
+    scene.solver.tol = Some(DEFAULT_TOL);
+    scene
 }
 
 /// The backend of `setup` on `target`; `Err(why)` (the row is skipped)
@@ -275,21 +320,18 @@ impl Scopes {
     }
 }
 
-/// Measure one row with about `share` seconds (setup included); `Err(why)`
-/// when it was skipped after all (the device refused it, or a step failed on it).
+/// Measure one row of `placed`'s grains with about `share` seconds (its
+/// setup included, the fill not); `Err(why)` when it was skipped after all
+/// (the device refused it, or a step failed on it).
 fn measure(
     target: &Target,
+    placed: &Placement,
     solver: SolverKind,
     n: u64,
     share: f64,
 ) -> Result<std::result::Result<(SuiteRow, Cost), String>> {
     let t0 = Instant::now();
-    let mut scene = Scene::default();
-    scene.grains.count = n;
-    scene.solver.kind = solver;
-    // The steps are timed outside a run, whose loop would adapt the tolerance: a fixed one.
-    scene.solver.tol = Some(DEFAULT_TOL);
-    let setup = build(&scene)?;
+    let setup = placed.setup(solver)?;
     let scopes = Scopes::push(target);
     let mut backend = match backend_on(target, &setup)? {
         Ok(b) => b,
@@ -551,9 +593,13 @@ mod tests {
             step: 0.5,
         };
         // (1 + 3 x 0.5) x 10 = 25 s, twice that with the margin.
-        assert!(cannot_fit(Some(c), 10_000, 49.0).is_some());
-        assert!(cannot_fit(Some(c), 10_000, 51.0).is_none());
-        assert!(cannot_fit(None, 10_000, 1.0).is_none());
-        assert!(cannot_fit(None, 10_000, 0.0).is_some());
+        assert!(cannot_fit(Some(c), None, 10_000, 49.0).is_some());
+        assert!(cannot_fit(Some(c), None, 10_000, 51.0).is_none());
+        assert!(cannot_fit(None, None, 10_000, 1.0).is_none());
+        assert!(cannot_fit(None, None, 10_000, 0.0).is_some());
+        // A fill still to make, 2 s at 1,000 grains: 20 s more at 10,000, 90 s with the margin.
+        let fill = Some(FillCost { n: 1000, secs: 2.0 });
+        assert!(cannot_fit(Some(c), fill, 10_000, 89.0).is_some());
+        assert!(cannot_fit(Some(c), fill, 10_000, 91.0).is_none());
     }
 }
