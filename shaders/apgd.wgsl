@@ -5,10 +5,13 @@
 //                  v_i = v_free_i + im_i sum_c y_c n_c
 //   apgd_contact:  t  = u(v) + (max(d, 0) + beta min(d + slop, 0)) / dt   (Contact::target)
 //                  P' = max(0, y - omega t / W),  Q' = P,
-//                  residual[i] = max over grain i's contacts of |P' - y| W / omega (m/s)
-//   apgd_momentum: one workgroup: r = max_i residual[i]; k = 0 if r > r_prev (restart)
-//                  else k + 1; theta = k / (k + 3); r_prev = r
-// state = (theta, k, r_prev, unused), reset to (0, 0, f32::MAX, 0) by the host at each step.
+//                  residual[i] = max over grain i's contacts of |P' - y| W / omega (m/s),
+//                  state.worst = max_i residual[i] (one atomic per workgroup, on the bits)
+//   apgd_momentum: one invocation: r = state.worst; k = 0 if r > r_prev (restart)
+//                  else k + 1; theta = k / (k + 3); r_prev = r; state.worst = 0
+// state = (theta, k, r_prev, worst), reset to (0, 0, f32::MAX, 0) by the host at each step.
+// The largest residual is gathered by apgd_contact's workgroups as they go,
+// not by a pass of one workgroup over every grain (which grew with N).
 // theta is one number for the pile, so both copies of a grain-grain contact stay
 // bit-identical (src/model/contact.rs).
 // With FRICTION (docs/nscd.md#coulomb-friction-and-rotation; a pipeline constant, false unless the pipeline
@@ -25,11 +28,21 @@
 
 override FRICTION: bool = false;
 
+// The momentum state; 16 bytes as the host's [f32; 4] (gpu::apgd::Momentum).
+struct ApgdState {
+    theta: f32,
+    k: f32,
+    r_prev: f32,
+    // The largest residual of this iteration so far, as the bits of a
+    // non-negative f32 (their u32 order is the f32 order).
+    worst: atomic<u32>,
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn apgd_gather(inv: Invocation) {
     let i = flat_index(inv);
     if i >= params.n_grains { return; }
-    let theta = state.x;
+    let theta = state.theta;
     let n = min(count[i], CAPACITY);
     var acc = vec2<f32>(0.0, 0.0);
     var acc_t = 0.0;
@@ -54,11 +67,28 @@ fn apgd_gather(inv: Invocation) {
     }
 }
 
+var<workgroup> wg_worst: atomic<u32>;
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn apgd_contact(inv: Invocation) {
+    if inv.lid == 0u {
+        atomicStore(&wg_worst, 0u);
+    }
+    workgroupBarrier();
     let i = flat_index(inv);
-    if i >= params.n_grains { return; }
-    let theta = state.x;
+    if i < params.n_grains {
+        // max(x, 0.0) maps -0.0 to +0.0 before the bit cast.
+        atomicMax(&wg_worst, bitcast<u32>(max(project_grain(i), 0.0)));
+    }
+    workgroupBarrier();
+    if inv.lid == 0u {
+        atomicMax(&state.worst, atomicLoad(&wg_worst));
+    }
+}
+
+// apgd_contact for grain i: projects its contacts, writes and returns its residual.
+fn project_grain(i: u32) -> f32 {
+    let theta = state.theta;
     let n = min(count[i], CAPACITY);
     let v = vel[i];
     var rw = 0.0;
@@ -98,31 +128,21 @@ fn apgd_contact(inv: Invocation) {
         }
     }
     residual[i] = worst;
+    return worst;
 }
 
-var<workgroup> wg_max: array<f32, WORKGROUP_SIZE>;
-
+// One invocation does the work: the largest residual is already in state.worst.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn apgd_momentum(@builtin(local_invocation_index) lid: u32) {
-    var r = 0.0;
-    for (var i = lid; i < params.n_grains; i += WORKGROUP_SIZE) {
-        r = max(r, residual[i]);
-    }
-    wg_max[lid] = r;
-    workgroupBarrier();
-    for (var half = WORKGROUP_SIZE / 2u; half > 0u; half = half / 2u) {
-        if lid < half {
-            wg_max[lid] = max(wg_max[lid], wg_max[lid + half]);
-        }
-        workgroupBarrier();
-    }
     if lid == 0u {
-        let m = wg_max[0];
-        let s = state;
-        var k = s.y + 1.0;
-        if m > s.z {
+        let m = bitcast<f32>(atomicLoad(&state.worst));
+        var k = state.k + 1.0;
+        if m > state.r_prev {
             k = 0.0;
         }
-        state = vec4<f32>(k / (k + 3.0), k, m, 0.0);
+        state.theta = k / (k + 3.0);
+        state.k = k;
+        state.r_prev = m;
+        atomicStore(&state.worst, 0u);
     }
 }

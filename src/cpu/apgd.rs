@@ -6,9 +6,9 @@
 //!   apgd_gather:   y_c = P_c + theta (P_c - Q_c)                 (Q: previous iterate)
 //!                  v_a = v_free_a + im_a sum_c y_c n_c           (the velocities of y)
 //!   apgd_contact:  P_c' = max(0, y_c - omega t_c(v) / W_c),  Q_c' = P_c
-//!                  residual[a] = max_c |P_c' - y_c| W_c / omega  (m/s)
-//!   apgd_momentum: r = max_a residual[a]
-//!                  k = 0 if r > r_prev (restart) else k + 1;  theta = k / (k + 3);  r_prev = r
+//!                  residual[a] = max_c |P_c' - y_c| W_c / omega  (m/s),  worst = max_a residual[a]
+//!   apgd_momentum: r = worst;  k = 0 if r > r_prev (restart) else k + 1;
+//!                  theta = k / (k + 3);  r_prev = r;  worst = 0
 //! ```
 //! t is the common target (`Contact::target`), so the fixed points are
 //! Jacobi's: a converged step solves the same problem to the same test. The
@@ -42,9 +42,12 @@ use super::solver::{SolveCtx, Solver};
 use crate::model::contact::coulomb;
 use crate::model::{Contact, ContactLists, StepStats, dot, sub};
 
-/// The momentum state: theta (used by the next iteration), k, and the last
-/// largest residual (m/s; f32::MAX before the first iteration). Same layout as
-/// the GPU's `state` buffer (`vec4<f32>`, w unused).
+/// The momentum state: theta (used by the next iteration), k, the last
+/// largest residual (m/s; f32::MAX before the first iteration) and this
+/// iteration's largest residual so far (`apgd_contact` raises it,
+/// `apgd_momentum` takes and clears it). Same layout as the GPU's `state`
+/// (`ApgdState`, whose last word is that residual's bits, gathered by an
+/// atomic max of each workgroup).
 pub type Momentum = [f32; 4];
 
 /// The state at the start of a step: no momentum, no residual yet.
@@ -83,7 +86,7 @@ pub fn apgd_gather<const FRICTION: bool>(
 /// Stage `apgd_contact`: P' = max(0, y - omega t(v)/W) for every listed
 /// contact from one velocity snapshot (the velocities of y), Q' = P;
 /// `residual[i]` is grain i's largest |P' - y| W / omega (m/s, 0 for a grain
-/// without contacts). With `FRICTION` the local Coulomb update relaxed by
+/// without contacts), and `state[3]` is raised to the largest of them. With `FRICTION` the local Coulomb update relaxed by
 /// omega from (y_n, y_t) with the velocities and the spins `f.spin` of y,
 /// Q' = P for both components (`prev[1]` the tangential), and the residual
 /// `jacobi::friction_correction` of (P' - y); without, `f` and `prev[1]`
@@ -93,7 +96,21 @@ pub fn apgd_contact<const FRICTION: bool>(
     prev: [&mut [f32]; 2],
     vel: &[[f32; 2]],
     residual: &mut [f32],
-    state: &Momentum,
+    state: &mut Momentum,
+    f: &Friction,
+    how: &Projection,
+) {
+    project::<FRICTION>(lists, prev, vel, residual, state[0], f, how);
+    state[3] = residual.iter().copied().fold(state[3], f32::max);
+}
+
+/// `apgd_contact` but the largest residual, at momentum `theta`.
+fn project<const FRICTION: bool>(
+    lists: &mut ContactLists,
+    prev: [&mut [f32]; 2],
+    vel: &[[f32; 2]],
+    residual: &mut [f32],
+    theta: f32,
     f: &Friction,
     how: &Projection,
 ) {
@@ -102,7 +119,7 @@ pub fn apgd_contact<const FRICTION: bool>(
         residual.fill(0.0);
         return;
     }
-    let (theta, count) = (state[0], &lists.count);
+    let count = &lists.count;
     let Projection {
         inv_dt,
         beta,
@@ -154,10 +171,11 @@ pub fn apgd_contact<const FRICTION: bool>(
     }
 }
 
-/// Stage `apgd_momentum`: the largest residual of the iteration, the restart
-/// test and the next theta; returns the largest residual.
-pub fn apgd_momentum(residual: &[f32], state: &mut Momentum) -> f32 {
-    let r = residual.iter().copied().fold(0.0f32, f32::max);
+/// Stage `apgd_momentum`: from the largest residual of the iteration
+/// (`state[3]`, which it clears), the restart test and the next theta;
+/// returns that residual.
+pub fn apgd_momentum(state: &mut Momentum) -> f32 {
+    let r = state[3];
     let k = if r > state[2] { 0.0 } else { state[1] + 1.0 };
     *state = [k / (k + 3.0), k, r, 0.0];
     r
@@ -200,8 +218,8 @@ pub fn solve<const FRICTION: bool>(ctx: SolveCtx, prev: [&mut Vec<f32>; 2], stat
             mu_wall: p.mu_wall,
         };
         let prev = [&mut prev[..], &mut prev_t[..]];
-        apgd_contact::<FRICTION>(lists, prev, vel, &mut residual, &state, &f, &how);
-        apgd_momentum(&residual, &mut state)
+        apgd_contact::<FRICTION>(lists, prev, vel, &mut residual, &mut state, &f, &how);
+        apgd_momentum(&mut state)
     });
     let (c, s, k) = (&lists.count, &lists.slots, lists.capacity);
     super::jacobi::jacobi_gather::<FRICTION>(c, s, k, &free, Moving { vel, spin });

@@ -1,7 +1,8 @@
 //! Stage `apgd` (shaders/apgd.wgsl): accelerated projected Jacobi, one
 //! iteration = `apgd_gather` (velocities of the extrapolated impulses y = P +
 //! theta (P - Q)), `apgd_contact` (P' = max(0, y - omega t / W), Q' = P, per
-//! grain the largest |P' - y| W / omega) and `apgd_momentum` (one workgroup:
+//! grain the largest |P' - y| W / omega, and the largest of all into `state`
+//! by an atomic max per workgroup) and `apgd_momentum` (one invocation:
 //! restart test and the next theta into `state`). CPU twins: `cpu::apgd`.
 //! With friction (docs/nscd.md#coulomb-friction-and-rotation) the pipelines of `apgd_gather` and
 //! `apgd_contact` with `FRICTION` set take the place of the first two, with
@@ -12,20 +13,21 @@ use super::buffers::storage_zeroed;
 use super::{GpuContext, Kernel, ShaderConfig, Stage};
 use crate::model::APGD_START as MOMENTUM_START;
 
-/// (theta, k, last largest residual, unused), as `cpu::apgd::Momentum`.
+/// (theta, k, last largest residual, this iteration's largest residual's
+/// bits), as `cpu::apgd::Momentum` (WGSL `ApgdState`).
 pub type Momentum = [f32; 4];
 
 /// The pipelines of one APGD iteration; `[f]` pairs are [`Kernel::pair`]s (f = friction).
 pub struct Apgd {
     pub gather: [Kernel; 2],
     pub contact: [Kernel; 2],
-    /// One workgroup, whatever the pile's size.
+    /// One invocation, whatever the pile's size.
     pub momentum: Kernel,
 }
 
 /// The buffers APGD adds to an NSCD stepper's: the previous impulses (one
 /// f32 per slot), the previous tangential impulses (friction, one f32 per
-/// slot) and the momentum state (vec4: theta, k, last residual).
+/// slot) and the momentum state ([`Momentum`]).
 pub struct ApgdBuffers {
     pub prev: wgpu::Buffer,
     pub prev_t: wgpu::Buffer,
@@ -107,7 +109,7 @@ impl Apgd {
         ];
         let gather = [&lists[..], &gather[..], &spins[..]].concat();
         let contact = [&lists[..], &[("vel", b.vel), ("residual", b.residual)][..], &spins[..]].concat();
-        let momentum = [("params", b.params), ("residual", b.residual), ("state", state)];
+        let momentum = [("state", state)];
         ApgdGroups {
             gather: self.gather.each_ref().map(|k| k.group(ctx, &gather)),
             contact: self.contact.each_ref().map(|k| k.group(ctx, &contact)),

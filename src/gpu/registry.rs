@@ -104,7 +104,7 @@ macro_rules! wgsl_type {
     (level) => { "ScanLevel" };
     (pass_color) => { "vec4<u32>" };
     (step_fraction) => { "vec4<f32>" };
-    (state) => { "vec4<f32>" };
+    (state) => { "ApgdState" };
     (pos) => { "array<vec2<f32>>" };
     (vel) => { "array<vec2<f32>>" };
     (vel_free) => { "array<vec2<f32>>" };
@@ -223,7 +223,7 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     // FRICTION (a pipeline constant) adds the tangential impulses and the spins (bindings 9-12).
     entry!(Apgd :: "apgd_gather", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadWrite prev, 4: ReadOnly vel_free, 5: ReadOnly inv_mass, 6: ReadWrite vel, 8: ReadWrite state, 9: ReadWrite prev_t, 10: ReadOnly spin_free, 11: ReadOnly radius, 12: ReadWrite spin], cpu("cpu::apgd::apgd_gather", "apgd_gather_matches_cpu")),
     entry!(Apgd :: "apgd_contact", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadWrite prev, 6: ReadWrite vel, 7: ReadWrite residual, 8: ReadWrite state, 9: ReadWrite prev_t, 11: ReadOnly radius, 12: ReadWrite spin], cpu("cpu::apgd::apgd_contact", "apgd_contact_matches_cpu")),
-    entry!(Apgd :: "apgd_momentum", [0: Uniform params, 7: ReadWrite residual, 8: ReadWrite state], cpu("cpu::apgd::apgd_momentum", "apgd_momentum_matches_cpu")),
+    entry!(Apgd :: "apgd_momentum", [8: ReadWrite state], cpu("cpu::apgd::apgd_momentum", "apgd_momentum_matches_cpu")),
     // A contact law with history (model::law) reads and writes it in slots' impulse_t; warm_start::main carries it between steps.
     entry!(DemForce :: "main", [0: Uniform params, 1: Uniform law as "DemLaw", 2: ReadOnly count, 3: ReadWrite slots, 4: ReadOnly radius, 5: ReadOnly inv_mass, 6: ReadOnly vel, 7: ReadOnly ang_vel, 8: ReadWrite force, 9: ReadWrite torque], cpu("cpu::dem::force::dem_force", "dem_force_matches_cpu")),
     entry!(DemIntegrate :: "kick_drift", [0: Uniform params, 1: ReadWrite pos, 2: ReadWrite vel, 3: ReadWrite ang_vel, 4: ReadOnly force, 5: ReadOnly torque, 6: ReadOnly radius, 7: ReadOnly inv_mass], cpu("cpu::dem::integrate::kick_drift", "dem_integrate_matches_cpu")),

@@ -435,6 +435,7 @@ pub const UZAWA_STEP: f32 = 1.9;
 pub const UZAWA_THRESHOLD: f32 = 0.25;
 
 /// APGD (cpu::apgd, shaders/apgd.wgsl): the momentum state at the start of a
-/// step, (theta, k, last largest residual, unused): no momentum, and a "last
-/// residual" no residual exceeds (so the first iteration does not restart).
+/// step, (theta, k, last largest residual, this iteration's largest residual
+/// so far): no momentum, a "last residual" no residual exceeds (so the first
+/// iteration does not restart), and none yet.
 pub const APGD_START: [f32; 4] = [0.0, 0.0, f32::MAX, 0.0];

@@ -142,18 +142,18 @@ impl Placement {
         }
         let mut resolved = self.resolved.clone();
         resolved.solver.kind = kind;
-        finish(&scene, resolved, self.notices.clone(), &self.placed, self.grains.clone())
+        finish(
+            &scene,
+            resolved,
+            self.notices.clone(),
+            &self.placed,
+            self.grains.clone(),
+        )
     }
 }
 
 /// [`build`] after the placement: the laws, walls, bounds and checks.
-fn finish(
-    scene: &Scene,
-    mut resolved: Scene,
-    notices: Vec<String>,
-    placed: &Placed,
-    grains: Grains,
-) -> Result<Setup> {
+fn finish(scene: &Scene, mut resolved: Scene, notices: Vec<String>, placed: &Placed, grains: Grains) -> Result<Setup> {
     let neck_y = scene.walls.neck_y.unwrap_or(placed.neck);
     resolved.walls.neck_y = Some(neck_y);
     if scene.grains.mass.is_none() {
