@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use tempfile::TempDir;
 
-const COLUMNS: [&str; 10] = [
+const COLUMNS: [&str; 11] = [
     "solver",
     "N",
     "steps",
@@ -23,6 +23,7 @@ const COLUMNS: [&str; 10] = [
     "contacts/grain",
     "buffers MB (est.)",
     "read-backs/step",
+    "device wait %",
 ];
 const SOLVERS: [&str; 4] = ["apgd", "jacobi", "colored", "dem"];
 
@@ -90,9 +91,15 @@ fn check_table(text: &str, n: u64, gpu: bool) -> Vec<Vec<String>> {
             // DEM its counters once per window of steps (tests/gpu_transfers.rs).
             let reads = num("read-backs/step");
             assert!(if row[0] == "dem" { reads >= 0.0 } else { reads >= 1.0 }, "{row:?}");
+            // A share of the wall time; an NSCD row blocks on every check's
+            // read. (The DEM's rare reads may find lavapipe done already.)
+            let wait = num("device wait %");
+            assert!((0.0..=100.0).contains(&wait), "{row:?}");
+            assert!(row[0] == "dem" || wait > 0.0, "{row:?}");
         } else {
             assert_eq!(row[8], "n/a", "no GPU buffers on the CPU: {row:?}");
             assert_eq!(row[9], "n/a", "the CPU reads nothing back: {row:?}");
+            assert_eq!(row[10], "n/a", "the CPU waits for no device: {row:?}");
         }
     }
     rows

@@ -36,11 +36,13 @@ pub struct GpuContext {
 
 /// Command submissions and host read-backs (a wait for a mapped buffer)
 /// since the device was made: what each costs a step is a design figure
-/// (tests/gpu_transfers.rs, `hourglass bench --suite`).
+/// (tests/gpu_transfers.rs, `hourglass bench --suite`); and the time the
+/// host spent blocked on the device.
 #[derive(Debug, Default)]
 struct Counts {
     submits: AtomicU64,
     readbacks: AtomicU64,
+    wait_ns: AtomicU64,
 }
 
 /// [`GpuContext::transfers`]: submissions and read-backs so far.
@@ -48,6 +50,9 @@ struct Counts {
 pub struct Transfers {
     pub submits: u64,
     pub readbacks: u64,
+    /// Nanoseconds the host spent in [`GpuContext::wait`]: the device's
+    /// work it waited for, and the latency of the wait itself.
+    pub wait_ns: u64,
 }
 
 fn type_rank(t: wgpu::DeviceType) -> Option<u32> {
@@ -76,15 +81,22 @@ impl GpuContext {
         Transfers {
             submits: self.transfers.submits.load(Ordering::Relaxed),
             readbacks: self.transfers.readbacks.load(Ordering::Relaxed),
+            wait_ns: self.transfers.wait_ns.load(Ordering::Relaxed),
         }
     }
 
-    /// Block until all submitted work (and pending buffer maps) is done.
+    /// Block until all submitted work (and pending buffer maps) is done
+    /// (timed into [`Transfers::wait_ns`]).
     pub fn wait(&self) -> Result<()> {
-        self.device
+        let start = std::time::Instant::now();
+        let waited = self
+            .device
             .poll(wgpu::PollType::wait_indefinitely())
             .map(|_| ())
-            .map_err(|e| Error::Gpu(format!("waiting for the device: {e}")))
+            .map_err(|e| Error::Gpu(format!("waiting for the device: {e}")));
+        let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.transfers.wait_ns.fetch_add(ns, Ordering::Relaxed);
+        waited
     }
 
     /// The device of the best acceptable adapter; `Ok(None)` when `Auto` finds no real GPU.

@@ -72,6 +72,10 @@ pub struct SuiteRow {
     pub buffer_bytes: Option<u64>,
     /// Host read-backs per step over the timed steps (the GPU's; None on the CPU).
     pub read_backs: Option<f64>,
+    /// Share of the timed steps' wall time the host spent waiting for the
+    /// device, % (the GPU's; None on the CPU). The rest is host work:
+    /// recording and submitting the passes, and the host stages.
+    pub device_wait_pct: Option<f64>,
 }
 
 /// The suite's outcome.
@@ -377,6 +381,10 @@ fn measure(
             .transfers()
             .zip(before)
             .map(|(after, before)| (after.readbacks - before.readbacks) as f64 / steps as f64),
+        device_wait_pct: backend
+            .transfers()
+            .zip(before)
+            .map(|(after, before)| 100.0 * (after.wait_ns - before.wait_ns) as f64 / (timed.secs * 1e9)),
     };
     let cost = Cost {
         n,
@@ -501,7 +509,7 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 }
 
 /// The table's header and rule.
-pub const SUITE_HEADER: &str = "| solver | N | steps | steps/s | grain-steps/s | mean iterations | max overlap % r | contacts/grain | buffers MB (est.) | read-backs/step |\n|---|---|---|---|---|---|---|---|---|---|";
+pub const SUITE_HEADER: &str = "| solver | N | steps | steps/s | grain-steps/s | mean iterations | max overlap % r | contacts/grain | buffers MB (est.) | read-backs/step | device wait % |\n|---|---|---|---|---|---|---|---|---|---|---|";
 
 /// The suite's table as it pastes into BENCHMARKS.md: a line naming the
 /// backend, adapter, date and commit, the command, what the columns are,
@@ -516,7 +524,8 @@ pub fn format_suite(t: &SuiteTable) -> String {
         "The bundled hourglass with N grains, from its fill, {WARMUP} steps untimed then the steps timed. \
          NSCD iterates to the scene's tolerance (tol = {:e} m, itmax = {}); max overlap: the deepest over \
          the timed steps, % of the mean radius. Buffers: an estimate, the sizes of the grain and contact \
-         buffers summed. Read-backs: the host's waits for the device per timed step (n/a on the CPU).\n\n",
+         buffers summed. Read-backs: the host's waits for the device per timed step; device wait: the share \
+         of the timed steps' wall time spent in those waits, the rest being host work (n/a on the CPU).\n\n",
         DEFAULT_TOL, s.itmax
     );
     out += SUITE_HEADER;
@@ -538,7 +547,7 @@ pub fn format_suite(t: &SuiteTable) -> String {
 fn format_suite_row(r: &SuiteRow) -> String {
     let or_na = |v: Option<String>| v.unwrap_or_else(|| "n/a".to_string());
     format!(
-        "| {} | {} | {} | {:.2} | {:.3e} | {} | {:.2} | {:.2} | {} | {} |",
+        "| {} | {} | {} | {:.2} | {:.3e} | {} | {:.2} | {:.2} | {} | {} | {} |",
         r.solver.name(),
         r.grains,
         r.steps,
@@ -549,6 +558,7 @@ fn format_suite_row(r: &SuiteRow) -> String {
         r.contacts_per_grain,
         or_na(r.buffer_bytes.map(|b| format!("{:.1}", b as f64 / 1e6))),
         or_na(r.read_backs.map(|b| format!("{b:.2}"))),
+        or_na(r.device_wait_pct.map(|w| format!("{w:.1}"))),
     )
 }
 
