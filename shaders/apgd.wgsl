@@ -1,6 +1,7 @@
 // Stage apgd: accelerated projected Jacobi (Nesterov momentum with adaptive
-// restart) on the impulses, per-grain lists and no atomics, as jacobi_contact /
-// jacobi_gather. One iteration is apgd_gather, apgd_contact, apgd_momentum:
+// restart) on the impulses, per-grain lists as jacobi_contact / jacobi_gather
+// (no atomics on the impulses; one atomic max per workgroup gathers the
+// largest residual). One iteration is apgd_gather, apgd_contact, apgd_momentum:
 //   apgd_gather:   y = P + theta (P - Q)   (Q: previous iterate, one f32 per slot)
 //                  v_i = v_free_i + im_i sum_c y_c n_c
 //   apgd_contact:  t  = u(v) + (max(d, 0) + beta min(d + slop, 0)) / dt   (Contact::target)
@@ -77,8 +78,11 @@ fn apgd_contact(inv: Invocation) {
     workgroupBarrier();
     let i = flat_index(inv);
     if i < params.n_grains {
-        // max(x, 0.0) maps -0.0 to +0.0 before the bit cast.
-        atomicMax(&wg_worst, bitcast<u32>(max(project_grain(i), 0.0)));
+        // Only a positive residual is offered: the bits of -0.0 (or a NaN)
+        // would outrank every positive f32 as a u32. The CPU's f32::max fold
+        // skips a NaN too.
+        let r = project_grain(i);
+        atomicMax(&wg_worst, select(0u, bitcast<u32>(r), r > 0.0));
     }
     workgroupBarrier();
     if inv.lid == 0u {

@@ -259,6 +259,12 @@ fn cannot_fit(last: Option<Cost>, fill: Option<FillCost>, n: u64, left: f64) -> 
         return Some("the budget is spent".to_string());
     }
     let fill = fill.map_or(0.0, |f| f.secs * n as f64 / f.n as f64);
+    if PREDICTION_MARGIN * fill > left {
+        return Some(format!(
+            "about {:.0} s predicted for the fill alone (from the last fill, twice linear), {left:.0} s of the budget left",
+            PREDICTION_MARGIN * fill
+        ));
+    }
     let c = last?;
     let linear = (c.setup + (WARMUP + 1) as f64 * c.step) * n as f64 / c.n as f64 + fill;
     let predicted = PREDICTION_MARGIN * linear;
@@ -611,5 +617,8 @@ mod tests {
         let fill = Some(FillCost { n: 1000, secs: 2.0 });
         assert!(cannot_fit(Some(c), fill, 10_000, 89.0).is_some());
         assert!(cannot_fit(Some(c), fill, 10_000, 91.0).is_none());
+        // No earlier row of this solver: the fill alone still counts (40 s with the margin).
+        assert!(cannot_fit(None, fill, 10_000, 39.0).is_some());
+        assert!(cannot_fit(None, fill, 10_000, 41.0).is_none());
     }
 }
