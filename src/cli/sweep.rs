@@ -66,7 +66,7 @@ fn run(args: SweepArgs) -> Result<usize> {
             ));
         }
         let point = Sweep::load_point(&args.sweep, id)?;
-        hourglass::sweep::run_point(&point, &args.out.join("runs").join(id))?;
+        hourglass::sweep::run_point(&point, &hourglass::sweep::run_dir_in(&args.out, id))?;
         return Ok(0);
     }
     let sweep = Sweep::load(&args.sweep)?;

@@ -100,26 +100,13 @@ pub fn apgd_contact<const FRICTION: bool>(
     f: &Friction,
     how: &Projection,
 ) {
-    project::<FRICTION>(lists, prev, vel, residual, state[0], f, how);
-    state[3] = residual.iter().copied().fold(state[3], f32::max);
-}
-
-/// `apgd_contact` but the largest residual, at momentum `theta`.
-fn project<const FRICTION: bool>(
-    lists: &mut ContactLists,
-    prev: [&mut [f32]; 2],
-    vel: &[[f32; 2]],
-    residual: &mut [f32],
-    theta: f32,
-    f: &Friction,
-    how: &Projection,
-) {
     let capacity = lists.capacity;
     if capacity == 0 {
+        // Every residual 0: the largest so far (never negative) stands.
         residual.fill(0.0);
         return;
     }
-    let count = &lists.count;
+    let (theta, count) = (state[0], &lists.count);
     let Projection {
         inv_dt,
         beta,
@@ -169,6 +156,7 @@ fn project<const FRICTION: bool>(
             .enumerate()
             .for_each(|(i, ((list, q), r))| *r = grain(i, list, q, &mut []));
     }
+    state[3] = residual.iter().copied().fold(state[3], f32::max);
 }
 
 /// Stage `apgd_momentum`: from the largest residual of the iteration

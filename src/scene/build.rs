@@ -96,7 +96,7 @@ fn line(s: &[f64; 4]) -> Line {
 
 /// Resolve `scene` (validated here) into a [`Setup`].
 pub fn build(scene: &Scene) -> Result<Setup> {
-    Placement::new(scene)?.setup(scene.solver.kind)
+    Placement::new(scene)?.into_setup(scene.solver.kind)
 }
 
 /// A scene's grains drawn and placed in its walls: the fill, which at a
@@ -135,20 +135,24 @@ impl Placement {
     /// The setup of this placement's scene with `solver.kind` = `kind`:
     /// the same as [`build`] of that scene (checked again for that solver).
     pub fn setup(&self, kind: SolverKind) -> Result<Setup> {
-        let mut scene = self.scene.clone();
+        self.clone().into_setup(kind)
+    }
+
+    /// [`Placement::setup`], consuming the placement (no copy of its grains).
+    fn into_setup(self, kind: SolverKind) -> Result<Setup> {
+        let Placement {
+            mut scene,
+            mut resolved,
+            notices,
+            placed,
+            grains,
+        } = self;
         if scene.solver.kind != kind {
             scene.solver.kind = kind;
             scene.validate()?;
         }
-        let mut resolved = self.resolved.clone();
         resolved.solver.kind = kind;
-        finish(
-            &scene,
-            resolved,
-            self.notices.clone(),
-            &self.placed,
-            self.grains.clone(),
-        )
+        finish(&scene, resolved, notices, &placed, grains)
     }
 }
 

@@ -19,6 +19,14 @@ use crate::scene::{Scene, build};
 
 /// The mark of a sweep directory.
 pub const MARK: &str = ".hourglass-sweep";
+/// The folder of a sweep directory that holds one result directory per point.
+const RUNS: &str = "runs";
+
+/// Where point `id` of the sweep directory `dir` runs (a worker's view:
+/// the parent claimed `dir` as a [`SweepDir`]).
+pub fn run_dir_in(dir: &Path, id: &str) -> PathBuf {
+    dir.join(RUNS).join(id)
+}
 const MARK_TEXT: &str = "# hourglass sweep directory: runs/ and results.csv were written by `hourglass sweep`.\n";
 
 /// The columns of `results.csv` after the varied keys: what a run's
@@ -141,7 +149,7 @@ impl SweepDir {
             }
             Err(e) => return Err(io(&plan_path)(e)),
         }
-        let runs = dir.join("runs");
+        let runs = dir.join(RUNS);
         match std::fs::symlink_metadata(&runs) {
             Ok(m) if m.file_type().is_dir() => {}
             Ok(_) => return Err(out_err(&runs, "is not a folder (a sweep keeps its runs there)")),
@@ -156,7 +164,7 @@ impl SweepDir {
 
     /// Where point `id` runs.
     pub fn run_dir(&self, id: &str) -> PathBuf {
-        self.dir.join("runs").join(id)
+        run_dir_in(&self.dir, id)
     }
 
     /// Every point's outcome as the directory has it: `Done` when its

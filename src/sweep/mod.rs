@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-pub use dir::{MARK, Outcome, PLAN, STATUS_COLUMNS, SweepDir, run_point, run_scene};
+pub use dir::{MARK, Outcome, PLAN, STATUS_COLUMNS, SweepDir, run_dir_in, run_point, run_scene};
 
 use crate::error::{Error, Result};
 use crate::scene::{Scene, overrides};

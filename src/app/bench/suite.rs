@@ -172,21 +172,22 @@ pub fn run(cfg: &SuiteConfig, progress: &mut dyn FnMut(&str)) -> Result<SuiteTab
         let outcome = match skip {
             Some(why) => Err(why),
             None => {
-                if !filled {
-                    // The last N's fill goes before this one is made.
-                    drop(placement.take());
-                    let t = Instant::now();
-                    placement = Some((n, Placement::new(&suite_scene(n, solver))?));
-                    let secs = t.elapsed().as_secs_f64();
-                    progress(&format!("bench --suite: the fill of N = {n}: {secs:.1} s"));
-                    fill_cost = Some(FillCost { n, secs });
-                }
+                let placed = match &mut placement {
+                    Some((m, placed)) if *m == n => &*placed,
+                    slot => {
+                        // The last N's fill goes before this one is made.
+                        drop(slot.take());
+                        let t = Instant::now();
+                        let made = Placement::new(&suite_scene(n, solver))?;
+                        let secs = t.elapsed().as_secs_f64();
+                        progress(&format!("bench --suite: the fill of N = {n}: {secs:.1} s"));
+                        fill_cost = Some(FillCost { n, secs });
+                        &slot.insert((n, made)).1
+                    }
+                };
                 let left = cfg.budget - start.elapsed().as_secs_f64();
                 // This row's share: the budget left over the rows left that can run.
                 let rows_left = blocked[i..].iter().filter(|b| b.is_none()).count().max(1);
-                let Some((_, placed)) = placement.as_ref() else {
-                    unreachable!("the fill of this N was made above")
-                };
                 measure(&target, placed, solver, n, left / rows_left as f64)?
             }
         };
