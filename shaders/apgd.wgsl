@@ -8,9 +8,8 @@
 //                  P' = max(0, y - omega t / W),  Q' = P,
 //                  residual[i] = max over grain i's contacts of |P' - y| W / omega (m/s),
 //                  state.worst = max_i residual[i] (one atomic per workgroup, on the bits)
-//   apgd_momentum: one invocation: r = state.worst; k = 0 if r > r_prev and
-//                  k >= APGD_RESTART_AGE (restart) else k + 1; theta = k / (k + 3);
-//                  r_prev = r; state.worst = 0
+//   apgd_momentum: one invocation: r = state.worst; k = 0 if r > r_prev (restart)
+//                  else k + 1; theta = k / (k + 3); r_prev = r; state.worst = 0
 // state = (theta, k, r_prev, worst), reset to (0, 0, f32::MAX, 0) by the host at each step.
 // The largest residual is gathered by apgd_contact's workgroups as they go,
 // not by a pass of one workgroup over every grain (which grew with N).
@@ -142,7 +141,7 @@ fn apgd_momentum(@builtin(local_invocation_index) lid: u32) {
     if lid == 0u {
         let m = bitcast<f32>(atomicLoad(&state.worst));
         var k = state.k + 1.0;
-        if m > state.r_prev && state.k >= APGD_RESTART_AGE {
+        if m > state.r_prev {
             k = 0.0;
         }
         state.theta = k / (k + 3.0);

@@ -707,30 +707,23 @@ fn assert_worst(what: &str, got_state: &[f32], got_r: &[f32], state: &[f32; 4], 
 }
 
 /// `apgd_momentum`: from the iteration's largest residual (left in the state
-/// by `apgd_contact`), the restart (k = 0, theta = 0) when it grew after at
-/// least `APGD_RESTART_AGE` iterations of momentum, and k + 1, theta = k /
-/// (k + 3) otherwise (one division: within 1e-6 relative; on lavapipe
-/// bit-identical); the largest residual is taken and cleared.
+/// by `apgd_contact`), the restart (k = 0, theta = 0) when it grew and k + 1,
+/// theta = k / (k + 3) otherwise (one division: within 1e-6 relative; on
+/// lavapipe bit-identical); the largest residual is taken and cleared.
 #[test]
 fn apgd_momentum_matches_cpu() {
     let Some(ctx) = context() else { return };
-    let age = hourglass::model::APGD_RESTART_AGE;
-    // (state, the k it leads to): grew at the age (restart), grew younger
-    // (kept), shrank (k + 1), the start of a step (no restart), none at all.
+    // Grew (restart), shrank (k + 1), the start of a step (no restart), none at all.
     let states = [
-        ([0.7, age, 1.0, 5.0], 0.0),
-        ([0.7, age + 4.0, 1.0, 5.0], 0.0),
-        ([0.5, age - 1.0, 1.0, 5.0], age),
-        ([0.5, 3.0, 1.0, 5.0], 4.0),
-        ([0.5, 3.0, 6.0, 5.0], 4.0),
-        ([0.0, 0.0, f32::MAX, 2.5e-3], 1.0),
-        (hourglass::model::APGD_START, 1.0),
+        [0.5, 3.0, 1.0, 5.0],
+        [0.5, 3.0, 6.0, 5.0],
+        [0.0, 0.0, f32::MAX, 2.5e-3],
+        hourglass::model::APGD_START,
     ];
-    for (state, k_next) in states {
+    for state in states {
         let mut want = state;
         let r = cpu::apgd::apgd_momentum(&mut want);
         assert_eq!(r, state[3]);
-        assert_eq!(want[1], k_next, "from {state:?}: k on the CPU");
         let k = apgd::Apgd::new(&ctx, &ShaderConfig { capacity: 16 });
         let mut q = Params::new(&Grid::covering([0.0, 0.0, 1.0, 1.0], 0.1).unwrap(), 1531, 5, 6);
         q.omega = 0.5;

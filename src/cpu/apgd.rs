@@ -7,7 +7,7 @@
 //!                  v_a = v_free_a + im_a sum_c y_c n_c           (the velocities of y)
 //!   apgd_contact:  P_c' = max(0, y_c - omega t_c(v) / W_c),  Q_c' = P_c
 //!                  residual[a] = max_c |P_c' - y_c| W_c / omega  (m/s),  worst = max_a residual[a]
-//!   apgd_momentum: r = worst;  k = 0 if r > r_prev and k >= AGE (restart) else k + 1;
+//!   apgd_momentum: r = worst;  k = 0 if r > r_prev (restart) else k + 1;
 //!                  theta = k / (k + 3);  r_prev = r;  worst = 0
 //! ```
 //! t is the common target (`Contact::target`), so the fixed points are
@@ -18,11 +18,8 @@
 //! momentum sequence (Su, Boyd and Candès' (k - 1)/(k + 2), shifted to start
 //! at 0); the restart when the largest correction grows (O'Donoghue and
 //! Candès' function-value restart, with the residual standing in for the
-//! value) drops the momentum once it overshoots, so the iteration never
-//! does worse for long than plain Jacobi at the same omega. The largest
-//! residual is a noisy stand-in for the value: it rises now and then even
-//! under plain Jacobi, so the restart waits for AGE = [`APGD_RESTART_AGE`]
-//! iterations of momentum before it may drop it.
+//! value) drops the momentum as soon as it overshoots, so the iteration never
+//! does worse for long than plain Jacobi at the same omega.
 //!
 //! Why it keeps Jacobi's layout: theta is one number for the whole pile (the
 //! restart is decided on the global maximum), so both copies of a grain-grain
@@ -43,7 +40,7 @@ use super::PAR_MIN;
 use super::jacobi::{Free, Friction, Moving, Projection, friction_correction, gather_with, other_velocity};
 use super::solver::{SolveCtx, Solver};
 use crate::model::contact::coulomb;
-use crate::model::{APGD_RESTART_AGE, Contact, ContactLists, StepStats, dot, sub};
+use crate::model::{Contact, ContactLists, StepStats, dot, sub};
 
 /// The momentum state: theta (used by the next iteration), k, the last
 /// largest residual (m/s; f32::MAX before the first iteration) and this
@@ -163,13 +160,11 @@ pub fn apgd_contact<const FRICTION: bool>(
 }
 
 /// Stage `apgd_momentum`: from the largest residual of the iteration
-/// (`state[3]`, which it clears), the restart test (a residual above the
-/// last one, after at least [`APGD_RESTART_AGE`] iterations of momentum)
-/// and the next theta; returns that residual.
+/// (`state[3]`, which it clears), the restart test and the next theta;
+/// returns that residual.
 pub fn apgd_momentum(state: &mut Momentum) -> f32 {
     let r = state[3];
-    let restart = r > state[2] && state[1] >= APGD_RESTART_AGE;
-    let k = if restart { 0.0 } else { state[1] + 1.0 };
+    let k = if r > state[2] { 0.0 } else { state[1] + 1.0 };
     *state = [k / (k + 3.0), k, r, 0.0];
     r
 }
@@ -239,30 +234,5 @@ impl Solver for Apgd {
 
     fn boxed(&self) -> Box<dyn Solver> {
         Box::new(self.clone())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A rising residual drops the momentum only after APGD_RESTART_AGE
-    /// iterations of it; a falling one never does.
-    #[test]
-    fn the_restart_waits_for_its_age() {
-        let mut state = MOMENTUM_START;
-        // Every residual rises: the momentum builds until k reaches the age.
-        for i in 1..=APGD_RESTART_AGE as u32 {
-            state[3] = i as f32;
-            apgd_momentum(&mut state);
-            assert_eq!(state[1], i as f32, "rise {i} keeps the momentum");
-            assert_eq!(state[0], state[1] / (state[1] + 3.0));
-        }
-        state[3] = 1e3;
-        assert_eq!(apgd_momentum(&mut state), 1e3);
-        assert_eq!(state, [0.0, 0.0, 1e3, 0.0], "restart at the age");
-        state[3] = 1.0;
-        apgd_momentum(&mut state);
-        assert_eq!(state[..2], [0.25, 1.0], "a fall after the restart");
     }
 }

@@ -439,11 +439,3 @@ pub const UZAWA_THRESHOLD: f32 = 0.25;
 /// so far): no momentum, a "last residual" no residual exceeds (so the first
 /// iteration does not restart), and none yet.
 pub const APGD_START: [f32; 4] = [0.0, 0.0, f32::MAX, 0.0];
-
-/// APGD's restart waits for this much momentum: a residual larger than the
-/// last one drops the momentum only when k (iterations since the last
-/// restart) has reached it. The largest residual of an iteration is not
-/// monotone even under plain Jacobi: restarting at every rise dropped the
-/// momentum at a third of the iterations on a settled pile
-/// (docs/solvers.md#apgd-restart).
-pub const APGD_RESTART_AGE: f32 = 20.0;
