@@ -8,9 +8,12 @@
 //                  P' = max(0, y - omega t / W),  Q' = P,
 //                  residual[i] = max over grain i's contacts of |P' - y| W / omega (m/s),
 //                  state.worst = max_i residual[i] (one atomic per workgroup, on the bits)
-//   apgd_momentum: one invocation: r = state.worst; k = 0 if r > r_prev (restart)
-//                  else k + 1; theta = k / (k + 3); r_prev = r; state.worst = 0
-// state = (theta, k, r_prev, worst), reset to (0, 0, f32::MAX, 0) by the host at each step.
+//   apgd_momentum: one invocation: r = state.worst; restart if r > r_prev and
+//                  (k >= APGD_RESTART_AGE or r > r_run); k = 0 if restart else k + 1;
+//                  theta = k / (k + 3); r_prev = r; state.worst = 0;
+//                  r_run = r when the run begins (a restart, or k was 0)
+// state = (theta, k, r_prev, worst, r_run), reset to (0, 0, f32::MAX, 0, f32::MAX)
+// by the host at each step.
 // The largest residual is gathered by apgd_contact's workgroups as they go,
 // not by a pass of one workgroup over every grain (which grew with N).
 // theta is one number for the pile, so both copies of a grain-grain contact stay
@@ -29,7 +32,7 @@
 
 override FRICTION: bool = false;
 
-// The momentum state; 16 bytes as the host's [f32; 4] (gpu::apgd::Momentum).
+// The momentum state; 20 bytes as the host's [f32; 5] (gpu::apgd::Momentum).
 struct ApgdState {
     theta: f32,
     k: f32,
@@ -37,6 +40,8 @@ struct ApgdState {
     // The largest residual of this iteration so far, as the bits of a
     // non-negative f32 (their u32 order is the f32 order).
     worst: atomic<u32>,
+    // The residual the momentum run began at.
+    r_run: f32,
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -140,9 +145,13 @@ fn project_grain(i: u32) -> f32 {
 fn apgd_momentum(@builtin(local_invocation_index) lid: u32) {
     if lid == 0u {
         let m = bitcast<f32>(atomicLoad(&state.worst));
-        var k = state.k + 1.0;
-        if m > state.r_prev {
+        let age = state.k;
+        var k = age + 1.0;
+        if m > state.r_prev && (age >= APGD_RESTART_AGE || m > state.r_run) {
             k = 0.0;
+        }
+        if k == 0.0 || age == 0.0 {
+            state.r_run = m;
         }
         state.theta = k / (k + 3.0);
         state.k = k;

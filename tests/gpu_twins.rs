@@ -557,13 +557,13 @@ fn apgd_prev(p: &Pile, seed: u64) -> Vec<f32> {
 /// a large theta (k = 7: 0.7), so that y = P + theta (P - Q) matters, and
 /// the same with a largest residual already gathered (by another
 /// workgroup), which `apgd_contact` must raise, not overwrite.
-const APGD_STATES: [[f32; 4]; 3] = [
+const APGD_STATES: [[f32; 5]; 3] = [
     hourglass::model::APGD_START,
-    [0.7, 7.0, 0.25, 0.0],
-    [0.7, 7.0, 0.25, 1e-9],
+    [0.7, 7.0, 0.25, 0.0, 0.5],
+    [0.7, 7.0, 0.25, 1e-9, 0.5],
 ];
 
-fn apgd_buffers(ctx: &GpuContext, prev: &[f32], state: &[f32; 4]) -> apgd::ApgdBuffers {
+fn apgd_buffers(ctx: &GpuContext, prev: &[f32], state: &[f32; 5]) -> apgd::ApgdBuffers {
     apgd::ApgdBuffers {
         prev: buf(ctx, prev),
         prev_t: buf(ctx, &vec![0.0f32; prev.len()]),
@@ -682,7 +682,7 @@ fn apgd_contact_matches_cpu() {
                 );
                 assert!(b >= 0.0, "{what}: residual of grain {i} not written");
             }
-            assert_worst(&what, &get(&ctx, &bufs.state, 4), &got_r, &state, &want_state);
+            assert_worst(&what, &get(&ctx, &bufs.state, 5), &got_r, &state, &want_state);
             if n > 10 {
                 assert!(want.slots != p.lists.slots, "{what}: nothing projected");
             }
@@ -694,7 +694,7 @@ fn apgd_contact_matches_cpu() {
 /// GPU the largest of the incoming one and the GPU's residuals, exactly
 /// (gathered by an atomic max per workgroup: 6 workgroups of 256 at 1,531
 /// grains, the last partial), and within the residuals' tolerance of the CPU's.
-fn assert_worst(what: &str, got_state: &[f32], got_r: &[f32], state: &[f32; 4], want_state: &[f32; 4]) {
+fn assert_worst(what: &str, got_state: &[f32], got_r: &[f32], state: &[f32; 5], want_state: &[f32; 5]) {
     let largest = got_r.iter().copied().fold(state[3], f32::max);
     assert_eq!(got_state[3], largest, "{what}: the largest residual in the state");
     assert!(
@@ -704,26 +704,47 @@ fn assert_worst(what: &str, got_state: &[f32], got_r: &[f32], state: &[f32; 4], 
         want_state[3]
     );
     assert_eq!(got_state[..3], want_state[..3], "{what}: theta, k and r_prev untouched");
+    assert_eq!(
+        got_state[4], want_state[4],
+        "{what}: the run's first residual untouched"
+    );
 }
 
 /// `apgd_momentum`: from the iteration's largest residual (left in the state
-/// by `apgd_contact`), the restart (k = 0, theta = 0) when it grew and k + 1,
-/// theta = k / (k + 3) otherwise (one division: within 1e-6 relative; on
-/// lavapipe bit-identical); the largest residual is taken and cleared.
+/// by `apgd_contact`), the restart (k = 0, theta = 0) when it grew after
+/// `APGD_RESTART_AGE` iterations of momentum or above the residual the run
+/// began at, and k + 1, theta = k / (k + 3) otherwise (one division: within
+/// 1e-6 relative; on lavapipe bit-identical); the largest residual is taken
+/// and cleared, and becomes the run's first when a run begins.
 #[test]
 fn apgd_momentum_matches_cpu() {
     let Some(ctx) = context() else { return };
-    // Grew (restart), shrank (k + 1), the start of a step (no restart), none at all.
+    let age = hourglass::model::APGD_RESTART_AGE;
+    // (state, the k and the run's first residual it leads to).
     let states = [
-        [0.5, 3.0, 1.0, 5.0],
-        [0.5, 3.0, 6.0, 5.0],
-        [0.0, 0.0, f32::MAX, 2.5e-3],
-        hourglass::model::APGD_START,
+        // Grew at the age: restart.
+        ([0.8, age, 1.0, 2.0, 9.0], 0.0, 2.0),
+        // Grew younger, still under the run's start: the momentum stays.
+        ([0.5, 3.0, 1.0, 5.0, 9.0], 4.0, 9.0),
+        // Grew younger, above the run's start: restart.
+        ([0.5, 3.0, 1.0, 5.0, 4.0], 0.0, 5.0),
+        // Shrank: k + 1.
+        ([0.5, 3.0, 6.0, 5.0, 9.0], 4.0, 9.0),
+        // The iteration after a restart: the run begins at its residual.
+        ([0.0, 0.0, 6.0, 5.0, 6.0], 1.0, 5.0),
+        // The start of a step (no restart), and nothing gathered at all.
+        ([0.0, 0.0, f32::MAX, 2.5e-3, f32::MAX], 1.0, 2.5e-3),
+        (hourglass::model::APGD_START, 1.0, 0.0),
     ];
-    for state in states {
+    for (state, k_next, r_run) in states {
         let mut want = state;
         let r = cpu::apgd::apgd_momentum(&mut want);
         assert_eq!(r, state[3]);
+        assert_eq!(
+            (want[1], want[4]),
+            (k_next, r_run),
+            "from {state:?}: k and the run's start on the CPU"
+        );
         let k = apgd::Apgd::new(&ctx, &ShaderConfig { capacity: 16 });
         let mut q = Params::new(&Grid::covering([0.0, 0.0, 1.0, 1.0], 0.1).unwrap(), 1531, 5, 6);
         q.omega = 0.5;
@@ -745,10 +766,11 @@ fn apgd_momentum_matches_cpu() {
         };
         let g = k.groups(&ctx, &b);
         run(&ctx, |ps| k.momentum.dispatch(ps, &g.momentum, 1));
-        let got: Vec<f32> = get(&ctx, &bufs.state, 4);
+        let got: Vec<f32> = get(&ctx, &bufs.state, 5);
         let what = format!("apgd_momentum from {state:?}");
         assert_eq!(got[2], r, "{what}: largest residual");
         assert_eq!(got[1], want[1], "{what}: k");
+        assert_eq!(got[4], want[4], "{what}: the residual the run began at");
         assert_eq!(got[3].to_bits(), 0, "{what}: the largest residual is cleared");
         assert_eq!(want[3].to_bits(), 0, "{what}: cleared on the CPU");
         assert!(
@@ -949,7 +971,7 @@ fn apgd_contact_friction_matches_cpu() {
                 );
                 assert!(b >= 0.0, "{what}: residual of grain {i} not written");
             }
-            assert_worst(&what, &get(&ctx, &bufs.state, 4), &got_r, &state, &want_state);
+            assert_worst(&what, &get(&ctx, &bufs.state, 5), &got_r, &state, &want_state);
             if n > 10 {
                 let moved = want
                     .slots

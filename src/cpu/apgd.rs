@@ -7,8 +7,9 @@
 //!                  v_a = v_free_a + im_a sum_c y_c n_c           (the velocities of y)
 //!   apgd_contact:  P_c' = max(0, y_c - omega t_c(v) / W_c),  Q_c' = P_c
 //!                  residual[a] = max_c |P_c' - y_c| W_c / omega  (m/s),  worst = max_a residual[a]
-//!   apgd_momentum: r = worst;  k = 0 if r > r_prev (restart) else k + 1;
-//!                  theta = k / (k + 3);  r_prev = r;  worst = 0
+//!   apgd_momentum: r = worst;  restart if r > r_prev and (k >= AGE or r > r_run);
+//!                  k = 0 if restart else k + 1;  theta = k / (k + 3);  r_prev = r;
+//!                  worst = 0;  r_run = r when the run begins (restart, or k was 0)
 //! ```
 //! t is the common target (`Contact::target`), so the fixed points are
 //! Jacobi's: a converged step solves the same problem to the same test. The
@@ -18,8 +19,13 @@
 //! momentum sequence (Su, Boyd and Candès' (k - 1)/(k + 2), shifted to start
 //! at 0); the restart when the largest correction grows (O'Donoghue and
 //! Candès' function-value restart, with the residual standing in for the
-//! value) drops the momentum as soon as it overshoots, so the iteration never
-//! does worse for long than plain Jacobi at the same omega.
+//! value) drops the momentum once it overshoots, so the iteration never
+//! does worse for long than plain Jacobi at the same omega. The largest
+//! residual is a noisy stand-in for the value (it rises now and then under
+//! plain Jacobi too), so a rise restarts only after AGE =
+//! [`APGD_RESTART_AGE`] iterations of momentum, or at once when it takes
+//! the residual above r_run, where the run began: within a run the residual
+//! never stays above its start.
 //!
 //! Why it keeps Jacobi's layout: theta is one number for the whole pile (the
 //! restart is decided on the global maximum), so both copies of a grain-grain
@@ -40,15 +46,16 @@ use super::PAR_MIN;
 use super::jacobi::{Free, Friction, Moving, Projection, friction_correction, gather_with, other_velocity};
 use super::solver::{SolveCtx, Solver};
 use crate::model::contact::coulomb;
-use crate::model::{Contact, ContactLists, StepStats, dot, sub};
+use crate::model::{APGD_RESTART_AGE, Contact, ContactLists, StepStats, dot, sub};
 
 /// The momentum state: theta (used by the next iteration), k, the last
-/// largest residual (m/s; f32::MAX before the first iteration) and this
+/// largest residual (m/s; f32::MAX before the first iteration), this
 /// iteration's largest residual so far (`apgd_contact` raises it,
-/// `apgd_momentum` takes and clears it). Same layout as the GPU's `state`
-/// (`ApgdState`, whose last word is that residual's bits, gathered by an
-/// atomic max of each workgroup).
-pub type Momentum = [f32; 4];
+/// `apgd_momentum` takes and clears it) and the residual the momentum run
+/// began at (f32::MAX before the first iteration). Same layout as the GPU's
+/// `state` (`ApgdState`, whose fourth word is the iteration's residual's
+/// bits, gathered by an atomic max of each workgroup).
+pub type Momentum = [f32; 5];
 
 /// The state at the start of a step: no momentum, no residual yet.
 pub const MOMENTUM_START: Momentum = crate::model::APGD_START;
@@ -160,12 +167,16 @@ pub fn apgd_contact<const FRICTION: bool>(
 }
 
 /// Stage `apgd_momentum`: from the largest residual of the iteration
-/// (`state[3]`, which it clears), the restart test and the next theta;
-/// returns that residual.
+/// (`state[3]`, which it clears), the restart test (a rise above the last
+/// residual after [`APGD_RESTART_AGE`] iterations of momentum, or above the
+/// residual the run began at, `state[4]`) and the next theta; returns that
+/// residual.
 pub fn apgd_momentum(state: &mut Momentum) -> f32 {
-    let r = state[3];
-    let k = if r > state[2] { 0.0 } else { state[1] + 1.0 };
-    *state = [k / (k + 3.0), k, r, 0.0];
+    let [_, k, r_prev, r, r_run] = *state;
+    let restart = r > r_prev && (k >= APGD_RESTART_AGE || r > r_run);
+    let next = if restart { 0.0 } else { k + 1.0 };
+    let r_run = if restart || k == 0.0 { r } else { r_run };
+    *state = [next / (next + 3.0), next, r, 0.0, r_run];
     r
 }
 
@@ -234,5 +245,45 @@ impl Solver for Apgd {
 
     fn boxed(&self) -> Box<dyn Solver> {
         Box::new(self.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Take one iteration whose largest residual is `r`; the new k.
+    fn iterate(state: &mut Momentum, r: f32) -> f32 {
+        state[3] = r;
+        assert_eq!(apgd_momentum(state), r);
+        assert_eq!(state[0], state[1] / (state[1] + 3.0), "theta = k / (k + 3)");
+        state[1]
+    }
+
+    /// A rise under the residual the run began at keeps the momentum until
+    /// APGD_RESTART_AGE iterations of it; a rise above it restarts at once.
+    #[test]
+    fn the_restart_waits_for_its_age_under_the_runs_start() {
+        let mut state = MOMENTUM_START;
+        assert_eq!(iterate(&mut state, 1.0), 1.0);
+        assert_eq!(state[4], 1.0, "the run begins at the first residual");
+        // Alternating falls and rises, all under 1.0: no restart before the age.
+        let mut k = 1.0;
+        while k < APGD_RESTART_AGE {
+            let r = if k as u32 % 2 == 0 { 0.5 } else { 0.25 };
+            k = iterate(&mut state, r);
+        }
+        assert_eq!(k, APGD_RESTART_AGE);
+        assert_eq!(iterate(&mut state, 0.9), 0.0, "a rise at the age restarts");
+        assert_eq!(state[4], 0.9, "the new run begins at the restart's residual");
+        assert_eq!(iterate(&mut state, 0.5), 1.0);
+        assert_eq!(state[4], 0.5, "and then at its first iterate's");
+        assert_eq!(iterate(&mut state, 0.3), 2.0);
+        assert_eq!(iterate(&mut state, 0.45), 3.0, "a young rise under the start stays");
+        assert_eq!(
+            iterate(&mut state, 0.55),
+            0.0,
+            "a rise above the start restarts at once"
+        );
     }
 }

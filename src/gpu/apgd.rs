@@ -14,8 +14,9 @@ use super::{GpuContext, Kernel, ShaderConfig, Stage};
 use crate::model::APGD_START as MOMENTUM_START;
 
 /// (theta, k, last largest residual, this iteration's largest residual's
-/// bits), as `cpu::apgd::Momentum` (WGSL `ApgdState`).
-pub type Momentum = [f32; 4];
+/// bits, the residual the momentum run began at), as `cpu::apgd::Momentum`
+/// (WGSL `ApgdState`).
+pub type Momentum = [f32; 5];
 
 /// The pipelines of one APGD iteration; `[f]` pairs are [`Kernel::pair`]s (f = friction).
 pub struct Apgd {

@@ -55,7 +55,7 @@ use crate::model::Grid;
 use crate::model::contact::{BODY_CORNER, BODY_INDEX_MASK, BODY_SEGMENT, TANGENT_MASS_RATIO};
 use crate::model::noise::{BITS as NOISE_BITS, SALT as NOISE_SALT, TERMS as NOISE_TERMS};
 use crate::model::walls::CORNER_DIRS;
-use crate::model::{MAX_COLORS, OVERFLOW, UNCOLORED};
+use crate::model::{APGD_RESTART_AGE, MAX_COLORS, OVERFLOW, UNCOLORED};
 
 /// Invocations per workgroup for every stage. 256 is a multiple of every
 /// vendor's wave/warp size and the workgroup-memory scan tile of prefix_sum.
@@ -220,7 +220,8 @@ impl ShaderConfig {
              const TANGENT_MASS_RATIO: f32 = {TANGENT_MASS_RATIO:?};\n\
              const NOISE_SALT: u32 = {NOISE_SALT:#x}u;\n\
              const NOISE_TERMS: u32 = {NOISE_TERMS}u;\n\
-             const NOISE_BITS: u32 = {NOISE_BITS}u;\n",
+             const NOISE_BITS: u32 = {NOISE_BITS}u;\n\
+             const APGD_RESTART_AGE: f32 = {APGD_RESTART_AGE:?};\n",
             self.capacity
         )
     }

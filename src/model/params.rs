@@ -436,6 +436,17 @@ pub const UZAWA_THRESHOLD: f32 = 0.25;
 
 /// APGD (cpu::apgd, shaders/apgd.wgsl): the momentum state at the start of a
 /// step, (theta, k, last largest residual, this iteration's largest residual
-/// so far): no momentum, a "last residual" no residual exceeds (so the first
-/// iteration does not restart), and none yet.
-pub const APGD_START: [f32; 4] = [0.0, 0.0, f32::MAX, 0.0];
+/// so far, the residual the momentum run began at): no momentum, a "last
+/// residual" no residual exceeds (so the first iteration does not restart),
+/// none yet, and no run yet.
+pub const APGD_START: [f32; 5] = [0.0, 0.0, f32::MAX, 0.0, f32::MAX];
+
+/// APGD's restart waits for this much momentum: a largest residual above
+/// the last one drops the momentum when k (iterations since the last
+/// restart) has reached it, or at once when it is above the residual the
+/// run began at. The largest residual of an iteration is not monotone even
+/// under plain Jacobi: restarting at every rise dropped the momentum at a
+/// third of the iterations of a settled pile; without the bound on the
+/// growth, 20 iterations of momentum let a jostled pile diverge
+/// (docs/solvers.md#apgd-restart).
+pub const APGD_RESTART_AGE: f32 = 20.0;
