@@ -156,3 +156,18 @@ fn every_struct_is_declared_once_in_shared_wgsl() {
     let scan = module(Stage::PrefixSum, &ShaderConfig { capacity: 16 });
     assert!(layout(&scan, "ScanLevel").is_some());
 }
+
+/// APGD's momentum state (`ApgdState`, shaders/apgd.wgsl) is the host's
+/// `[f32; 5]` (`gpu::apgd::Momentum`): word i at byte 4 i, no padding.
+#[test]
+fn the_apgd_state_is_the_hosts_five_words() {
+    let m = module(Stage::Apgd, &ShaderConfig { capacity: 16 });
+    let (size, members) = layout(&m, "ApgdState").expect("ApgdState in shaders/apgd.wgsl");
+    assert_eq!(size as usize, size_of::<hourglass::gpu::apgd::Momentum>());
+    let got: Vec<(&str, u32)> = members.iter().map(|(n, o)| (n.as_str(), *o)).collect();
+    assert_eq!(
+        got,
+        [("theta", 0), ("k", 4), ("r_prev", 8), ("worst", 12), ("r_run", 16)],
+        "the order of cpu::apgd::Momentum"
+    );
+}

@@ -728,8 +728,11 @@ fn apgd_momentum_matches_cpu() {
         ([0.5, 3.0, 1.0, 5.0, 9.0], 4.0, 9.0),
         // Grew younger, above the run's start: restart.
         ([0.5, 3.0, 1.0, 5.0, 4.0], 0.0, 5.0),
-        // Shrank: k + 1.
+        // Shrank: k + 1, young or at the age.
         ([0.5, 3.0, 6.0, 5.0, 9.0], 4.0, 9.0),
+        ([0.8, age, 6.0, 5.0, 9.0], age + 1.0, 9.0),
+        // Grew right after a restart: restart again, from the new residual.
+        ([0.0, 0.0, 1.0, 2.0, 1.0], 0.0, 2.0),
         // The iteration after a restart: the run begins at its residual.
         ([0.0, 0.0, 6.0, 5.0, 6.0], 1.0, 5.0),
         // The start of a step (no restart), and nothing gathered at all.

@@ -19,8 +19,7 @@
 //! momentum sequence (Su, Boyd and Candès' (k - 1)/(k + 2), shifted to start
 //! at 0); the restart when the largest correction grows (O'Donoghue and
 //! Candès' function-value restart, with the residual standing in for the
-//! value) drops the momentum once it overshoots, so the iteration never
-//! does worse for long than plain Jacobi at the same omega. The largest
+//! value) drops the momentum once it overshoots. The largest
 //! residual is a noisy stand-in for the value (it rises now and then under
 //! plain Jacobi too), so a rise restarts only after AGE =
 //! [`APGD_RESTART_AGE`] iterations of momentum, or at once when it takes
@@ -270,7 +269,7 @@ mod tests {
         // Alternating falls and rises, all under 1.0: no restart before the age.
         let mut k = 1.0;
         while k < APGD_RESTART_AGE {
-            let r = if k as u32 % 2 == 0 { 0.5 } else { 0.25 };
+            let r = if (k as u32).is_multiple_of(2) { 0.5 } else { 0.25 };
             k = iterate(&mut state, r);
         }
         assert_eq!(k, APGD_RESTART_AGE);
