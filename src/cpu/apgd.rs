@@ -54,7 +54,7 @@ use crate::model::{APGD_RESTART_AGE, Contact, ContactLists, StepStats, dot, sub}
 /// began at (f32::MAX before the first iteration). Same layout as the GPU's
 /// `state` (`ApgdState`, whose fourth word is the iteration's residual's
 /// bits, gathered by an atomic max of each workgroup).
-pub type Momentum = [f32; 5];
+pub type Momentum = crate::model::ApgdMomentum;
 
 /// The state at the start of a step: no momentum, no residual yet.
 pub const MOMENTUM_START: Momentum = crate::model::APGD_START;

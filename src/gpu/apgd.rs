@@ -16,7 +16,7 @@ use crate::model::APGD_START as MOMENTUM_START;
 /// (theta, k, last largest residual, this iteration's largest residual's
 /// bits, the residual the momentum run began at), as `cpu::apgd::Momentum`
 /// (WGSL `ApgdState`).
-pub type Momentum = [f32; 5];
+pub type Momentum = crate::model::ApgdMomentum;
 
 /// The pipelines of one APGD iteration; `[f]` pairs are [`Kernel::pair`]s (f = friction).
 pub struct Apgd {

@@ -434,12 +434,17 @@ pub const UZAWA_STEP: f32 = 1.9;
 /// with half at 1.5e-4 m/s; with a quarter it rests (2.6e-6 m/s after 3 s).
 pub const UZAWA_THRESHOLD: f32 = 0.25;
 
-/// APGD (cpu::apgd, shaders/apgd.wgsl): the momentum state at the start of a
-/// step, (theta, k, last largest residual, this iteration's largest residual
-/// so far, the residual the momentum run began at): no momentum, a "last
+/// APGD's momentum state (cpu::apgd, shaders/apgd.wgsl `ApgdState`): theta,
+/// k, the last largest residual, this iteration's largest residual so far
+/// (on the GPU its bits) and the residual the momentum run began at. One
+/// type for both backends: `cpu::apgd::Momentum` and `gpu::apgd::Momentum`
+/// name it.
+pub type ApgdMomentum = [f32; 5];
+
+/// APGD's momentum state at the start of a step: no momentum, a "last
 /// residual" no residual exceeds (so the first iteration does not restart),
 /// none yet, and no run yet.
-pub const APGD_START: [f32; 5] = [0.0, 0.0, f32::MAX, 0.0, f32::MAX];
+pub const APGD_START: ApgdMomentum = [0.0, 0.0, f32::MAX, 0.0, f32::MAX];
 
 /// APGD's restart waits for this much momentum: a largest residual above
 /// the last one drops the momentum when k (iterations since the last

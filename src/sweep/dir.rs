@@ -19,6 +19,7 @@ use crate::scene::{Scene, build};
 
 /// The mark of a sweep directory.
 pub const MARK: &str = ".hourglass-sweep";
+const MARK_TEXT: &str = "# hourglass sweep directory: runs/ and results.csv were written by `hourglass sweep`.\n";
 /// The folder of a sweep directory that holds one result directory per point.
 const RUNS: &str = "runs";
 
@@ -27,7 +28,6 @@ const RUNS: &str = "runs";
 pub fn run_dir_in(dir: &Path, id: &str) -> PathBuf {
     dir.join(RUNS).join(id)
 }
-const MARK_TEXT: &str = "# hourglass sweep directory: runs/ and results.csv were written by `hourglass sweep`.\n";
 
 /// The columns of `results.csv` after the varied keys: what a run's
 /// `summary.json` says (empty for a run that did not finish), then its
