@@ -3,7 +3,8 @@
 //! under each solver from that state with the scene's default settings.
 //! Prints the grains' rms speed one second after the switch, its largest
 //! value over the following ten seconds, the mean iterations per step and
-//! the largest overlap (docs/solvers.md, "Rest").
+//! the largest overlap (docs/solvers.md, "Rest"), after a trace of the
+//! settle: each second's largest rms speed and its fastest grain.
 //!
 //! ```sh
 //! [REST_TOL=M] [REST_MU=MU] cargo run --release --example rest_pile -- [SETTLE_S] [WATCH_S] [SOLVER...]
@@ -43,7 +44,8 @@ fn fastest(g: &Grains, t: f64) -> String {
     let top = g.pos.iter().map(|p| p[1]).fold(f32::MIN, f32::max);
     let faster = (0..g.len()).filter(|&k| speed(k) > 1e-3).count();
     format!(
-        "t = {t:.3} s, fastest grain {i} at {:.2e} m/s at ({:.4}, {:.4}) m, {:.1} mm below the top grain; {faster} grains faster than 1 mm/s",
+        "t = {t:.3} s, fastest grain (id {}) at {:.2e} m/s at ({:.4}, {:.4}) m, {:.1} mm below the top grain; {faster} grains faster than 1 mm/s",
+        g.id[i],
         speed(i),
         g.pos[i][0],
         g.pos[i][1],
@@ -75,8 +77,25 @@ fn main() {
     let cap = base.scene.solver.contact_capacity as usize;
     let mut settled = CpuBackend::new(base.grains.clone(), walls.clone(), grid, cap);
     let dt = f64::from(base.params.dt);
-    for _ in 0..(settle / dt).round() as u64 {
+    let one = (1.0 / dt).round() as u64;
+    let mut peak = (0.0f64, String::new());
+    for step in 1..=(settle / dt).round() as u64 {
         settled.step(&base.params).expect("a settle step");
+        let v = rms_speed(settled.grains().unwrap());
+        if v > peak.0 {
+            peak = (v, fastest(settled.grains().unwrap(), step as f64 * dt));
+        }
+        // The settle's trace: each second's largest rms speed, to show when
+        // the fill's rearrangements end.
+        if step % one == 0 {
+            println!(
+                "  settle {:>4.0} s: rms at most {:.2e} m/s; {}",
+                step as f64 * dt,
+                peak.0,
+                peak.1
+            );
+            peak = (0.0, String::new());
+        }
     }
     println!(
         "{} grains settled {settle} s under nlgs: rms speed {:.2e} m/s",
@@ -89,8 +108,8 @@ fn main() {
         b.stepper = settled.stepper.clone();
         let (mut at_1s, mut worst, mut overlap, mut iterations) = (0.0, 0.0f64, 0.0f32, 0u64);
         let mut slip = String::new();
+        let mut second = 0.0f64;
         let steps = (watch / dt).round() as u64;
-        let one = (1.0 / dt).round() as u64;
         let t0 = std::time::Instant::now();
         for step in 1..=steps {
             let st = b.step(&s.params).expect("a step");
@@ -105,6 +124,15 @@ fn main() {
             }
             if step >= one {
                 overlap = overlap.max(st.max_overlap);
+            }
+            second = second.max(v);
+            if step % one == 0 {
+                println!(
+                    "  {:>8} {:>4.0} s: rms at most {second:.2e} m/s",
+                    solver.name(),
+                    step as f64 * dt
+                );
+                second = 0.0;
             }
         }
         println!(
