@@ -34,10 +34,7 @@ use hourglass::cpu::colored::ColoredSweep;
 use hourglass::gpu::buffers::storage_zeroed;
 use hourglass::gpu::colored::{Buckets, Colored, ColoredBindings, bucket_starts};
 use hourglass::gpu::solver::step_fraction;
-use hourglass::gpu::{
-    GpuContext, Kernel, Params, STAT_RESIDUAL, STAT_SPEED2, STAT_SPEED2_SUM_HI, STAT_SPEED2_SUM_LO, STAT_WORDS,
-    ShaderConfig, Stage, apgd,
-};
+use hourglass::gpu::{GpuContext, Kernel, Params, STAT_RESIDUAL, STAT_SPEED2, STAT_WORDS, ShaderConfig, Stage, apgd};
 use hourglass::model::{Body, Contact, ContactLists, Grains, Grid, OVERFLOW, UZAWA_STEP, Walls};
 
 const ALERT: f32 = 0.003;
@@ -195,12 +192,11 @@ fn residual_max_matches_cpu() {
                     .for_each(|(i, r)| *r = if i % 2 == 0 { -0.0 } else { 0.0 });
                 vel.iter_mut().for_each(|v| *v = [-0.0, 0.0]);
             } else if n > 2 {
-                // The largest of each at the very end (the last, partial
-                // workgroup), its squared speed beyond the sum's cap.
+                // The largest of each at the very end (the last, partial workgroup).
                 residual[n - 1] = 5.0;
-                vel[n - 1] = [30.0, -30.0];
+                vel[n - 1] = [3.0, -3.0];
             }
-            let (want_r, want_s, want_sum) = cpu::residual_max::residual_max(&residual, &vel);
+            let (want_r, want_s) = cpu::residual_max::residual_max(&residual, &vel);
             let k = Kernel::new(&ctx, &ShaderConfig { capacity: 16 }, Stage::ResidualMax, "main");
             let p = Params {
                 n_grains: n as u32,
@@ -209,9 +205,8 @@ fn residual_max_matches_cpu() {
             // The other words of stats are left alone.
             let mut words = vec![0u32; STAT_WORDS as usize];
             words.iter_mut().enumerate().for_each(|(i, w)| *w = 1000 + i as u32);
-            for w in [STAT_RESIDUAL, STAT_SPEED2, STAT_SPEED2_SUM_LO, STAT_SPEED2_SUM_HI] {
-                words[w as usize] = 0;
-            }
+            words[STAT_RESIDUAL as usize] = 0;
+            words[STAT_SPEED2 as usize] = 0;
             let (pb, rb, vb, stats) = (uni(&ctx, &p), buf(&ctx, &residual), buf(&ctx, &vel), buf(&ctx, &words));
             let g = k.group(
                 &ctx,
@@ -219,31 +214,6 @@ fn residual_max_matches_cpu() {
             );
             run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
             let got = get::<u32>(&ctx, &stats, STAT_WORDS as usize);
-            // The sum of squared speeds: each workgroup's f32 sum of at most
-            // 256 terms, added exactly (relative error ~ 8 f32 roundings).
-            let sum = hourglass::gpu::speed2_sum(&got);
-            assert!(
-                (sum - want_sum).abs() <= 1e-6 * want_sum,
-                "n = {n}: sum of |v|^2: gpu {sum} cpu {want_sum}"
-            );
-            if !zeros && n > 2 {
-                assert!(
-                    want_sum >= 1024.0 && want_sum < 1024.0 + 8.0 * n as f64,
-                    "n = {n}: the cap: {want_sum}"
-                );
-            }
-            // Integer atomics: the same input sums to the same words again.
-            let again = buf(&ctx, &words);
-            let g2 = k.group(
-                &ctx,
-                &[("params", &pb), ("residual", &rb), ("vel", &vb), ("stats", &again)],
-            );
-            run(&ctx, |ps| k.dispatch(ps, &g2, n as u32));
-            assert_eq!(
-                get::<u32>(&ctx, &again, STAT_WORDS as usize),
-                got,
-                "n = {n}: a second run"
-            );
             let (r, s) = (
                 f32::from_bits(got[STAT_RESIDUAL as usize]),
                 f32::from_bits(got[STAT_SPEED2 as usize]),
@@ -254,12 +224,12 @@ fn residual_max_matches_cpu() {
                 "n = {n}: largest |v|^2: gpu {s} cpu {want_s}"
             );
             for (i, w) in got.iter().enumerate() {
-                if ![STAT_RESIDUAL, STAT_SPEED2, STAT_SPEED2_SUM_LO, STAT_SPEED2_SUM_HI].contains(&(i as u32)) {
+                if i != STAT_RESIDUAL as usize && i != STAT_SPEED2 as usize {
                     assert_eq!(*w, words[i], "n = {n}: stats[{i}] must be left alone");
                 }
             }
             if n > 2 && !zeros {
-                assert_eq!((want_r, want_s), (5.0, 1800.0));
+                assert_eq!((want_r, want_s), (5.0, 18.0));
             }
         }
     }

@@ -376,7 +376,7 @@ impl<'a> StepContext<'a> {
         };
         // The solve converges further when the grains are slow, so that its
         // error does not keep a pile moving (StepParams::solve_tol).
-        let speed = crate::model::pile_speed(grains.max_speed(), grains.rms_speed());
+        let speed = grains.max_speed();
         let solve_p = StepParams {
             tol: p.solve_tol(speed),
             ..p

@@ -7,7 +7,7 @@
 //! ```text
 //!   submit 1: ClearStats [Reorder] FreeVelocity [SpinFree] ClearCells BinCount PrefixSum CursorCopy
 //!             BinScatter BinSort Detect [Cohesion] [WarmStart] [Bounce] Gather [Color: submits per batch of rounds]
-//!             Solve: CHECK iterations, residual_max, copy stats -> staging  (wait, read 28 bytes)
+//!             Solve: CHECK iterations, residual_max, copy stats -> staging  (wait, read 16 bytes)
 //!   submit 2..: CHECK more iterations + residual_max, while residual >= tol/dt and < itmax
 //!   last:     [Mirror] [PredictGap Correct Shift] Integrate [IntegrateAngle]  (no wait)
 //! ```
@@ -56,7 +56,7 @@ use super::{GpuContext, Params, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT
 use crate::error::{Error, Result};
 use crate::model::plan::{self, Stage as PlanStage};
 use crate::model::{Contact, ContactLists, Grains, Grid, Region, SolverKind, StepParams, StepStats, Totals, Walls};
-use crate::model::{MAX_COLORS, SOLVERS, nscd_plan, pile_speed};
+use crate::model::{MAX_COLORS, SOLVERS, nscd_plan};
 
 /// Jacobi iterations between two convergence checks (host readbacks).
 pub const CHECK_EVERY: u32 = 10;
@@ -97,15 +97,11 @@ pub struct GpuBackend {
     pub residual_history: Option<Vec<f32>>,
     /// `check_every` before [`record_residuals`](GpuBackend::record_residuals) set it to 1.
     recorded_check_every: u32,
-    /// The fastest grain's speed at the start of the next step, m/s (with
-    /// `rms_speed`, the solve's tolerance, `StepParams::solve_tol` of
-    /// `model::pile_speed`): the grains' at `new`,
+    /// The fastest grain's speed at the start of the next step, m/s (the
+    /// solve's tolerance, `StepParams::solve_tol`): the grains' at `new`,
     /// then the last convergence check's. `upload_grains` leaves it: the
     /// bisection uploads velocities already gathered from the warm start.
     speed: f32,
-    /// The grains' rms speed at the start of the next step, m/s, read as
-    /// `speed` (`model::pile_speed`).
-    rms_speed: f32,
 }
 
 /// The step pushes overlaps out by moving the grains after the solve (the
@@ -131,7 +127,7 @@ impl GpuBackend {
         let kernels = Kernels::new(&core.ctx, &core.cfg);
         let bufs = Buffers::new(&core.ctx, &grains);
         let groups = Groups::new(&core, &kernels, &bufs);
-        let (speed, rms_speed) = (grains.max_speed(), grains.rms_speed());
+        let speed = grains.max_speed();
         Ok(GpuBackend {
             core,
             kernels,
@@ -152,7 +148,6 @@ impl GpuBackend {
             residual_history: None,
             recorded_check_every: CHECK_EVERY,
             speed,
-            rms_speed,
         })
     }
 
@@ -457,9 +452,9 @@ impl GpuBackend {
         p: &StepParams,
         stats: &mut StepStats,
     ) -> Result<wgpu::CommandEncoder> {
-        // As cpu::CpuStepper::step: converged further when the pile is slow.
+        // As cpu::CpuStepper::step: converged further when the grains are slow.
         let threshold = StepParams {
-            tol: p.solve_tol(pile_speed(self.speed, self.rms_speed)),
+            tol: p.solve_tol(self.speed),
             ..*p
         }
         .threshold();
@@ -492,7 +487,6 @@ impl GpuBackend {
         stats.overflow = u64::from(words[STAT_OVERFLOW as usize]);
         stats.contacts = u64::from(words[STAT_CONTACTS as usize]);
         self.speed = f32::from_bits(words[STAT_SPEED2 as usize]).sqrt();
-        self.rms_speed = (super::speed2_sum(&words) / self.core.n.max(1) as f64).sqrt() as f32;
         stats.max_displacement = self.speed * p.dt;
         stats.max_overlap = f32::from_bits(words[STAT_OVERLAP as usize]);
         Ok(enc)
@@ -516,14 +510,9 @@ impl GpuBackend {
             let mut p = pass(enc, &Stage::JacobiContact.label());
             s.iterate(&mut p, &it);
         }
-        // residual_max maxes into stats[STAT_RESIDUAL] and stats[STAT_SPEED2]
-        // and adds into the speed sum's two words: zero the four first.
-        const _: () = assert!(
-            STAT_SPEED2 == STAT_RESIDUAL + 1
-                && super::STAT_SPEED2_SUM_LO == STAT_RESIDUAL + 2
-                && super::STAT_SPEED2_SUM_HI == STAT_RESIDUAL + 3
-        );
-        enc.clear_buffer(&self.core.bufs.stats, u64::from(STAT_RESIDUAL) * 4, Some(16));
+        // residual_max maxes into stats[STAT_RESIDUAL] and stats[STAT_SPEED2]: zero them first.
+        const _: () = assert!(STAT_SPEED2 == STAT_RESIDUAL + 1);
+        enc.clear_buffer(&self.core.bufs.stats, u64::from(STAT_RESIDUAL) * 4, Some(8));
         let mut p = pass(enc, &Stage::ResidualMax.label());
         self.kernels
             .residual_max

@@ -55,7 +55,7 @@ use crate::model::Grid;
 use crate::model::contact::{BODY_CORNER, BODY_INDEX_MASK, BODY_SEGMENT, TANGENT_MASS_RATIO};
 use crate::model::noise::{BITS as NOISE_BITS, SALT as NOISE_SALT, TERMS as NOISE_TERMS};
 use crate::model::walls::CORNER_DIRS;
-use crate::model::{APGD_RESTART_AGE, MAX_COLORS, OVERFLOW, SPEED2_CAP, UNCOLORED};
+use crate::model::{APGD_RESTART_AGE, MAX_COLORS, OVERFLOW, UNCOLORED};
 
 /// Invocations per workgroup for every stage. 256 is a multiple of every
 /// vendor's wave/warp size and the workgroup-memory scan tile of prefix_sum.
@@ -64,21 +64,11 @@ pub const WORKGROUP_SIZE: u32 = 256;
 /// Word indices in the step-counter buffer (`stats`), read back at each convergence check.
 pub const STAT_RESIDUAL: u32 = 0;
 pub const STAT_SPEED2: u32 = 1;
-/// The sum of the grains' squared speeds (each at most `model::SPEED2_CAP`)
-/// in 64-bit fixed point, units of 2^-32 m^2/s^2: low and high words
-/// (`residual_max`; [`speed2_sum`] reads it).
-pub const STAT_SPEED2_SUM_LO: u32 = 2;
-pub const STAT_SPEED2_SUM_HI: u32 = 3;
-pub const STAT_OVERFLOW: u32 = 4;
-pub const STAT_CONTACTS: u32 = 5;
+pub const STAT_OVERFLOW: u32 = 2;
+pub const STAT_CONTACTS: u32 = 3;
 /// Deepest overlap of the detected contacts, f32 bits (max of non-negative floats).
-pub const STAT_OVERLAP: u32 = 6;
-pub const STAT_WORDS: u32 = 7;
-
-/// The sum of the squared speeds, m^2/s^2, from the counters' fixed-point words.
-pub fn speed2_sum(words: &[u32]) -> f64 {
-    f64::from(words[STAT_SPEED2_SUM_HI as usize]) + f64::from(words[STAT_SPEED2_SUM_LO as usize]) / 4_294_967_296.0
-}
+pub const STAT_OVERLAP: u32 = 4;
+pub const STAT_WORDS: u32 = 5;
 
 /// The stages of the GPU step, named like their shader files and CPU twins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -221,9 +211,6 @@ impl ShaderConfig {
              const BODY_INDEX_MASK: u32 = {BODY_INDEX_MASK:#x}u;\n\
              const STAT_RESIDUAL: u32 = {STAT_RESIDUAL}u;\n\
              const STAT_SPEED2: u32 = {STAT_SPEED2}u;\n\
-             const STAT_SPEED2_SUM_LO: u32 = {STAT_SPEED2_SUM_LO}u;\n\
-             const STAT_SPEED2_SUM_HI: u32 = {STAT_SPEED2_SUM_HI}u;\n\
-             const SPEED2_CAP: f32 = {SPEED2_CAP:?};\n\
              const STAT_OVERFLOW: u32 = {STAT_OVERFLOW}u;\n\
              const STAT_CONTACTS: u32 = {STAT_CONTACTS}u;\n\
              const STAT_OVERLAP: u32 = {STAT_OVERLAP}u;\n\

@@ -56,9 +56,7 @@ pub struct Kernels {
     /// `residual_max::main`: `max_i residual[i]` and `max_i |v_i|^2` into
     /// `stats[STAT_RESIDUAL]`, `stats[STAT_SPEED2]` by atomicMax on the f32 bit
     /// patterns (order-preserving for non-negative floats), one atomic per
-    /// workgroup, and the sum of the squared speeds (each at most
-    /// `model::SPEED2_CAP`) into the fixed-point `STAT_SPEED2_SUM_LO/HI` by
-    /// integer atomics; the caller zeroes those four words first.
+    /// workgroup; the caller zeroes those two words first.
     /// Twin `cpu::residual_max::residual_max`.
     pub residual_max: Kernel,
     /// `integrate::main`: x += dt v after the solve, x wrapped into the

@@ -114,23 +114,6 @@ impl Grains {
             .sqrt()
     }
 
-    /// The grains' root-mean-square speed, m/s, each squared speed counted
-    /// up to [`super::SPEED2_CAP`] (0 when there are no grains): summed in
-    /// f64 in index order, so that a state gives one value on every thread
-    /// count.
-    pub fn rms_speed(&self) -> f32 {
-        if self.vel.is_empty() {
-            return 0.0;
-        }
-        let cap = f64::from(super::SPEED2_CAP);
-        let s: f64 = self
-            .vel
-            .iter()
-            .map(|v| f64::from(v[0] * v[0] + v[1] * v[1]).min(cap))
-            .sum();
-        (s / self.vel.len() as f64).sqrt() as f32
-    }
-
     /// Largest radius, m (0 when there are no grains).
     pub fn max_radius(&self) -> f32 {
         self.radius.iter().copied().fold(0.0, f32::max)

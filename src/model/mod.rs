@@ -28,8 +28,8 @@ pub use grid::Grid;
 pub use law::{DemLaw, law};
 pub use noise::Forcing;
 pub use params::{
-    APGD_RESTART_AGE, APGD_START, ApgdMomentum, DemParams, ImpulseParams, Integrator, NormalLaw, Phase, REST_SPREAD,
-    SPEED2_CAP, SolverKind, StepParams, StepStats, UZAWA_STEP, UZAWA_THRESHOLD, pile_speed,
+    APGD_RESTART_AGE, APGD_START, ApgdMomentum, DemParams, ImpulseParams, Integrator, NormalLaw, Phase, SolverKind,
+    StepParams, StepStats, UZAWA_STEP, UZAWA_THRESHOLD,
 };
 pub use plan::{Stage, dem_plan, nscd_plan};
 pub use solver::{NSCD_SOLVERS, SOLVERS, SolverFacts};

@@ -334,17 +334,17 @@ impl StepParams {
         }
     }
 
-    /// The tolerance a step's solve converges to when the pile moves at
-    /// `speed` (m/s, [`pile_speed`]) at the start of the step: `tol`, or less
-    /// when the grains are slow, min(tol, max(REST_SHARE speed, REST_FLOOR) dt).
+    /// The tolerance a step's solve converges to when the fastest grain
+    /// moves at `speed` (m/s) at the start of the step: `tol`, or less when
+    /// the grains are slow, min(tol, max(REST_SHARE speed, REST_FLOOR) dt).
     ///
     /// A solve stops with a velocity error of up to the threshold at every
     /// contact, and that error does not die with the step: velocities
     /// persist, the warm start carries it, and along a chain of contacts the
     /// errors add up, so that at tol/dt resting columns and piles keep moving
     /// (docs/solvers.md#rest). The error must be
-    /// small against the velocities the solve produces: a flow whose pile
-    /// speed is above tol/dt / REST_SHARE (0.2 m/s at the defaults)
+    /// small against the velocities the solve produces: a flow whose fastest
+    /// grain moves faster than tol/dt / REST_SHARE (0.2 m/s at the defaults)
     /// is solved to `tol`; a pile coming to rest is solved down to
     /// REST_FLOOR, and then rests (tests/rest.rs: below 1e-4 m/s rms under
     /// every NSCD solver, for a 465-grain pile 30 grains deep too).
@@ -372,32 +372,9 @@ impl StepParams {
     }
 }
 
-/// Share of the pile's speed ([`pile_speed`]) under which a step's solve
-/// converges ([`StepParams::solve_tol`]).
+/// Share of the fastest grain's speed under which a step's solve converges
+/// ([`StepParams::solve_tol`]).
 pub const REST_SHARE: f32 = 0.01;
-
-/// How many times the grains' rms speed the speed a step's tolerance follows
-/// may reach ([`pile_speed`]).
-pub const REST_SPREAD: f32 = 3.0;
-
-/// Squared speeds count up to this in the rms speed of both backends,
-/// m^2/s^2 (32 m/s): the GPU adds them in 64-bit fixed point
-/// (shaders/residual_max.wgsl), whose 2^32 m^2/s^2 then hold 4 million
-/// grains.
-pub const SPEED2_CAP: f32 = 1024.0;
-
-/// The speed a step's solve tolerance follows ([`StepParams::solve_tol`]),
-/// m/s, from the fastest grain's speed and the grains' rms speed: the
-/// fastest grain's, but at most [`REST_SPREAD`] times the rms speed.
-///
-/// In a flow the fastest grains move a few times faster than the rms and
-/// the tolerance follows them. In a pile at rest a few grains rocking on
-/// their supports are much faster than the rms; had they set the
-/// tolerance, the solve would stop at a share of their own speed, lag their
-/// motion, and keep them rocking (docs/nscd.md#rest).
-pub fn pile_speed(max_speed: f32, rms_speed: f32) -> f32 {
-    max_speed.min(REST_SPREAD * rms_speed)
-}
 
 /// Velocity error (m/s) under which a step's solve converges however slow
 /// the grains ([`StepParams::solve_tol`]): a hundredth of the speed at
