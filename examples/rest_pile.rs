@@ -4,7 +4,8 @@
 //! Prints the grains' rms speed one second after the switch, its largest
 //! value over the following ten seconds, the mean iterations per step and
 //! the largest overlap (docs/solvers.md, "Rest"), after a trace of the
-//! settle: each second's largest rms speed and its fastest grain.
+//! settle: each second's largest rms speed and its fastest grain, and the
+//! settled fill's loaded contacts (those carrying an impulse) per grain.
 //!
 //! ```sh
 //! [REST_TOL=M] [REST_MU=MU] cargo run --release --example rest_pile -- [SETTLE_S] [WATCH_S] [SOLVER...]
@@ -14,7 +15,7 @@ use clap::ValueEnum;
 use hourglass::backend::Backend;
 use hourglass::backend::cpu::CpuBackend;
 use hourglass::backend::grid_for;
-use hourglass::model::{Grains, SolverKind};
+use hourglass::model::{Body, ContactLists, Grains, SolverKind};
 use hourglass::scene::{Scene, Setup, build};
 
 /// The bundled scene under `solver`; `REST_TOL` (m) fixes the tolerance
@@ -50,6 +51,29 @@ fn fastest(g: &Grains, t: f64) -> String {
         g.pos[i][0],
         g.pos[i][1],
         (top - g.pos[i][1]) * 1e3
+    )
+}
+
+/// The contacts that carry an impulse, counted once, and the grains they
+/// hold: frictionless disks are isostatic at 2 such contacts a grain (one
+/// per degree of freedom), and a packing at that count is only marginally
+/// rigid.
+fn loaded(lists: &ContactLists) -> String {
+    let mut held = vec![false; lists.grains()];
+    let mut contacts = 0usize;
+    for (i, held) in held.iter_mut().enumerate() {
+        for c in lists.of(i).iter().filter(|c| c.impulse > 0.0) {
+            *held = true;
+            match c.body() {
+                Body::Grain(j) if (j as usize) < i => {}
+                _ => contacts += 1,
+            }
+        }
+    }
+    let grains = held.iter().filter(|&&h| h).count();
+    format!(
+        "{contacts} loaded contacts on {grains} grains, {:.3} a grain",
+        contacts as f64 / grains.max(1) as f64
     )
 }
 
@@ -98,9 +122,10 @@ fn main() {
         }
     }
     println!(
-        "{} grains settled {settle} s under nlgs: rms speed {:.2e} m/s",
+        "{} grains settled {settle} s under nlgs: rms speed {:.2e} m/s; {}",
         base.grains.len(),
-        rms_speed(settled.grains().unwrap())
+        rms_speed(settled.grains().unwrap()),
+        loaded(settled.stepper.contacts())
     );
     for solver in solvers {
         let s = setup(solver);
