@@ -6,6 +6,7 @@
 //! the largest overlap (docs/solvers.md, "Rest"), after a trace of the
 //! settle: each second's largest rms speed and its fastest grain, and the
 //! settled fill's loaded contacts (those carrying an impulse) per grain.
+//! With WATCH_S = 0 it stops after the settle.
 //!
 //! ```sh
 //! [REST_TOL=M] [REST_MU=MU] cargo run --release --example rest_pile -- [SETTLE_S] [WATCH_S] [SOLVER...]
@@ -127,6 +128,10 @@ fn main() {
         rms_speed(settled.grains().unwrap()),
         loaded(settled.stepper.contacts())
     );
+    // WATCH_S = 0: the settle alone.
+    if watch <= 0.0 {
+        return;
+    }
     for solver in solvers {
         let s = setup(solver);
         let mut b = CpuBackend::new(settled.grains.clone(), walls.clone(), grid, cap);
