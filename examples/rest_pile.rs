@@ -62,9 +62,9 @@ fn fastest(g: &Grains, t: f64) -> String {
 fn loaded(lists: &ContactLists) -> String {
     let mut held = vec![false; lists.grains()];
     let mut contacts = 0usize;
-    for (i, held) in held.iter_mut().enumerate() {
+    for (i, this) in held.iter_mut().enumerate() {
         for c in lists.of(i).iter().filter(|c| c.impulse > 0.0) {
-            *held = true;
+            *this = true;
             match c.body() {
                 Body::Grain(j) if (j as usize) < i => {}
                 _ => contacts += 1,
