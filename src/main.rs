@@ -70,6 +70,17 @@ fn private_runtime_dir() {
     unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
 }
 
+/// Run `work` on a thread of rayon's global pool (built with the main
+/// thread's 8 MiB stack). The CPU stages' parallel loops then start from
+/// inside the pool; started from outside, every loop hands its work to a
+/// worker and sleeps until it is done, a wake-up per loop that cost about a
+/// sixth of a single-threaded DEM step (BENCHMARKS.md).
+fn on_pool<R: Send>(work: impl FnOnce() -> R + Send) -> R {
+    // Fails only when a pool exists already, which then serves as it is.
+    let _ = rayon::ThreadPoolBuilder::new().stack_size(8 << 20).build_global();
+    rayon::scope(|_| work())
+}
+
 fn main() -> ExitCode {
     private_runtime_dir();
     let cli = match Cli::try_parse() {
@@ -92,12 +103,14 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Run(args) => cli::run::run(args),
-        Command::Bench(args) => cli::bench::run(args),
+        // A window's event loop belongs to the main thread.
+        Command::Run(args) if args.window => cli::run::run(args),
+        Command::Run(args) => on_pool(|| cli::run::run(args)),
+        Command::Bench(args) => on_pool(|| cli::bench::run(args)),
         Command::View(args) => cli::view::run(args),
         Command::Render(args) => cli::render::run(args),
         Command::Plot(args) => cli::plot::run(args),
-        Command::Study(args) => cli::study::run(args),
+        Command::Study(args) => on_pool(|| cli::study::run(args)),
         // Its exit status counts the failed runs.
         Command::Sweep(args) => return cli::sweep::main(args),
     };
