@@ -65,9 +65,15 @@ impl Sum {
     /// Contact of normal `n` with forces (F_n, F_t) on the grain of radius `r_a`.
     #[inline]
     pub fn add(&mut self, law: &DemLaw, n: [f32; 2], (fn_, ft): (f32, f32), r_a: f32) {
-        let t = [-n[1], n[0]];
-        self.f[0] += fn_ * n[0] + ft * t[0];
-        self.f[1] += fn_ * n[1] + ft * t[1];
+        self.add_force(law, contact_force(n, (fn_, ft)), (fn_, ft), r_a);
+    }
+
+    /// A contact whose force on the grain of radius `r_a` is `f`
+    /// ([`contact_force`] of its normal and (F_n, F_t)).
+    #[inline]
+    pub fn add_force(&mut self, law: &DemLaw, f: [f32; 2], (fn_, ft): (f32, f32), r_a: f32) {
+        self.f[0] += f[0];
+        self.f[1] += f[1];
         self.tau -= r_a * ft;
         self.m_roll += law.mu_roll * fn_ * r_a;
     }
@@ -83,6 +89,14 @@ impl Sum {
         }
         (self.f, tau)
     }
+}
+
+/// F_n n + F_t t, t = perp(n): the force of a contact of normal `n` on its
+/// grain. The other body's is its exact negative (n and t flip sign).
+#[inline]
+pub fn contact_force(n: [f32; 2], (fn_, ft): (f32, f32)) -> [f32; 2] {
+    let t = [-n[1], n[0]];
+    [fn_ * n[0] + ft * t[0], fn_ * n[1] + ft * t[1]]
 }
 
 /// (F_n, F_t) of a closed contact (overlap `delta` > 0, normal `n` from b to

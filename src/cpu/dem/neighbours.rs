@@ -32,17 +32,21 @@
 //! reports); these lists have no such limit, so under overflow every
 //! contact still acts, and the overflow is reported the same.
 //!
-//! A law with history keeps it per listed entry; a build carries it to the
-//! new lists by (grain, other body), as the per-step detection's warm start
-//! does.
+//! Half lists: a grain pair is listed once, by its lower-index grain, and
+//! its force computed once; a reverse index (the entries that list each
+//! grain) lets a second pass add that force, negated, to the higher-index
+//! grain. Both passes run in parallel over grains with no atomics.
+//!
+//! A law with history keeps it per listed entry (a grain pair's in its
+//! lower-index grain's entry); a build carries it to the new lists by
+//! (grain, other body), as the per-step detection's warm start does.
 
 use rayon::prelude::*;
 
-use super::force::{Disk, Sum, closed};
+use super::force::{Disk, Sum, closed, contact_force};
 use crate::cpu::PAR_MIN;
 use crate::cpu::detect::{SURELY_BEYOND, Tally, corner_gap, grain_gap_in, segment_gap, wrapped_columns};
 use crate::cpu::grid::Bins;
-use crate::model::contact::{BODY_CORNER, BODY_SEGMENT};
 use crate::model::{Body, ContactLists, DemLaw, Grains, Grid, Segment, Walls, dot, sub};
 
 /// Skin as a multiple of the alert distance: lists reach 1.5 alert beyond
@@ -78,6 +82,18 @@ pub struct Neighbours {
     spare_bodies: Vec<u32>,
     spare_history: Vec<f32>,
     spare_count: Vec<u32>,
+    /// The entries (slot indices, `stride` per grain) that list grain i,
+    /// all of lower index: `rev[rev_start[i]..rev_start[i + 1]]`, in
+    /// ascending order.
+    rev_start: Vec<u32>,
+    rev: Vec<u32>,
+    /// How many of each grain's entries are grains (they come first).
+    grain_entries: Vec<u32>,
+    /// [`force_listed`]'s scratch: each grain's sums over its own entries,
+    /// each entry's pair part and flags.
+    own: Vec<Own>,
+    pair: Vec<PairForce>,
+    flags: Vec<u8>,
 }
 
 impl Neighbours {
@@ -174,12 +190,51 @@ impl Neighbours {
         if self.spare_count.len() == n {
             self.carry(old_stride);
         }
+        self.reverse(n);
         self.anchor.clone_from(&grains.pos);
         self.grid = coarse;
         self.wall_anchor.clear();
         self.wall_anchor.extend(wall_points(walls));
         (self.skin, self.alert, self.valid) = (skin, alert, true);
         self.builds += 1;
+    }
+
+    /// The reverse index: for each grain, the entries of lower-index grains
+    /// that list it (a counting sort of the entries by the grain they list).
+    fn reverse(&mut self, n: usize) {
+        let stride = self.stride;
+        let listed_grains = |i: usize| {
+            let slots = i * stride..i * stride + self.count[i] as usize;
+            self.bodies[slots.clone()]
+                .iter()
+                .zip(slots)
+                .filter_map(|(&b, e)| match Body::decode(b) {
+                    Body::Grain(j) => Some((j as usize, e as u32)),
+                    _ => None,
+                })
+        };
+        self.rev_start.clear();
+        self.rev_start.resize(n + 1, 0);
+        self.grain_entries.clear();
+        for i in 0..n {
+            let mut grains = 0;
+            for (j, _) in listed_grains(i) {
+                self.rev_start[j + 1] += 1;
+                grains += 1;
+            }
+            self.grain_entries.push(grains);
+        }
+        for j in 0..n {
+            self.rev_start[j + 1] += self.rev_start[j];
+        }
+        self.rev.resize(self.rev_start[n] as usize, 0);
+        let mut next = self.rev_start.clone();
+        for i in 0..n {
+            for (j, e) in listed_grains(i) {
+                self.rev[next[j] as usize] = e;
+                next[j] += 1;
+            }
+        }
     }
 
     /// Each new entry takes the history of the old entry of the same grain
@@ -230,9 +285,14 @@ impl Neighbours {
         &self.bodies[i * self.stride..i * self.stride + self.count[i] as usize]
     }
 
-    /// History of grain i's entry for `body`, 0 when it is not listed (or
-    /// grain i came after the last build).
+    /// History of the pair of grain i and `body`, 0 when it is not listed (or
+    /// grain i came after the last build). A grain pair's is kept in the
+    /// entry of its lower-index grain.
     pub fn history_of(&self, i: usize, body: u32) -> f32 {
+        let (i, body) = match Body::decode(body) {
+            Body::Grain(j) if (j as usize) < i => (j as usize, Body::Grain(i as u32).encode()),
+            _ => (i, body),
+        };
         if i >= self.count.len() {
             return 0.0;
         }
@@ -278,8 +338,8 @@ struct Scan<'a> {
 }
 
 impl Scan<'_> {
-    /// Grain i's bodies within reach into `out` (grains in bin order, then
-    /// segments, then corners); returns how many there are (all counted, at
+    /// Grain i's bodies within reach into `out` (grains of higher index in
+    /// bin order, then segments, then corners); returns how many there are (all counted, at
     /// most `out.len()` written).
     fn list(&self, i: usize, out: &mut [u32]) -> u32 {
         let g = self.grains;
@@ -310,7 +370,7 @@ impl Scan<'_> {
                 };
                 for &j in &sorted[start[first] as usize..start[last + 1] as usize] {
                     let j = j as usize;
-                    if j != i && grain_gap_in(grid, (x, r), (g.pos[j], g.radius[j]), i < j).1 < self.reach {
+                    if j > i && grain_gap_in(grid, (x, r), (g.pos[j], g.radius[j]), i < j).1 < self.reach {
                         push(Body::Grain(j as u32));
                     }
                 }
@@ -356,58 +416,134 @@ pub struct Listed<'a> {
     pub walls: &'a Walls,
 }
 
-/// Stage `dem_force` on the lists: force and torque of every grain (parallel
-/// over grains) and each entry's new history; returns the tally the
-/// per-step detection would report.
-pub fn force_listed(inp: &Listed, nb: &mut Neighbours, force: &mut [[f32; 2]], torque: &mut [f32]) -> Tally {
-    let stride = nb.stride;
-    let (count, bodies) = (&nb.count, &nb.bodies);
-    (
-        force.par_iter_mut(),
-        torque.par_iter_mut(),
-        nb.history.par_chunks_mut(stride),
-    )
-        .into_par_iter()
-        .with_min_len(PAR_MIN)
-        .enumerate()
-        .map(|(i, (f, t, h))| {
-            let listed = &bodies[i * stride..i * stride + count[i] as usize];
-            let (ft, tally) = force_grain(inp, i, listed, h);
-            (*f, *t) = ft;
-            tally
-        })
-        .reduce(Tally::default, Tally::and)
+/// A listed grain pair's part, kept from the first pass of
+/// [`force_listed`] for the second: the force on the pair's lower-index
+/// grain (the higher one's is its exact negative) and its (F_n, F_t).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PairForce {
+    f: [f32; 2],
+    f_n: f32,
+    f_t: f32,
 }
 
-/// Grain i's force and torque from its `listed` bodies, their history in
-/// `hist`, and its part of the tally (contacts within the alert distance,
-/// a grain-grain pair counted by its lower index).
+/// [`PairForce`] flags: the pair is within the alert distance; it touches
+/// (its force is set).
+const WITHIN: u8 = 1;
+const TOUCHING: u8 = 2;
+
+/// What grain i gathers in the first pass: the force sums over its own
+/// entries (higher-index grains and the walls) and how many of them are
+/// within the alert distance.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Own {
+    sum: Sum,
+    within: u32,
+}
+
+/// Stage `dem_force` on the lists: force and torque of every grain and each
+/// entry's new history; returns the tally the per-step detection would
+/// report. Each grain pair is computed once, by its lower-index grain
+/// (parallel over grains); a second pass (parallel over grains) adds to each
+/// grain the pairs listed by lower-index grains, with the sign flipped.
+pub fn force_listed(inp: &Listed, nb: &mut Neighbours, force: &mut [[f32; 2]], torque: &mut [f32]) -> Tally {
+    let (n, stride) = (inp.grains.len(), nb.stride);
+    nb.own.resize(n, Own::default());
+    nb.pair.resize(n * stride, PairForce::default());
+    nb.flags.resize(n * stride, 0);
+    let (count, bodies, grain_entries) = (&nb.count, &nb.bodies, &nb.grain_entries);
+    // Blocks of PAR_MIN grains, each a rayon task with its own tally.
+    let mut tally = (
+        nb.own.par_chunks_mut(PAR_MIN),
+        nb.history.par_chunks_mut(PAR_MIN * stride),
+        nb.pair.par_chunks_mut(PAR_MIN * stride),
+        nb.flags.par_chunks_mut(PAR_MIN * stride),
+    )
+        .into_par_iter()
+        .enumerate()
+        .map(|(block, (own, h, pair, flags))| {
+            let mut tally = Tally::default();
+            let slots = h
+                .chunks_mut(stride)
+                .zip(pair.chunks_mut(stride))
+                .zip(flags.chunks_mut(stride));
+            for (k, (o, ((h, pair), flags))) in own.iter_mut().zip(slots).enumerate() {
+                let i = block * PAR_MIN + k;
+                let listed = &bodies[i * stride..i * stride + count[i] as usize];
+                let t;
+                (*o, t) = own_entries(inp, i, (listed, grain_entries[i] as usize), Entries { h, pair, flags });
+                tally = tally.and(t);
+            }
+            tally
+        })
+        .reduce(Tally::default, Tally::and);
+    let (own, pair, flags) = (&nb.own, &nb.pair, &nb.flags);
+    let (rev_start, rev) = (&nb.rev_start, &nb.rev);
+    let g = inp.grains;
+    tally.overflow = (force.par_chunks_mut(PAR_MIN), torque.par_chunks_mut(PAR_MIN))
+        .into_par_iter()
+        .enumerate()
+        .map(|(block, (f, t))| {
+            let mut overflow = 0u64;
+            for (k, (f, t)) in f.iter_mut().zip(t).enumerate() {
+                let i = block * PAR_MIN + k;
+                let Own { mut sum, mut within } = own[i];
+                let r = g.radius[i];
+                for &e in &rev[rev_start[i] as usize..rev_start[i + 1] as usize] {
+                    let e = e as usize;
+                    within += u32::from(flags[e] & WITHIN);
+                    if flags[e] & TOUCHING != 0 {
+                        let p = pair[e];
+                        sum.add_force(&inp.law, [-p.f[0], -p.f[1]], (p.f_n, p.f_t), r);
+                    }
+                }
+                (*f, *t) = sum.total(&inp.law, g.inv_mass[i], r, g.ang_vel[i]);
+                overflow += u64::from(within.saturating_sub(inp.capacity as u32));
+            }
+            overflow
+        })
+        .sum();
+    tally
+}
+
+/// Grain i's own entries: the history, pair and flags of its slots.
+struct Entries<'a> {
+    h: &'a mut [f32],
+    pair: &'a mut [PairForce],
+    flags: &'a mut [u8],
+}
+
+/// Grain i's own entries (`listed`: `split` higher-index grains, then
+/// walls): their sums, pair parts and flags, the new history, and grain i's
+/// part of the tally (its pairs within the alert distance, each pair counted
+/// here alone; its walls).
 #[inline]
-fn force_grain(inp: &Listed, i: usize, listed: &[u32], hist: &mut [f32]) -> (([f32; 2], f32), Tally) {
+fn own_entries(inp: &Listed, i: usize, (listed, split): (&[u32], usize), e: Entries) -> (Own, Tally) {
     let g = inp.grains;
     let a: Disk = (g.radius[i], g.vel[i], g.ang_vel[i]);
     let mut acc = Acc::default();
-    // Grains come first in a list, then the walls.
-    let split = listed.partition_point(|&c| c & (BODY_SEGMENT | BODY_CORNER) == 0);
-    let (hist_g, hist_w) = hist.split_at_mut(split);
-    for (chunk, h) in listed[..split].chunks(64).zip(hist_g.chunks_mut(64)) {
-        grain_chunk(inp, i, a, chunk, h, &mut acc);
+    let (hist_g, hist_w) = e.h.split_at_mut(split);
+    let chunks = listed[..split].chunks(64).zip(hist_g.chunks_mut(64));
+    let parts = e.pair[..split].chunks_mut(64).zip(e.flags[..split].chunks_mut(64));
+    for ((chunk, h), (pair, flags)) in chunks.zip(parts) {
+        grain_chunk(inp, i, a, chunk, Entries { h, pair, flags }, &mut acc);
     }
     for (&code, h) in listed[split..].iter().zip(hist_w) {
         wall(inp, i, a, code, h, &mut acc);
     }
-    let mut tally = acc.tally;
-    tally.overflow = acc.within.saturating_sub(inp.capacity as u64);
-    (acc.sum.total(&inp.law, g.inv_mass[i], a.0, a.2), tally)
+    let own = Own {
+        sum: acc.sum,
+        within: acc.within,
+    };
+    (own, acc.tally)
 }
 
-/// What a grain gathers over its list: the force sums, the tally, and the
-/// bodies within the alert distance.
+/// What a grain gathers over its own entries: the force sums, the tally,
+/// and the bodies within the alert distance.
 #[derive(Default)]
 struct Acc {
     sum: Sum,
     tally: Tally,
-    within: u64,
+    within: u32,
 }
 
 /// Bit t of each mask for the t-th grain of a chunk of at most 64.
@@ -419,8 +555,6 @@ struct Masks {
     within: u64,
     /// Neither surely within nor surely beyond the alert distance.
     band: u64,
-    /// Index above the grain's (the pair is counted by this grain).
-    above: u64,
 }
 
 /// The masks of grain i (at `x`, radius `r`) over the grains `chunk`, with
@@ -428,7 +562,7 @@ struct Masks {
 /// [`SURELY_BEYOND`], so that only the candidates near a boundary take the
 /// exact test of the detection.
 #[inline]
-fn screen(g: &Grains, grid: &Grid, (i, x, r): (usize, [f32; 2], f32), alert: f32, chunk: &[u32]) -> Masks {
+fn screen(g: &Grains, grid: &Grid, (x, r): ([f32; 2], f32), alert: f32, chunk: &[u32]) -> Masks {
     const SURELY_WITHIN: f32 = 2.0 - SURELY_BEYOND;
     let mut m = Masks::default();
     for (t, &j) in chunk.iter().enumerate() {
@@ -442,18 +576,18 @@ fn screen(g: &Grains, grid: &Grid, (i, x, r): (usize, [f32; 2], f32), alert: f32
         m.within |= u64::from(d2 <= lo * lo) << t;
         // Within the wide reach; the band is what of it is not surely within.
         m.band |= u64::from(d2 <= hi * hi) << t;
-        m.above |= u64::from(j > i) << t;
     }
     m.band &= !m.within;
     m
 }
 
-/// A chunk of grain i's listed grains (`chunk`, their history `h`) into `acc`.
+/// A chunk of grain i's listed grains (`chunk`, all of higher index; their
+/// history, pair parts and flags in `e`) into `acc`.
 #[inline]
-fn grain_chunk(inp: &Listed, i: usize, a: Disk, chunk: &[u32], h: &mut [f32], acc: &mut Acc) {
+fn grain_chunk(inp: &Listed, i: usize, a: Disk, chunk: &[u32], e: Entries, acc: &mut Acc) {
     let (g, law, alert) = (inp.grains, &inp.law, inp.alert);
     let x = g.pos[i];
-    let m = screen(g, inp.grid, (i, x, a.0), alert, chunk);
+    let m = screen(g, inp.grid, (x, a.0), alert, chunk);
     let mut inside = m.within;
     let mut band = m.band;
     while band != 0 {
@@ -464,8 +598,8 @@ fn grain_chunk(inp: &Listed, i: usize, a: Disk, chunk: &[u32], h: &mut [f32], ac
             inside |= 1 << t;
         }
     }
-    acc.within += u64::from(inside.count_ones());
-    acc.tally.contacts += u64::from((inside & m.above).count_ones());
+    acc.within += inside.count_ones();
+    acc.tally.contacts += u64::from(inside.count_ones());
     let (mut near, mut touched) = (m.near, 0u64);
     while near != 0 {
         let t = near.trailing_zeros() as usize;
@@ -478,14 +612,19 @@ fn grain_chunk(inp: &Listed, i: usize, a: Disk, chunk: &[u32], h: &mut [f32], ac
         touched |= 1 << t;
         acc.tally.max_overlap = acc.tally.max_overlap.max(-gap);
         let b = (g.radius[j], g.vel[j], g.ang_vel[j]);
-        let forces = closed(law, n, -gap, g.inv_mass[i] + g.inv_mass[j], a, b, &mut h[t]);
-        acc.sum.add(law, n, forces, a.0);
+        let (f_n, f_t) = closed(law, n, -gap, g.inv_mass[i] + g.inv_mass[j], a, b, &mut e.h[t]);
+        let f = contact_force(n, (f_n, f_t));
+        e.pair[t] = PairForce { f, f_n, f_t };
+        acc.sum.add_force(law, f, (f_n, f_t), a.0);
+    }
+    for (t, fl) in e.flags.iter_mut().enumerate() {
+        *fl = ((inside >> t & 1) as u8 * WITHIN) | ((touched >> t & 1) as u8 * TOUCHING);
     }
     // An open contact keeps no history. Most chunks touch nothing: one fill.
     if touched == 0 {
-        h.fill(0.0);
+        e.h.fill(0.0);
     } else {
-        for (t, ht) in h.iter_mut().enumerate() {
+        for (t, ht) in e.h.iter_mut().enumerate() {
             *ht = if touched >> t & 1 == 1 { *ht } else { 0.0 };
         }
     }
