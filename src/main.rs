@@ -73,8 +73,8 @@ fn private_runtime_dir() {
 /// Run `work` on a thread of rayon's global pool (built with the main
 /// thread's 8 MiB stack). The CPU stages' parallel loops then start from
 /// inside the pool; started from outside, every loop hands its work to a
-/// worker and sleeps until it is done, a wake-up per loop that cost about a
-/// sixth of a single-threaded DEM step (BENCHMARKS.md).
+/// worker and sleeps until it is done, a wake-up per loop (a one-thread DEM
+/// discharge took 1.36x the wall time that way, BENCHMARKS.md).
 fn on_pool<R: Send>(work: impl FnOnce() -> R + Send) -> R {
     // Fails only when a pool exists already, which then serves as it is.
     let _ = rayon::ThreadPoolBuilder::new().stack_size(8 << 20).build_global();

@@ -339,8 +339,8 @@ struct Scan<'a> {
 
 impl Scan<'_> {
     /// Grain i's bodies within reach into `out` (grains of higher index in
-    /// bin order, then segments, then corners); returns how many there are (all counted, at
-    /// most `out.len()` written).
+    /// bin order, then segments, then corners); returns how many there are
+    /// (all counted, at most `out.len()` written).
     fn list(&self, i: usize, out: &mut [u32]) -> u32 {
         let g = self.grains;
         let (x, r) = (g.pos[i], g.radius[i]);
@@ -420,7 +420,7 @@ pub struct Listed<'a> {
 /// [`force_listed`] for the second: the force on the pair's lower-index
 /// grain (the higher one's is its exact negative) and its (F_n, F_t).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct PairForce {
+struct PairForce {
     f: [f32; 2],
     f_n: f32,
     f_t: f32,
@@ -435,7 +435,7 @@ const TOUCHING: u8 = 2;
 /// entries (higher-index grains and the walls) and how many of them are
 /// within the alert distance.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Own {
+struct Own {
     sum: Sum,
     within: u32,
 }
