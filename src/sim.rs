@@ -448,7 +448,7 @@ impl Run {
             kinetic_energy: t.kinetic_energy,
             potential_energy: t.potential_energy,
             momentum: t.momentum,
-            contacts: tally.last.contacts,
+            contacts: t.contacts.unwrap_or(tally.last.contacts),
             iterations: tally.since_row_iterations as f64 / tally.since_row_steps.max(1) as f64,
             residual: f64::from(tally.last.residual),
             max_overlap: t.max_overlap,

@@ -226,13 +226,14 @@ impl<S: HostStepper> Backend for CpuHostBackend<S> {
     fn grains(&mut self) -> Result<&Grains> {
         Ok(&self.grains)
     }
+    /// The totals over the stepper's contact lists at this instant, whose
+    /// distinct contacts they count (the DEM's steps do not).
     fn totals(&mut self, region: &Region) -> Result<Totals> {
-        Ok(reduce(
-            &self.grains,
-            self.stepper.lists(&self.grains, &self.walls),
-            &self.walls,
-            region,
-        ))
+        let lists = self.stepper.lists(&self.grains, &self.walls);
+        Ok(Totals {
+            contacts: Some(lists.distinct()),
+            ..reduce(&self.grains, lists, &self.walls, region)
+        })
     }
     /// The arrays grow; the steppers keep nothing per grain between steps
     /// that a new grain could miss (the DEM finds the count changed and

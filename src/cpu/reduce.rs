@@ -91,5 +91,6 @@ fn one(grains: &Grains, lists: &ContactLists, walls: &Walls, region: &Region, i:
         lost: u64::from(!inside),
         max_overlap: f64::from(overlap),
         max_speed: (v[0] * v[0] + v[1] * v[1]).sqrt(),
+        contacts: None,
     }
 }

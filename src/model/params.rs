@@ -401,7 +401,9 @@ pub struct StepStats {
     pub converged: bool,
     /// Largest velocity correction |dP| W of the last iteration, m/s.
     pub residual: f32,
-    /// Distinct potential contacts (a grain pair counts once).
+    /// Distinct potential contacts (a grain pair counts once); 0 from a step
+    /// that does not count them (the CPU DEM on its neighbour lists, whose
+    /// backend counts them for the totals instead: [`crate::model::Totals::contacts`]).
     pub contacts: u64,
     /// Contacts dropped because a grain's list was full.
     pub overflow: u64,

@@ -16,6 +16,10 @@ pub struct Totals {
     pub max_overlap: f64,
     /// Largest grain speed, m/s.
     pub max_speed: f64,
+    /// Distinct potential contacts at this instant, from a backend whose
+    /// steps do not count them ([`crate::model::StepStats::contacts`]); None
+    /// where the last step's count stands.
+    pub contacts: Option<u64>,
 }
 
 impl Totals {
@@ -28,6 +32,10 @@ impl Totals {
             lost: a.lost + b.lost,
             max_overlap: a.max_overlap.max(b.max_overlap),
             max_speed: a.max_speed.max(b.max_speed),
+            contacts: match (a.contacts, b.contacts) {
+                (None, None) => None,
+                (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+            },
         }
     }
 }

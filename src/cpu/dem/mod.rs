@@ -243,9 +243,10 @@ impl DemStepper {
     /// ([`neighbours`]): binning and detection run only when a grain has
     /// moved half the skin since they last ran, a grain and a moving wall
     /// together the skin, or the walls or the grain count changed. Same
-    /// contacts, forces and statistics as [`Self::step`] up to the order the
-    /// forces are summed in; `lists` is redone on
-    /// demand by [`Self::contact_lists`]. Semi-implicit Euler runs
+    /// contacts, forces and deepest overlap as [`Self::step`] up to the
+    /// order the forces are summed in; the step does not count the pairs
+    /// within the alert distance (`contacts` and `overflow` are 0: every
+    /// contact acts), which [`Self::contact_lists`] redoes on demand. Semi-implicit Euler runs
     /// [`Self::step`].
     pub fn step_listed(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> StepStats {
         if !self.dem.integrator.kdk() {
@@ -299,7 +300,6 @@ impl DemStepper {
             law: law(&self.dem, self.phase, p.dt),
             alert: p.alert,
             grid: &self.grid,
-            capacity: self.lists.capacity,
             grains,
             walls,
         };

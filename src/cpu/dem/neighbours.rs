@@ -5,15 +5,23 @@
 //! every step.
 //!
 //! ```text
-//!   build:    list body b of grain i when gap(i, b) < alert + skin  (positions x0, walls W0)
+//!   build:    list grain j of grain i when gap(i, j) < skin,
+//!             wall body b of grain i when gap(i, b) < alert + skin  (positions x0, walls W0)
 //!   rebuild:  when D_g = max_i |x_i - x0_i| > skin / 2,
 //!             or D_g + D_w > skin, D_w = max over wall points |y - y0|,
 //!             or the walls (other than moved) or the grain count changed
+//!   skin    = SKIN_PER_RADIUS * mean radius (at the build)
 //! ```
 //! Two grains each moved by at most skin/2 close their gap by at most the
-//! skin; a grain and a wall close theirs by at most D_g + D_w, so every body
-//! within the alert distance of a grain (every contact, every body the
-//! per-step detection would list) is in its list until the next build. A
+//! skin; a grain and a wall close theirs by at most D_g + D_w, so every
+//! grain a grain touches, and every wall within the alert distance of a
+//! grain (the walls the per-step detection would list), is in its list
+//! until the next build. Grain pairs within the alert distance but apart do
+//! not act on each other, and the lists leave them out: a list is a few
+//! grains long whatever the alert distance, so the step's cost does not grow
+//! with it. A wall is listed up to alert + skin because the detection's
+//! rule for a one-sided segment compares the unsigned gap with the alert
+//! distance ([`wall`]). A
 //! wall moves rigidly (`model::motion`), so no point of a segment moves
 //! farther than the farther of its ends, and D_w is the largest of the
 //! segment ends' and corners' displacements since the build; still walls have
@@ -28,9 +36,11 @@
 //! its minimum image, and so is a grain's displacement since the build: a
 //! grain wrapped from xmax to xmin has moved by its step, not by the period.
 //!
-//! Contact lists of K slots drop the contacts past K (the overflow the step
-//! reports); these lists have no such limit, so under overflow every
-//! contact still acts, and the overflow is reported the same.
+//! The step's statistics are those of its forces: the deepest overlap. The
+//! pairs within the alert distance (the contact count of a detection, and
+//! the overflow of its lists of K slots) are not in these lists; a row
+//! counts them from the detection [`super::DemStepper::contact_lists`]
+//! redoes. These lists have no slot limit: every contact acts.
 //!
 //! Half lists: a grain pair is listed once, by its lower-index grain, and
 //! its force computed once; a reverse index (the entries that list each
@@ -49,9 +59,9 @@ use crate::cpu::detect::{SURELY_BEYOND, Tally, corner_gap, grain_gap_in, segment
 use crate::cpu::grid::Bins;
 use crate::model::{Body, ContactLists, DemLaw, Grains, Grid, Segment, Walls, dot, sub};
 
-/// Skin as a multiple of the alert distance: lists reach 1.5 alert beyond
-/// contact and last until a grain has moved a quarter of the alert distance.
-pub const SKIN_PER_ALERT: f32 = 0.5;
+/// Skin as a multiple of the grains' mean radius: grain lists reach this
+/// beyond contact and last until a grain has moved half of it.
+pub const SKIN_PER_RADIUS: f32 = 0.25;
 
 /// The lists, the positions they were built at, and the history of each
 /// listed entry.
@@ -82,18 +92,12 @@ pub struct Neighbours {
     spare_bodies: Vec<u32>,
     spare_history: Vec<f32>,
     spare_count: Vec<u32>,
-    /// The entries (slot indices, `stride` per grain) that list grain i,
-    /// all of lower index: `rev[rev_start[i]..rev_start[i + 1]]`, in
-    /// ascending order.
-    rev_start: Vec<u32>,
-    rev: Vec<u32>,
     /// How many of each grain's entries are grains (they come first).
     grain_entries: Vec<u32>,
-    /// [`force_listed`]'s scratch: each grain's sums over its own entries,
-    /// each entry's pair part and flags.
-    own: Vec<Own>,
-    pair: Vec<PairForce>,
-    flags: Vec<u8>,
+    /// [`force_listed`]'s scratch: each grain's force sums, and per block
+    /// of [`PAR_MIN`] grains the touching pairs its grains computed.
+    sums: Vec<Sum>,
+    touching: Vec<Vec<PairForce>>,
 }
 
 impl Neighbours {
@@ -151,14 +155,15 @@ impl Neighbours {
 
     /// Bin and list at the current positions, carrying the history over.
     fn build(&mut self, grid: &Grid, grains: &Grains, walls: &Walls, alert: f32) {
-        let skin = SKIN_PER_ALERT * alert;
+        let n = grains.len();
+        let mean_radius = grains.radius.iter().map(|&r| f64::from(r)).sum::<f64>() / n.max(1) as f64;
+        let skin = SKIN_PER_RADIUS * mean_radius as f32;
         let coarse = grown(grid, skin);
         self.bins.build(&coarse, &grains.pos);
         std::mem::swap(&mut self.bodies, &mut self.spare_bodies);
         std::mem::swap(&mut self.history, &mut self.spare_history);
         std::mem::swap(&mut self.count, &mut self.spare_count);
         let old_stride = self.stride;
-        let (n, reach) = (grains.len(), alert + skin);
         self.stride = self.stride.max(8);
         loop {
             self.count.resize(n, 0);
@@ -168,7 +173,8 @@ impl Neighbours {
                 bins: &self.bins,
                 grains,
                 walls,
-                reach,
+                reach: skin,
+                wall_reach: alert + skin,
             };
             let most = (self.count.par_iter_mut(), self.bodies.par_chunks_mut(self.stride))
                 .into_par_iter()
@@ -190,7 +196,7 @@ impl Neighbours {
         if self.spare_count.len() == n {
             self.carry(old_stride);
         }
-        self.reverse(n);
+        self.split(n);
         self.anchor.clone_from(&grains.pos);
         self.grid = coarse;
         self.wall_anchor.clear();
@@ -199,42 +205,17 @@ impl Neighbours {
         self.builds += 1;
     }
 
-    /// The reverse index: for each grain, the entries of lower-index grains
-    /// that list it (a counting sort of the entries by the grain they list).
-    fn reverse(&mut self, n: usize) {
+    /// How many of each grain's entries are grains.
+    fn split(&mut self, n: usize) {
         let stride = self.stride;
-        let listed_grains = |i: usize| {
-            let slots = i * stride..i * stride + self.count[i] as usize;
-            self.bodies[slots.clone()]
-                .iter()
-                .zip(slots)
-                .filter_map(|(&b, e)| match Body::decode(b) {
-                    Body::Grain(j) => Some((j as usize, e as u32)),
-                    _ => None,
-                })
-        };
-        self.rev_start.clear();
-        self.rev_start.resize(n + 1, 0);
         self.grain_entries.clear();
-        for i in 0..n {
-            let mut grains = 0;
-            for (j, _) in listed_grains(i) {
-                self.rev_start[j + 1] += 1;
-                grains += 1;
-            }
-            self.grain_entries.push(grains);
-        }
-        for j in 0..n {
-            self.rev_start[j + 1] += self.rev_start[j];
-        }
-        self.rev.resize(self.rev_start[n] as usize, 0);
-        let mut next = self.rev_start.clone();
-        for i in 0..n {
-            for (j, e) in listed_grains(i) {
-                self.rev[next[j] as usize] = e;
-                next[j] += 1;
-            }
-        }
+        self.grain_entries.extend((0..n).map(|i| {
+            let listed = &self.bodies[i * stride..i * stride + self.count[i] as usize];
+            listed
+                .iter()
+                .filter(|&&b| matches!(Body::decode(b), Body::Grain(_)))
+                .count() as u32
+        }));
     }
 
     /// Each new entry takes the history of the old entry of the same grain
@@ -333,8 +314,10 @@ struct Scan<'a> {
     bins: &'a Bins,
     grains: &'a Grains,
     walls: &'a Walls,
-    /// List a body whose gap is below this, m.
+    /// List a grain whose gap is below this, m.
     reach: f32,
+    /// List a segment or corner whose unsigned gap is below this, m.
+    wall_reach: f32,
 }
 
 impl Scan<'_> {
@@ -377,13 +360,13 @@ impl Scan<'_> {
             }
         }
         for (k, s) in self.walls.segments.iter().enumerate() {
-            if distance_to(s, x) - r < self.reach {
+            if distance_to(s, x) - r < self.wall_reach {
                 push(Body::Segment(k as u32));
             }
         }
         for (k, c) in self.walls.corners.iter().enumerate() {
             let d = sub(x, c.pos);
-            if dot(d, d).sqrt() - r < self.reach {
+            if dot(d, d).sqrt() - r < self.wall_reach {
                 push(Body::Corner(k as u32));
             }
         }
@@ -410,197 +393,122 @@ pub struct Listed<'a> {
     pub alert: f32,
     /// The detection grid (its period along x, for the offsets).
     pub grid: &'a Grid,
-    /// K, the contact lists' capacity (for the overflow count).
-    pub capacity: usize,
     pub grains: &'a Grains,
     pub walls: &'a Walls,
 }
 
-/// A listed grain pair's part, kept from the first pass of
-/// [`force_listed`] for the second: the force on the pair's lower-index
-/// grain (the higher one's is its exact negative) and its (F_n, F_t).
-#[derive(Debug, Clone, Copy, Default)]
+/// A touching grain pair, kept from the first pass of [`force_listed`] for
+/// the second: the higher-index grain `j`, the force on the lower-index one
+/// (the higher one's is its exact negative) and its (F_n, F_t).
+#[derive(Debug, Clone, Copy)]
 struct PairForce {
+    j: u32,
     f: [f32; 2],
     f_n: f32,
     f_t: f32,
 }
 
-/// [`PairForce`] flags: the pair is within the alert distance; it touches
-/// (its force is set).
-const WITHIN: u8 = 1;
-const TOUCHING: u8 = 2;
-
-/// What grain i gathers in the first pass: the force sums over its own
-/// entries (higher-index grains and the walls) and how many of them are
-/// within the alert distance.
-#[derive(Debug, Clone, Copy, Default)]
-struct Own {
-    sum: Sum,
-    within: u32,
-}
-
 /// Stage `dem_force` on the lists: force and torque of every grain and each
-/// entry's new history; returns the tally the per-step detection would
-/// report. Each grain pair is computed once, by its lower-index grain
-/// (parallel over grains); a second pass (parallel over grains) adds to each
-/// grain the pairs listed by lower-index grains, with the sign flipped.
+/// entry's new history; returns the step's tally: its deepest overlap (the
+/// contact count and overflow of a detection are a row's, see the module's
+/// doc). Each grain pair is computed once, by its lower-index grain, in
+/// parallel over blocks of grains; then the blocks' touching pairs, in
+/// grain order, add their negated forces to the higher-index grains, and
+/// each grain's total is taken (in parallel). A grain's sum thus runs over
+/// its own entries, then its lower-index partners in ascending order,
+/// whatever the thread count.
 pub fn force_listed(inp: &Listed, nb: &mut Neighbours, force: &mut [[f32; 2]], torque: &mut [f32]) -> Tally {
     let (n, stride) = (inp.grains.len(), nb.stride);
-    nb.own.resize(n, Own::default());
-    nb.pair.resize(n * stride, PairForce::default());
-    nb.flags.resize(n * stride, 0);
+    nb.sums.resize(n, Sum::default());
+    nb.touching.resize_with(n.div_ceil(PAR_MIN), Vec::new);
     let (count, bodies, grain_entries) = (&nb.count, &nb.bodies, &nb.grain_entries);
-    // Blocks of PAR_MIN grains, each a rayon task with its own tally.
-    let mut tally = (
-        nb.own.par_chunks_mut(PAR_MIN),
+    let tally = (
+        nb.sums.par_chunks_mut(PAR_MIN),
         nb.history.par_chunks_mut(PAR_MIN * stride),
-        nb.pair.par_chunks_mut(PAR_MIN * stride),
-        nb.flags.par_chunks_mut(PAR_MIN * stride),
+        nb.touching.par_iter_mut(),
     )
         .into_par_iter()
         .enumerate()
-        .map(|(block, (own, h, pair, flags))| {
+        .map(|(block, (sums, h, touching))| {
             let mut tally = Tally::default();
-            let slots = h
-                .chunks_mut(stride)
-                .zip(pair.chunks_mut(stride))
-                .zip(flags.chunks_mut(stride));
-            for (k, (o, ((h, pair), flags))) in own.iter_mut().zip(slots).enumerate() {
+            touching.clear();
+            for (k, (sum, h)) in sums.iter_mut().zip(h.chunks_mut(stride)).enumerate() {
                 let i = block * PAR_MIN + k;
                 let listed = &bodies[i * stride..i * stride + count[i] as usize];
-                let t;
-                (*o, t) = own_entries(inp, i, (listed, grain_entries[i] as usize), Entries { h, pair, flags });
-                tally = tally.and(t);
+                let split = grain_entries[i] as usize;
+                let mut acc = Acc {
+                    sum: Sum::default(),
+                    tally: &mut tally,
+                    touching,
+                };
+                own_entries(inp, i, (listed, split), h, &mut acc);
+                *sum = acc.sum;
             }
             tally
         })
         .reduce(Tally::default, Tally::and);
-    let (own, pair, flags) = (&nb.own, &nb.pair, &nb.flags);
-    let (rev_start, rev) = (&nb.rev_start, &nb.rev);
-    let g = inp.grains;
-    tally.overflow = (force.par_chunks_mut(PAR_MIN), torque.par_chunks_mut(PAR_MIN))
+    let (g, law) = (inp.grains, &inp.law);
+    for p in nb.touching.iter().flatten() {
+        let j = p.j as usize;
+        nb.sums[j].add_force(law, [-p.f[0], -p.f[1]], (p.f_n, p.f_t), g.radius[j]);
+    }
+    let sums = &nb.sums;
+    (force, torque)
         .into_par_iter()
+        .with_min_len(PAR_MIN)
         .enumerate()
-        .map(|(block, (f, t))| {
-            let mut overflow = 0u64;
-            for (k, (f, t)) in f.iter_mut().zip(t).enumerate() {
-                let i = block * PAR_MIN + k;
-                let Own { mut sum, mut within } = own[i];
-                let r = g.radius[i];
-                for &e in &rev[rev_start[i] as usize..rev_start[i + 1] as usize] {
-                    let e = e as usize;
-                    within += u32::from(flags[e] & WITHIN);
-                    if flags[e] & TOUCHING != 0 {
-                        let p = pair[e];
-                        sum.add_force(&inp.law, [-p.f[0], -p.f[1]], (p.f_n, p.f_t), r);
-                    }
-                }
-                (*f, *t) = sum.total(&inp.law, g.inv_mass[i], r, g.ang_vel[i]);
-                overflow += u64::from(within.saturating_sub(inp.capacity as u32));
-            }
-            overflow
-        })
-        .sum();
+        .for_each(|(i, (f, t))| {
+            (*f, *t) = sums[i].total(law, g.inv_mass[i], g.radius[i], g.ang_vel[i]);
+        });
     tally
 }
 
-/// Grain i's own entries: the history, pair and flags of its slots.
-struct Entries<'a> {
-    h: &'a mut [f32],
-    pair: &'a mut [PairForce],
-    flags: &'a mut [u8],
-}
-
 /// Grain i's own entries (`listed`: `split` higher-index grains, then
-/// walls): their sums, pair parts and flags, the new history, and grain i's
-/// part of the tally (its pairs within the alert distance, each pair counted
-/// here alone; its walls).
+/// walls, their history `h`) into `acc`.
 #[inline]
-fn own_entries(inp: &Listed, i: usize, (listed, split): (&[u32], usize), e: Entries) -> (Own, Tally) {
+fn own_entries(inp: &Listed, i: usize, (listed, split): (&[u32], usize), h: &mut [f32], acc: &mut Acc) {
     let g = inp.grains;
     let a: Disk = (g.radius[i], g.vel[i], g.ang_vel[i]);
-    let mut acc = Acc::default();
-    let (hist_g, hist_w) = e.h.split_at_mut(split);
-    let chunks = listed[..split].chunks(64).zip(hist_g.chunks_mut(64));
-    let parts = e.pair[..split].chunks_mut(64).zip(e.flags[..split].chunks_mut(64));
-    for ((chunk, h), (pair, flags)) in chunks.zip(parts) {
-        grain_chunk(inp, i, a, chunk, Entries { h, pair, flags }, &mut acc);
+    let (hist_g, hist_w) = h.split_at_mut(split);
+    for (chunk, h) in listed[..split].chunks(64).zip(hist_g.chunks_mut(64)) {
+        grain_chunk(inp, i, a, chunk, h, acc);
     }
     for (&code, h) in listed[split..].iter().zip(hist_w) {
-        wall(inp, i, a, code, h, &mut acc);
+        wall(inp, i, a, code, h, acc);
     }
-    let own = Own {
-        sum: acc.sum,
-        within: acc.within,
-    };
-    (own, acc.tally)
 }
 
-/// What a grain gathers over its own entries: the force sums, the tally,
-/// and the bodies within the alert distance.
-#[derive(Default)]
-struct Acc {
+/// What a grain gathers over its own entries: its force sum, the block's
+/// tally and the block's touching grain pairs.
+struct Acc<'a> {
     sum: Sum,
-    tally: Tally,
-    within: u32,
+    tally: &'a mut Tally,
+    touching: &'a mut Vec<PairForce>,
 }
 
-/// Bit t of each mask for the t-th grain of a chunk of at most 64.
-#[derive(Default)]
-struct Masks {
-    /// Not surely apart: maybe touching.
-    near: u64,
-    /// Surely within the alert distance.
-    within: u64,
-    /// Neither surely within nor surely beyond the alert distance.
-    band: u64,
-}
-
-/// The masks of grain i (at `x`, radius `r`) over the grains `chunk`, with
-/// no branch: squared distances against the reaches widened or narrowed by
-/// [`SURELY_BEYOND`], so that only the candidates near a boundary take the
-/// exact test of the detection.
+/// Bit t set for the t-th grain of `chunk` (at most 64) that grain i (at
+/// `x`, radius `r`) may touch, with no branch: squared distances against
+/// the contact distance widened by [`SURELY_BEYOND`], so that only those
+/// candidates take the exact test of the detection.
 #[inline]
-fn screen(g: &Grains, grid: &Grid, (x, r): ([f32; 2], f32), alert: f32, chunk: &[u32]) -> Masks {
-    const SURELY_WITHIN: f32 = 2.0 - SURELY_BEYOND;
-    let mut m = Masks::default();
+fn screen(g: &Grains, grid: &Grid, (x, r): ([f32; 2], f32), chunk: &[u32]) -> u64 {
+    let mut near = 0u64;
     for (t, &j) in chunk.iter().enumerate() {
         let j = j as usize;
         let d = grid.min_image(sub(x, g.pos[j]));
-        let d2 = dot(d, d);
-        let s = r + g.radius[j];
-        let touch = s * SURELY_BEYOND;
-        let (lo, hi) = ((s + alert) * SURELY_WITHIN, (s + alert) * SURELY_BEYOND);
-        m.near |= u64::from(d2 <= touch * touch) << t;
-        m.within |= u64::from(d2 <= lo * lo) << t;
-        // Within the wide reach; the band is what of it is not surely within.
-        m.band |= u64::from(d2 <= hi * hi) << t;
+        let touch = (r + g.radius[j]) * SURELY_BEYOND;
+        near |= u64::from(dot(d, d) <= touch * touch) << t;
     }
-    m.band &= !m.within;
-    m
+    near
 }
 
 /// A chunk of grain i's listed grains (`chunk`, all of higher index; their
-/// history, pair parts and flags in `e`) into `acc`.
+/// history `h`) into `acc`.
 #[inline]
-fn grain_chunk(inp: &Listed, i: usize, a: Disk, chunk: &[u32], e: Entries, acc: &mut Acc) {
-    let (g, law, alert) = (inp.grains, &inp.law, inp.alert);
+fn grain_chunk(inp: &Listed, i: usize, a: Disk, chunk: &[u32], h: &mut [f32], acc: &mut Acc) {
+    let (g, law) = (inp.grains, &inp.law);
     let x = g.pos[i];
-    let m = screen(g, inp.grid, (x, a.0), alert, chunk);
-    let mut inside = m.within;
-    let mut band = m.band;
-    while band != 0 {
-        let t = band.trailing_zeros() as usize;
-        band &= band - 1;
-        let j = chunk[t] as usize;
-        if grain_gap_in(inp.grid, (x, a.0), (g.pos[j], g.radius[j]), i < j).1 < alert {
-            inside |= 1 << t;
-        }
-    }
-    acc.within += inside.count_ones();
-    acc.tally.contacts += u64::from(inside.count_ones());
-    let (mut near, mut touched) = (m.near, 0u64);
+    let (mut near, mut touched) = (screen(g, inp.grid, (x, a.0), chunk), 0u64);
     while near != 0 {
         let t = near.trailing_zeros() as usize;
         near &= near - 1;
@@ -612,19 +520,21 @@ fn grain_chunk(inp: &Listed, i: usize, a: Disk, chunk: &[u32], e: Entries, acc: 
         touched |= 1 << t;
         acc.tally.max_overlap = acc.tally.max_overlap.max(-gap);
         let b = (g.radius[j], g.vel[j], g.ang_vel[j]);
-        let (f_n, f_t) = closed(law, n, -gap, g.inv_mass[i] + g.inv_mass[j], a, b, &mut e.h[t]);
+        let (f_n, f_t) = closed(law, n, -gap, g.inv_mass[i] + g.inv_mass[j], a, b, &mut h[t]);
         let f = contact_force(n, (f_n, f_t));
-        e.pair[t] = PairForce { f, f_n, f_t };
+        acc.touching.push(PairForce {
+            j: j as u32,
+            f,
+            f_n,
+            f_t,
+        });
         acc.sum.add_force(law, f, (f_n, f_t), a.0);
-    }
-    for (t, fl) in e.flags.iter_mut().enumerate() {
-        *fl = ((inside >> t & 1) as u8 * WITHIN) | ((touched >> t & 1) as u8 * TOUCHING);
     }
     // An open contact keeps no history. Most chunks touch nothing: one fill.
     if touched == 0 {
-        e.h.fill(0.0);
+        h.fill(0.0);
     } else {
-        for (t, ht) in e.h.iter_mut().enumerate() {
+        for (t, ht) in h.iter_mut().enumerate() {
             *ht = if touched >> t & 1 == 1 { *ht } else { 0.0 };
         }
     }
@@ -657,8 +567,6 @@ fn wall(inp: &Listed, i: usize, a: Disk, code: u32, h: &mut f32, acc: &mut Acc) 
         *h = 0.0;
         return;
     }
-    acc.within += 1;
-    acc.tally.contacts += 1;
     acc.tally.max_overlap = acc.tally.max_overlap.max(-gap);
     if gap >= 0.0 {
         *h = 0.0;
