@@ -121,7 +121,10 @@ pub struct Run {
     tally: Tally,
     times: Vec<f64>,
     passed: Vec<u64>,
+    /// When this invocation started, and the steps taken before it (a
+    /// resumed run's): the rates are of the steps since.
     start: Instant,
+    start_steps: u64,
     settling: bool,
     settle_steps: u64,
     discharge_start: f64,
@@ -258,6 +261,7 @@ impl Run {
         };
         r.n = state.grains.len() as u64;
         r.tally = state.tally.clone();
+        r.start_steps = r.tally.steps;
         if let Some(tol) = r.tally.tol {
             r.p.tol = tol;
         }
@@ -358,6 +362,7 @@ impl Run {
             times: Vec::new(),
             passed: Vec::new(),
             start: Instant::now(),
+            start_steps: 0,
             settling: plan.settle_max > 0,
             settle_steps: 0,
             discharge_start: 0.0,
@@ -406,8 +411,8 @@ impl Run {
             // A last row off the census's steps: what touches now.
             self.look(backend, true)?;
         }
-        self.overlaps.sample(self.census.lists());
         let grains = backend.grains()?;
+        self.overlaps.sample(self.census.lists(grains, &self.walls_now));
         out.row(&self.row(&t, grains, step, time))?;
         out.frame(time, grains)?;
         if self.motion.is_some() {
@@ -660,8 +665,8 @@ impl Run {
             sim_time: tally.steps as f64 * dt,
             discharge_start: self.discharge_start,
             wall_seconds: wall,
-            steps_per_second: tally.steps as f64 / wall.max(1e-9),
-            grain_steps_per_second: (tally.steps * n) as f64 / wall.max(1e-9),
+            steps_per_second: (tally.steps - self.start_steps) as f64 / wall.max(1e-9),
+            grain_steps_per_second: ((tally.steps - self.start_steps) * n) as f64 / wall.max(1e-9),
             backend: backend.kind().name().to_string(),
             adapter: backend.adapter(),
             // What ran: `auto` resolved for this backend.

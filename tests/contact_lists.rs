@@ -88,7 +88,7 @@ fn a_grain_with_more_touching_neighbours_than_the_start_capacity_is_counted_whol
     let mut census = Census::new(grid, 64, Elastic::Rigid, 1e-7);
     let t = census.look(&g, &Walls::default(), true);
     assert_eq!((t.grain_pairs, t.wall_pairs), (12, 0));
-    let lists = census.lists();
+    let lists = census.lists(&g, &Walls::default());
     assert!(lists.capacity >= 12 && lists.capacity < 64, "{} slots", lists.capacity);
     let mut h = OverlapHistogram::new(f64::from(small));
     h.sample(lists);

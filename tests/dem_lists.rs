@@ -221,3 +221,77 @@ fn hertz_mindlin_history_survives_rebuilds() {
     assert!(loaded > 2000, "the contact holds a history: {loaded} steps");
     assert!(builds > 10, "the fast grain forces rebuilds: {builds}");
 }
+
+/// The census of new contacts (`backend::census`), which looks on lists
+/// with a skin, against the detection at every step: the same touching
+/// pairs, new contacts and elastic energy at every step of the thrown pile,
+/// for the DEM's touch distance (0) and an NSCD tolerance.
+#[test]
+fn the_census_on_lists_counts_what_detection_every_step_counts() {
+    use hourglass::backend::census::{Census, Elastic};
+    use hourglass::model::Body;
+    use std::collections::BTreeSet;
+
+    let (g0, walls) = thrown_pile();
+    let dem = DemParams::default();
+    let p = params(dem_dt(&g0, f64::from(dem.kn), 0.1) as f32, 0.001);
+    let grid = common::grid_around(&g0, &walls, p.alert);
+    let elastic = Elastic::Hertz { kn: f64::from(dem.kn) };
+    for touch in [0.0, 5e-5] {
+        let (mut g, mut stepper) = (g0.clone(), DemStepper::new(grid, 16, dem));
+        let mut census = Census::new(grid, 32, elastic, touch);
+        let mut before = BTreeSet::new();
+        let (mut new_grain, mut new_wall) = (0u64, 0u64);
+        for k in 0..1500 {
+            stepper.step_listed(&mut g, &walls, &p);
+            let t = census.look(&g, &walls, k == 0);
+            let counted = census.take();
+            // The reference: the detection's lists at alert `touch`.
+            let lists = census.lists(&g, &walls);
+            let (mut now, mut energy) = (BTreeSet::new(), 0.0);
+            for i in 0..lists.grains() {
+                for c in lists.of(i).iter().filter(|c| c.gap < touch) {
+                    let key = match c.body() {
+                        Body::Grain(j) if (j as usize) < i => continue,
+                        Body::Grain(j) => (g.id[i].min(g.id[j as usize]), g.id[i].max(g.id[j as usize]), 0),
+                        Body::Segment(s) => (g.id[i], s, 1),
+                        Body::Corner(s) => (g.id[i], s, 2),
+                    };
+                    if c.gap < 0.0 {
+                        energy += elastic.energy(f64::from(-c.gap));
+                    }
+                    now.insert(key);
+                }
+            }
+            let grain_pairs = now.iter().filter(|key| key.2 == 0).count() as u64;
+            assert_eq!(
+                (t.grain_pairs, t.wall_pairs),
+                (grain_pairs, now.len() as u64 - grain_pairs),
+                "touch {touch}, step {k}"
+            );
+            assert!(
+                (t.elastic_energy - energy).abs() <= 1e-9 * energy,
+                "touch {touch}, step {k}: elastic energy {} vs {energy}",
+                t.elastic_energy
+            );
+            let fresh: Vec<_> = if k == 0 {
+                Vec::new()
+            } else {
+                now.difference(&before).collect()
+            };
+            let fresh_grain = fresh.iter().filter(|key| key.2 == 0).count() as u64;
+            assert_eq!(
+                counted,
+                (fresh_grain, fresh.len() as u64 - fresh_grain),
+                "touch {touch}, step {k}: new contacts"
+            );
+            (new_grain, new_wall) = (new_grain + counted.0, new_wall + counted.1);
+            before = now;
+        }
+        eprintln!("touch {touch}: {new_grain} new grain contacts, {new_wall} new wall contacts");
+        assert!(
+            new_grain > 20 && new_wall > 2,
+            "the pile collides: {new_grain}, {new_wall}"
+        );
+    }
+}

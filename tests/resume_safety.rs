@@ -313,6 +313,17 @@ fn each_finished_segment_keeps_its_summary() {
     let second = std::fs::read(dir.join("summary.json")).unwrap();
     let s: serde_json::Value = serde_json::from_slice(&second).unwrap();
     assert_eq!(s["steps"], 15);
+    // Its rates are of the 5 steps it took, in its own wall time.
+    let (rate, wall) = (
+        s["steps_per_second"].as_f64().unwrap(),
+        s["wall_seconds"].as_f64().unwrap(),
+    );
+    assert!((rate * wall - 5.0).abs() < 1e-6, "{rate} steps/s over {wall} s");
+    let grain_rate = s["grain_steps_per_second"].as_f64().unwrap();
+    assert!(
+        (grain_rate * wall - 5.0 * 45.0).abs() < 1e-4,
+        "{grain_rate} grain-steps/s over {wall} s"
+    );
     ok(&lab.resume(None, 5));
     assert_eq!(segments(&dir), ["summary_000000.json", "summary_000001.json"]);
     assert_eq!(std::fs::read(dir.join("segments/summary_000001.json")).unwrap(), second);

@@ -17,10 +17,16 @@
 //!                   linear spring 1/2 k_s dx^2 (dx = -gap)
 //! ```
 //!
-//! Cost: one host detection per step, and on the GPU one read-back of the
-//! grains per step (the lab's scenes have tens to thousands of grains).
+//! Cost: on the GPU one read-back of the grains per step. The touching
+//! pairs of a step are found on neighbour lists with a skin
+//! (`cpu::dem::neighbours`, the DEM's, listing grains within `touch` + skin):
+//! each step computes the listed gaps, and binning and listing run again
+//! only once a grain has moved half the skin, so a step costs a few gaps a
+//! grain and a sort of the touching keys. [`Census::lists`], for the
+//! overlaps at a row, runs the detection itself.
 
-use crate::cpu::detect::{TOUCHING_START_CAPACITY, detect_growing};
+use crate::cpu::dem::neighbours::Neighbours;
+use crate::cpu::detect::{TOUCHING_START_CAPACITY, corner_gap, detect_growing, grain_gap_in, segment_gap};
 use crate::cpu::grid::Bins;
 use crate::model::{Body, ContactLists, Grains, Grid, Walls};
 
@@ -80,6 +86,10 @@ pub struct Census {
     elastic: Elastic,
     /// Pairs closer than this touch, m.
     touch: f32,
+    /// The lists the looks run on.
+    near: Neighbours,
+    /// `lists` predates the last look.
+    stale: bool,
     /// The keys touching at the last look, sorted.
     before: Vec<Key>,
     now: Vec<Key>,
@@ -99,6 +109,8 @@ impl Census {
             lists: ContactLists::new(0, capacity.min(TOUCHING_START_CAPACITY)),
             capacity,
             elastic,
+            near: Neighbours::within(touch),
+            stale: true,
             before: Vec::new(),
             now: Vec::new(),
             new_grain: 0,
@@ -110,44 +122,52 @@ impl Census {
     /// did not at the last look, and return what touches now. The first
     /// look (the start state) counts nothing as new.
     pub fn look(&mut self, grains: &Grains, walls: &Walls, first: bool) -> Touching {
-        let (grid, bins, lists) = (&self.grid, &mut self.bins, &mut self.lists);
-        detect_growing(grid, bins, grains, walls, self.touch, lists, self.capacity);
+        let touch = self.touch;
+        self.near.update(&self.grid, grains, walls, touch);
+        self.stale = true;
         let mut t = Touching::default();
         self.now.clear();
-        for i in 0..self.lists.grains().min(grains.len()) {
-            let a = grains.id[i];
-            for c in self.lists.of(i) {
-                if c.gap >= self.touch {
+        for i in 0..grains.len() {
+            let (a, x, r) = (grains.id[i], grains.pos[i], grains.radius[i]);
+            for &code in self.near.of(i) {
+                // The detection's rules at alert `touch`, then its gap against `touch`.
+                let (key, gap) = match Body::decode(code) {
+                    Body::Grain(j) => {
+                        let j = j as usize;
+                        let (_, gap) = grain_gap_in(&self.grid, (x, r), (grains.pos[j], grains.radius[j]), true);
+                        let b = grains.id[j];
+                        ((a.min(b), a.max(b), GRAIN), gap)
+                    }
+                    Body::Segment(k) => match segment_gap(&walls.segments[k as usize], x, r) {
+                        Some((_, gap, reach)) if reach < touch => ((a, k, SEGMENT), gap),
+                        _ => continue,
+                    },
+                    Body::Corner(k) => match corner_gap(&walls.corners[k as usize], x, r) {
+                        Some((_, gap)) => ((a, k, CORNER), gap),
+                        None => continue,
+                    },
+                };
+                if gap >= touch {
                     continue;
                 }
-                let key = match c.body() {
-                    Body::Grain(j) => {
-                        if (j as usize) < i {
-                            continue;
-                        }
-                        let b = grains.id[j as usize];
-                        t.grain_pairs += 1;
-                        (a.min(b), a.max(b), GRAIN)
-                    }
-                    Body::Segment(k) => {
-                        t.wall_pairs += 1;
-                        (a, k, SEGMENT)
-                    }
-                    Body::Corner(k) => {
-                        t.wall_pairs += 1;
-                        (a, k, CORNER)
-                    }
-                };
-                if c.gap < 0.0 {
-                    t.elastic_energy += self.elastic.energy(f64::from(-c.gap));
+                if key.2 == GRAIN {
+                    t.grain_pairs += 1;
+                } else {
+                    t.wall_pairs += 1;
+                }
+                if gap < 0.0 {
+                    t.elastic_energy += self.elastic.energy(f64::from(-gap));
                 }
                 self.now.push(key);
             }
         }
         self.now.sort_unstable();
         if !first {
+            // Both sorted: one merge walk finds the keys of `now` not in `before`.
+            let mut before = self.before.iter().peekable();
             for key in &self.now {
-                if self.before.binary_search(key).is_err() {
+                while before.next_if(|b| *b < key).is_some() {}
+                if before.next_if_eq(&key).is_none() {
                     if key.2 == GRAIN {
                         self.new_grain += 1;
                     } else {
@@ -160,10 +180,15 @@ impl Census {
         t
     }
 
-    /// The pairs of the last look, grain by grain as the grains were then:
-    /// every pair closer than the touch distance is listed (the lists grow
-    /// as needed), and some farther ones may be.
-    pub fn lists(&self) -> &ContactLists {
+    /// The pairs of the last look, `grains` and `walls` being the ones it
+    /// looked at, grain by grain: every pair closer than the touch distance
+    /// is listed (the lists grow as needed), and some farther ones may be.
+    pub fn lists(&mut self, grains: &Grains, walls: &Walls) -> &ContactLists {
+        if self.stale {
+            let (grid, bins, lists) = (&self.grid, &mut self.bins, &mut self.lists);
+            detect_growing(grid, bins, grains, walls, self.touch, lists, self.capacity);
+            self.stale = false;
+        }
         &self.lists
     }
 
@@ -178,6 +203,7 @@ impl Census {
     /// The grid the census bins into (emitted grains extend it: see `sim`).
     pub fn set_grid(&mut self, grid: Grid) {
         self.grid = grid;
+        self.near.invalidate();
     }
 }
 

@@ -175,7 +175,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     let grid = hourglass::backend::grid_for(&setup)?;
     if let Some(state) = state {
         let summary = resumed(&setup, grid, &state, args.quiet)?;
-        report(&summary, args.quiet);
+        report(&summary, state.step, args.quiet);
         return Ok(());
     }
     hourglass::backend::check_initial_state(&setup, &grid)?;
@@ -198,7 +198,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     } else {
         headless(&setup, grid, args.force, args.quiet)?
     };
-    report(&summary, args.quiet);
+    report(&summary, 0, args.quiet);
     if args.render {
         super::render::render(&out_dir, &hourglass::app::movie::MovieOptions::default(), args.quiet)?;
     }
@@ -376,13 +376,18 @@ impl Observer for Terminal {
     }
 }
 
-fn report(summary: &Summary, quiet: bool) {
+/// The last line of a run that started at step `from` (0, or where a
+/// resumed run went on): the steps it took, their wall time and rates.
+fn report(summary: &Summary, from: u64, quiet: bool) {
     if quiet {
         return;
     }
+    let steps = match from {
+        0 => format!("{} steps", summary.steps),
+        _ => format!("steps {} to {}", from, summary.steps),
+    };
     eprintln!(
-        "done: {} steps in {:.1} s ({:.0} steps/s, {:.3e} grain-steps/s), {} passed, {} lost, flow rate {}, mean iterations {:.1}",
-        summary.steps,
+        "done: {steps} in {:.1} s ({:.0} steps/s, {:.3e} grain-steps/s), {} passed, {} lost, flow rate {}, mean iterations {:.1}",
         summary.wall_seconds,
         summary.steps_per_second,
         summary.grain_steps_per_second,

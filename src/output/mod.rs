@@ -574,7 +574,11 @@ pub struct Summary {
     pub sim_time: f64,
     /// Time at which the gate opened, s.
     pub discharge_start: f64,
+    /// Wall time of the command that wrote this summary, s (a resumed
+    /// run's: of the resumed steps alone).
     pub wall_seconds: f64,
+    /// Steps per wall second, and grains times steps per wall second, of
+    /// the steps that command took.
     pub steps_per_second: f64,
     pub grain_steps_per_second: f64,
     pub backend: String,

@@ -5,7 +5,7 @@
 //! every step.
 //!
 //! ```text
-//!   build:    list grain j of grain i when gap(i, j) < skin,
+//!   build:    list grain j of grain i when gap(i, j) < touch + skin  (touch: 0 for the DEM),
 //!             wall body b of grain i when gap(i, b) < alert + skin  (positions x0, walls W0)
 //!   rebuild:  when D_g = max_i |x_i - x0_i| > skin / 2,
 //!             or D_g + D_w > skin, D_w = max over wall points |y - y0|,
@@ -74,6 +74,9 @@ pub struct Neighbours {
     /// Skin and alert distance of the last build, m.
     skin: f32,
     alert: f32,
+    /// Grains are listed within this distance plus the skin, m (0: the
+    /// pairs that may touch; [`Neighbours::within`]).
+    touch: f32,
     /// Slots per grain.
     stride: usize,
     count: Vec<u32>,
@@ -101,6 +104,15 @@ pub struct Neighbours {
 }
 
 impl Neighbours {
+    /// Lists whose grain entries hold every pair closer than `touch` (m,
+    /// >= 0), not only the touching ones, until the next build.
+    pub fn within(touch: f32) -> Self {
+        Neighbours {
+            touch,
+            ..Neighbours::default()
+        }
+    }
+
     /// The walls changed: build at the next step.
     pub fn invalidate(&mut self) {
         self.valid = false;
@@ -173,7 +185,7 @@ impl Neighbours {
                 bins: &self.bins,
                 grains,
                 walls,
-                reach: skin,
+                reach: self.touch + skin,
                 wall_reach: alert + skin,
             };
             let most = (self.count.par_iter_mut(), self.bodies.par_chunks_mut(self.stride))
