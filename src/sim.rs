@@ -149,6 +149,23 @@ pub struct Run {
     evacuation_time: Option<f64>,
 }
 
+/// Frames a run may write before [`many_frames`] says so.
+pub const MANY_FRAMES: u64 = 10_000;
+
+/// The notice of a run whose `discharge` steps of `dt` seconds write more
+/// than [`MANY_FRAMES`] frames at one every `every` steps (an explicit
+/// model's step is about a thousandth of NSCD's, and the bundled scene's
+/// cadence is NSCD's); None for fewer.
+pub fn many_frames(discharge: u64, every: u64, dt: f32) -> Option<String> {
+    let frames = discharge / every.max(1);
+    (frames > MANY_FRAMES).then(|| {
+        format!(
+            "run.every = {every} writes a frame and a row every {:.2e} s of simulated time: {frames} frames in the discharge (dt = {dt:.2e} s); raise run.every (--every) for fewer",
+            f64::from(dt) * every as f64
+        )
+    })
+}
+
 /// How long each phase of a run lasts.
 struct Plan {
     /// Settle steps at most (0: no gate, no settle phase).
@@ -197,6 +214,9 @@ impl Run {
     /// (and the seams of a periodic run) and the first frame.
     pub fn start(setup: &Setup, backend: &mut dyn Backend, out: &mut ResultDir, obs: &mut dyn Observer) -> Result<Run> {
         let mut r = Run::new(setup)?;
+        if let Some(n) = many_frames(r.discharge, r.every, setup.params.dt) {
+            obs.notice(&n);
+        }
         if !r.settling {
             backend.set_walls(&r.open_walls);
             r.move_walls(backend);

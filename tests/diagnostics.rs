@@ -60,3 +60,21 @@ fn first_row_rotational_energy_is_the_sum_of_half_i_w_squared() {
         assert_eq!(back.angle[k], 0.0, "grain {id}");
     }
 }
+
+/// A run that would write more than `sim::MANY_FRAMES` frames says so at
+/// its start: the bundled hourglass's cadence (every 50 steps) under the
+/// DEM's step, not under NSCD's.
+#[test]
+fn a_cadence_that_writes_over_ten_thousand_frames_is_a_notice() {
+    // 3 s of discharge: 5,172,414 DEM steps of 5.8e-7 s; 3,000 NSCD steps of 1e-3 s.
+    let dem = (3.0f64 / 5.8e-7).round() as u64;
+    let n = sim::many_frames(dem, 50, 5.8e-7).expect("a notice");
+    assert!(
+        n.starts_with("run.every = 50 writes a frame and a row every 2.90e-5 s"),
+        "{n}"
+    );
+    assert!(n.contains("103448 frames") && n.contains("--every"), "{n}");
+    assert_eq!(sim::many_frames(3000, 50, 1e-3), None);
+    assert_eq!(sim::many_frames(dem, 2000, 5.8e-7), None, "2,586 frames");
+    assert!(sim::many_frames(500_050, 50, 1e-3).is_some(), "10,001 frames");
+}

@@ -203,15 +203,20 @@ impl CpuImpulseBackend {
     }
 }
 
-impl<S: HostStepper> Backend for CpuHostBackend<S> {
+impl<S: HostStepper + Send> Backend for CpuHostBackend<S> {
     fn kind(&self) -> BackendKind {
         BackendKind::Cpu
     }
     fn adapter(&self) -> String {
         threads()
     }
+    /// The step runs on a pool thread (inline when called from one), so
+    /// that its parallel stages start there rather than each waking the pool
+    /// from outside and waiting for it (a caller off the pool: the Python
+    /// module, a test).
     fn step(&mut self, p: &StepParams) -> Result<StepStats> {
-        Ok(self.stepper.step(&mut self.grains, &self.walls, p))
+        let (stepper, grains, walls) = (&mut self.stepper, &mut self.grains, &self.walls);
+        Ok(rayon::scope(|_| stepper.step(grains, walls, p)))
     }
     fn set_walls(&mut self, walls: &Walls) {
         self.walls = walls.clone();
