@@ -130,3 +130,54 @@ fn summary_gives_the_overlap_percentiles_in_the_mean_radius() {
     assert!(p50 <= p99, "{text}");
     assert!(p99 <= max + 1e-4 * r, "{text}");
 }
+
+/// Settle off means the DEM's relaxation phase too: a DEM row whose scene
+/// would relax for 10^8 steps opens the gate at once and times only the
+/// discharge it asked for (0.5 ms: about a thousand steps of 50 grains).
+#[test]
+fn a_dem_row_skips_the_relaxation_phase() {
+    let tmp = TempDir::new().unwrap();
+    let scene = tmp.path().join("dem.toml");
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/hourglass_dem.toml"))
+        .unwrap()
+        .replace(
+            "[solver]",
+            "[dem]\nrelax_max_steps = 100000000\nrelax_v_tol = 1e-9\n\n[solver]",
+        );
+    std::fs::write(&scene, text).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hourglass"))
+        .current_dir(tmp.path())
+        .env("TMPDIR", tmp.path())
+        .args([
+            "bench",
+            "--discharge",
+            "--backend",
+            "cpu",
+            "--solver",
+            "dem",
+            "--sizes",
+            "50",
+        ])
+        .args(["--duration", "0.0005", "--scene", scene.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed().as_secs() > 120 {
+            child.kill().unwrap();
+            panic!("the row did not finish in 120 s: it relaxes before the gate opens");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{stdout}");
+    let row = cells(stdout.lines().nth(2).unwrap());
+    assert_eq!(
+        (row[2].as_str(), row[3].as_str(), row[5].as_str()),
+        ("dem", "-", "50"),
+        "{stdout}"
+    );
+    assert_eq!(row[11], "0", "nothing lost: {stdout}");
+}

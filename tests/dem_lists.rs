@@ -153,7 +153,8 @@ fn fast_collision(v: f32, per_step: f32, law: NormalLaw) -> (Twin, StepParams) {
 
 #[test]
 fn a_fast_grain_forces_rebuilds_and_misses_no_contact() {
-    // A quarter of the alert distance per step: half the skin in two steps.
+    // A quarter of the alert distance (0.25 mm) per step: the skin is a
+    // quarter of the 2 mm radius (0.5 mm), so half of it in one step.
     let (mut t, p) = fast_collision(5.0, 0.25, NormalLaw::Hertz);
     let mut touched = 0;
     for k in 0..400 {
@@ -294,4 +295,24 @@ fn the_census_on_lists_counts_what_detection_every_step_counts() {
             "the pile collides: {new_grain}, {new_wall}"
         );
     }
+}
+
+/// What the detection a row redoes drops (lists of K slots full) is the
+/// next listed step's overflow, once, so that a run warns of it.
+#[test]
+fn a_row_detection_that_drops_contacts_is_the_next_step_overflow() {
+    let (mut g, walls) = common::hex_pile(6, 0.002);
+    let dem = DemParams::default();
+    let p = params(dem_dt(&g, f64::from(dem.kn), 0.1) as f32, 0.001);
+    let grid = common::grid_around(&g, &walls, p.alert);
+    // Two slots: a grain of the hexagonal pile has up to six neighbours.
+    let mut s = DemStepper::new(grid, 2, dem);
+    assert_eq!(s.step_listed(&mut g, &walls, &p).overflow, 0);
+    let lists = s.contact_lists(&g, &walls);
+    let dropped: u64 = (0..lists.grains())
+        .map(|i| u64::from(lists.count[i].saturating_sub(2)))
+        .sum();
+    assert!(dropped > 0, "the pile's lists overflow two slots");
+    assert_eq!(s.step_listed(&mut g, &walls, &p).overflow, dropped);
+    assert_eq!(s.step_listed(&mut g, &walls, &p).overflow, 0, "reported once");
 }

@@ -90,9 +90,10 @@ pub struct Census {
     near: Neighbours,
     /// `lists` predates the last look.
     stale: bool,
-    /// The keys touching at the last look, sorted.
-    before: Vec<Key>,
-    now: Vec<Key>,
+    /// The keys touching at the last look, sorted, each with its elastic
+    /// energy (J).
+    before: Vec<(Key, f64)>,
+    now: Vec<(Key, f64)>,
     /// New contacts since the last [`Census::take`]: grain-grain, grain-wall.
     pub new_grain: u64,
     pub new_wall: u64,
@@ -155,17 +156,22 @@ impl Census {
                 } else {
                     t.wall_pairs += 1;
                 }
-                if gap < 0.0 {
-                    t.elastic_energy += self.elastic.energy(f64::from(-gap));
-                }
-                self.now.push(key);
+                let energy = if gap < 0.0 {
+                    self.elastic.energy(f64::from(-gap))
+                } else {
+                    0.0
+                };
+                self.now.push((key, energy));
             }
         }
-        self.now.sort_unstable();
+        // In key order, so that the energy's sum does not depend on the order
+        // of the lists (where they were last built).
+        self.now.sort_unstable_by_key(|e| e.0);
+        t.elastic_energy = self.now.iter().fold(0.0, |sum, e| sum + e.1);
         if !first {
             // Both sorted: one merge walk finds the keys of `now` not in `before`.
-            let mut before = self.before.iter().peekable();
-            for key in &self.now {
+            let mut before = self.before.iter().map(|e| &e.0).peekable();
+            for (key, _) in &self.now {
                 while before.next_if(|b| *b < key).is_some() {}
                 if before.next_if_eq(&key).is_none() {
                     if key.2 == GRAIN {
@@ -198,12 +204,6 @@ impl Census {
         self.new_grain = 0;
         self.new_wall = 0;
         counts
-    }
-
-    /// The grid the census bins into (emitted grains extend it: see `sim`).
-    pub fn set_grid(&mut self, grid: Grid) {
-        self.grid = grid;
-        self.near.invalidate();
     }
 }
 

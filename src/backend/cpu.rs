@@ -135,6 +135,8 @@ pub trait HostStepper {
     fn set_phase(&mut self, _phase: Phase) {}
     /// Whether the grains turn (the backend then reports their angular speed).
     const TURNS: bool = false;
+    /// Whether a step's stats count its contacts; when not, the totals do.
+    const COUNTS_CONTACTS: bool = true;
     /// What a resumed run needs of the contacts to go on as this one would
     /// (a law with history: each contact's spring in `impulse_t`); None:
     /// nothing.
@@ -159,6 +161,7 @@ impl HostStepper for DemStepper {
         self.phase = phase;
     }
     const TURNS: bool = true;
+    const COUNTS_CONTACTS: bool = false;
     fn saved(&mut self, grains: &Grains, walls: &Walls) -> Option<&ContactLists> {
         self.keeps_history().then(|| self.contact_lists(grains, walls))
     }
@@ -232,11 +235,11 @@ impl<S: HostStepper + Send> Backend for CpuHostBackend<S> {
         Ok(&self.grains)
     }
     /// The totals over the stepper's contact lists at this instant, whose
-    /// distinct contacts they count (the DEM's steps do not).
+    /// distinct contacts they count where the steps do not (the DEM's).
     fn totals(&mut self, region: &Region) -> Result<Totals> {
         let lists = self.stepper.lists(&self.grains, &self.walls);
         Ok(Totals {
-            contacts: Some(lists.distinct()),
+            contacts: (!S::COUNTS_CONTACTS).then(|| lists.distinct()),
             ..reduce(&self.grains, lists, &self.walls, region)
         })
     }

@@ -15,7 +15,7 @@
 //!
 //! and k substeps of dt/k close no grain on a wall by more than alert / S
 //! each (the bound v + |g| dt holds through all of them). The bound is the
-//! issue's "alert >= max |v| dt plus a margin": two grains head-on could
+//! rule "alert >= max |v| dt plus a margin": two grains head-on could
 //! close by twice that, but guarding that case split 885 of the 1,000 steps
 //! of a default 2,000-grain discharge (grains reach 3-4 m/s falling into the
 //! lower bulb, almost all towards grains at rest or moving alike), tripling

@@ -658,8 +658,8 @@ pub struct RunSpec {
     pub settle_speed: f64,
     pub backend: BackendChoice,
     /// Count new grain-grain and grain-wall contacts at every step (the
-    /// `grain_collisions`, `wall_collisions` columns): one host detection
-    /// per step, and on the GPU one read-back of the grains per step. False
+    /// `grain_collisions`, `wall_collisions` columns): the gaps on host
+    /// neighbour lists every step, and on the GPU one read-back of the grains per step. False
     /// writes 0 there and looks only at the rows (the elastic energy).
     /// Default: true for the explicit models of the lab (`dem`, `spring`,
     /// `impulse`) on the CPU; false for NSCD, whose hourglass runs it would

@@ -112,6 +112,9 @@ pub struct DemStepper {
     pub neighbours: Neighbours,
     /// `lists` predates the last [`Self::step_listed`] ([`Self::contact_lists`] redoes them).
     lists_stale: bool,
+    /// Contacts the last [`Self::contact_lists`] detection dropped (a list
+    /// of K slots full), which the next listed step reports as its overflow.
+    dropped: u64,
     /// The last step's walls moved on to its end ([`walls_ahead`]), which its
     /// final force saw; valid while `ahead_used`.
     ahead: Walls,
@@ -133,6 +136,7 @@ impl DemStepper {
             history: ContactLists::new(0, capacity),
             neighbours: Neighbours::default(),
             lists_stale: false,
+            dropped: 0,
             ahead: Walls::default(),
             ahead_used: false,
         }
@@ -245,8 +249,11 @@ impl DemStepper {
     /// together the skin, or the walls or the grain count changed. Same
     /// contacts, forces and deepest overlap as [`Self::step`] up to the
     /// order the forces are summed in; the step does not count the pairs
-    /// within the alert distance (`contacts` and `overflow` are 0: every
-    /// contact acts), which [`Self::contact_lists`] redoes on demand. Semi-implicit Euler runs
+    /// within the alert distance (`contacts` is 0; every contact acts),
+    /// which [`Self::contact_lists`] redoes on demand. Its `overflow` is
+    /// what that detection dropped since the last step (its lists of K
+    /// slots full: the row's contact count and saved history miss them), so
+    /// that a run warns of it. Semi-implicit Euler runs
     /// [`Self::step`].
     pub fn step_listed(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> StepStats {
         if !self.dem.integrator.kdk() {
@@ -270,7 +277,8 @@ impl DemStepper {
         crate::cpu::integrate::wrap(&self.grid, &mut grains.pos);
         let end = ahead.as_ref().unwrap_or(walls);
         self.neighbours.update(&self.grid, grains, end, p.alert);
-        let tally = self.force_listed(grains, end, p);
+        let mut tally = self.force_listed(grains, end, p);
+        tally.overflow = std::mem::take(&mut self.dropped);
         self.put_ahead(ahead);
         integrate::kick(self.integrand(grains), p.gravity, p.dt);
         (self.primed, self.lists_stale) = (true, true);
@@ -314,7 +322,8 @@ impl DemStepper {
         if self.lists_stale {
             let alert = self.neighbours.alert();
             let walls = if self.ahead_used { &self.ahead } else { walls };
-            detect::bin_and_detect(&self.grid, &mut self.bins, grains, walls, alert, &mut self.lists);
+            let t = detect::bin_and_detect(&self.grid, &mut self.bins, grains, walls, alert, &mut self.lists);
+            self.dropped += t.overflow;
             let k = self.lists.capacity;
             if self.keeps_history() {
                 for i in 0..self.lists.grains() {

@@ -37,15 +37,18 @@
 //! grain wrapped from xmax to xmin has moved by its step, not by the period.
 //!
 //! The step's statistics are those of its forces: the deepest overlap. The
-//! pairs within the alert distance (the contact count of a detection, and
-//! the overflow of its lists of K slots) are not in these lists; a row
-//! counts them from the detection [`super::DemStepper::contact_lists`]
-//! redoes. These lists have no slot limit: every contact acts.
+//! pairs within the alert distance (the contact count of a detection) are
+//! not in these lists; a row counts them from the detection
+//! [`super::DemStepper::contact_lists`] redoes, whose lists of K slots may
+//! drop some (reported as the next step's overflow). These lists have no
+//! slot limit: every contact acts.
 //!
 //! Half lists: a grain pair is listed once, by its lower-index grain, and
-//! its force computed once; a reverse index (the entries that list each
-//! grain) lets a second pass add that force, negated, to the higher-index
-//! grain. Both passes run in parallel over grains with no atomics.
+//! its force computed once (in parallel over blocks of grains, each block
+//! keeping its touching pairs); a serial pass then adds each pair's force,
+//! negated, to the higher-index grain, in grain order, and a parallel pass
+//! takes each grain's total. No atomics; the sums' order does not depend on
+//! the thread count.
 //!
 //! A law with history keeps it per listed entry (a grain pair's in its
 //! lower-index grain's entry); a build carries it to the new lists by
@@ -118,8 +121,9 @@ impl Neighbours {
         self.valid = false;
     }
 
-    /// Whether the lists hold every body within `alert` of every grain now,
-    /// the walls being `walls` (the walls of the last build, moved or not).
+    /// Whether the lists hold every grain within the touch distance and
+    /// every wall within `alert` of every grain now, the walls being `walls`
+    /// (the walls of the last build, moved or not).
     pub fn current(&self, grains: &Grains, walls: &Walls, alert: f32) -> bool {
         if !self.valid || self.anchor.len() != grains.len() || self.alert != alert {
             return false;
