@@ -21,7 +21,7 @@
 //! grains long whatever the alert distance, so the step's cost does not grow
 //! with it. A wall is listed up to alert + skin because the detection's
 //! rule for a one-sided segment compares the unsigned gap with the alert
-//! distance ([`wall`]). A
+//! distance (`wall`). A
 //! wall moves rigidly (`model::motion`), so no point of a segment moves
 //! farther than the farther of its ends, and D_w is the largest of the
 //! segment ends' and corners' displacements since the build; still walls have
