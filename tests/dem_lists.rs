@@ -316,3 +316,41 @@ fn a_row_detection_that_drops_contacts_is_the_next_step_overflow() {
     assert_eq!(s.step_listed(&mut g, &walls, &p).overflow, dropped);
     assert_eq!(s.step_listed(&mut g, &walls, &p).overflow, 0, "reported once");
 }
+
+/// Grains added to the run (an emitter) keep the others' Hertz-Mindlin
+/// history on the lists: a grain sliding on the floor goes on as in a run
+/// where no grain was added (the added one, far away, touches nothing), up
+/// to the force the step after an addition computes anew from the current
+/// state (full-step rather than half-step velocities).
+#[test]
+fn hertz_mindlin_history_survives_added_grains() {
+    let r = 0.002;
+    let mut g = common::grains(&[(0.0, r - 2e-6, r)]);
+    g.vel[0] = [0.05, 0.0];
+    let walls = common::walls(&[[-0.05, 0.0, 0.5, 0.0]]);
+    let dem = DemParams {
+        law: NormalLaw::HertzMindlin,
+        ..DemParams::default()
+    };
+    let p = params(dem_dt(&g, f64::from(dem.kn), 0.1) as f32, 0.001);
+    let grid = common::grid_around(&g, &walls, p.alert);
+    let (mut alone, mut joined) = (DemStepper::new(grid, 16, dem), DemStepper::new(grid, 16, dem));
+    let (mut ga, mut gj) = (g.clone(), g);
+    let floor = |s: &mut DemStepper, g: &Grains| s.contact_lists(g, &walls).of(0).first().map_or(0.0, |c| c.impulse_t);
+    for k in 0..600 {
+        alone.step_listed(&mut ga, &walls, &p);
+        joined.step_listed(&mut gj, &walls, &p);
+        if k == 300 {
+            assert!(floor(&mut joined, &gj) != 0.0, "the floor contact holds a history");
+            // A grain dropped far away, as an emitter adds one.
+            gj.extend(&common::grains(&[(0.03, 0.01, r)]));
+        }
+        let (a, j) = (floor(&mut alone, &ga), floor(&mut joined, &gj));
+        assert!(
+            (a - j).abs() <= 1e-3 * a.abs() + 1e-9,
+            "step {k}: the floor contact's history {a} vs {j}"
+        );
+        let apart = (ga.pos[0][0] - gj.pos[0][0]).hypot(ga.pos[0][1] - gj.pos[0][1]);
+        assert!(apart < 1e-9, "step {k}: positions apart by {apart} m");
+    }
+}

@@ -209,9 +209,8 @@ impl Neighbours {
         }
         self.history.clear();
         self.history.resize(n * self.stride, 0.0);
-        if self.spare_count.len() == n {
-            self.carry(old_stride);
-        }
+        // Grains keep their indices between builds; added ones come last.
+        self.carry(old_stride);
         self.split(n);
         self.anchor.clone_from(&grains.pos);
         self.grid = coarse;
@@ -235,7 +234,7 @@ impl Neighbours {
     }
 
     /// Each new entry takes the history of the old entry of the same grain
-    /// and body (0 when it was not listed).
+    /// and body (0 when it was not listed, or the grain is new).
     fn carry(&mut self, old_stride: usize) {
         let (old_bodies, old_history, old_count) = (&self.spare_bodies, &self.spare_history, &self.spare_count);
         let stride = self.stride;
@@ -248,7 +247,10 @@ impl Neighbours {
             .with_min_len(PAR_MIN)
             .enumerate()
             .for_each(|(i, (h, b, &c))| {
-                let old = i * old_stride..i * old_stride + old_count[i] as usize;
+                let Some(&was) = old_count.get(i) else {
+                    return;
+                };
+                let old = i * old_stride..i * old_stride + was as usize;
                 let (ob, oh) = (&old_bodies[old.clone()], &old_history[old]);
                 for (hs, body) in h.iter_mut().zip(&b[..c as usize]) {
                     if let Some(k) = ob.iter().position(|o| o == body) {
