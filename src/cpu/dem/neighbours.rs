@@ -220,7 +220,8 @@ impl Neighbours {
         self.builds += 1;
     }
 
-    /// How many of each grain's entries are grains.
+    /// How many of each grain's entries are grains, found once a build so
+    /// that no step searches its lists for where the walls begin.
     fn split(&mut self, n: usize) {
         let stride = self.stride;
         self.grain_entries.clear();
