@@ -261,11 +261,13 @@ pub fn format_discharge(r: &DischargeRow) -> String {
     };
     // A fixed tolerance as given; an adapted one (solver.max_overlap) as its
     // range; none for the explicit models, which have no solve to stop.
+    // The solver holds its tolerance in f32: printed as the shortest f32
+    // that reads back to it, a scene's 2e-6 shows as 2e-6, not 1.9987e-6.
     let explicit = ["dem", "spring", "impulse"].contains(&r.solver.as_str());
     let tol = if explicit {
         "-".to_string()
     } else if r.tol[0] == r.tol[1] {
-        format!("{:e}", r.tol[0])
+        format!("{:e}", r.tol[0] as f32)
     } else {
         format!("{:.1e}-{:.1e}", r.tol[0], r.tol[1])
     };
@@ -306,6 +308,7 @@ mod tests {
             "| cpu | CPU (1 threads) | dem | - | 5.8e-7 | 10000 | 1418.74 | 0.0 | 2.42 | 1.45 | 0 | 0 | 0 |"
         );
         assert!(format_discharge(&row("nlgs", [4.5e-6; 2])).contains("| nlgs | 4.5e-6 |"));
+        assert!(format_discharge(&row("apgd", [tol; 2])).contains("| apgd | 2e-6 |"));
         assert!(format_discharge(&row("nlgs", [1e-6, tol])).contains("| nlgs | 1.0e-6-2.0e-6 |"));
     }
 }
