@@ -136,10 +136,10 @@ pub fn apgd_contact<const FRICTION: bool>(
                 continue;
             }
             let y_t = extrapolate(c.impulse_t, q_t[k], theta);
-            let (u, u_t) = f.velocities(i, c, vel);
+            let (u, u_t, mu) = f.velocities(i, c, vel);
             let t = c.target(u, inv_dt, beta, slop);
             let w = c.inv_mass_sum;
-            let (pn, pt) = coulomb(y, y_t, t, u_t, w, omega, f.mu_of(c));
+            let (pn, pt) = coulomb(y, y_t, t, u_t, w, omega, mu);
             worst = worst.max(friction_correction(pn - y, pt - y_t, w, omega));
             (q[k], q_t[k]) = (c.impulse, c.impulse_t);
             (c.impulse, c.impulse_t) = (pn, pt);

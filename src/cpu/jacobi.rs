@@ -127,10 +127,10 @@ pub fn jacobi_contact<const FRICTION: bool>(
         if !FRICTION {
             return project(i, c, vel, how.inv_dt, how.beta, how.slop, how.omega);
         }
-        let (u, u_t) = f.velocities(i, c, vel);
+        let (u, u_t, mu) = f.velocities(i, c, vel);
         let target = c.target(u, how.inv_dt, how.beta, how.slop);
         let w = c.inv_mass_sum;
-        let (pn, pt) = coulomb(c.impulse, c.impulse_t, target, u_t, w, how.omega, f.mu_of(c));
+        let (pn, pt) = coulomb(c.impulse, c.impulse_t, target, u_t, w, how.omega, mu);
         let correction = friction_correction(pn - c.impulse, pt - c.impulse_t, w, how.omega);
         (c.impulse, c.impulse_t) = (pn, pt);
         correction
@@ -238,41 +238,36 @@ impl Friction<'_> {
         mu_wall: 0.0,
     };
 
-    /// The friction coefficient of `c` (`StepParams::mu_of`).
-    #[inline]
-    pub fn mu_of(&self, c: &Contact) -> f32 {
-        match c.body() {
-            Body::Grain(_) => self.mu,
-            _ => self.mu_wall,
-        }
-    }
-
-    /// r w of grain `i`, and of the other body of `c` (0 for a wall or corner).
-    #[inline]
-    pub fn rw(&self, i: usize, c: &Contact) -> (f32, f32) {
-        let o = match c.body() {
-            Body::Grain(j) => self.radius[j as usize] * self.spin[j as usize],
-            _ => 0.0,
+    /// The relative velocities (u_n, u_t) of `c`, seen from grain `i`, and
+    /// its friction coefficient (`mu` for a grain, `mu_wall` for a wall or
+    /// corner, as `StepParams::mu_of`); r w of both bodies enter u_t (0 for
+    /// a wall). The other body is decoded once: this is the hot loop of
+    /// every frictional Jacobi and APGD pass.
+    #[inline(always)]
+    pub fn velocities(&self, i: usize, c: &Contact, vel: &[[f32; 2]]) -> (f32, f32, f32) {
+        let (vo, rw_o, mu) = match c.body() {
+            Body::Grain(j) => {
+                let j = j as usize;
+                (vel[j], self.radius[j] * self.spin[j], self.mu)
+            }
+            _ => ([0.0, 0.0], 0.0, self.mu_wall),
         };
-        (self.radius[i] * self.spin[i], o)
-    }
-
-    /// The relative velocities (u_n, u_t) of `c`, seen from grain `i`.
-    #[inline]
-    pub fn velocities(&self, i: usize, c: &Contact, vel: &[[f32; 2]]) -> (f32, f32) {
-        let vo = other_velocity(c, vel);
-        let (rw_i, rw_o) = self.rw(i, c);
-        (dot(sub(vel[i], vo), c.normal), c.slip(vel[i], vo, rw_i, rw_o))
+        let vi = vel[i];
+        let rw_i = self.radius[i] * self.spin[i];
+        (dot(sub(vi, vo), c.normal), c.slip(vi, vo, rw_i, rw_o), mu)
     }
 }
 
 /// The unrelaxed correction of a frictional update, m/s:
 /// max(|dP_n| W, |dP_t| 3W) / relax (the frictionless |dP| W / relax, plus
-/// the tangential row's own diagonal).
+/// the tangential row's own diagonal). One division: a correctly rounded
+/// division by relax > 0 keeps the order of its dividends, so dividing the
+/// larger one equals the larger of both quotients, bit for bit (the WGSL
+/// twins divide both).
 #[inline]
 pub fn friction_correction(dp_n: f32, dp_t: f32, inv_mass_sum: f32, relax: f32) -> f32 {
-    let t = (dp_t.abs() * crate::model::contact::TANGENT_MASS_RATIO * inv_mass_sum) / relax;
-    ((dp_n.abs() * inv_mass_sum) / relax).max(t)
+    let t = dp_t.abs() * crate::model::contact::TANGENT_MASS_RATIO * inv_mass_sum;
+    (dp_n.abs() * inv_mass_sum).max(t) / relax
 }
 
 /// Sum over `list` of P_n n + P_t t (N s) and of P_t (the spin kicks share
