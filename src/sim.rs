@@ -167,6 +167,11 @@ pub fn many_frames(discharge: u64, every: u64, dt: f32) -> Option<String> {
 }
 
 /// How long each phase of a run lasts.
+/// Steps between two checks of the settle phase's end when rows
+/// (`run.every`) are rarer: the check reads every grain's speed (a
+/// read-back on the GPU), a small share of 50 steps.
+pub const SETTLE_CHECK_EVERY: u64 = 50;
+
 struct Plan {
     /// Settle steps at most (0: no gate, no settle phase).
     settle_max: u64,
@@ -594,7 +599,7 @@ impl Run {
         if row {
             self.last_totals = self.output(backend, out, steps, time)?;
         }
-        if self.settling && self.settled(backend, row)? {
+        if self.settling && self.settled(backend, row, steps)? {
             self.settling = false;
             self.discharge_start = time;
             backend.set_walls(&self.open_walls);
@@ -653,13 +658,24 @@ impl Run {
         Ok(())
     }
 
-    /// The settle phase is over: its steps are spent, or (on a row step)
-    /// every grain is slower than the settle speed and spin.
-    fn settled(&self, backend: &mut dyn Backend, row: bool) -> Result<bool> {
-        Ok(self.settle_steps >= self.settle_max
-            || (row
-                && self.last_totals.max_speed < self.settle_speed
-                && (self.settle_spin.is_infinite() || backend.max_angular_speed()? < self.settle_spin)))
+    /// The settle phase is over: its steps are spent, or every grain is
+    /// slower than the settle speed and spin. The speeds are checked on each
+    /// row step (from the row's totals) and, when rows are rarer, every
+    /// [`SETTLE_CHECK_EVERY`] steps (from totals taken for the check), so a
+    /// large `run.every` does not hold the gate shut past the grains' rest.
+    fn settled(&self, backend: &mut dyn Backend, row: bool, step: u64) -> Result<bool> {
+        if self.settle_steps >= self.settle_max {
+            return Ok(true);
+        }
+        let max_speed = if row {
+            self.last_totals.max_speed
+        } else if step.is_multiple_of(SETTLE_CHECK_EVERY) {
+            backend.totals(&self.region)?.max_speed
+        } else {
+            return Ok(false);
+        };
+        Ok(max_speed < self.settle_speed
+            && (self.settle_spin.is_infinite() || backend.max_angular_speed()? < self.settle_spin))
     }
 
     /// Write the last row and frame (unless the last step wrote them) and

@@ -1,0 +1,60 @@
+//! The settle phase (the DEM's relaxation, NSCD's settle) ends when the
+//! grains rest, whatever the row cadence `run.every`.
+
+use hourglass::backend::{Device, check_initial_state, grid_for, select};
+use hourglass::output::{ResultDir, Summary};
+use hourglass::scene::{BackendChoice, Scene, build};
+use hourglass::sim::{SETTLE_CHECK_EVERY, Silent, run};
+
+fn relax(every: u64) -> Summary {
+    let text = format!(
+        r#"
+        [grains]
+        count = 60
+        [solver]
+        kind = "dem"
+        [dem]
+        preset = "course"
+        relax_max_steps = 8000
+        [walls.hourglass]
+        width = 0.06
+        bulb_height = 0.06
+        neck = 5.0
+        [run]
+        steps = 10
+        every = {every}
+    "#
+    );
+    let scene = Scene::parse(&text, std::path::Path::new("relax.toml")).unwrap();
+    let setup = build(&scene).unwrap();
+    let grid = grid_for(&setup).unwrap();
+    check_initial_state(&setup, &grid).unwrap();
+    let mut notices = Vec::new();
+    let mut backend = select(&setup, grid, BackendChoice::Cpu, Device::Open, &mut notices).unwrap();
+    let dir = std::env::temp_dir().join(format!("hourglass-settle-{every}-{}", std::process::id()));
+    let mut out = ResultDir::create(&dir, &setup.scene.to_toml()).unwrap();
+    let summary = run(&setup, backend.as_mut(), &mut out, &mut Silent).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    summary
+}
+
+/// Rows every 50 steps and rows only at the end check the grains' rest at
+/// the same steps: the gate opens at the same step, well before the
+/// relaxation's step limit (a check on row steps alone held it shut for
+/// all 8,000).
+#[test]
+fn rare_rows_do_not_hold_the_relaxation_to_its_step_limit() {
+    let often = relax(SETTLE_CHECK_EVERY);
+    let rare = relax(1_000_000);
+    eprintln!(
+        "settle steps: {} with a row every {SETTLE_CHECK_EVERY} steps, {} with rows a million steps apart",
+        often.settle_steps, rare.settle_steps
+    );
+    assert!(
+        often.settle_steps < 8000,
+        "the relaxation ran to its limit: {}",
+        often.settle_steps
+    );
+    assert_eq!(rare.settle_steps, often.settle_steps);
+    assert_eq!(rare.lost_grains, 0);
+}
