@@ -166,12 +166,12 @@ pub fn many_frames(discharge: u64, every: u64, dt: f32) -> Option<String> {
     })
 }
 
-/// How long each phase of a run lasts.
 /// Steps between two checks of the settle phase's end when rows
 /// (`run.every`) are rarer: the check reads every grain's speed (a
 /// read-back on the GPU), a small share of 50 steps.
 pub const SETTLE_CHECK_EVERY: u64 = 50;
 
+/// How long each phase of a run lasts.
 struct Plan {
     /// Settle steps at most (0: no gate, no settle phase).
     settle_max: u64,
@@ -660,16 +660,18 @@ impl Run {
 
     /// The settle phase is over: its steps are spent, or every grain is
     /// slower than the settle speed and spin. The speeds are checked on each
-    /// row step (from the row's totals) and, when rows are rarer, every
-    /// [`SETTLE_CHECK_EVERY`] steps (from totals taken for the check), so a
-    /// large `run.every` does not hold the gate shut past the grains' rest.
+    /// row step (from the row's totals) and, when rows are rarer than
+    /// [`SETTLE_CHECK_EVERY`] steps, also every [`SETTLE_CHECK_EVERY`] steps
+    /// (from totals taken for the check), so a large `run.every` does not
+    /// hold the gate shut past the grains' rest; with rows at least that
+    /// frequent only row steps check.
     fn settled(&self, backend: &mut dyn Backend, row: bool, step: u64) -> Result<bool> {
         if self.settle_steps >= self.settle_max {
             return Ok(true);
         }
         let max_speed = if row {
             self.last_totals.max_speed
-        } else if step.is_multiple_of(SETTLE_CHECK_EVERY) {
+        } else if self.every > SETTLE_CHECK_EVERY && step.is_multiple_of(SETTLE_CHECK_EVERY) {
             backend.totals(&self.region)?.max_speed
         } else {
             return Ok(false);

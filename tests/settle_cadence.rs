@@ -58,3 +58,22 @@ fn rare_rows_do_not_hold_the_relaxation_to_its_step_limit() {
     assert_eq!(rare.settle_steps, often.settle_steps);
     assert_eq!(rare.lost_grains, 0);
 }
+
+/// Rows more frequent than the settle check keep the check to row steps:
+/// the gate opens on a row.
+#[test]
+fn frequent_rows_alone_check_the_relaxation() {
+    let every = 30;
+    let s = relax(every);
+    assert!(
+        s.settle_steps < 8000,
+        "the relaxation ran to its limit: {}",
+        s.settle_steps
+    );
+    assert_eq!(
+        s.settle_steps % every,
+        0,
+        "the gate opened off a row: {}",
+        s.settle_steps
+    );
+}
