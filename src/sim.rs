@@ -662,7 +662,7 @@ impl Run {
     /// slower than the settle speed and spin. The speeds are checked on each
     /// row step (from the row's totals) and, when rows are rarer than
     /// [`SETTLE_CHECK_EVERY`] steps, also every [`SETTLE_CHECK_EVERY`] steps
-    /// (from totals taken for the check), so a large `run.every` does not
+    /// (from `Backend::max_speed`: the host grains, or the device's totals), so a large `run.every` does not
     /// hold the gate shut past the grains' rest; with rows at least that
     /// frequent only row steps check.
     fn settled(&self, backend: &mut dyn Backend, row: bool, step: u64) -> Result<bool> {
@@ -672,7 +672,7 @@ impl Run {
         let max_speed = if row {
             self.last_totals.max_speed
         } else if self.every > SETTLE_CHECK_EVERY && step.is_multiple_of(SETTLE_CHECK_EVERY) {
-            backend.totals(&self.region)?.max_speed
+            backend.max_speed(&self.region)?
         } else {
             return Ok(false);
         };

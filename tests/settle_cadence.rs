@@ -77,3 +77,53 @@ fn frequent_rows_alone_check_the_relaxation() {
         s.settle_steps
     );
 }
+
+/// `Backend::max_speed`, which the settle checks between rows use, is the
+/// fastest grain's speed that the totals report, on the NSCD and the DEM
+/// host backends and on the GPU backends (lavapipe in CI).
+#[test]
+fn max_speed_is_the_totals_fastest_grain() {
+    use hourglass::backend::Backend;
+    for (kind, choice) in [
+        ("nlgs", BackendChoice::Cpu),
+        ("dem", BackendChoice::Cpu),
+        ("jacobi", BackendChoice::Gpu),
+        ("dem", BackendChoice::Gpu),
+    ] {
+        let text = format!(
+            r#"
+            [grains]
+            count = 60
+            [solver]
+            kind = "{kind}"
+            [walls.hourglass]
+            width = 0.06
+            bulb_height = 0.06
+            neck = 5.0
+        "#
+        );
+        let scene = Scene::parse(&text, std::path::Path::new("speed.toml")).unwrap();
+        let setup = build(&scene).unwrap();
+        let grid = grid_for(&setup).unwrap();
+        let mut notices = Vec::new();
+        let mut backend: Box<dyn Backend> = select(&setup, grid, choice, Device::Open, &mut notices)
+            .unwrap_or_else(|e| panic!("{kind} on {choice:?}: {e}"));
+        for _ in 0..30 {
+            backend.step(&setup.params).unwrap();
+        }
+        let region = setup.region();
+        let fast = backend.max_speed(&region).unwrap();
+        let totals = backend.totals(&region).unwrap();
+        // 30 steps of free fall from rest give 9.81 * 30 dt.
+        let free = 9.81 * 30.0 * f64::from(setup.params.dt);
+        assert!(
+            fast > 0.1 * free,
+            "{kind} on {choice:?}: the grains fall, yet the fastest moves at {fast} m/s (free fall {free})"
+        );
+        assert!(
+            (fast - totals.max_speed).abs() <= 1e-6 * totals.max_speed,
+            "{kind} on {choice:?}: max_speed {fast} against the totals' {}",
+            totals.max_speed
+        );
+    }
+}

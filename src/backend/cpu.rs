@@ -100,6 +100,9 @@ impl Backend for CpuBackend {
     fn totals(&mut self, region: &Region) -> Result<Totals> {
         Ok(reduce(&self.grains, self.stepper.contacts(), &self.walls, region))
     }
+    fn max_speed(&mut self, _region: &Region) -> Result<f64> {
+        Ok(f64::from(self.grains.max_speed()))
+    }
     /// The arrays grow; the next step warm-starts nothing (the lists no
     /// longer match the grains) and the next reorder waits for it.
     fn add_grains(&mut self, new: &Grains) -> Result<()> {
@@ -242,6 +245,9 @@ impl<S: HostStepper + Send> Backend for CpuHostBackend<S> {
             contacts: (!S::COUNTS_CONTACTS).then(|| lists.distinct()),
             ..reduce(&self.grains, lists, &self.walls, region)
         })
+    }
+    fn max_speed(&mut self, _region: &Region) -> Result<f64> {
+        Ok(f64::from(self.grains.max_speed()))
     }
     /// The arrays grow; the steppers keep nothing per grain between steps
     /// that a new grain could miss (the DEM finds the count changed and

@@ -108,6 +108,9 @@ impl Backend for CpuCrowdBackend {
         t.passed = self.evacuated;
         Ok(t)
     }
+    fn max_speed(&mut self, region: &Region) -> Result<f64> {
+        self.inner.max_speed(region)
+    }
     fn view(&mut self) -> Result<GrainView<'_>> {
         self.inner.view()
     }

@@ -69,6 +69,13 @@ pub trait Backend {
     fn grains(&mut self) -> Result<&Grains>;
     /// One diagnostics reduction.
     fn totals(&mut self, region: &Region) -> Result<Totals>;
+    /// The fastest grain's speed, m/s (0 without grains): `totals`'s
+    /// `max_speed` where the grains live on the device; backends whose grains
+    /// are on the host read them without a reduction (nor, for the DEM, a
+    /// detection to count contacts).
+    fn max_speed(&mut self, region: &Region) -> Result<f64> {
+        Ok(self.totals(region)?.max_speed)
+    }
     /// Steps this backend has taken (substeps included): the CPU reorders
     /// its grains on a schedule of its own steps, which a resumed run restores.
     fn step_count(&self) -> u64 {

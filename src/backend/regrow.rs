@@ -127,6 +127,12 @@ impl Backend for Regrown {
             None => Ok(Totals::default()),
         }
     }
+    fn max_speed(&mut self, region: &Region) -> Result<f64> {
+        match &mut self.inner {
+            Some(b) => b.max_speed(region),
+            None => Ok(0.0),
+        }
+    }
     fn add_grains(&mut self, new: &Grains) -> Result<()> {
         let mut all = match &mut self.inner {
             Some(b) => b.grains()?.clone(),
