@@ -13,7 +13,7 @@
 //! the lower grain's list overflowed and lost its copy, the higher grain's
 //! copy is solved instead (an overflow never drops a contact twice).
 
-use crate::model::contact::{coulomb, spin_kick, tangent};
+use crate::model::contact::{coulomb_sor, spin_kick, tangent};
 use rayon::prelude::*;
 
 use super::solver::{SolveCtx, Solver};
@@ -42,7 +42,7 @@ pub enum Rule {
 /// ```
 /// `per_w(x)` is x / W: the sweep divides, the packed sweep multiplies by
 /// its stored 1 / W (the two differ in the last bit; each keeps its own).
-/// With friction both take `model::contact::coulomb` instead.
+/// With friction both take `model::contact::coulomb_sor` instead.
 #[inline(always)]
 fn update(rule: Rule, impulse: f32, target: f32, sor: f32, w: f32, per_w: impl Fn(f32) -> f32) -> f32 {
     match rule {
@@ -275,7 +275,7 @@ impl Sweep {
     }
 
     /// [`Sweep::visit_in`] on the whole arrays with friction and rotation
-    /// (docs/nscd.md#coulomb-friction-and-rotation, `model::contact::coulomb`): `t` is indexed like `vel`.
+    /// (docs/nscd.md#coulomb-friction-and-rotation, `model::contact::coulomb_sor`): `t` is indexed like `vel`.
     #[inline]
     fn visit_turn(
         &self,
@@ -298,7 +298,7 @@ impl Sweep {
         let rw = |g: usize| t.radius[g] * t.w[g];
         let slip = c.slip(vel[a], vb, rw(a), b.map_or(0.0, rw));
         let mu = if b.is_some() { how.mu } else { how.mu_wall };
-        let (pn, pt) = coulomb(c.impulse, c.impulse_t, target, slip, c.inv_mass_sum, how.sor, mu);
+        let (pn, pt) = coulomb_sor(c.impulse, c.impulse_t, target, slip, c.inv_mass_sum, how.sor, mu);
         let (dpn, dpt) = (pn - c.impulse, pt - c.impulse_t);
         (c.impulse, c.impulse_t) = (pn, pt);
         kick(c.normal, a, b, dpn, inv_mass, vel);
@@ -339,6 +339,14 @@ pub const IDLE_CHECK_EVERY: u32 = 10;
 pub const SOR: f32 = 1.8;
 /// See [`SOR`].
 pub const SOR_ABOVE: f32 = 8.0;
+/// The sweeps of a step that may be over-relaxed ([`SOR`]); later ones are
+/// plain Gauss-Seidel whatever their corrections. With friction
+/// (`model::contact::coulomb_sor`, the normal rows relaxed) a few steps'
+/// relaxed sweeps stall above the threshold and would run to itmax: cut at
+/// 100 sweeps they converge as plain ones, and a frictional discharge takes
+/// half the sweeps of an unrelaxed one (docs/solvers.md#friction).
+/// Frictionless steps at the default tolerance converge well within it.
+pub const SOR_SWEEPS: u32 = 100;
 /// [`SOR_ABOVE`] when overlaps are pushed out through the velocities
 /// (`overlap_iterations = 0`), the value that setting was tuned with.
 pub const SOR_ABOVE_VELOCITY_PUSH: f32 = 3.0;
@@ -543,14 +551,8 @@ impl Solver for Nlgs {
         let turn = spin.as_mut().map(Turn::reborrow);
         self.sweep.apply(&lists.slots, free.inv_mass, out.vel, turn, par_min);
         let how = Visit {
-            // Over-relaxation is for the frictionless rule only: with friction
-            // it overshoots into deep overlaps, even with the tangential part
-            // left plain (docs/solvers.md#nlgs-on-the-cpu).
-            sor: if rule == Rule::Accumulated && !friction {
-                SOR
-            } else {
-                1.0
-            },
+            // With friction only the normal rows are relaxed (`coulomb_sor`).
+            sor: if rule == Rule::Accumulated { SOR } else { 1.0 },
             inv_dt: 1.0 / p.dt,
             beta: p.overlap_relax,
             slop: p.slop(),

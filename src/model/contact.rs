@@ -107,6 +107,22 @@ pub fn coulomb(p_n: f32, p_t: f32, target: f32, u_t: f32, inv_mass_sum: f32, rel
     (pn, pt)
 }
 
+/// The frictional update of the NLGS sweeps: [`coulomb`] with the normal
+/// row over-relaxed by `sor` and the tangential row plain:
+/// ```text
+///   P_n' = max(0, P_n - sor target / W)
+///   P_t' = clamp(P_t - u_t / (3 W), -mu P_n', mu P_n')
+/// ```
+/// With sor = 1 it is [`coulomb`] bit for bit. Relaxing the tangential row
+/// as well keeps frictional sweeps from converging (docs/solvers.md#friction).
+#[inline]
+pub fn coulomb_sor(p_n: f32, p_t: f32, target: f32, u_t: f32, inv_mass_sum: f32, sor: f32, mu: f32) -> (f32, f32) {
+    let pn = (p_n - sor * target / inv_mass_sum).max(0.0);
+    let bound = mu * pn;
+    let pt = (p_t - u_t / (TANGENT_MASS_RATIO * inv_mass_sum)).clamp(-bound, bound);
+    (pn, pt)
+}
+
 /// [`Contact::slip`] of a contact with normal `normal`.
 #[inline]
 pub fn slip(normal: [f32; 2], v_i: [f32; 2], v_o: [f32; 2], rw_i: f32, rw_o: f32) -> f32 {
@@ -272,3 +288,40 @@ pub const MAX_COLORS: u32 = 64;
 pub const OVERFLOW: u32 = MAX_COLORS;
 /// Colour of a contact that no round has coloured yet.
 pub const UNCOLORED: u32 = u32::MAX;
+
+#[cfg(test)]
+mod tests {
+    use super::{coulomb, coulomb_sor};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Unrelaxed, the NLGS update is the shared Coulomb update bit for bit.
+        #[test]
+        fn coulomb_sor_at_one_is_coulomb(
+            p_n in 0.0f32..1e-3, p_t in -1e-3f32..1e-3, target in -1.0f32..1.0,
+            u_t in -1.0f32..1.0, w in 1e-2f32..1e4, mu in 0.0f32..1.0,
+        ) {
+            let (a, b) = (coulomb(p_n, p_t, target, u_t, w, 1.0, mu), coulomb_sor(p_n, p_t, target, u_t, w, 1.0, mu));
+            prop_assert_eq!(a.0.to_bits(), b.0.to_bits());
+            prop_assert_eq!(a.1.to_bits(), b.1.to_bits());
+        }
+
+        /// Relaxed, the normal impulse is the relaxed one of [`coulomb`]; the
+        /// tangential one takes the plain step, within mu times it.
+        #[test]
+        fn coulomb_sor_relaxes_the_normal_row_only(
+            p_n in 0.0f32..1e-3, p_t in -1e-3f32..1e-3, target in -1.0f32..1.0,
+            u_t in -1.0f32..1.0, w in 1e-2f32..1e4, mu in 0.0f32..1.0,
+        ) {
+            let relaxed = coulomb(p_n, p_t, target, u_t, w, 1.8, mu);
+            let (pn, pt) = coulomb_sor(p_n, p_t, target, u_t, w, 1.8, mu);
+            prop_assert_eq!(pn.to_bits(), relaxed.0.to_bits());
+            prop_assert!(pt.abs() <= mu * pn);
+            // Inside the bound, the plain tangential step.
+            let step = p_t - u_t / (3.0 * w);
+            if step.abs() < mu * pn {
+                prop_assert_eq!(pt.to_bits(), step.to_bits());
+            }
+        }
+    }
+}

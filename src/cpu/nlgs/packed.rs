@@ -2,7 +2,7 @@
 //! packed in sweep order, visited in order, written back into the slots.
 
 use super::{Bodies, Rule, Split, Sweep, Visit};
-use crate::model::contact::{coulomb, slip, spin_kick, tangent};
+use crate::model::contact::{coulomb_sor, slip, spin_kick, tangent};
 use crate::model::{Body, Contact, dot, sub};
 
 /// An acting contact as a sweep visits it, packed in sweep
@@ -314,7 +314,7 @@ fn visit_turn(c: &mut Packed, t: &mut Turned, vel: &mut [[f32; 2]], w: &mut [f32
     let target = u + c.offset;
     let rw_b = if wall { 0.0 } else { t.rb * w[b] };
     let slip = slip(c.normal, vel[a], vb, t.ra * w[a], rw_b) - t.wall_t;
-    let (pn, pt) = coulomb(c.impulse, t.impulse_t, target, slip, c.w, how.sor, t.mu);
+    let (pn, pt) = coulomb_sor(c.impulse, t.impulse_t, target, slip, c.w, how.sor, t.mu);
     let (dpn, dpt) = (pn - c.impulse, pt - t.impulse_t);
     (c.impulse, t.impulse_t) = (pn, pt);
     let tn = tangent(c.normal);

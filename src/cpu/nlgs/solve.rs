@@ -41,7 +41,11 @@ impl Sweep {
         let (hot, above) = hot_and_relaxed(how, limits);
         let mut last = 0.0f32;
         while tally.stats.iterations < itmax {
-            let how = if last > above { &relaxed } else { &plain };
+            let how = if last > above && tally.stats.iterations < SOR_SWEEPS {
+                &relaxed
+            } else {
+                &plain
+            };
             let spin = bodies.spin.as_mut().map(|t| &mut *t.w);
             let r = scratch.packed.sweep(&scratch.split, bodies.vel, spin, how, hot);
             last = r;
