@@ -662,9 +662,9 @@ impl Run {
     /// slower than the settle speed and spin. The speeds are checked on each
     /// row step (from the row's totals) and, when rows are rarer than
     /// [`SETTLE_CHECK_EVERY`] steps, also every [`SETTLE_CHECK_EVERY`] steps
-    /// (from `Backend::max_speed`: the host grains, or the device's totals), so a large `run.every` does not
-    /// hold the gate shut past the grains' rest; with rows at least that
-    /// frequent only row steps check.
+    /// (from `Backend::max_speed`: the host grains, or the device's
+    /// totals), so a large `run.every` does not hold the gate shut past the
+    /// grains' rest; with rows at least that frequent only row steps check.
     fn settled(&self, backend: &mut dyn Backend, row: bool, step: u64) -> Result<bool> {
         if self.settle_steps >= self.settle_max {
             return Ok(true);

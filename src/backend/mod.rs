@@ -69,10 +69,11 @@ pub trait Backend {
     fn grains(&mut self) -> Result<&Grains>;
     /// One diagnostics reduction.
     fn totals(&mut self, region: &Region) -> Result<Totals>;
-    /// The fastest grain's speed, m/s (0 without grains): `totals`'s
-    /// `max_speed` where the grains live on the device; backends whose grains
-    /// are on the host read them without a reduction (nor, for the DEM, a
-    /// detection to count contacts).
+    /// The fastest grain's speed, m/s (0 without grains): by default
+    /// `totals`'s `max_speed` (the device's reduction on the GPU backends,
+    /// which the bisection backends share); the CPU backends read their
+    /// grains instead, without a reduction (nor, for the DEM, a detection to
+    /// count contacts).
     fn max_speed(&mut self, region: &Region) -> Result<f64> {
         Ok(self.totals(region)?.max_speed)
     }

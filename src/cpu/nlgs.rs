@@ -330,7 +330,9 @@ pub const IDLE_CHECK_EVERY: u32 = 10;
 /// Over-relaxation of the NLGS sweeps far from convergence: a sweep after
 /// one whose largest correction exceeded both SOR_ABOVE times the threshold
 /// and the speed gravity adds in one step (|g| dt, passed as `sor_floor`)
-/// updates P' = max(0, P - SOR t / W); other sweeps are plain Gauss-Seidel.
+/// updates P' = max(0, P - SOR t / W) (with friction the normal row alone,
+/// and only within a step's first [`SOR_SWEEPS`] iterations); other sweeps
+/// are plain Gauss-Seidel.
 /// Relaxing far from convergence cuts the sweeps a step; relaxing the tail
 /// of a solve holds it up, and without the |g| dt floor a resting pile
 /// jitters (tests/rest.rs). SOR_ABOVE = 8 gives the fewest contact visits
@@ -339,13 +341,13 @@ pub const IDLE_CHECK_EVERY: u32 = 10;
 pub const SOR: f32 = 1.8;
 /// See [`SOR`].
 pub const SOR_ABOVE: f32 = 8.0;
-/// The sweeps of a step that may be over-relaxed ([`SOR`]); later ones are
-/// plain Gauss-Seidel whatever their corrections. With friction
-/// (`model::contact::coulomb_sor`, the normal rows relaxed) a few steps'
-/// relaxed sweeps stall above the threshold and would run to itmax: cut at
-/// 100 sweeps they converge as plain ones, and a frictional discharge takes
-/// half the sweeps of an unrelaxed one (docs/solvers.md#friction).
-/// Frictionless steps at the default tolerance converge well within it.
+/// With friction, the iterations of a step (full sweeps and idle checks,
+/// as counted in its stats; hot sweeps are not counted) after which its
+/// sweeps are plain Gauss-Seidel whatever their corrections. A frictional
+/// sweep relaxes the normal rows alone (`model::contact::coulomb_sor`);
+/// without this limit a few steps' relaxed sweeps stall above the
+/// threshold and run to itmax (docs/solvers.md#friction). Frictionless
+/// steps have no such limit.
 pub const SOR_SWEEPS: u32 = 100;
 /// [`SOR_ABOVE`] when overlaps are pushed out through the velocities
 /// (`overlap_iterations = 0`), the value that setting was tuned with.
@@ -398,7 +400,8 @@ impl Part {
 /// How a visit updates a contact: the target's 1/dt, beta and slop, and the rule.
 #[derive(Debug, Clone, Copy)]
 pub struct Visit {
-    /// Over-relaxation of the accumulated rule (1: Gauss-Seidel).
+    /// Over-relaxation of the accumulated rule (1: Gauss-Seidel); with
+    /// friction, of the normal row only.
     pub sor: f32,
     pub inv_dt: f32,
     pub beta: f32,

@@ -90,11 +90,12 @@ pub fn tangent(normal: [f32; 2]) -> [f32; 2] {
 /// I = m r^2 / 2 is 3 (im_a + im_b) (docs/nscd.md#coulomb-friction-and-rotation; a wall adds nothing).
 pub const TANGENT_MASS_RATIO: f32 = 3.0;
 
-/// The local frictional update of docs/nscd.md#coulomb-friction-and-rotation, shared by every NSCD solver
-/// that carries friction: from the current impulses (p_n, p_t), the normal
-/// target velocity `target` (`Contact::target`), the tangential slip
-/// velocity `u_t`, W = `inv_mass_sum` and the relaxation `relax` (1 for
-/// Gauss-Seidel, SOR or omega otherwise):
+/// The local frictional update of docs/nscd.md#coulomb-friction-and-rotation
+/// of coloured NLGS, Jacobi and APGD (NLGS takes [`coulomb_sor`]): from the
+/// current impulses (p_n, p_t), the normal target velocity `target`
+/// (`Contact::target`), the tangential slip velocity `u_t`, W =
+/// `inv_mass_sum` and the relaxation `relax` (1 for coloured NLGS, omega
+/// for Jacobi and APGD):
 /// ```text
 ///   P_n' = max(0, P_n - relax target / W)
 ///   P_t' = clamp(P_t - relax u_t / (3 W), -mu P_n', mu P_n')
@@ -114,7 +115,7 @@ pub fn coulomb(p_n: f32, p_t: f32, target: f32, u_t: f32, inv_mass_sum: f32, rel
 ///   P_t' = clamp(P_t - u_t / (3 W), -mu P_n', mu P_n')
 /// ```
 /// With sor = 1 it is [`coulomb`] bit for bit. Relaxing the tangential row
-/// as well keeps frictional sweeps from converging (docs/solvers.md#friction).
+/// as well overshoots and jams a frictional flow (docs/solvers.md#friction).
 #[inline]
 pub fn coulomb_sor(p_n: f32, p_t: f32, target: f32, u_t: f32, inv_mass_sum: f32, sor: f32, mu: f32) -> (f32, f32) {
     let pn = (p_n - sor * target / inv_mass_sum).max(0.0);

@@ -14,7 +14,8 @@ impl Sweep {
     /// them, and any that moved joins the sweeps. Convergence is therefore
     /// the same test as sweeping every contact (every contact's last visit
     /// was under the threshold), and a contact left out never had an impulse
-    /// to give. Sweeps are over-relaxed far from convergence ([`SOR`]) and run
+    /// to give. Sweeps are over-relaxed far from convergence ([`SOR`]; with
+    /// friction within the first [`SOR_SWEEPS`] iterations) and run
     /// on two threads from `limits.par_min` acting contacts (`Split`). With the
     /// split push-out (`beta` = 0), a full sweep still over the threshold,
     /// with or without friction, is followed by [`HOT_SWEEPS`] sweeps of its hot contacts.
@@ -34,14 +35,17 @@ impl Sweep {
         // Only frictionless visits are screened: with friction every check visits.
         let screen = bodies.spin.is_none();
         // Over-relaxed while far from the threshold, plain Gauss-Seidel near
-        // it and on a step's first sweep (a resting pile, which starts near
-        // it, is then solved exactly: see SOR).
+        // it, on a step's first sweep (a resting pile, which starts near
+        // it, is then solved exactly: see SOR) and, with friction, after
+        // SOR_SWEEPS iterations.
         let relaxed = *how;
         let plain = Visit { sor: 1.0, ..*how };
         let (hot, above) = hot_and_relaxed(how, limits);
+        // Frictional steps relax only their first SOR_SWEEPS iterations.
+        let cap = if bodies.spin.is_some() { SOR_SWEEPS } else { u32::MAX };
         let mut last = 0.0f32;
         while tally.stats.iterations < itmax {
-            let how = if last > above && tally.stats.iterations < SOR_SWEEPS {
+            let how = if last > above && tally.stats.iterations < cap {
                 &relaxed
             } else {
                 &plain
