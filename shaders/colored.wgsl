@@ -8,7 +8,9 @@
 //   bucket_scatter: slot indices into bucket from cursor_k = start_k (atomics; the
 //                   order inside a colour is free: its updates commute exactly)
 //   solve:    u = (v_a - v_b).n, t = u + (max(d,0) + beta min(d + slop,0))/dt,
-//             P' = max(0, P - t/W), v_a += im_a dP n, v_b -= im_b dP n,
+//             P' = max(0, P - sor t/W), v_a += im_a dP n, v_b -= im_b dP n,
+//             (sor = relax.x: 1.8 far from convergence, 1 near it; the host
+//             sets it between batches by model::solver::colored_sor)
 //             residual[a] = max(residual[a], |dP| W) (atomic on the f32 bits,
 //             which order like the values for non-negative floats; the host
 //             clears residual before the iteration it reads)
@@ -60,7 +62,7 @@ fn update(s: u32, a: u32) -> f32 {
     let u = dv.x * c.normal.x + dv.y * c.normal.y;
     // Contact::target (src/model/contact.rs)
     let t = normal_goal(c, u, params);
-    let p = max(c.impulse - t / c.inv_mass_sum, 0.0);
+    let p = max(c.impulse - relax.x * t / c.inv_mass_sum, 0.0);
     let dp = p - c.impulse;
     slots[s].impulse = p;
     let ia = inv_mass[a] * dp;
@@ -153,8 +155,8 @@ fn colored_mirror(inv: Invocation) {
 }
 
 // The frictional visit (FRICTION, docs/nscd.md#coulomb-friction-and-rotation): the same colours and buckets,
-// each visit the local Coulomb update with relaxation 1 (cpu::colored::update):
-//   u_t = (v_a - v_b) . t - (r_a w_a + r_b w_b),  (P_n', P_t') = coulomb(P_n, P_t, target, u_t, W, 1, mu)
+// each visit the local Coulomb update with the normal row relaxed by relax.x (cpu::colored::update):
+//   u_t = (v_a - v_b) . t - (r_a w_a + r_b w_b),  (P_n', P_t') = coulomb_sor(P_n, P_t, target, u_t, W, sor, mu)
 //   (a wall's v_b is its surface velocity wall_vel: contact_slip in shared.wgsl)
 //   d = dP_n n + dP_t t:  v_a += im_a d, w_a += spin_kick(im_a, r_a, dP_t),
 //                         v_b -= im_b d, w_b += spin_kick(im_b, r_b, dP_t)
@@ -176,7 +178,7 @@ fn update_friction(s: u32, a: u32) -> f32 {
     let u = dv.x * c.normal.x + dv.y * c.normal.y;
     let u_t = contact_slip(c, va, vb, radius[a] * spin[a], rwb);
     let goal = normal_goal(c, u, params);
-    let p = coulomb(c.impulse, c.impulse_t, goal, u_t, c.inv_mass_sum, 1.0, mu_of(c.other, params));
+    let p = coulomb_sor(c.impulse, c.impulse_t, goal, u_t, c.inv_mass_sum, relax.x, mu_of(c.other, params));
     let dn = p.x - c.impulse;
     let dtan = p.y - c.impulse_t;
     slots[s].impulse = p.x;
@@ -195,4 +197,13 @@ fn update_friction(s: u32, a: u32) -> f32 {
         }
     }
     return friction_correction(dn, dtan, c.inv_mass_sum, 1.0);
+}
+
+// model::contact::coulomb_sor: coulomb with the normal row over-relaxed by
+// `sor` and the tangential row plain (coulomb bit for bit at sor = 1).
+fn coulomb_sor(p_n: f32, p_t: f32, goal: f32, u_t: f32, w: f32, sor: f32, mu: f32) -> vec2<f32> {
+    let pn = max(p_n - sor * goal / w, 0.0);
+    let bound = mu * pn;
+    let pt = clamp(p_t - u_t / (TANGENT_MASS_RATIO * w), -bound, bound);
+    return vec2<f32>(pn, pt);
 }

@@ -156,6 +156,7 @@ fn colored_buckets_match_cpu() {
             buckets: &buckets,
             radius: &im,
             spin: &residual,
+            relax: &pb,
         };
         let (cnt, scatter) = (
             kernels.bucket_count.group(&ctx, &b.bucket_count()),

@@ -247,6 +247,7 @@ struct ColoredGpu {
     buckets: Buckets,
     radius: wgpu::Buffer,
     spin: wgpu::Buffer,
+    relax: wgpu::Buffer,
 }
 
 impl ColoredGpu {
@@ -267,6 +268,7 @@ impl ColoredGpu {
             },
             radius: buf(ctx, &p.grains.radius),
             spin: buf(ctx, &vec![0.0f32; n]),
+            relax: hourglass::gpu::colored::relax(ctx, TWIN_SOR),
         }
     }
 
@@ -292,6 +294,7 @@ impl ColoredGpu {
             buckets: &self.buckets,
             radius: &self.radius,
             spin: &self.spin,
+            relax: &self.relax,
         }
     }
 
@@ -1015,8 +1018,13 @@ fn visit(q: &Params) -> cpu::colored::Visit {
         slop: q.slop,
         mu: q.mu,
         mu_wall: q.mu_wall,
+        sor: TWIN_SOR,
     }
 }
+
+/// The over-relaxation the coloured stage twins run with: relaxed, as far
+/// from convergence (`model::solver::COLORED_SOR`).
+const TWIN_SOR: f32 = hourglass::model::solver::COLORED_SOR;
 
 /// The projection constants of a `Params`.
 fn projection(q: &Params) -> cpu::jacobi::Projection {

@@ -8,9 +8,12 @@
 //!   for colour k = 0 .. colours-1, then OVERFLOW (serially):
 //!     for every owned contact c = (a, b) of colour k:
 //!       u  = (v_a - v_b) . n,  t = u + (max(d,0) + beta min(d + slop, 0))/dt
-//!       P' = max(0, P - t / W),  dP = P' - P
+//!       P' = max(0, P - sor t / W),  dP = P' - P
 //!       v_a += im_a dP n,  v_b -= im_b dP n
 //! ```
+//! with sor = 1.8 far from convergence and 1 near it
+//! (`model::solver::colored_sor`, decided after the first iteration, then
+//! every 10).
 //! The order inside a colour does not change the result, so this twin walks
 //! per-colour lists built once per step ([`ColoredSweep::build`], the twin of
 //! the GPU's `bucket_count` + `bucket_scatter`, whose order inside a colour is
@@ -28,7 +31,8 @@ use super::coloring::{Coloring, is_orphan, owns};
 use super::jacobi::Moving;
 use super::solver::{SolveCtx, Solver};
 use crate::model::OVERFLOW;
-use crate::model::contact::{coulomb, spin_kick, tangent};
+use crate::model::contact::{coulomb_sor, spin_kick, tangent};
+use crate::model::solver::{colored_sor, colored_sor_above, colored_sor_due};
 use crate::model::{Body, Contact, ContactLists, StepParams, StepStats, dot, sub};
 
 /// Owned contacts grouped by colour: `slot[start[k]..start[k + 1]]` are colour k
@@ -99,8 +103,9 @@ pub struct Bodies<'a> {
 }
 
 /// The constants of a visit: the target's 1/dt, beta and slop
-/// (`Contact::target`), and with friction the coefficients of grain-grain
-/// (`mu`) and wall (`mu_wall`) contacts.
+/// (`Contact::target`), with friction the coefficients of grain-grain
+/// (`mu`) and wall (`mu_wall`) contacts, and the over-relaxation `sor` of
+/// the normal rows (`model::solver::colored_sor`; 1: plain Gauss-Seidel).
 #[derive(Debug, Clone, Copy)]
 pub struct Visit {
     pub inv_dt: f32,
@@ -108,10 +113,11 @@ pub struct Visit {
     pub slop: f32,
     pub mu: f32,
     pub mu_wall: f32,
+    pub sor: f32,
 }
 
 impl Visit {
-    /// The step's.
+    /// The step's, unrelaxed.
     pub fn of(p: &StepParams) -> Visit {
         Visit {
             inv_dt: 1.0 / p.dt,
@@ -119,15 +125,18 @@ impl Visit {
             slop: p.slop(),
             mu: p.mu,
             mu_wall: p.mu_wall,
+            sor: 1.0,
         }
     }
 }
 
 /// Projected Gauss-Seidel update of one owned contact `c` of grain `a`:
-/// P' = max(0, P - t / W), both grains' velocities (`out.vel`) moved at
-/// once; returns |dP| W. With `FRICTION` (docs/nscd.md#coulomb-friction-and-rotation) the local update
-/// `coulomb` with relaxation 1 on (P_n, P_t), both grains' velocities and
-/// spins (`out.spin`) moved; returns max(|dP_n| W, |dP_t| 3W). A fixed grain
+/// P' = max(0, P - sor t / W) (`how.sor`), both grains' velocities
+/// (`out.vel`) moved at once; returns |dP| W. With `FRICTION`
+/// (docs/nscd.md#coulomb-friction-and-rotation) the local update
+/// `coulomb_sor` on (P_n, P_t) (the normal row relaxed by `how.sor`), both
+/// grains' velocities and spins (`out.spin`) moved; returns
+/// max(|dP_n| W, |dP_t| 3W). A fixed grain
 /// is never written (on the GPU it may sit in several contacts of one colour).
 #[inline]
 pub fn update<const FRICTION: bool>(c: &mut Contact, a: usize, bodies: &Bodies, out: &mut Moving, how: &Visit) -> f32 {
@@ -142,7 +151,7 @@ pub fn update<const FRICTION: bool>(c: &mut Contact, a: usize, bodies: &Bodies, 
     let vb = other.map_or([0.0, 0.0], |j| vel[j]);
     let u = dot(sub(vel[a], vb), c.normal);
     let t = c.target(u, how.inv_dt, how.beta, how.slop);
-    let p = (c.impulse - t / c.inv_mass_sum).max(0.0);
+    let p = (c.impulse - how.sor * t / c.inv_mass_sum).max(0.0);
     let dp = p - c.impulse;
     c.impulse = p;
     let ia = inv_mass[a] * dp;
@@ -177,7 +186,7 @@ fn update_friction(
     let u_t = c.slip(vel[a], vb, radius[a] * spin[a], rw_b);
     let target = c.target(u, how.inv_dt, how.beta, how.slop);
     let w = c.inv_mass_sum;
-    let (pn, pt) = coulomb(c.impulse, c.impulse_t, target, u_t, w, 1.0, mu);
+    let (pn, pt) = coulomb_sor(c.impulse, c.impulse_t, target, u_t, w, how.sor, mu);
     let (dn, dt) = (pn - c.impulse, pt - c.impulse_t);
     (c.impulse, c.impulse_t) = (pn, pt);
     let t = tangent(c.normal);
@@ -266,9 +275,11 @@ pub fn colored_mirror(count: &[u32], slots: &mut [Contact], capacity: usize) {
 
 /// The coloured solver of one step on the CPU path: colour, start from the
 /// warm-started impulses, iterate until the largest correction is under the
-/// threshold or itmax, mirror. With `FRICTION` the same colours and order,
-/// each visit [`update`]'s frictional one. Returns the colouring (its colour
-/// count is the step's `colors`).
+/// threshold or itmax, mirror. At each [`colored_sor_due`] iteration the
+/// over-relaxation of the next ones follows [`colored_sor`] (the GPU's rule
+/// and cadence). With `FRICTION` the same colours and order, each visit
+/// [`update`]'s frictional one. Returns the colouring (its colour count is
+/// the step's `colors`).
 pub fn solve<const FRICTION: bool>(ctx: SolveCtx, stats: &mut StepStats) -> super::coloring::Coloring {
     let SolveCtx {
         lists,
@@ -286,13 +297,20 @@ pub fn solve<const FRICTION: bool>(ctx: SolveCtx, stats: &mut StepStats) -> supe
         spin: &mut *out.spin,
     };
     super::jacobi::jacobi_gather::<FRICTION>(c, s, k, &free, gather_out);
-    let (how, threshold) = (Visit::of(p), p.threshold());
+    let (mut how, threshold) = (Visit::of(p), p.threshold());
+    let above = colored_sor_above(threshold, p.gravity, p.dt);
     let bodies = Bodies {
         inv_mass: free.inv_mass,
         radius: free.radius,
     };
+    let (mut done, mut last) = (0u32, f32::INFINITY);
     super::iterate(stats, p.itmax, threshold, history, || {
-        sweep.sweep::<FRICTION>(&mut lists.slots, &bodies, &mut out, &how)
+        if colored_sor_due(done) {
+            how.sor = colored_sor(done, last, above, FRICTION);
+        }
+        last = sweep.sweep::<FRICTION>(&mut lists.slots, &bodies, &mut out, &how);
+        done += 1;
+        last
     });
     colored_mirror(&lists.count, &mut lists.slots, k);
     coloring

@@ -48,7 +48,7 @@
 //! stages before it on the device (`crate::backend::bisect` drives this).
 
 use super::pipeline::{ID, INV_MASS, POS, Pipeline, RADIUS, VEL};
-use super::solver::{self, GpuSolver, Iteration};
+use super::solver::{self, Batch, GpuSolver, Iteration};
 use super::state::{Buffers, Groups, Kernels, wide};
 use super::step::{Recorder, StepStage, record, stages_of};
 use super::view::DeviceGrains;
@@ -458,14 +458,24 @@ impl GpuBackend {
             ..*p
         }
         .threshold();
+        let above = crate::model::solver::colored_sor_above(threshold, p.gravity, p.dt);
+        let mut last = f32::INFINITY;
         let mut words;
         loop {
-            let batch = self.check_every.max(1).min(p.itmax - stats.iterations);
+            let at = Batch {
+                done: stats.iterations,
+                last,
+                above,
+                friction: p.friction(),
+            };
+            let most = self.solver(p.solver).before_batch(&self.core.ctx, &at);
+            let batch = self.check_every.max(1).min(p.itmax - stats.iterations).min(most);
             self.record_iterations(&mut enc, batch, p);
             words = self.core.submit_and_read_stats(enc)?;
             stats.iterations += batch;
             if stats.iterations > 0 {
                 stats.residual = f32::from_bits(words[STAT_RESIDUAL as usize]);
+                last = stats.residual;
                 if let Some(h) = &mut self.residual_history {
                     h.push(stats.residual);
                 }

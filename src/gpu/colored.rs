@@ -13,6 +13,7 @@
 //! per colour (16 times on the 5,000-grain hourglass).
 
 use super::buffers::{storage_zeroed, uniform};
+use super::solver::Batch;
 use super::{GpuContext, Kernel, ShaderConfig, Stage};
 use crate::model::{MAX_COLORS, OVERFLOW};
 
@@ -73,6 +74,8 @@ pub struct ColoredBindings<'a> {
     /// Friction (docs/nscd.md#coulomb-friction-and-rotation): radii (m) and spins (rad/s, updated).
     pub radius: &'a wgpu::Buffer,
     pub spin: &'a wgpu::Buffer,
+    /// The uniform holding the normal rows' over-relaxation (x; see [`relax`]).
+    pub relax: &'a wgpu::Buffer,
 }
 
 /// A list of buffers by binding name, as [`Kernel::group`] takes it.
@@ -107,7 +110,7 @@ impl<'a> ColoredBindings<'a> {
     /// The bindings of `colored_solve` for the colour in `pass_color` (see
     /// [`pass_colors`]; both pipelines: those read under `FRICTION` are in
     /// the layout of each).
-    pub fn solve(&self, pass_color: &'a wgpu::Buffer) -> Named<'a, 9> {
+    pub fn solve(&self, pass_color: &'a wgpu::Buffer) -> Named<'a, 10> {
         [
             ("params", self.params),
             ("slots", self.slots),
@@ -118,6 +121,7 @@ impl<'a> ColoredBindings<'a> {
             ("bucket", &self.buckets.bucket),
             ("radius", self.radius),
             ("spin", self.spin),
+            ("relax", self.relax),
         ]
     }
 
@@ -130,6 +134,7 @@ impl<'a> ColoredBindings<'a> {
             ("residual", self.residual),
             ("radius", self.radius),
             ("spin", self.spin),
+            ("relax", self.relax),
         ];
         [&self.lists()[..], &more[..]].concat()
     }
@@ -175,6 +180,12 @@ pub fn write_pass_colors(ctx: &GpuContext, pass_colors: &[wgpu::Buffer], buckets
     }
 }
 
+/// The uniform holding the over-relaxation `sor` of the colour passes'
+/// normal rows (x; y, z, w unused): 1 is plain Gauss-Seidel.
+pub fn relax(ctx: &GpuContext, sor: f32) -> wgpu::Buffer {
+    uniform(ctx, "hourglass.colored.relax", &[sor, 0.0, 0.0, 0.0])
+}
+
 /// Keep the overflow colour outside the per-pass range.
 const _: () = assert!(OVERFLOW >= MAX_COLORS);
 
@@ -204,6 +215,9 @@ pub struct ColoredSolver {
     pub sizes: Vec<u32>,
     /// This step has an overflow colour.
     pub has_overflow: bool,
+    /// [`relax`]'s buffer and the value last queued into it.
+    pub relax: wgpu::Buffer,
+    sor: std::cell::Cell<f32>,
 }
 
 impl ColoredSolver {
@@ -217,6 +231,7 @@ impl ColoredSolver {
         let colors = super::coloring::ColorBuffers::new(ctx, slots);
         let pass_colors = pass_colors(ctx);
         let buckets = Buckets::new(ctx, slots);
+        let relax = relax(ctx, 1.0);
         let bindings = |p: usize| ColoredBindings {
             params: &b.params,
             count: &b.count[p],
@@ -228,6 +243,7 @@ impl ColoredSolver {
             buckets: &buckets,
             radius: &b.grains[RADIUS],
             spin: &spins.spin,
+            relax: &relax,
         };
         let (init, round, count) = coloring_groups(core, &coloring, &colors);
         let solve = [0, 1].map(|p| {
@@ -259,6 +275,8 @@ impl ColoredSolver {
             mirror,
             sizes: Vec::new(),
             has_overflow: false,
+            relax,
+            sor: std::cell::Cell::new(1.0),
         }
     }
 
@@ -316,6 +334,20 @@ impl super::solver::GpuSolver for ColoredSolver {
     }
     fn maxes_residual(&self) -> bool {
         true
+    }
+    /// `model::solver::colored_sor` at its cadence: the batch ends at the
+    /// next `colored_sor_due` iteration.
+    fn before_batch(&self, ctx: &GpuContext, b: &Batch) -> u32 {
+        use crate::model::solver::{colored_sor, colored_sor_due, colored_sor_span};
+        if colored_sor_due(b.done) {
+            let sor = colored_sor(b.done, b.last, b.above, b.friction);
+            if sor != self.sor.get() {
+                ctx.queue
+                    .write_buffer(&self.relax, 0, bytemuck::cast_slice(&[sor, 0.0, 0.0, 0.0]));
+                self.sor.set(sor);
+            }
+        }
+        colored_sor_span(b.done)
     }
     fn colored(&mut self) -> Option<&mut ColoredSolver> {
         Some(self)

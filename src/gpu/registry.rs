@@ -104,6 +104,7 @@ macro_rules! wgsl_type {
     (level) => { "ScanLevel" };
     (pass_color) => { "vec4<u32>" };
     (step_fraction) => { "vec4<f32>" };
+    (relax) => { "vec4<f32>" };
     (state) => { "ApgdState" };
     (pos) => { "array<vec2<f32>>" };
     (vel) => { "array<vec2<f32>>" };
@@ -214,9 +215,9 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     entry!(Colored :: "colored_bucket_count", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly color, 9: ReadWrite bucket_size], cpu("cpu::colored::ColoredSweep::build", "colored_buckets_match_cpu")),
     entry!(Colored :: "colored_bucket_scatter", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly color, 8: ReadWrite bucket, 10: ReadWrite bucket_cursor], cpu("cpu::colored::ColoredSweep::build", "colored_buckets_match_cpu")),
     // FRICTION (a pipeline constant, docs/nscd.md#coulomb-friction-and-rotation) adds the tangential impulses and the spins (bindings 11, 12).
-    // pass_color: x = colour k, y = start_k, z = size_k of the pass's bucket.
-    entry!(Colored :: "colored_solve", [0: Uniform params, 2: ReadWrite slots, 4: ReadOnly inv_mass, 5: ReadWrite vel, 6: ReadWrite residual as "array<atomic<u32>>", 7: Uniform pass_color, 8: ReadWrite bucket, 11: ReadOnly radius, 12: ReadWrite spin], cpu("cpu::colored::colored_solve", "colored_solve_matches_cpu")),
-    entry!(Colored :: "colored_overflow", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly color, 4: ReadOnly inv_mass, 5: ReadWrite vel, 6: ReadWrite residual as "array<atomic<u32>>", 11: ReadOnly radius, 12: ReadWrite spin], cpu("cpu::colored::colored_overflow", "colored_overflow_matches_cpu")),
+    // pass_color: x = colour k, y = start_k, z = size_k of the pass's bucket; relax: x = the normal rows' over-relaxation (model::solver::colored_sor).
+    entry!(Colored :: "colored_solve", [0: Uniform params, 2: ReadWrite slots, 4: ReadOnly inv_mass, 5: ReadWrite vel, 6: ReadWrite residual as "array<atomic<u32>>", 7: Uniform pass_color, 8: ReadWrite bucket, 11: ReadOnly radius, 12: ReadWrite spin, 13: Uniform relax], cpu("cpu::colored::colored_solve", "colored_solve_matches_cpu")),
+    entry!(Colored :: "colored_overflow", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly color, 4: ReadOnly inv_mass, 5: ReadWrite vel, 6: ReadWrite residual as "array<atomic<u32>>", 11: ReadOnly radius, 12: ReadWrite spin, 13: Uniform relax], cpu("cpu::colored::colored_overflow", "colored_overflow_matches_cpu")),
     entry!(Colored :: "colored_mirror", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots], cpu("cpu::colored::colored_mirror", "colored_mirror_matches_cpu")),
     entry!(Uzawa :: "uzawa_contact", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly vel, 4: ReadOnly inv_mass, 5: ReadWrite residual, 6: Uniform step_fraction], cpu("cpu::uzawa::uzawa_contact", "uzawa_contact_matches_cpu")),
     // APGD: one iteration is apgd_gather, apgd_contact, apgd_momentum (then jacobi_gather of the final impulses after the solve).

@@ -37,6 +37,17 @@ impl Iteration<'_> {
     }
 }
 
+/// Where a step's solve stands before a batch of iterations.
+pub struct Batch {
+    /// Iterations done this step.
+    pub done: u32,
+    /// The residual read after the last batch (m/s; infinite before the first).
+    pub last: f32,
+    /// `model::solver::colored_sor_above` of the step's threshold.
+    pub above: f32,
+    pub friction: bool,
+}
+
 /// A GPU NSCD solver.
 pub trait GpuSolver {
     /// Queued before the step's first submit.
@@ -49,6 +60,12 @@ pub trait GpuSolver {
     /// several passes): the backend clears it before the iteration it reads.
     fn maxes_residual(&self) -> bool {
         false
+    }
+    /// Called before each batch of iterations is recorded (its writes are
+    /// queued before the batch's submit); returns the most iterations the
+    /// batch may hold.
+    fn before_batch(&self, _ctx: &GpuContext, _b: &Batch) -> u32 {
+        u32::MAX
     }
     /// Recorded after the last iteration, before the integration.
     fn finish(&self, _enc: &mut wgpu::CommandEncoder, _it: &Iteration<'_>) {}

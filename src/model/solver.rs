@@ -152,6 +152,60 @@ impl SolverKind {
     }
 }
 
+/// Over-relaxation of coloured NLGS far from convergence, the rule of both
+/// backends. A step's first iteration is plain Gauss-Seidel (sor = 1); at
+/// each [`colored_sor_due`] iteration `done` (the first after that one,
+/// then every [`COLORED_SOR_EVERY`]) the iterations up to the next due one
+/// update P_n' = max(0, P_n - sor t / W) with sor = [`COLORED_SOR`] if the
+/// largest correction `last` of the iteration before (m/s) exceeds `above`
+/// ([`colored_sor_above`]: 8 thresholds or the speed gravity adds in one
+/// step, as for NLGS), else 1. With friction only the normal rows are
+/// relaxed (`contact::coulomb_sor`), and only within a step's first
+/// [`COLORED_SOR_SWEEPS`] iterations. A resting pile, whose first
+/// correction is under `above`, is solved as before; a lone contact is
+/// solved exactly by the plain first iteration. The GPU reads the residual
+/// at the due iterations, so both backends decide on the same residual.
+pub fn colored_sor(done: u32, last: f32, above: f32, friction: bool) -> f32 {
+    let capped = friction && done >= COLORED_SOR_SWEEPS;
+    if done > 0 && last > above && !capped {
+        COLORED_SOR
+    } else {
+        1.0
+    }
+}
+
+/// Whether [`colored_sor`] is decided anew before iteration `done` (0-based):
+/// at 0, 1 and every multiple of [`COLORED_SOR_EVERY`].
+pub fn colored_sor_due(done: u32) -> bool {
+    done <= 1 || done.is_multiple_of(COLORED_SOR_EVERY)
+}
+
+/// The iterations from `done` to the next [`colored_sor_due`] one.
+pub fn colored_sor_span(done: u32) -> u32 {
+    if done == 0 {
+        1
+    } else {
+        COLORED_SOR_EVERY - done % COLORED_SOR_EVERY
+    }
+}
+
+/// See [`colored_sor`].
+pub const COLORED_SOR: f32 = 1.8;
+/// See [`colored_sor`]: the GPU's convergence cadence (`gpu::CHECK_EVERY`).
+pub const COLORED_SOR_EVERY: u32 = 10;
+/// See [`colored_sor`]: 200 took the fewest iterations on the frictional
+/// 2,000-grain discharge (of 30, 50, 100, 200, 400; relaxed to itmax, the
+/// overlaps reached 4 %).
+pub const COLORED_SOR_SWEEPS: u32 = 200;
+/// See [`colored_sor`]: `above` is the larger of this many thresholds and |g| dt.
+pub const COLORED_SOR_ABOVE: f32 = 8.0;
+
+/// [`colored_sor`]'s `above` (m/s) for a step with convergence threshold
+/// `threshold` (m/s), gravity `g` (m/s^2) and time step `dt` (s).
+pub fn colored_sor_above(threshold: f32, g: [f32; 2], dt: f32) -> f32 {
+    (COLORED_SOR_ABOVE * threshold).max(g[0].hypot(g[1]) * dt)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,5 +219,24 @@ mod tests {
             let flag = kind.to_possible_value().unwrap();
             assert_eq!(kind.facts().name, flag.get_name());
         }
+    }
+
+    /// Plain first, relaxed while far (re-decided at 1, 10, 20, ...), plain
+    /// near the threshold, and with friction plain from COLORED_SOR_SWEEPS on.
+    #[test]
+    fn colored_sor_relaxes_far_from_convergence_only() {
+        let above = colored_sor_above(1e-3, [0.0, -9.81], 1e-3);
+        assert_eq!(above, 9.81f32 * 1e-3);
+        assert_eq!(colored_sor_above(2e-3, [0.0, -9.81], 1e-3), 8.0 * 2e-3);
+        assert_eq!(colored_sor(0, f32::INFINITY, above, false), 1.0);
+        assert_eq!(colored_sor(1, 1.0, above, false), COLORED_SOR);
+        assert_eq!(colored_sor(1, 9e-3, above, false), 1.0);
+        assert_eq!(colored_sor(990, 1.0, above, false), COLORED_SOR);
+        assert_eq!(colored_sor(190, 1.0, above, true), COLORED_SOR);
+        assert_eq!(colored_sor(200, 1.0, above, true), 1.0);
+        let due: Vec<u32> = (0..31).filter(|&d| colored_sor_due(d)).collect();
+        assert_eq!(due, [0, 1, 10, 20, 30]);
+        let spans: Vec<u32> = [0, 1, 5, 10, 19].map(colored_sor_span).to_vec();
+        assert_eq!(spans, [1, 9, 5, 10, 1]);
     }
 }
