@@ -81,6 +81,20 @@ pub fn hex_pile(base: usize, r: f32) -> (Grains, Walls) {
     )
 }
 
+/// `n` grains of radius 3 mm stacked in touch on a floor, all falling at
+/// 1 m/s as the lowest lands: a perfectly inelastic step stops every grain,
+/// the corrections running up the column (the slow mode of Gauss-Seidel
+/// that over-relaxation speeds up).
+pub fn landing_column(n: usize) -> (Grains, Walls) {
+    let r = 0.003f32;
+    let list: Vec<(f32, f32, f32)> = (0..n).map(|k| (r, r + 2.0 * r * k as f32, r)).collect();
+    let mut g = grains(&list);
+    for v in &mut g.vel {
+        *v = [0.0, -1.0];
+    }
+    (g, walls(&[[-0.001, 0.0, 0.007, 0.0]]))
+}
+
 /// Build `scene`, run it on the CPU backend into a fresh result directory
 /// under `dir` with `obs` listening, and finish the directory (when the run
 /// succeeds); returns the setup and the run's outcome.
