@@ -49,6 +49,15 @@ fn scene() -> (Grains, Walls, Grid, StepParams) {
     (grains, walls, grid, p)
 }
 
+/// Largest |a - b| of any velocity component (m/s), grains in the same order.
+fn max_velocity_difference(a: &Grains, b: &Grains) -> f32 {
+    a.vel
+        .iter()
+        .zip(&b.vel)
+        .map(|(x, y)| (x[0] - y[0]).abs().max((x[1] - y[1]).abs()))
+        .fold(0.0f32, f32::max)
+}
+
 fn max_distance(a: &Grains, b: &Grains) -> f32 {
     assert_eq!(a.id, b.id);
     a.pos
@@ -243,12 +252,7 @@ fn split_push_out_steps_match_cpu() {
         );
         let (a, b) = (cpu.grains().unwrap().clone(), gpu.grains().unwrap().clone());
         let d = max_distance(&a, &b);
-        let dv = a
-            .vel
-            .iter()
-            .zip(&b.vel)
-            .map(|(x, y)| (x[0] - y[0]).abs().max((x[1] - y[1]).abs()))
-            .fold(0.0f32, f32::max);
+        let dv = max_velocity_difference(&a, &b);
         println!(
             "{solver:?}: positions within {d:e} m, velocities within {dv:e} m/s; overlap {} -> {}",
             c0.max_overlap, sc.max_overlap
@@ -361,11 +365,6 @@ fn relaxed_colored_landing_matches_cpu() {
     assert!(sc.iterations < 500, "cpu {sc:?}");
     assert!(sg.iterations.abs_diff(sc.iterations) <= 1, "cpu {sc:?} gpu {sg:?}");
     let (a, b) = (cpu.grains().unwrap(), gpu.grains().unwrap());
-    let dv = a
-        .vel
-        .iter()
-        .zip(&b.vel)
-        .map(|(x, y)| (x[0] - y[0]).abs().max((x[1] - y[1]).abs()))
-        .fold(0.0f32, f32::max);
+    let dv = max_velocity_difference(a, b);
     assert!(dv < p.tol / p.dt, "velocities differ by {dv:e} m/s");
 }
