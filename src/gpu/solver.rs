@@ -45,6 +45,7 @@ pub struct Batch {
     pub last: f32,
     /// `model::solver::colored_sor_above` of the step's threshold.
     pub above: f32,
+    /// The step carries friction.
     pub friction: bool,
 }
 
