@@ -36,6 +36,9 @@
 //! few µs of GPU work each on a large pile, against ~50 µs per sync), so the
 //! GPU stops at the first multiple of `check_every` at which the CPU would
 //! have stopped, or later; a step that reaches itmax reports converged = false.
+//! A solver may end a batch sooner (`GpuSolver::before_batch`): coloured
+//! NLGS also reads after a step's first iteration, where it decides its
+//! over-relaxation (`model::solver::colored_sor`), and may stop there.
 //!
 //! Reorder: every [`REORDER_EVERY`] steps and after the walls change (the
 //! gate opens), the per-grain arrays are permuted into the cell order of the
