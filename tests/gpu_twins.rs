@@ -1023,8 +1023,8 @@ fn visit(q: &Params) -> cpu::colored::Visit {
 }
 
 /// The over-relaxation the coloured stage twins run with: relaxed, as far
-/// from convergence (`model::solver::COLORED_SOR`).
-const TWIN_SOR: f32 = hourglass::model::solver::COLORED_SOR;
+/// from convergence (`model::solver::SOR`).
+const TWIN_SOR: f32 = hourglass::model::solver::SOR;
 
 /// The projection constants of a `Params`.
 fn projection(q: &Params) -> cpu::jacobi::Projection {

@@ -327,20 +327,14 @@ pub const ACT_REACH: f32 = 0.1;
 /// that has not converged yet.
 pub const IDLE_CHECK_EVERY: u32 = 10;
 
-/// Over-relaxation of the NLGS sweeps far from convergence: a sweep after
-/// one whose largest correction exceeded both SOR_ABOVE times the threshold
-/// and the speed gravity adds in one step (|g| dt, passed as `sor_floor`)
-/// updates P' = max(0, P - SOR t / W) (with friction the normal row alone,
-/// and only within a step's first [`SOR_SWEEPS`] iterations); other sweeps
-/// are plain Gauss-Seidel.
-/// Relaxing far from convergence cuts the sweeps a step; relaxing the tail
-/// of a solve holds it up, and without the |g| dt floor a resting pile
-/// jitters (tests/rest.rs). SOR_ABOVE = 8 gives the fewest contact visits
-/// with the hot sweeps and the NLGS push-out at 0.8
-/// (docs/solvers.md#why-the-cpu-constants).
-pub const SOR: f32 = 1.8;
-/// See [`SOR`].
-pub const SOR_ABOVE: f32 = 8.0;
+/// Over-relaxation of the NLGS sweeps far from convergence, shared with
+/// coloured NLGS (`model::solver::SOR`): a sweep after one whose largest
+/// correction exceeded both SOR_ABOVE times the threshold and the speed
+/// gravity adds in one step (|g| dt, passed as `sor_floor`) updates
+/// P' = max(0, P - SOR t / W) (with friction the normal row alone, and only
+/// within a step's first [`SOR_SWEEPS`] iterations); other sweeps are plain
+/// Gauss-Seidel.
+pub use crate::model::solver::{SOR, SOR_ABOVE};
 /// With friction, the iterations of a step (full sweeps and idle checks,
 /// as counted in its stats; hot sweeps are not counted) after which its
 /// sweeps are plain Gauss-Seidel whatever their corrections. A frictional

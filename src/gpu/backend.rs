@@ -461,15 +461,14 @@ impl GpuBackend {
             ..*p
         }
         .threshold();
-        let above = crate::model::solver::colored_sor_above(threshold, p.gravity, p.dt);
         let mut last = f32::INFINITY;
         let mut words;
         loop {
             let at = Batch {
                 done: stats.iterations,
                 last,
-                above,
-                friction: p.friction(),
+                threshold,
+                p,
             };
             let most = self.solver(p.solver).before_batch(&self.core.ctx, &at);
             let batch = self.check_every.max(1).min(p.itmax - stats.iterations).min(most);

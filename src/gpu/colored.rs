@@ -337,10 +337,11 @@ impl super::solver::GpuSolver for ColoredSolver {
     }
     /// `model::solver::colored_sor` at its cadence: the batch ends at the
     /// next `colored_sor_due` iteration.
-    fn before_batch(&self, ctx: &GpuContext, b: &Batch) -> u32 {
-        use crate::model::solver::{colored_sor, colored_sor_due, colored_sor_span};
+    fn before_batch(&self, ctx: &GpuContext, b: &Batch<'_>) -> u32 {
+        use crate::model::solver::{colored_sor, colored_sor_above, colored_sor_due, colored_sor_span};
         if colored_sor_due(b.done) {
-            let sor = colored_sor(b.done, b.last, b.above, b.friction);
+            let above = colored_sor_above(b.threshold, b.p.gravity, b.p.dt);
+            let sor = colored_sor(b.done, b.last, above, b.p.friction());
             if sor != self.sor.get() {
                 ctx.queue
                     .write_buffer(&self.relax, 0, bytemuck::cast_slice(&[sor, 0.0, 0.0, 0.0]));

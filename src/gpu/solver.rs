@@ -38,15 +38,14 @@ impl Iteration<'_> {
 }
 
 /// Where a step's solve stands before a batch of iterations.
-pub struct Batch {
+pub struct Batch<'a> {
     /// Iterations done this step.
     pub done: u32,
     /// The residual read after the last batch (m/s; infinite before the first).
     pub last: f32,
-    /// `model::solver::colored_sor_above` of the step's threshold.
-    pub above: f32,
-    /// The step carries friction.
-    pub friction: bool,
+    /// The step's convergence threshold (m/s).
+    pub threshold: f32,
+    pub p: &'a crate::model::StepParams,
 }
 
 /// A GPU NSCD solver.
@@ -65,7 +64,7 @@ pub trait GpuSolver {
     /// Called before each batch of iterations is recorded (its writes are
     /// queued before the batch's submit); returns the most iterations the
     /// batch may hold.
-    fn before_batch(&self, _ctx: &GpuContext, _b: &Batch) -> u32 {
+    fn before_batch(&self, _ctx: &GpuContext, _b: &Batch<'_>) -> u32 {
         u32::MAX
     }
     /// Recorded after the last iteration, before the integration.

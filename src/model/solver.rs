@@ -156,7 +156,7 @@ impl SolverKind {
 /// backends. A step's first iteration is plain Gauss-Seidel (sor = 1); at
 /// each [`colored_sor_due`] iteration `done` (the first after that one,
 /// then every [`COLORED_SOR_EVERY`]) the iterations up to the next due one
-/// update P_n' = max(0, P_n - sor t / W) with sor = [`COLORED_SOR`] if the
+/// update P_n' = max(0, P_n - sor t / W) with sor = [`SOR`] if the
 /// largest correction `last` of the iteration before (m/s) exceeds `above`
 /// ([`colored_sor_above`]: 8 thresholds or the speed gravity adds in one
 /// step, as for NLGS), else 1. With friction only the normal rows are
@@ -167,11 +167,7 @@ impl SolverKind {
 /// at the due iterations, so both backends decide on the same residual.
 pub fn colored_sor(done: u32, last: f32, above: f32, friction: bool) -> f32 {
     let capped = friction && done >= COLORED_SOR_SWEEPS;
-    if done > 0 && last > above && !capped {
-        COLORED_SOR
-    } else {
-        1.0
-    }
+    if done > 0 && last > above && !capped { SOR } else { 1.0 }
 }
 
 /// Whether [`colored_sor`] is decided anew before iteration `done` (0-based):
@@ -189,21 +185,27 @@ pub fn colored_sor_span(done: u32) -> u32 {
     }
 }
 
-/// See [`colored_sor`].
-pub const COLORED_SOR: f32 = 1.8;
+/// Over-relaxation of the Gauss-Seidel solvers far from convergence (NLGS:
+/// `cpu::nlgs`; coloured NLGS: [`colored_sor`]), of the normal rows alone
+/// with friction. Relaxing far from convergence cuts the sweeps a step;
+/// relaxing the tail of a solve holds it up, and without the |g| dt floor
+/// of [`SOR_ABOVE`] a resting pile jitters (tests/rest.rs).
+pub const SOR: f32 = 1.8;
+/// A sweep is relaxed after one whose largest correction exceeded this many
+/// thresholds and |g| dt. 8 gives the fewest contact visits with NLGS's hot
+/// sweeps and push-out at 0.8 (docs/solvers.md#why-the-cpu-constants).
+pub const SOR_ABOVE: f32 = 8.0;
 /// See [`colored_sor`]: the GPU's convergence cadence (`gpu::CHECK_EVERY`).
 pub const COLORED_SOR_EVERY: u32 = 10;
 /// See [`colored_sor`]: 200 took the fewest iterations on the frictional
 /// 2,000-grain discharge (of 30, 50, 100, 200, 400; relaxed to itmax, the
 /// overlaps reached 4 %).
 pub const COLORED_SOR_SWEEPS: u32 = 200;
-/// See [`colored_sor`]: `above` is the larger of this many thresholds and |g| dt.
-pub const COLORED_SOR_ABOVE: f32 = 8.0;
 
 /// [`colored_sor`]'s `above` (m/s) for a step with convergence threshold
 /// `threshold` (m/s), gravity `g` (m/s^2) and time step `dt` (s).
 pub fn colored_sor_above(threshold: f32, g: [f32; 2], dt: f32) -> f32 {
-    (COLORED_SOR_ABOVE * threshold).max(g[0].hypot(g[1]) * dt)
+    (SOR_ABOVE * threshold).max(g[0].hypot(g[1]) * dt)
 }
 
 #[cfg(test)]
@@ -229,10 +231,10 @@ mod tests {
         assert_eq!(above, 9.81f32 * 1e-3);
         assert_eq!(colored_sor_above(2e-3, [0.0, -9.81], 1e-3), 8.0 * 2e-3);
         assert_eq!(colored_sor(0, f32::INFINITY, above, false), 1.0);
-        assert_eq!(colored_sor(1, 1.0, above, false), COLORED_SOR);
+        assert_eq!(colored_sor(1, 1.0, above, false), SOR);
         assert_eq!(colored_sor(1, 9e-3, above, false), 1.0);
-        assert_eq!(colored_sor(990, 1.0, above, false), COLORED_SOR);
-        assert_eq!(colored_sor(190, 1.0, above, true), COLORED_SOR);
+        assert_eq!(colored_sor(990, 1.0, above, false), SOR);
+        assert_eq!(colored_sor(190, 1.0, above, true), SOR);
         assert_eq!(colored_sor(200, 1.0, above, true), 1.0);
         let due: Vec<u32> = (0..31).filter(|&d| colored_sor_due(d)).collect();
         assert_eq!(due, [0, 1, 10, 20, 30]);
