@@ -34,7 +34,9 @@ use hourglass::cpu::colored::ColoredSweep;
 use hourglass::gpu::buffers::storage_zeroed;
 use hourglass::gpu::colored::{Buckets, Colored, ColoredBindings, bucket_starts};
 use hourglass::gpu::solver::step_fraction;
-use hourglass::gpu::{GpuContext, Kernel, Params, STAT_RESIDUAL, STAT_SPEED2, STAT_WORDS, ShaderConfig, Stage, apgd};
+use hourglass::gpu::{
+    GpuContext, Kernel, Params, STAT_RESIDUAL, STAT_SPEED_HIST, STAT_SPEED2, STAT_WORDS, ShaderConfig, Stage, apgd,
+};
 use hourglass::model::{Body, Contact, ContactLists, Grains, Grid, OVERFLOW, UZAWA_STEP, Walls};
 
 const ALERT: f32 = 0.003;
@@ -196,7 +198,17 @@ fn residual_max_matches_cpu() {
                 residual[n - 1] = 5.0;
                 vel[n - 1] = [3.0, -3.0];
             }
+            // No squared speed within 64 ulps of a power of two, where a fused
+            // multiply-add on the GPU may bin it an octave away.
+            for v in vel.iter_mut() {
+                let v2 = v[0] * v[0] + v[1] * v[1];
+                let m = v2.to_bits() & 0x7f_ffff;
+                if v2 != 0.0 && !(64..=0x7f_ffff - 64).contains(&m) {
+                    *v = [0.3, -0.5];
+                }
+            }
             let (want_r, want_s) = cpu::residual_max::residual_max(&residual, &vel);
+            let want_hist = hourglass::model::speeds::histogram(&vel);
             let k = Kernel::new(&ctx, &ShaderConfig { capacity: 16 }, Stage::ResidualMax, "main");
             let p = Params {
                 n_grains: n as u32,
@@ -207,6 +219,8 @@ fn residual_max_matches_cpu() {
             words.iter_mut().enumerate().for_each(|(i, w)| *w = 1000 + i as u32);
             words[STAT_RESIDUAL as usize] = 0;
             words[STAT_SPEED2 as usize] = 0;
+            let hist = STAT_SPEED_HIST as usize..STAT_SPEED_HIST as usize + want_hist.len();
+            words[hist.clone()].fill(0);
             let (pb, rb, vb, stats) = (uni(&ctx, &p), buf(&ctx, &residual), buf(&ctx, &vel), buf(&ctx, &words));
             let g = k.group(
                 &ctx,
@@ -223,8 +237,10 @@ fn residual_max_matches_cpu() {
                 close(s, want_s, 1e-6, 0.0),
                 "n = {n}: largest |v|^2: gpu {s} cpu {want_s}"
             );
+            assert_eq!(got[hist.clone()], want_hist[..], "n = {n}: the speed histogram");
+            assert_eq!(got[hist.clone()].iter().sum::<u32>(), n as u32);
             for (i, w) in got.iter().enumerate() {
-                if i != STAT_RESIDUAL as usize && i != STAT_SPEED2 as usize {
+                if i != STAT_RESIDUAL as usize && i != STAT_SPEED2 as usize && !hist.contains(&i) {
                     assert_eq!(*w, words[i], "n = {n}: stats[{i}] must be left alone");
                 }
             }

@@ -31,6 +31,7 @@ pub mod warm_start;
 use crate::error::{Error, Result};
 use crate::model::Grid;
 use crate::model::plan::{self, Stage};
+use crate::model::speeds;
 use crate::model::{ContactLists, Grains, SolverKind, StepParams, StepStats, Walls, nscd_plan};
 use grid::Bins;
 
@@ -375,8 +376,15 @@ impl<'a> StepContext<'a> {
             ..resolved
         };
         // The solve converges further when the grains are slow, so that its
-        // error does not keep a pile moving (StepParams::solve_tol).
-        let speed = grains.max_speed();
+        // error does not keep a pile moving (StepParams::solve_tol); the
+        // speed it follows may ignore the fastest few grains (model::speeds).
+        let share = p.solver.facts().fast_share;
+        let fastest = grains.max_speed();
+        let speed = if share > 0.0 {
+            speeds::followed(&speeds::histogram(&grains.vel), grains.len() as u32, fastest, share)
+        } else {
+            fastest
+        };
         let solve_p = StepParams {
             tol: p.solve_tol(speed),
             ..p

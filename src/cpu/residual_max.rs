@@ -2,6 +2,8 @@
 //! largest per-grain residual, m/s) and the largest squared speed, m^2/s^2.
 //! CPU twin of shaders/residual_max.wgsl; with it, per-grain
 //! `jacobi_contact` + `residual_max` equals [`super::jacobi::jacobi_contact`].
+//! The shader also counts the grains' speed histogram, whose twin is
+//! [`crate::model::speeds::histogram`].
 
 /// `(max_i residual[i], max_i |v_i|^2)`, both 0 when there are no grains.
 pub fn residual_max(residual: &[f32], vel: &[[f32; 2]]) -> (f32, f32) {

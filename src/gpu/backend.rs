@@ -55,11 +55,14 @@ use super::solver::{self, Batch, GpuSolver, Iteration};
 use super::state::{Buffers, Groups, Kernels, wide};
 use super::step::{Recorder, StepStage, record, stages_of};
 use super::view::DeviceGrains;
-use super::{GpuContext, Params, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_RESIDUAL, STAT_SPEED2, Stage, pass};
+use super::{
+    GpuContext, Params, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_RESIDUAL, STAT_SPEED_HIST, STAT_SPEED2, Stage,
+    pass,
+};
 use crate::error::{Error, Result};
 use crate::model::plan::{self, Stage as PlanStage};
 use crate::model::{Contact, ContactLists, Grains, Grid, Region, SolverKind, StepParams, StepStats, Totals, Walls};
-use crate::model::{MAX_COLORS, SOLVERS, nscd_plan};
+use crate::model::{MAX_COLORS, SOLVERS, nscd_plan, speeds};
 
 /// Jacobi iterations between two convergence checks (host readbacks).
 pub const CHECK_EVERY: u32 = 10;
@@ -100,11 +103,13 @@ pub struct GpuBackend {
     pub residual_history: Option<Vec<f32>>,
     /// `check_every` before [`record_residuals`](GpuBackend::record_residuals) set it to 1.
     recorded_check_every: u32,
-    /// The fastest grain's speed at the start of the next step, m/s (the
-    /// solve's tolerance, `StepParams::solve_tol`): the grains' at `new`,
-    /// then the last convergence check's. `upload_grains` leaves it: the
-    /// bisection uploads velocities already gathered from the warm start.
+    /// The fastest grain's speed at the start of the next step, m/s, and
+    /// the grains' speed histogram (`model::speeds`; the solve's tolerance,
+    /// `StepParams::solve_tol`): the grains' at `new`, then the last
+    /// convergence check's. `upload_grains` leaves them: the bisection
+    /// uploads velocities already gathered from the warm start.
     speed: f32,
+    speeds: [u32; speeds::BINS],
 }
 
 /// The step pushes overlaps out by moving the grains after the solve (the
@@ -130,7 +135,7 @@ impl GpuBackend {
         let kernels = Kernels::new(&core.ctx, &core.cfg);
         let bufs = Buffers::new(&core.ctx, &grains);
         let groups = Groups::new(&core, &kernels, &bufs);
-        let speed = grains.max_speed();
+        let (speed, speeds) = (grains.max_speed(), speeds::histogram(&grains.vel));
         Ok(GpuBackend {
             core,
             kernels,
@@ -151,6 +156,7 @@ impl GpuBackend {
             residual_history: None,
             recorded_check_every: CHECK_EVERY,
             speed,
+            speeds,
         })
     }
 
@@ -456,8 +462,14 @@ impl GpuBackend {
         stats: &mut StepStats,
     ) -> Result<wgpu::CommandEncoder> {
         // As cpu::CpuStepper::step: converged further when the grains are slow.
+        let followed = speeds::followed(
+            &self.speeds,
+            self.core.n as u32,
+            self.speed,
+            p.solver.facts().fast_share,
+        );
         let threshold = StepParams {
-            tol: p.solve_tol(self.speed),
+            tol: p.solve_tol(followed),
             ..*p
         }
         .threshold();
@@ -499,6 +511,8 @@ impl GpuBackend {
         stats.overflow = u64::from(words[STAT_OVERFLOW as usize]);
         stats.contacts = u64::from(words[STAT_CONTACTS as usize]);
         self.speed = f32::from_bits(words[STAT_SPEED2 as usize]).sqrt();
+        let hist = STAT_SPEED_HIST as usize;
+        self.speeds.copy_from_slice(&words[hist..hist + speeds::BINS]);
         stats.max_displacement = self.speed * p.dt;
         stats.max_overlap = f32::from_bits(words[STAT_OVERLAP as usize]);
         Ok(enc)
@@ -522,9 +536,15 @@ impl GpuBackend {
             let mut p = pass(enc, &Stage::JacobiContact.label());
             s.iterate(&mut p, &it);
         }
-        // residual_max maxes into stats[STAT_RESIDUAL] and stats[STAT_SPEED2]: zero them first.
+        // residual_max maxes into stats[STAT_RESIDUAL] and stats[STAT_SPEED2]
+        // and counts into the speed histogram: zero them first.
         const _: () = assert!(STAT_SPEED2 == STAT_RESIDUAL + 1);
         enc.clear_buffer(&self.core.bufs.stats, u64::from(STAT_RESIDUAL) * 4, Some(8));
+        enc.clear_buffer(
+            &self.core.bufs.stats,
+            u64::from(STAT_SPEED_HIST) * 4,
+            Some(speeds::BINS as u64 * 4),
+        );
         let mut p = pass(enc, &Stage::ResidualMax.label());
         self.kernels
             .residual_max

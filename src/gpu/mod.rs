@@ -54,6 +54,7 @@ pub use view::{DeviceGrains, GrainView};
 use crate::model::Grid;
 use crate::model::contact::{BODY_CORNER, BODY_INDEX_MASK, BODY_SEGMENT, TANGENT_MASS_RATIO};
 use crate::model::noise::{BITS as NOISE_BITS, SALT as NOISE_SALT, TERMS as NOISE_TERMS};
+use crate::model::speeds::{BINS as SPEED_BINS, LOW as SPEED_LOW};
 use crate::model::walls::CORNER_DIRS;
 use crate::model::{APGD_RESTART_AGE, MAX_COLORS, OVERFLOW, UNCOLORED};
 
@@ -68,7 +69,10 @@ pub const STAT_OVERFLOW: u32 = 2;
 pub const STAT_CONTACTS: u32 = 3;
 /// Deepest overlap of the detected contacts, f32 bits (max of non-negative floats).
 pub const STAT_OVERLAP: u32 = 4;
-pub const STAT_WORDS: u32 = 5;
+/// First of the `model::speeds::BINS` words of the grains' speed histogram
+/// (`model::speeds`), counted by residual_max with the largest speed.
+pub const STAT_SPEED_HIST: u32 = 5;
+pub const STAT_WORDS: u32 = STAT_SPEED_HIST + SPEED_BINS as u32;
 
 /// The stages of the GPU step, named like their shader files and CPU twins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -214,6 +218,9 @@ impl ShaderConfig {
              const STAT_OVERFLOW: u32 = {STAT_OVERFLOW}u;\n\
              const STAT_CONTACTS: u32 = {STAT_CONTACTS}u;\n\
              const STAT_OVERLAP: u32 = {STAT_OVERLAP}u;\n\
+             const STAT_SPEED_HIST: u32 = {STAT_SPEED_HIST}u;\n\
+             const SPEED_BINS: u32 = {SPEED_BINS}u;\n\
+             const SPEED_LOW: i32 = {SPEED_LOW}i;\n\
              const MAX_COLORS: u32 = {MAX_COLORS}u;\n\
              const OVERFLOW_COLOR: u32 = {OVERFLOW}u;\n\
              const UNCOLORED: u32 = {UNCOLORED:#x}u;\n\

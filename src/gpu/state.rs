@@ -56,8 +56,9 @@ pub struct Kernels {
     /// `residual_max::main`: `max_i residual[i]` and `max_i |v_i|^2` into
     /// `stats[STAT_RESIDUAL]`, `stats[STAT_SPEED2]` by atomicMax on the f32 bit
     /// patterns (order-preserving for non-negative floats), one atomic per
-    /// workgroup; the caller zeroes those two words first.
-    /// Twin `cpu::residual_max::residual_max`.
+    /// workgroup, and the grains' speed histogram into
+    /// `stats[STAT_SPEED_HIST..]`; the caller zeroes those words first.
+    /// Twins `cpu::residual_max::residual_max`, `model::speeds::histogram`.
     pub residual_max: Kernel,
     /// `integrate::main`: x += dt v after the solve, x wrapped into the
     /// period on a grid periodic along x. Twin `cpu::integrate::integrate`

@@ -17,6 +17,7 @@ pub mod noise;
 pub mod params;
 pub mod plan;
 pub mod solver;
+pub mod speeds;
 pub mod totals;
 pub mod walls;
 

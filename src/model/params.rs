@@ -334,9 +334,12 @@ impl StepParams {
         }
     }
 
-    /// The tolerance a step's solve converges to when the fastest grain
-    /// moves at `speed` (m/s) at the start of the step: `tol`, or less when
-    /// the grains are slow, min(tol, max(REST_SHARE speed, REST_FLOOR) dt).
+    /// The tolerance a step's solve converges to when the grains move at
+    /// `speed` (m/s) at the start of the step: `tol`, or less when the grains
+    /// are slow, min(tol, max(REST_SHARE speed, REST_FLOOR) dt). `speed` is
+    /// the fastest grain's, or under the solvers with a `fast_share`
+    /// (Jacobi, coloured NLGS, APGD) the speed that share of the grains
+    /// exceeds (`model::speeds::followed`); both backends take it so.
     ///
     /// A solve stops with a velocity error of up to the threshold at every
     /// contact, and that error does not die with the step: velocities

@@ -11,6 +11,7 @@
 //! "Adding a solver").
 
 use super::params::{APGD_THRESHOLD, SolverKind, UZAWA_THRESHOLD};
+use super::speeds::FAST_SHARE;
 
 /// One solver's row of [`SOLVERS`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -27,6 +28,9 @@ pub struct SolverFacts {
     pub friction: bool,
     /// Its share of tol/dt in the convergence test ([`threshold`]).
     pub threshold: f32,
+    /// The share of the fastest grains whose speed its step's tolerance
+    /// ignores ([`super::speeds::followed`]): 0, the fastest grain sets it.
+    pub fast_share: f32,
     /// The push-out fraction per step when the scene sets no
     /// `solver.overlap_relax` and no cohesion ([`SolverKind::overlap_relax`]).
     pub overlap_relax: f64,
@@ -46,6 +50,7 @@ const fn other(kind: SolverKind, name: &'static str, gpu: bool) -> SolverFacts {
         gpu,
         friction: false,
         threshold: 1.0,
+        fast_share: 0.0,
         overlap_relax: 0.2,
         colors: false,
         sequential: false,
@@ -70,12 +75,14 @@ pub const SOLVERS: [SolverFacts; 11] = [
     SolverFacts {
         nscd: true,
         friction: true,
+        fast_share: FAST_SHARE,
         ..other(SolverKind::Jacobi, "jacobi", true)
     },
     SolverFacts {
         nscd: true,
         friction: true,
         colors: true,
+        fast_share: FAST_SHARE,
         ..other(SolverKind::Colored, "colored", true)
     },
     SolverFacts {
@@ -92,6 +99,7 @@ pub const SOLVERS: [SolverFacts; 11] = [
         nscd: true,
         friction: true,
         threshold: APGD_THRESHOLD,
+        fast_share: FAST_SHARE,
         ..other(SolverKind::Apgd, "apgd", true)
     },
     other(SolverKind::Dem, "dem", true),
