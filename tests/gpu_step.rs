@@ -28,7 +28,7 @@
 mod common;
 mod gpu_common;
 
-use common::{grid_around, hex_pile, params};
+use common::{grid_around, hex_pile, params, throw_top_grain};
 use gpu_common::{context, jostle};
 use hourglass::Error;
 use hourglass::backend::{Backend, CpuBackend};
@@ -393,10 +393,7 @@ fn a_thrown_grain_does_not_loosen_the_solve_on_the_gpu() {
     }
     let mut g = settle.grains().unwrap().clone();
     assert!(g.len() >= 100, "{} grains: the fastest 1 % is less than one", g.len());
-    let top = (0..g.len())
-        .max_by(|&a, &b| g.pos[a][1].total_cmp(&g.pos[b][1]))
-        .unwrap();
-    g.vel[top] = [0.0, 0.1];
+    throw_top_grain(&mut g, 0.1);
     for solver in [SolverKind::Jacobi, SolverKind::Colored, SolverKind::Apgd] {
         let p = StepParams { solver, ..p };
         let mut cpu = CpuBackend::new(g.clone(), walls.clone(), grid, K);

@@ -121,3 +121,12 @@ pub fn run_on_cpu(
     }
     (setup, summary)
 }
+
+/// Throw the highest grain of `g` straight up at `speed` (m/s): it leaves
+/// its pocket, one fast grain over a resting pile.
+pub fn throw_top_grain(g: &mut Grains, speed: f32) {
+    let top = (0..g.len())
+        .max_by(|&a, &b| g.pos[a][1].total_cmp(&g.pos[b][1]))
+        .expect("a grain to throw");
+    g.vel[top] = [0.0, speed];
+}
