@@ -380,7 +380,6 @@ fn relaxed_colored_landing_matches_cpu() {
 /// cold state the GPU stops within an iteration of the CPU.
 #[test]
 fn a_thrown_grain_does_not_loosen_the_solve_on_the_gpu() {
-    use hourglass::model::solver::threshold;
     let Some(ctx) = context() else { return };
     let r = 0.003;
     let (pile, walls) = hex_pile(15, r);
@@ -401,7 +400,12 @@ fn a_thrown_grain_does_not_loosen_the_solve_on_the_gpu() {
         gpu.check_every = 1;
         let (sc, sg) = (cpu.step(&p).unwrap(), gpu.step(&p).unwrap());
         assert_iterations(1, &sc, &sg);
-        let loose = threshold(solver, 0.01 * 0.1 * p.dt, p.dt);
+        // The threshold following the thrown grain (0.1 m/s).
+        let loose = StepParams {
+            tol: p.solve_tol(0.1),
+            ..p
+        }
+        .threshold();
         for k in 2..=5 {
             let sg = gpu.step(&p).unwrap();
             assert!(

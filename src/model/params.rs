@@ -336,7 +336,11 @@ impl StepParams {
 
     /// The tolerance a step's solve converges to when the grains move at
     /// `speed` (m/s) at the start of the step: `tol`, or less when the grains
-    /// are slow, min(tol, max(REST_SHARE speed, REST_FLOOR) dt). `speed` is
+    /// are slow, min(tol, max(REST_SHARE speed, REST_FLOOR) dt r / s), s
+    /// the solver's share of tol/dt in its test ([`Self::threshold`]) and r
+    /// its share of the slow-grain bound (`SolverFacts::rest_threshold`):
+    /// the test's threshold is min(s tol/dt, r max(REST_SHARE speed,
+    /// REST_FLOOR)), r = 1 but for Uzawa (0.25). `speed` is
     /// the fastest grain's, or under the solvers with a `fast_share`
     /// (Jacobi, coloured NLGS, APGD) the speed that share of the grains
     /// exceeds (`model::speeds::followed`); both backends take it so.
@@ -359,7 +363,9 @@ impl StepParams {
         if self.overlap_iterations == 0 {
             return self.tol;
         }
-        ((REST_SHARE * speed).max(REST_FLOOR) * self.dt).min(self.tol)
+        let facts = self.solver.facts();
+        let rest = facts.rest_threshold / facts.threshold;
+        ((REST_SHARE * speed).max(REST_FLOOR) * self.dt * rest).min(self.tol)
     }
 
     /// The convergence test of the step's solve: the largest correction
@@ -387,9 +393,10 @@ pub const REST_SHARE: f32 = 0.01;
 /// nearly opposite contacts moves several times faster than they close, so
 /// the rest a pile reaches falls with the floor and with the pile's depth:
 /// at 1e-5 m/s a 465-grain pile 30 grains deep kept 1.3e-4 - 2.5e-4 m/s rms,
-/// at 1e-6 m/s at most 3.3e-5 (docs/solvers.md, "Rest"). f32 velocities
+/// at 1e-6 m/s at most 3.3e-5 (docs/solvers.md, "Rest"). f32 impulses
 /// bound it from below: at 1e-7 m/s the 2,000-grain fill's solve ran into
-/// itmax.
+/// itmax, and so did APGD's resting steps at 0.4 of this floor
+/// (`SolverFacts::rest_threshold`).
 pub const REST_FLOOR: f32 = 1e-6;
 
 /// APGD's share of tol/dt in its convergence test ([`StepParams::threshold`]).

@@ -2,9 +2,9 @@
 //! the scene checks and the study ask of a solver reads from its row.
 //!
 //! ```text
-//!   kind     name     nscd gpu friction threshold push-out colours sequential
-//!   Nlgs     "nlgs"   yes  no  yes      1         0.8      no      yes
-//!   Apgd     "apgd"   yes  yes yes      0.4       0.2      no      no
+//!   kind     name     nscd gpu friction threshold (at rest) push-out colours sequential
+//!   Nlgs     "nlgs"   yes  no  yes      1         (1)       0.8      no      yes
+//!   Apgd     "apgd"   yes  yes yes      0.4       (1)       0.2      no      no
 //!   ...
 //! ```
 //! Adding a solver: a `SolverKind` variant and one row here (docs/architecture.md,
@@ -28,6 +28,16 @@ pub struct SolverFacts {
     pub friction: bool,
     /// Its share of tol/dt in the convergence test ([`threshold`]).
     pub threshold: f32,
+    /// Its share of the slow-grain bound (REST_SHARE of the speed the step
+    /// follows, at least REST_FLOOR, m/s) in the convergence test near rest
+    /// ([`super::params::StepParams::solve_tol`]). Uzawa's correction is
+    /// a quarter of its velocity error at rest as in a flow (at the full
+    /// bound the settled 2,000-grain fill kept 4e-4 - 9e-4 m/s rms); APGD's
+    /// 0.4 of tol/dt belongs to flows, where its momentum is large: at rest
+    /// its correction stalls at 5e-7 - 9e-7 m/s on the fill's deepest
+    /// contacts, one to a few units in the last place of their impulses,
+    /// so that 0.4 of the floor sent its resting steps to itmax.
+    pub rest_threshold: f32,
     /// The share of the fastest grains whose speed its step's tolerance
     /// ignores ([`super::speeds::followed`]): 0, the fastest grain sets it.
     pub fast_share: f32,
@@ -50,6 +60,7 @@ const fn other(kind: SolverKind, name: &'static str, gpu: bool) -> SolverFacts {
         gpu,
         friction: false,
         threshold: 1.0,
+        rest_threshold: 1.0,
         fast_share: 0.0,
         overlap_relax: 0.2,
         colors: false,
@@ -93,6 +104,7 @@ pub const SOLVERS: [SolverFacts; 11] = [
     SolverFacts {
         nscd: true,
         threshold: UZAWA_THRESHOLD,
+        rest_threshold: UZAWA_THRESHOLD,
         ..other(SolverKind::Uzawa, "uzawa", true)
     },
     SolverFacts {
