@@ -1,5 +1,5 @@
-//! No writer follows a link inside a result directory: `run`, `plot` and
-//! `render` replace a symbolic link standing at a name they write (the
+//! No writer follows a link inside a result directory: `run`, `run
+//! --resume`, `plot` and `render` replace a symbolic link standing at a name they write (the
 //! link's target, the user's file, keeps its bytes), with or without the
 //! directory's `.hourglass-result` list; a folder they write into that is a
 //! link is refused. A run refused for its solver and backend writes nothing.
@@ -105,6 +105,57 @@ fn a_rerun_replaces_links_at_the_names_it_writes() {
         }
         assert_replaced(&out, n, m);
     }
+}
+
+/// A resumed run writes its state, frames list and summary under the same
+/// rule: the links are replaced, the user's files keep their bytes. A link
+/// at a name the run has not written yet (its next frame) is the user's
+/// file: the resume is refused in one line naming it, before anything in
+/// the directory changes.
+#[test]
+fn a_resume_replaces_links_at_the_names_it_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    small_run(&out);
+    let steps = |out: &Path| {
+        let text = std::fs::read_to_string(out.join("summary.json")).unwrap();
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()["steps"]
+            .as_u64()
+            .unwrap()
+    };
+    let before = steps(&out);
+    let kept = ["state.json", "diagnostics.csv"].map(|n| std::fs::read(out.join(n)).unwrap());
+    // The first frame the resumed run writes: the next after the run's.
+    let frames = std::fs::read_dir(out.join("frames")).unwrap().count();
+    let next = format!("frames/frame_{frames:06}.vtp");
+    let theirs = link_to_mine(&out, &next);
+    let o = hourglass(&["run", "--steps", "10", "-q", "--resume"], &out);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains(&next), "{err}");
+    assert_eq!(std::fs::read(&theirs).unwrap(), b"my own notes");
+    assert_eq!(
+        ["state.json", "diagnostics.csv"].map(|n| std::fs::read(out.join(n)).unwrap()),
+        kept
+    );
+    std::fs::remove_file(out.join(&next)).unwrap();
+
+    let names = ["state.partial", "summary.json", "frames.pvd"];
+    let mine: Vec<_> = names.iter().map(|n| link_to_mine(&out, n)).collect();
+    let o = hourglass(&["run", "--steps", "10", "-q", "--resume"], &out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for (n, m) in names.iter().zip(&mine) {
+        if *n == "state.partial" {
+            // Renamed over state.json: gone, and the user's file kept.
+            assert_eq!(std::fs::read(m).unwrap(), b"my own notes");
+            continue;
+        }
+        assert_replaced(&out, n, m);
+    }
+    let frame = std::fs::read_to_string(out.join(&next)).unwrap();
+    assert!(frame.contains("<VTKFile"), "{frame}");
+    assert_eq!(steps(&out), before + 10);
 }
 
 #[test]

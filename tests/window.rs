@@ -117,25 +117,41 @@ fn view_draws_the_walls_of_the_frame_shown() {
     result.moving_walls(0, &walls_at(0.7)).unwrap();
     drop(result);
     let bin = env!("CARGO_BIN_EXE_hourglass");
-    let mut cmd = match launch.split_first() {
-        Some((first, rest)) => {
-            let mut c = Command::new(first);
-            c.args(rest).arg(bin);
-            c
-        }
-        None => Command::new(bin),
+    let view = || {
+        let mut cmd = match launch.split_first() {
+            Some((first, rest)) => {
+                let mut c = Command::new(first);
+                c.args(rest).arg(bin);
+                c
+            }
+            None => Command::new(bin),
+        };
+        let output = cmd
+            .arg("view")
+            .args(["--screenshot-after", "1", "-q"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "hourglass view failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     };
-    let output = cmd
-        .arg("view")
-        .args(["--screenshot-after", "1", "-q"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "hourglass view failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    view();
+    // The screenshot is written as every output is: a link at its name is
+    // replaced, and the user's file behind it keeps its bytes.
+    #[cfg(unix)]
+    {
+        let mine = dir.path().join("mine.png");
+        std::fs::write(&mine, b"my picture").unwrap();
+        std::fs::remove_file(out.join("screenshot_000.png")).unwrap();
+        std::os::unix::fs::symlink(&mine, out.join("screenshot_000.png")).unwrap();
+        view();
+        assert_eq!(std::fs::read(&mine).unwrap(), b"my picture");
+        let meta = std::fs::symlink_metadata(out.join("screenshot_000.png")).unwrap();
+        assert!(meta.file_type().is_file(), "the link was written through, not replaced");
+    }
     let shot = image::open(out.join("screenshot_000.png")).unwrap().to_rgba8();
     let (w, h) = shot.dimensions();
     let cam = Camera::fit(hourglass::render::scene_bbox(&g, &walls_at(0.7)), w, h);
