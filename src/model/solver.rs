@@ -30,10 +30,10 @@ pub struct SolverFacts {
     pub threshold: f32,
     /// Its share of the slow-grain bound (REST_SHARE of the speed the step
     /// follows, at least REST_FLOOR, m/s) in the convergence test near rest
-    /// ([`super::params::StepParams::solve_tol`]). Uzawa's correction is
-    /// a quarter of its velocity error at rest as in a flow (at the full
-    /// bound the settled 2,000-grain fill kept 4e-4 - 9e-4 m/s rms); APGD's
-    /// 0.4 of tol/dt belongs to flows, where its momentum is large: at rest
+    /// ([`super::params::StepParams::solve_tol`]). Uzawa keeps its share
+    /// of tol/dt there too (at the full bound the settled 2,000-grain fill
+    /// of `examples/rest_pile.rs` kept 4e-4 - 9e-4 m/s rms); APGD's
+    /// 0.4 of tol/dt was set on a column landing at tol 2e-6, while at rest
     /// its correction stalls at 5e-7 - 9e-7 m/s on the fill's deepest
     /// contacts, one to a few units in the last place of their impulses,
     /// so that 0.4 of the floor sent its resting steps to itmax.
