@@ -45,22 +45,14 @@ fn window_opens_runs_and_screenshots_the_disks() {
     let scene = dir.path().join("three.toml");
     std::fs::write(&scene, SCENE).unwrap();
     let out = dir.path().join("out");
-    let bin = env!("CARGO_BIN_EXE_hourglass");
-    let mut cmd = match launch.split_first() {
-        Some((first, rest)) => {
-            let mut c = Command::new(first);
-            c.args(rest).arg(bin);
-            c
-        }
-        None => Command::new(bin),
-    };
-    let output = cmd
-        .arg("run")
-        .arg(&scene)
-        .args(["--window", "--screenshot-after", "3", "-q", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
+    let args = ["run".as_ref(), scene.as_os_str(), "--window".as_ref()];
+    let more = [
+        "--screenshot-after".as_ref(),
+        "3".as_ref(),
+        "-q".as_ref(),
+        "--out".as_ref(),
+    ];
+    let output = hourglass_under(&launch, &[&args[..], &more[..], &[out.as_os_str()]].concat());
     assert!(
         output.status.success(),
         "hourglass run --window failed: {}",
@@ -116,22 +108,14 @@ fn view_draws_the_walls_of_the_frame_shown() {
     result.frame(0.0, &g).unwrap();
     result.moving_walls(0, &walls_at(0.7)).unwrap();
     drop(result);
-    let bin = env!("CARGO_BIN_EXE_hourglass");
     let view = || {
-        let mut cmd = match launch.split_first() {
-            Some((first, rest)) => {
-                let mut c = Command::new(first);
-                c.args(rest).arg(bin);
-                c
-            }
-            None => Command::new(bin),
-        };
-        let output = cmd
-            .arg("view")
-            .args(["--screenshot-after", "1", "-q"])
-            .arg(&out)
-            .output()
-            .unwrap();
+        let args = [
+            "view".as_ref(),
+            "--screenshot-after".as_ref(),
+            "1".as_ref(),
+            "-q".as_ref(),
+        ];
+        let output = hourglass_under(&launch, &[&args[..], &[out.as_os_str()]].concat());
         assert!(
             output.status.success(),
             "hourglass view failed: {}",
