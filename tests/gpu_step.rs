@@ -401,11 +401,7 @@ fn a_thrown_grain_does_not_loosen_the_solve_on_the_gpu() {
         let (sc, sg) = (cpu.step(&p).unwrap(), gpu.step(&p).unwrap());
         assert_iterations(1, &sc, &sg);
         // The threshold following the thrown grain (0.1 m/s).
-        let loose = StepParams {
-            tol: p.solve_tol(0.1),
-            ..p
-        }
-        .threshold();
+        let loose = p.solve_threshold(0.1);
         for k in 2..=5 {
             let sg = gpu.step(&p).unwrap();
             assert!(

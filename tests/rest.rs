@@ -189,24 +189,17 @@ fn the_solve_tightens_only_when_the_grains_are_slow() {
         let p = defaults(solver);
         assert_eq!(p.solve_tol(0.2), p.tol);
         assert_eq!(p.solve_tol(3.0), p.tol);
-        let threshold = |speed: f32| {
-            StepParams {
-                tol: p.solve_tol(speed),
-                ..p
-            }
-            .threshold()
-        };
         let (s, r) = (solver.facts().threshold, solver.facts().rest_threshold);
         assert_eq!(r, if solver == SolverKind::Uzawa { s } else { 1.0 });
         for speed in [0.0, 1e-5, 1e-3, 0.05, 0.1, 0.2, 3.0] {
             let rule = (s * p.tol / p.dt).min(r * (REST_SHARE * speed).max(REST_FLOOR));
-            let got = threshold(speed);
+            let got = p.solve_threshold(speed);
             assert!(
                 (got - rule).abs() <= 1e-6 * rule,
                 "{solver:?} at {speed} m/s: threshold {got:.3e} m/s, the rule's {rule:.3e}"
             );
         }
-        assert!((threshold(0.0) - r * REST_FLOOR).abs() <= 1e-6 * REST_FLOOR);
+        assert!((p.solve_threshold(0.0) - r * REST_FLOOR).abs() <= 1e-6 * REST_FLOOR);
         // Pushing out through the velocities, the solve keeps tol.
         let through_velocities = StepParams {
             overlap_iterations: 0,
@@ -234,12 +227,7 @@ fn a_few_fast_grains_do_not_loosen_a_resting_pile() {
     assert!(g.len() >= 100, "{} grains: the fastest 1 % is less than one", g.len());
     for solver in [SolverKind::Jacobi, SolverKind::Colored, SolverKind::Apgd] {
         let p = defaults(solver);
-        let floor = REST_FLOOR;
-        let loose = StepParams {
-            tol: p.solve_tol(0.1),
-            ..p
-        }
-        .threshold();
+        let loose = p.solve_threshold(0.1);
         let (mut s, mut g) = (s.clone(), g.clone());
         for _ in 0..300 {
             s.step(&mut g, &w, &p).unwrap();
@@ -248,7 +236,7 @@ fn a_few_fast_grains_do_not_loosen_a_resting_pile() {
         let st = s.step(&mut g, &w, &p).unwrap();
         assert!(
             st.residual < 0.01 * loose,
-            "{solver:?}: residual {:.2e} m/s after {} iterations; following the fast grain: {loose:.2e}, the rest floor's {floor:.2e}",
+            "{solver:?}: residual {:.2e} m/s after {} iterations; following the fast grain: {loose:.2e}, the rest floor's {REST_FLOOR:.2e}",
             st.residual,
             st.iterations
         );

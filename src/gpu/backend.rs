@@ -468,11 +468,7 @@ impl GpuBackend {
             self.speed,
             p.solver.facts().fast_share,
         );
-        let threshold = StepParams {
-            tol: p.solve_tol(followed),
-            ..*p
-        }
-        .threshold();
+        let threshold = p.solve_threshold(followed);
         let mut last = f32::INFINITY;
         let mut words;
         loop {

@@ -379,6 +379,16 @@ impl StepParams {
     pub fn threshold(&self) -> f32 {
         super::solver::threshold(self.solver, self.tol, self.dt)
     }
+
+    /// The convergence threshold (m/s) of a step whose grains move at
+    /// `speed` at its start: [`Self::threshold`] at [`Self::solve_tol`].
+    pub fn solve_threshold(&self, speed: f32) -> f32 {
+        StepParams {
+            tol: self.solve_tol(speed),
+            ..*self
+        }
+        .threshold()
+    }
 }
 
 /// Share of the fastest grain's speed under which a step's solve converges
