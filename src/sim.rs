@@ -287,8 +287,16 @@ impl Run {
         r.n = state.grains.len() as u64;
         r.tally = state.tally.clone();
         r.start_steps = r.tally.steps;
-        if let Some(tol) = r.tally.tol {
-            r.p.tol = tol;
+        // The adapted tolerance goes on only where this run adapts one, and
+        // within its range: a scene that fixes `solver.tol`, or states
+        // another `max_overlap`, is solved as it says.
+        match (r.target, r.tally.tol) {
+            (Some(target), Some(tol)) => {
+                r.p.tol = tol.clamp(target.tol_lo(), target.tol_hi());
+                r.tally.tol = Some(r.p.tol);
+            }
+            (None, _) => r.tally.tol = None,
+            (Some(_), None) => {}
         }
         r.times = state.times.clone();
         r.passed = state.passed.clone();

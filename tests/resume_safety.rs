@@ -231,6 +231,27 @@ fn another_fill_count_or_seed_is_refused_and_dir_is_unchanged() {
     ok(&lab.resume(None, 5));
 }
 
+#[test]
+fn a_resume_solves_to_the_tolerance_its_scene_states() {
+    // Scene A states no tolerance: the run adapts one to the default
+    // max_overlap and saves it.
+    let lab = Lab::new();
+    let adapted = lab.state()["tally"]["tol"].as_f64().expect("an adapted tol");
+    assert!(adapted < 4e-6, "{adapted}");
+    let b = lab.scene_b(&scene_a().replace("kind = \"nlgs\"", "kind = \"nlgs\"\ntol = 5e-6"));
+    ok(&lab.resume(Some(&b), 5));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(lab.dir().join("summary.json")).unwrap()).unwrap();
+    // The resumed steps were solved to the stated 5e-6 m, not the saved tolerance.
+    assert_eq!(summary["tol_range"][1].as_f64(), Some(f64::from(5e-6f32)), "{summary}");
+    assert!(summary["max_overlap_target"].is_null(), "{summary}");
+    assert!(lab.state()["tally"]["tol"].is_null());
+    // Back to the default target, the run adapts again from its ceiling.
+    ok(&lab.resume(None, 5));
+    ok(&lab.resume(Some(&lab.scene_b(&scene_a())), 5));
+    assert!(lab.state()["tally"]["tol"].as_f64().unwrap() < 4e-6);
+}
+
 /// A change to a state.json.
 type Damage = Box<dyn Fn(&mut serde_json::Value)>;
 
