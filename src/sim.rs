@@ -295,7 +295,10 @@ impl Run {
                 r.p.tol = tol.clamp(target.tol_lo(), target.tol_hi());
                 r.tally.tol = Some(r.p.tol);
             }
-            (None, _) => r.tally.tol = None,
+            (None, _) => {
+                r.tally.tol = None;
+                r.tally.tightening = Default::default();
+            }
             (Some(_), None) => {}
         }
         r.times = state.times.clone();

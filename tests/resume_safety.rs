@@ -278,6 +278,11 @@ fn a_damaged_state_is_refused_naming_state_json_and_dir_is_unchanged() {
         ("grains.pos", Box::new(|s| s["grains"]["pos"][2][1] = (-1e30).into())),
         ("frames", Box::new(|s| s["frames"][1][1] = "../../elsewhere.vtp".into())),
         ("waiting", Box::new(|s| s["emitted"] = vec![0].into())),
+        ("tally.tol", Box::new(|s| s["tally"]["tol"] = (-2e-6).into())),
+        (
+            "tally.tightening.reference",
+            Box::new(|s| s["tally"]["tightening"]["reference"] = (-1.0).into()),
+        ),
         (
             "grains.vel",
             Box::new(|s| {

@@ -362,6 +362,18 @@ impl State {
                 format!("is {}: it must be finite and >= 0", self.tally.max_overlap),
             );
         }
+        if let Some(tol) = self.tally.tol
+            && !(tol.is_finite() && tol > 0.0)
+        {
+            return fail("tally.tol", format!("is {tol}: it must be finite and > 0"));
+        }
+        let reference = self.tally.tightening.reference;
+        if !(reference.is_finite() && reference >= 0.0) {
+            return fail(
+                "tally.tightening.reference",
+                format!("is {reference}: it must be finite and >= 0"),
+            );
+        }
         if self.waiting.len() != self.emitted.len() {
             return fail(
                 "waiting",

@@ -27,6 +27,9 @@ pub(super) struct Tally {
     pub(super) tol_range: Option<[f32; 2]>,
     #[serde(default)]
     pub(super) tol: Option<f32>,
+    /// The tightening under way (`model::accuracy::Tightening`).
+    #[serde(default)]
+    pub(super) tightening: crate::model::accuracy::Tightening,
     pub(super) since_row_iterations: u64,
     pub(super) since_row_steps: u64,
     /// The last step's figures (a resumed run starts from none: the next
@@ -99,7 +102,7 @@ impl Run {
                 .map_or([tol, tol], |[lo, hi]| [lo.min(tol), hi.max(tol)]),
         );
         if let Some(target) = &self.target {
-            self.p.tol = target.next_tol(tol, stats.max_overlap, stats.converged);
+            self.p.tol = target.next_tol(tol, stats.max_overlap, stats.converged, &mut tally.tightening);
             tally.tol = Some(self.p.tol);
         }
     }
