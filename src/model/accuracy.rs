@@ -204,7 +204,7 @@ mod tests {
         assert_eq!(tols[LOOK_EVERY as usize - 1], halved);
         assert!(tols[LOOK_EVERY as usize..].iter().all(|&x| x == halved), "{tols:?}");
         assert!(halved > 5.0 * t.tol_lo(), "held well above the floor");
-        // An overlap that falls with the tolerance: tightening goes on to tol_lo.
+        // An overlap that falls with the tolerance: tightening goes on past a halving.
         let mut o = 0.99 * t.depth;
         let falling = follow(
             &t,
