@@ -284,6 +284,10 @@ fn a_damaged_state_is_refused_naming_state_json_and_dir_is_unchanged() {
             Box::new(|s| s["tally"]["tightening"]["reference"] = (-1.0).into()),
         ),
         (
+            "tally.tightening.from",
+            Box::new(|s| s["tally"]["tightening"]["from"] = (-1.0).into()),
+        ),
+        (
             "grains.vel",
             Box::new(|s| {
                 s["grains"]["vel"].as_array_mut().unwrap().pop();

@@ -16,16 +16,23 @@
 //!   overlap > 0.7 target:     tol <- max(tol_lo, 0.9 tol)   unless held
 //!   overlap < 0.5 target:     tol <- min(tol_hi, 1.01 tol)
 //!   held: 7 tightenings (tol halved) left the deepest overlap above 0.9
-//!         of what it was before them; released when it falls to 0.7 target
+//!         of what it was before them: the halving is undone (tol back to
+//!         where it began) and tol holds; released when the overlap falls
+//!         under 0.5 target, or tightened again when it grows past 1.1
+//!         times the overlap the halving did not lower
 //! ```
 //!
-//! A tightening that does not pay stops: in a 100,000-grain hourglass
+//! A tightening that does not pay is undone: in a 100,000-grain hourglass
 //! still compacting when its gate opens, the deepest overlap stood at
 //! 0.96-1.05 % of the mean radius whether the solve ran to 2e-6 m or to
 //! 5e-7 m, which took 57 against 219 sweeps a step (906 at 1.5e-7 m;
-//! BENCHMARKS.md, "Cost per grain-step"). The rule halves the tolerance and looks: an overlap
-//! that did not fall by a tenth is not the solve's, and the tolerance
-//! stays where it is until the overlap falls under 0.7 of the target.
+//! BENCHMARKS.md, "Cost per grain-step"). The rule halves the tolerance and
+//! looks: an overlap that did not fall by a tenth is not the solve's, so
+//! the tolerance goes back to where the halving began. The hold outlasts a
+//! dip of the overlap under 0.7 of the target: an overlap that comes and
+//! goes at the same depth (a flowing bed, a settled tall pile at 0.8 of the
+//! target) would otherwise take another halving each time it came back,
+//! and the tolerance would only ever go down.
 //!
 //! An overlap that stays above 0.7 of the target tightens `tol` by 10 % a
 //! step (20 steps cut it by 8); an overlap that stays under half the target
@@ -82,18 +89,27 @@ const LOOK_EVERY: u32 = 7;
 /// A halving pays when the deepest overlap falls under this share of the
 /// one before it.
 const PAYS_BELOW: f32 = 0.9;
+/// A held tolerance tightens again once the overlap grows past this
+/// multiple of the one the undone halving did not lower.
+const RETRY_ABOVE: f32 = 1.1;
 
 /// What [`OverlapTarget::next_tol`] remembers of a tightening under way
 /// (kept in state.json, so a resumed run adapts as the run it continues).
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Tightening {
-    /// The deepest overlap when the current halving began, m.
+    /// The deepest overlap when the current halving began, m; once `held`,
+    /// the overlap that halving did not lower.
     pub reference: f32,
     /// Tightenings of the current halving.
     pub steps: u32,
-    /// A halving did not pay: the tolerance holds until the overlap falls
-    /// under `TIGHTEN_ABOVE` of the target.
+    /// A halving did not pay: it was undone, and the tolerance holds until
+    /// the overlap falls under `LOOSEN_BELOW` of the target or grows past
+    /// `RETRY_ABOVE` times `reference`.
     pub held: bool,
+    /// The tolerance the current halving started from, m (0 in a state
+    /// saved before it was kept: the halving is then held, not undone).
+    #[serde(default)]
+    pub from: f32,
 }
 
 const _: () = assert!(SLOP_TOLS < TOL_SHARE);
@@ -123,14 +139,18 @@ impl OverlapTarget {
     /// step to step.
     pub fn next_tol(&self, tol: f32, overlap: f32, converged: bool, memory: &mut Tightening) -> f32 {
         let deep = overlap > TIGHTEN_ABOVE * self.depth;
-        if !deep {
+        let shallow = overlap < LOOSEN_BELOW * self.depth;
+        if shallow {
             *memory = Tightening::default();
+        } else if !deep && !memory.held {
+            // A tightening under way stops when the overlap is no longer deep.
+            memory.steps = 0;
         }
         let next = if !converged {
             tol * UNSTICK
         } else if deep {
             self.tighten(tol, overlap, memory)
-        } else if overlap < LOOSEN_BELOW * self.depth {
+        } else if shallow {
             tol * LOOSEN
         } else {
             tol
@@ -139,21 +159,28 @@ impl OverlapTarget {
     }
 
     /// A step over `TIGHTEN_ABOVE` of the target: tighten by [`TIGHTEN`],
-    /// looking every [`LOOK_EVERY`] tightenings whether the overlap fell.
+    /// looking every [`LOOK_EVERY`] tightenings whether the overlap fell; a
+    /// halving after which it did not is undone and held.
     fn tighten(&self, tol: f32, overlap: f32, memory: &mut Tightening) -> f32 {
         if memory.held {
-            return tol;
+            if overlap <= RETRY_ABOVE * memory.reference {
+                return tol;
+            }
+            // Deeper than the overlap the undone halving was tried on: try again.
+            *memory = Tightening::default();
         }
         if memory.steps == 0 {
             memory.reference = overlap;
+            memory.from = tol;
         }
         memory.steps += 1;
         if memory.steps > LOOK_EVERY {
             if overlap >= PAYS_BELOW * memory.reference {
                 memory.held = true;
-                return tol;
+                return memory.from.max(tol);
             }
             memory.reference = overlap;
+            memory.from = tol;
             memory.steps = 1;
         }
         tol * TIGHTEN
@@ -196,14 +223,16 @@ mod tests {
     }
 
     #[test]
-    fn a_tightening_that_does_not_lower_the_overlap_stops_after_a_halving() {
+    fn a_tightening_that_does_not_lower_the_overlap_is_undone_after_a_halving() {
         let t = OverlapTarget::new(0.01, 3e-3);
-        // An overlap the solve does not set: one halving, then the tolerance holds.
+        // An overlap the solve does not set: one halving, undone, then held.
         let tols = follow(&t, std::iter::repeat_n(0.95 * t.depth, 60));
         let halved = (0..LOOK_EVERY).fold(t.tol_hi(), |x, _| x * TIGHTEN);
         assert_eq!(tols[LOOK_EVERY as usize - 1], halved);
-        assert!(tols[LOOK_EVERY as usize..].iter().all(|&x| x == halved), "{tols:?}");
-        assert!(halved > 5.0 * t.tol_lo(), "held well above the floor");
+        assert!(tols[LOOK_EVERY as usize..].iter().all(|&x| x == t.tol_hi()), "{tols:?}");
+        // Over the target too: there the tighter tolerance did not take the overlap back either.
+        let over = follow(&t, std::iter::repeat_n(1.2 * t.depth, 60));
+        assert!(over[LOOK_EVERY as usize..].iter().all(|&x| x == t.tol_hi()), "{over:?}");
         // An overlap that falls with the tolerance: tightening goes on past a halving.
         let mut o = 0.99 * t.depth;
         let falling = follow(
@@ -213,15 +242,56 @@ mod tests {
                 o
             }),
         );
-        assert!(falling[20] < halved * 0.5, "{falling:?}");
-        // Once the overlap falls under 0.7 of the target, the hold is released.
-        let mut memory = Tightening {
-            reference: t.depth,
-            steps: LOOK_EVERY,
+        let twice = 2 * LOOK_EVERY as usize;
+        assert!(falling[twice - 1] < halved * 0.5, "{falling:?}");
+        // Floored at 0.71 of the target, it stops falling: the second halving is undone, the first kept.
+        assert!(falling[twice..].iter().all(|&x| x == halved), "{falling:?}");
+    }
+
+    #[test]
+    fn an_overlap_that_comes_and_goes_at_the_same_depth_does_not_ratchet_the_tolerance_down() {
+        let t = OverlapTarget::new(0.01, 3e-3);
+        // A flow whose deepest overlap swings between 0.6 and 0.8 of the
+        // target whatever the tolerance: each deep spell used to take
+        // another halving that was never given back.
+        let swings = (0..200).map(|k| if (k / 20) % 2 == 0 { 0.8 } else { 0.6 } * t.depth);
+        let tols = follow(&t, swings);
+        assert!(tols[LOOK_EVERY as usize..].iter().all(|&x| x == t.tol_hi()), "{tols:?}");
+    }
+
+    #[test]
+    fn a_held_tolerance_tightens_again_when_the_overlap_grows_and_loosens_when_it_falls() {
+        let t = OverlapTarget::new(0.01, 3e-3);
+        let held = || Tightening {
+            reference: 0.8 * t.depth,
+            steps: LOOK_EVERY + 1,
             held: true,
+            from: t.tol_hi(),
         };
-        assert_eq!(t.next_tol(halved, 0.6 * t.depth, true, &mut memory), halved);
+        let tol = t.tol_hi();
+        // Deep, but no deeper than the halving that did not pay: held.
+        let mut memory = held();
+        assert_eq!(t.next_tol(tol, 0.85 * t.depth, true, &mut memory), tol);
+        assert_eq!(memory, held());
+        // Between half and 0.7 of the target the hold stays.
+        assert_eq!(t.next_tol(tol, 0.6 * t.depth, true, &mut memory), tol);
+        assert_eq!(memory, held());
+        // Deeper than 1.1 times it: a new halving starts from here.
+        assert_eq!(t.next_tol(tol, 0.95 * t.depth, true, &mut memory), TIGHTEN * tol);
+        assert_eq!((memory.held, memory.steps, memory.from), (false, 1, tol));
+        // Under half the target the hold is released and the tolerance loosens.
+        let mut memory = held();
+        let low = 0.5 * tol;
+        assert_eq!(t.next_tol(low, 0.4 * t.depth, true, &mut memory), low * LOOSEN);
         assert_eq!(memory, Tightening::default());
-        assert_eq!(t.next_tol(halved, 0.9 * t.depth, true, &mut memory), TIGHTEN * halved);
+        // A state saved before `from` was kept: the failed halving is held, not undone.
+        let mut memory = Tightening {
+            reference: 0.9 * t.depth,
+            steps: LOOK_EVERY,
+            held: false,
+            from: 0.0,
+        };
+        assert_eq!(t.next_tol(low, 0.9 * t.depth, true, &mut memory), low);
+        assert!(memory.held);
     }
 }

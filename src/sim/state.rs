@@ -367,12 +367,14 @@ impl State {
         {
             return fail("tally.tol", format!("is {tol}: it must be finite and > 0"));
         }
-        let reference = self.tally.tightening.reference;
-        if !(reference.is_finite() && reference >= 0.0) {
-            return fail(
-                "tally.tightening.reference",
-                format!("is {reference}: it must be finite and >= 0"),
-            );
+        let t = &self.tally.tightening;
+        for (key, value) in [
+            ("tally.tightening.reference", t.reference),
+            ("tally.tightening.from", t.from),
+        ] {
+            if !(value.is_finite() && value >= 0.0) {
+                return fail(key, format!("is {value}: it must be finite and >= 0"));
+            }
         }
         if self.waiting.len() != self.emitted.len() {
             return fail(
