@@ -17,6 +17,7 @@ pub mod noise;
 pub mod params;
 pub mod plan;
 pub mod solver;
+pub mod space;
 pub mod speeds;
 pub mod totals;
 pub mod walls;
@@ -34,6 +35,7 @@ pub use params::{
 };
 pub use plan::{Stage, dem_plan, nscd_plan};
 pub use solver::{NSCD_SOLVERS, SOLVERS, SolverFacts};
+pub use space::{Dim2, Dim3, Space};
 pub use totals::{Region, Totals, rotational_kinetic_energy};
 pub use walls::{Corner, Segment, Walls};
 

@@ -323,6 +323,7 @@ fn grown(grid: &Grid, skin: f32) -> Grid {
         cell,
         nx,
         ny,
+        nz: 1,
         period: grid.period,
     }
 }
