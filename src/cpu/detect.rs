@@ -16,6 +16,10 @@
 //! A contact enters the list when d < alert. Order in a list: grains (cells in
 //! row order, grains in bin order), then segments, then corners.
 //!
+//! The stage is written once over the space (model::space): in 3D the
+//! block is 3 x 3 x 3 cells, the grains are spheres and the walls planes
+//! (model::walls3d: d = (x - p).n - r, n the plane's inward normal).
+//!
 //! On a grid periodic along x (`Grid::periodic_x`) the 3 x 3 block wraps
 //! around in x and x - x_j is its minimum image (`Grid::min_image`), so a
 //! grain near xmax touches one near xmin; the two copies of such a pair
@@ -24,20 +28,48 @@
 use rayon::prelude::*;
 
 use super::grid::Bins;
-use crate::model::Grid;
-use crate::model::{Body, Contact, ContactLists, Corner, Grains, Segment, Walls, dot, sub};
+use crate::model::{Body, Contact, ContactLists, Corner, Grains, Segment, dot, sub};
+use crate::model::{Dim2, Dim3, Grid, Space, Walls3d};
 
 /// Inputs of the detection stage, in binding order.
-pub struct DetectInput<'a> {
-    pub grid: &'a Grid,
+pub struct DetectInput<'a, S: Space = Dim2> {
+    pub grid: &'a Grid<S>,
     pub cell_start: &'a [u32],
     pub sorted: &'a [u32],
-    pub pos: &'a [[f32; 2]],
+    pub pos: &'a [S::Vec],
     pub radius: &'a [f32],
     pub inv_mass: &'a [f32],
-    pub walls: &'a Walls,
+    pub walls: &'a S::Walls,
     /// Alert distance, m.
     pub alert: f32,
+}
+
+/// A space whose walls the detection stage lists contacts with.
+pub trait Detect: Space {
+    /// Grain i's contacts with the walls, in wall order, each given to `push`.
+    fn wall_contacts(inp: &DetectInput<Self>, i: usize, push: &mut impl FnMut(Contact<Self>));
+}
+
+impl Detect for Dim2 {
+    #[inline]
+    fn wall_contacts(inp: &DetectInput<Dim2>, i: usize, push: &mut impl FnMut(Contact)) {
+        wall_contacts(inp, i, push)
+    }
+}
+
+impl Detect for Dim3 {
+    /// The planes (model::walls3d), in order: d = (x - p).n - r.
+    #[inline]
+    fn wall_contacts(inp: &DetectInput<Dim3>, i: usize, push: &mut impl FnMut(Contact<Dim3>)) {
+        let walls: &Walls3d = inp.walls;
+        let (x, r, im) = (inp.pos[i], inp.radius[i], inp.inv_mass[i]);
+        for (k, plane) in walls.planes.iter().enumerate() {
+            let gap = plane.distance(x) - r;
+            if gap < inp.alert {
+                push(fresh(Body::Segment(k as u32), gap, im, plane.normal));
+            }
+        }
+    }
 }
 
 /// Relative margin of the screens that skip a candidate before its distance
@@ -53,19 +85,19 @@ pub const SURELY_BEYOND: f32 = 1.0 + 1e-4;
 /// axis normal whose sign depends on `flip`, so the two copies stay opposite.
 #[inline]
 fn normal_between(x: [f32; 2], from: [f32; 2], flip: bool) -> ([f32; 2], f32) {
-    normal_along(sub(x, from), flip)
+    normal_along::<Dim2>(sub(x, from), flip)
 }
 
 /// [`normal_between`] of the offset `d` = x - from.
 #[inline]
-fn normal_along(d: [f32; 2], flip: bool) -> ([f32; 2], f32) {
-    let len = dot(d, d).sqrt();
+fn normal_along<S: Space>(d: S::Vec, flip: bool) -> (S::Vec, f32) {
+    let len = S::dot(d, d).sqrt();
     if len > 0.0 {
-        ([d[0] / len, d[1] / len], len)
-    } else if flip {
-        ([-1.0, 0.0], 0.0)
+        (S::zip(d, d, |x, _| x / len), len)
     } else {
-        ([1.0, 0.0], 0.0)
+        let mut axis = S::splat(0.0);
+        axis[0] = if flip { -1.0 } else { 1.0 };
+        (axis, 0.0)
     }
 }
 
@@ -84,38 +116,57 @@ pub fn one_sided(s: &Segment, x: [f32; 2], p: [f32; 2], n: [f32; 2], dist: f32) 
 /// Candidates screened at once by [`Near::screen`].
 const LANES: usize = 16;
 
-/// The grains' centres and radii in bin order (`sorted`), one array each
-/// and padded with [`LANES`] far-away grains, so that the candidates of a
-/// row of cells are screened [`LANES`] at a time, without a branch, before
-/// any is looked at. Bin order makes a row's candidates contiguous; each
-/// screened candidate then cost a branch that mispredicted on the one in
-/// ten that is near (the branch was the largest share of detection's
-/// samples).
+/// The grains' centres and radii in bin order (`sorted`), one array per
+/// coordinate and padded with [`LANES`] far-away grains, so that the
+/// candidates of a row of cells are screened [`LANES`] at a time, without a
+/// branch, before any is looked at. Bin order makes a row's candidates
+/// contiguous; each screened candidate then cost a branch that mispredicted
+/// on the one in ten that is near (the branch was the largest share of
+/// detection's samples).
 #[derive(Debug, Default)]
 struct Near {
-    x: Vec<f32>,
-    y: Vec<f32>,
+    /// x, y and (in 3D) z; the unused arrays of the plane stay empty.
+    c: [Vec<f32>; 3],
     r: Vec<f32>,
 }
 
 impl Near {
-    fn gather(sorted: &[u32], pos: &[[f32; 2]], radius: &[f32]) -> Near {
+    fn gather<S: Space>(sorted: &[u32], pos: &[S::Vec], radius: &[f32]) -> Near {
         let n = sorted.len();
+        let coord = |k: usize| {
+            if k < S::DIM {
+                vec![f32::INFINITY; n + LANES]
+            } else {
+                Vec::new()
+            }
+        };
         let mut near = Near {
-            x: vec![f32::INFINITY; n + LANES],
-            y: vec![f32::INFINITY; n + LANES],
+            c: [coord(0), coord(1), coord(2)],
             r: vec![0.0; n + LANES],
         };
-        // One pass on the pool, not three chained iterators on one thread
+        // One pass on the pool, not chained iterators on one thread
         // (docs/solvers.md#why-the-cpu-constants).
-        (&mut near.x[..n], &mut near.y[..n], &mut near.r[..n])
-            .into_par_iter()
-            .zip(sorted)
-            .with_min_len(4 * super::PAR_MIN)
-            .for_each(|((x, y, r), &j)| {
-                let j = j as usize;
-                (*x, *y, *r) = (pos[j][0], pos[j][1], radius[j]);
-            });
+        let [cx, cy, cz] = &mut near.c;
+        let put = |j: u32, x: &mut f32, y: &mut f32, r: &mut f32| {
+            let j = j as usize;
+            (*x, *y, *r) = (pos[j][0], pos[j][1], radius[j]);
+        };
+        if S::DIM == 2 {
+            (&mut cx[..n], &mut cy[..n], &mut near.r[..n])
+                .into_par_iter()
+                .zip(sorted)
+                .with_min_len(4 * super::PAR_MIN)
+                .for_each(|((x, y, r), &j)| put(j, x, y, r));
+        } else {
+            (&mut cx[..n], &mut cy[..n], &mut near.r[..n], &mut cz[..n])
+                .into_par_iter()
+                .zip(sorted)
+                .with_min_len(4 * super::PAR_MIN)
+                .for_each(|((x, y, r, z), &j)| {
+                    put(j, x, y, r);
+                    *z = pos[j as usize][2];
+                });
+        }
         near
     }
 
@@ -124,14 +175,24 @@ impl Near {
     /// at most ([`SURELY_BEYOND`] (r + r_j + alert))^2 (a padding grain is
     /// always beyond).
     #[inline]
-    fn screen(&self, base: usize, x: [f32; 2], r: f32, alert: f32) -> u32 {
+    fn screen<S: Space>(&self, base: usize, x: S::Vec, r: f32, alert: f32) -> u32 {
         let lanes = base..base + LANES;
-        let (xs, ys, rs) = (&self.x[lanes.clone()], &self.y[lanes.clone()], &self.r[lanes]);
+        let (xs, ys, rs) = (
+            &self.c[0][lanes.clone()],
+            &self.c[1][lanes.clone()],
+            &self.r[lanes.clone()],
+        );
+        let zs = if S::DIM == 3 { &self.c[2][lanes] } else { rs };
         let mut bits = 0u32;
         for t in 0..LANES {
             let reach = (r + rs[t] + alert) * SURELY_BEYOND;
-            let d = [x[0] - xs[t], x[1] - ys[t]];
-            bits |= u32::from(dot(d, d) <= reach * reach) << t;
+            let (dx, dy) = (x[0] - xs[t], x[1] - ys[t]);
+            let mut d2 = dx * dx + dy * dy;
+            if S::DIM == 3 {
+                let dz = x[2] - zs[t];
+                d2 += dz * dz;
+            }
+            bits |= u32::from(d2 <= reach * reach) << t;
         }
         bits
     }
@@ -139,38 +200,48 @@ impl Near {
 
 /// Contacts of grain i, written into `out` (capacity K); returns how many
 /// were found. `near` is the bin-ordered copy of the grains.
-fn detect_grain(inp: &DetectInput, near: &Near, i: usize, out: &mut [Contact]) -> u32 {
+fn detect_grain<S: Detect>(inp: &DetectInput<S>, near: &Near, i: usize, out: &mut [Contact<S>]) -> u32 {
     let mut found = 0u32;
-    let mut push = |c: Contact| {
+    let mut push = |c: Contact<S>| {
         if let Some(slot) = out.get_mut(found as usize) {
             *slot = c;
         }
         found += 1;
     };
     grain_contacts(inp, near, i, &mut push);
-    wall_contacts(inp, i, &mut push);
+    S::wall_contacts(inp, i, &mut push);
     found
 }
 
 /// A new contact with `other` (no impulse, no bounce yet).
 #[inline]
-fn fresh(other: Body, gap: f32, inv_mass_sum: f32, normal: [f32; 2]) -> Contact {
+fn fresh<S: Space>(other: Body, gap: f32, inv_mass_sum: f32, normal: S::Vec) -> Contact<S> {
     Contact {
         other: other.encode(),
         gap,
         inv_mass_sum,
         impulse: 0.0,
         normal,
-        impulse_t: 0.0,
+        impulse_t: S::Tangent::default(),
         bounce: 0.0,
-        wall_vel: [0.0; 2],
+        wall_vel: S::Vec::default(),
     }
 }
 
-/// Grain i's contacts with the grains of its 3 x 3 block of cells, in bin
-/// order, each given to `push` ([`detect_grain`]).
+/// The layers (z, 1 in the plane) and rows (y) of the 3 x 3 (x 3) block of
+/// cells around `c`, clamped to the grid, each with the first cell of its row.
 #[inline]
-fn grain_contacts(inp: &DetectInput, near: &Near, i: usize, push: &mut impl FnMut(Contact)) {
+fn block_rows<S: Space>(g: &Grid<S>, c: [u32; 3]) -> impl Iterator<Item = u32> {
+    let rows = c[1].saturating_sub(1)..=(c[1] + 1).min(g.ny - 1);
+    let layers = c[2].saturating_sub(1)..=(c[2] + 1).min(g.nz - 1);
+    let (nx, ny) = (g.nx, g.ny);
+    layers.flat_map(move |z| rows.clone().map(move |y| (z * ny + y) * nx))
+}
+
+/// Grain i's contacts with the grains of its 3 x 3 (x 3) block of cells, in
+/// bin order, each given to `push` ([`detect_grain`]).
+#[inline]
+fn grain_contacts<S: Space>(inp: &DetectInput<S>, near: &Near, i: usize, push: &mut impl FnMut(Contact<S>)) {
     let x = inp.pos[i];
     let r = inp.radius[i];
     let im = inp.inv_mass[i];
@@ -178,16 +249,16 @@ fn grain_contacts(inp: &DetectInput, near: &Near, i: usize, push: &mut impl FnMu
     if g.is_periodic() {
         return grain_contacts_periodic(inp, i, push);
     }
-    let (cx, cy) = g.coords(x);
-    // The cells of one row of the 3 x 3 block are consecutive, and so are
-    // their grains in `sorted`: one range per row, in the same order.
-    let (x0, x1) = (cx.saturating_sub(1), (cx + 1).min(g.nx - 1));
-    for ny in cy.saturating_sub(1)..=(cy + 1).min(g.ny - 1) {
-        let (first, last) = ((ny * g.nx + x0) as usize, (ny * g.nx + x1) as usize);
+    let c = g.cell_coords(x);
+    // The cells of one row of the block are consecutive, and so are their
+    // grains in `sorted`: one range per row, in the same order.
+    let (x0, x1) = (c[0].saturating_sub(1), (c[0] + 1).min(g.nx - 1));
+    for row in block_rows(g, c) {
+        let (first, last) = ((row + x0) as usize, (row + x1) as usize);
         let (start, end) = (inp.cell_start[first] as usize, inp.cell_start[last + 1] as usize);
         let mut base = start;
         while base < end {
-            let mut near = near.screen(base, x, r, inp.alert);
+            let mut near = near.screen::<S>(base, x, r, inp.alert);
             if end - base < LANES {
                 near &= (1 << (end - base)) - 1;
             }
@@ -197,7 +268,7 @@ fn grain_contacts(inp: &DetectInput, near: &Near, i: usize, push: &mut impl FnMu
                 if j == i {
                     continue;
                 }
-                let (n, gap) = grain_gap((x, r), (inp.pos[j], inp.radius[j]), i < j);
+                let (n, gap) = gap_between::<S>((x, r), (inp.pos[j], inp.radius[j]), i < j);
                 if gap < inp.alert {
                     push(fresh(Body::Grain(j as u32), gap, im + inp.inv_mass[j], n));
                 }
@@ -210,7 +281,7 @@ fn grain_contacts(inp: &DetectInput, near: &Near, i: usize, push: &mut impl FnMu
 /// The distinct columns of the 3 x 3 block around column `cx` of a grid
 /// periodic along x, wrapped (ascending when the grid has 3 columns or fewer).
 #[inline]
-pub fn wrapped_columns(g: &Grid, cx: u32) -> ([u32; 3], usize) {
+pub fn wrapped_columns<S: Space>(g: &Grid<S>, cx: u32) -> ([u32; 3], usize) {
     if g.nx <= 3 {
         return ([0, 1, 2], g.nx as usize);
     }
@@ -219,20 +290,21 @@ pub fn wrapped_columns(g: &Grid, cx: u32) -> ([u32; 3], usize) {
 
 /// [`grain_contacts`] on a grid periodic along x: the block's columns wrap
 /// and each pair's offset is its minimum image (no screen).
-fn grain_contacts_periodic(inp: &DetectInput, i: usize, push: &mut impl FnMut(Contact)) {
+fn grain_contacts_periodic<S: Space>(inp: &DetectInput<S>, i: usize, push: &mut impl FnMut(Contact<S>)) {
     let (x, r, im) = (inp.pos[i], inp.radius[i], inp.inv_mass[i]);
     let g = inp.grid;
-    let (cx, cy) = g.coords(x);
-    let (cols, ncols) = wrapped_columns(g, cx);
-    for ny in cy.saturating_sub(1)..=(cy + 1).min(g.ny - 1) {
+    let c = g.cell_coords(x);
+    let (cols, ncols) = wrapped_columns(g, c[0]);
+    for row in block_rows(g, c) {
         for &col in &cols[..ncols] {
-            let c = (ny * g.nx + col) as usize;
+            let c = (row + col) as usize;
             for &j in &inp.sorted[inp.cell_start[c] as usize..inp.cell_start[c + 1] as usize] {
                 let j = j as usize;
                 if j == i {
                     continue;
                 }
-                let (n, gap) = grain_gap_in(g, (x, r), (inp.pos[j], inp.radius[j]), i < j);
+                let (n, dist) = normal_along::<S>(g.min_image(S::sub(x, inp.pos[j])), i < j);
+                let gap = dist - (r + inp.radius[j]);
                 if gap < inp.alert {
                     push(fresh(Body::Grain(j as u32), gap, im + inp.inv_mass[j], n));
                 }
@@ -244,7 +316,7 @@ fn grain_contacts_periodic(inp: &DetectInput, i: usize, push: &mut impl FnMut(Co
 /// Grain i's contacts with the segments, then the corners, in wall order,
 /// each given to `push` ([`detect_grain`]).
 #[inline]
-fn wall_contacts(inp: &DetectInput, i: usize, push: &mut impl FnMut(Contact)) {
+fn wall_contacts(inp: &DetectInput<Dim2>, i: usize, push: &mut impl FnMut(Contact)) {
     let x = inp.pos[i];
     let r = inp.radius[i];
     let im = inp.inv_mass[i];
@@ -280,7 +352,13 @@ fn wall_contacts(inp: &DetectInput, i: usize, push: &mut impl FnMut(Contact)) {
 /// (this grain's index below the other's): the figures [`detect`] lists.
 #[inline]
 pub fn grain_gap(this: ([f32; 2], f32), other: ([f32; 2], f32), flip: bool) -> ([f32; 2], f32) {
-    let (n, dist) = normal_between(this.0, other.0, flip);
+    gap_between::<Dim2>(this, other, flip)
+}
+
+/// [`grain_gap`] in either space.
+#[inline]
+fn gap_between<S: Space>(this: (S::Vec, f32), other: (S::Vec, f32), flip: bool) -> (S::Vec, f32) {
+    let (n, dist) = normal_along::<S>(S::sub(this.0, other.0), flip);
     (n, dist - (this.1 + other.1))
 }
 
@@ -288,7 +366,7 @@ pub fn grain_gap(this: ([f32; 2], f32), other: ([f32; 2], f32), flip: bool) -> (
 /// image when the grid is periodic along x.
 #[inline]
 pub fn grain_gap_in(grid: &Grid, this: ([f32; 2], f32), other: ([f32; 2], f32), flip: bool) -> ([f32; 2], f32) {
-    let (n, dist) = normal_along(grid.min_image(sub(this.0, other.0)), flip);
+    let (n, dist) = normal_along::<Dim2>(grid.min_image(sub(this.0, other.0)), flip);
     (n, dist - (this.1 + other.1))
 }
 
@@ -327,12 +405,12 @@ pub fn corner_gap(c: &Corner, x: [f32; 2], r: f32) -> Option<([f32; 2], f32)> {
 /// Stage `detect` over all grains (parallel over grains); returns the
 /// [`Tally`] of the lists it wrote, taken while each grain's list is still
 /// in cache, saving a separate pass over the lists.
-pub fn detect(inp: &DetectInput, lists: &mut ContactLists) -> Tally {
+pub fn detect<S: Detect>(inp: &DetectInput<S>, lists: &mut ContactLists<S>) -> Tally {
     let k = lists.capacity;
     let n = inp.pos.len();
     lists.count.resize(n, 0);
     lists.slots.resize(n * k, Contact::default());
-    let near = Near::gather(inp.sorted, inp.pos, inp.radius);
+    let near = Near::gather::<S>(inp.sorted, inp.pos, inp.radius);
     if k == 0 {
         lists
             .count
@@ -367,7 +445,7 @@ pub struct Tally {
 
 impl Tally {
     /// Grain i's part: `count` contacts found, `list` its slots (capacity `k`).
-    fn of(i: usize, count: u32, list: &[Contact], k: usize) -> Tally {
+    fn of<S: Space>(i: usize, count: u32, list: &[Contact<S>], k: usize) -> Tally {
         let mut t = Tally {
             overflow: u64::from(count.saturating_sub(k as u32)),
             ..Tally::default()
@@ -392,7 +470,7 @@ impl Tally {
 /// [`Tally`] of `lists` in one pass on the rayon pool: the same numbers as
 /// the three `ContactLists` methods, which would scan the lists three times
 /// on one thread (docs/solvers.md#why-the-cpu-constants).
-fn tally(lists: &ContactLists) -> Tally {
+fn tally<S: Space>(lists: &ContactLists<S>) -> Tally {
     let k = lists.capacity;
     (0..lists.grains())
         .into_par_iter()
@@ -416,13 +494,13 @@ pub const TOUCHING_START_CAPACITY: usize = 8;
 /// in the same order, in fewer slots: the slots are most of a run's memory
 /// (BENCHMARKS.md, "Memory per grain"). Returns the tally of the last
 /// detection.
-pub fn detect_growing(
-    grid: &Grid,
+pub fn detect_growing<S: Detect>(
+    grid: &Grid<S>,
     bins: &mut Bins,
-    grains: &Grains,
-    walls: &Walls,
+    grains: &Grains<S>,
+    walls: &S::Walls,
     alert: f32,
-    lists: &mut ContactLists,
+    lists: &mut ContactLists<S>,
     max_capacity: usize,
 ) -> Tally {
     bins.build(grid, &grains.pos);
@@ -455,14 +533,86 @@ pub const GROW_SLOTS: usize = 2;
 /// Binning (`bin_count`, `prefix_sum`, `bin_scatter`) then `detect` at the
 /// grains' current positions: the first stages of every step, NSCD or DEM.
 /// The lists keep their capacity ([`detect_growing`] up to it).
-pub fn bin_and_detect(
-    grid: &Grid,
+pub fn bin_and_detect<S: Detect>(
+    grid: &Grid<S>,
     bins: &mut Bins,
-    grains: &Grains,
-    walls: &Walls,
+    grains: &Grains<S>,
+    walls: &S::Walls,
     alert: f32,
-    lists: &mut ContactLists,
+    lists: &mut ContactLists<S>,
 ) -> Tally {
     let fixed = lists.capacity;
     detect_growing(grid, bins, grains, walls, alert, lists, fixed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Walls3d;
+    use rand::{RngExt, SeedableRng, rngs::StdRng};
+
+    /// Spheres in a box of planes: the lists hold exactly the pairs and
+    /// planes closer than the alert distance, each pair in both grains'
+    /// lists with opposite normals and the same gap, as a search over every
+    /// pair finds them.
+    #[test]
+    fn spheres_find_every_sphere_and_plane_within_the_alert_distance() {
+        let mut rng = StdRng::seed_from_u64(11);
+        let (lo, hi) = ([0.0f32; 3], [0.12f32, 0.1, 0.08]);
+        let (r_max, alert) = (0.005f32, 0.001f32);
+        let n = 1500;
+        let pos: Vec<[f32; 3]> = (0..n)
+            .map(|_| std::array::from_fn(|k| rng.random_range(lo[k]..hi[k])))
+            .collect();
+        let radius: Vec<f32> = (0..n).map(|_| rng.random_range(0.6 * r_max..r_max)).collect();
+        let grains = Grains::<Dim3>::of_density(pos.clone(), vec![[0.0; 3]; n], radius.clone(), 2500.0);
+        let walls = Walls3d::boxed(lo, hi).unwrap();
+        let grid = Grid::<Dim3>::covering_box(lo, hi, 2.0 * r_max + alert).unwrap();
+        let (mut bins, mut lists) = (Bins::default(), ContactLists::<Dim3>::new(n, 48));
+        let tally = bin_and_detect(&grid, &mut bins, &grains, &walls, alert, &mut lists);
+        assert_eq!(tally.overflow, 0);
+        let (mut pairs, mut on_walls, mut deepest) = (0u64, 0u64, 0.0f32);
+        for i in 0..n {
+            let mut want = Vec::new();
+            for j in (0..n).filter(|&j| j != i) {
+                let d = Dim3::sub(pos[i], pos[j]);
+                let len = Dim3::dot(d, d).sqrt();
+                let gap = len - (radius[i] + radius[j]);
+                if gap < alert {
+                    want.push((Body::Grain(j as u32), gap.to_bits(), d.map(|x| (x / len).to_bits())));
+                    pairs += u64::from(i < j);
+                    deepest = deepest.max(-gap);
+                }
+            }
+            for (k, p) in walls.planes.iter().enumerate() {
+                let gap = p.distance(pos[i]) - radius[i];
+                if gap < alert {
+                    want.push((Body::Segment(k as u32), gap.to_bits(), p.normal.map(f32::to_bits)));
+                    on_walls += 1;
+                    deepest = deepest.max(-gap);
+                }
+            }
+            let mut got: Vec<_> = lists
+                .of(i)
+                .iter()
+                .map(|c| (c.body(), c.gap.to_bits(), c.normal.map(f32::to_bits)))
+                .collect();
+            got.sort_unstable();
+            want.sort_unstable();
+            assert_eq!(got, want, "grain {i}");
+            for c in lists.of(i) {
+                assert_eq!((c.impulse, c.impulse_t, c.wall_vel), (0.0, [0.0; 3], [0.0; 3]));
+                if let Body::Grain(j) = c.body() {
+                    let mirror = lists.of(j as usize).iter().find(|m| m.body() == Body::Grain(i as u32));
+                    let mirror = mirror.expect("both copies of a pair are listed");
+                    assert_eq!(mirror.gap.to_bits(), c.gap.to_bits());
+                    assert_eq!(mirror.normal, c.normal.map(|x| -x));
+                    assert_eq!(mirror.inv_mass_sum, c.inv_mass_sum);
+                }
+            }
+        }
+        assert!(pairs > 500 && on_walls > 50, "{pairs} pairs, {on_walls} wall contacts");
+        assert_eq!(tally.contacts, pairs + on_walls);
+        assert_eq!(tally.max_overlap, deepest);
+    }
 }

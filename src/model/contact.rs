@@ -15,6 +15,7 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::add;
+use super::space::{Dim2, Dim3, Space};
 
 /// What a contact's other body is, packed in one u32 (see [`Contact::other`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -49,10 +50,11 @@ impl Body {
     }
 }
 
-/// One potential contact of a grain. Keep in sync with `Contact` in shaders/shared.wgsl.
+/// One potential contact of a grain, in the space `S` (the plane's
+/// contact by default). Keep in sync with `Contact` in shaders/shared.wgsl.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Default, Pod, Zeroable)]
-pub struct Contact {
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Contact<S: Space = Dim2> {
     /// The other body, encoded by [`Body::encode`].
     pub other: u32,
     /// Surface gap d at detection, m (negative = overlap).
@@ -62,12 +64,13 @@ pub struct Contact {
     /// Accumulated normal impulse P >= 0 of this step, N s (per unit thickness).
     pub impulse: f32,
     /// Unit normal from the other body towards this grain.
-    pub normal: [f32; 2],
-    /// Accumulated tangential impulse P_t of this step along
-    /// t = (-n_y, n_x) (`tangent`), N s; |P_t| <= mu P (docs/nscd.md#coulomb-friction-and-rotation). Both
-    /// copies of a grain-grain contact hold the same value: the mirror copy's
-    /// normal and tangent are both negated.
-    pub impulse_t: f32,
+    pub normal: S::Vec,
+    /// Accumulated tangential impulse P_t of this step, N s; |P_t| <= mu P
+    /// (docs/nscd.md#coulomb-friction-and-rotation). In the plane its one
+    /// coordinate along t = (-n_y, n_x) (`tangent`): both copies of a
+    /// grain-grain contact hold the same value, the mirror copy's normal and
+    /// tangent being both negated. In 3D the vector in the contact plane.
+    pub impulse_t: S::Tangent,
     /// Restitution (docs/nscd.md#restitution): the normal velocity this contact must
     /// separate at, -e u_n^- >= 0 (m/s), for a contact closing within the step
     /// at its start-of-step velocity u_n^- (`bounce`); 0 otherwise, and
@@ -76,8 +79,19 @@ pub struct Contact {
     /// The velocity of the other body's surface at the contact when it is a
     /// moving wall, m/s (docs/walls.md#moving-walls); zero for a grain and a
     /// still wall. Set by detection every step.
-    pub wall_vel: [f32; 2],
+    pub wall_vel: S::Vec,
 }
+
+// SAFETY: `Contact` is `repr(C)` and every field of both spaces is a u32,
+// an f32 or an array of f32: 4-byte aligned with no padding between or
+// after them (the sizes below are the sums of the fields), and any bit
+// pattern is a valid value.
+unsafe impl Zeroable for Contact<Dim2> {}
+unsafe impl Pod for Contact<Dim2> {}
+unsafe impl Zeroable for Contact<Dim3> {}
+unsafe impl Pod for Contact<Dim3> {}
+const _: () = assert!(size_of::<Contact<Dim2>>() == 4 * (4 + 2 + 1 + 1 + 2));
+const _: () = assert!(size_of::<Contact<Dim3>>() == 4 * (4 + 3 + 3 + 1 + 3));
 
 /// The contact's tangent t = (-n_y, n_x): the normal turned a quarter turn
 /// counter-clockwise (docs/nscd.md#coulomb-friction-and-rotation).
@@ -139,7 +153,7 @@ pub fn spin_kick(im: f32, r: f32, dp_t: f32) -> f32 {
     if r > 0.0 { -2.0 * im * dp_t / r } else { 0.0 }
 }
 
-impl Contact {
+impl<S: Space> Contact<S> {
     pub fn body(&self) -> Body {
         Body::decode(self.other)
     }
@@ -150,7 +164,7 @@ impl Contact {
     /// impulse, would warm-start at 0 anyway, and are most of the lists.
     #[inline]
     pub fn carries_over(&self) -> bool {
-        self.impulse != 0.0 || self.impulse_t != 0.0 || self.gap < 0.0
+        self.impulse != 0.0 || self.impulse_t != S::Tangent::default() || self.gap < 0.0
     }
 
     /// The velocity the solver drives to zero (or above): the normal relative
@@ -181,7 +195,7 @@ impl Contact {
         } else {
             (self.gap.max(0.0) + beta * (self.gap + slop).min(0.0)) * inv_dt
         };
-        if self.wall_vel == [0.0; 2] {
+        if self.wall_vel == S::Vec::default() {
             offset
         } else {
             offset - self.wall_normal_velocity()
@@ -191,9 +205,11 @@ impl Contact {
     /// A moving wall's normal velocity at the contact, `wall_vel` . n, m/s.
     #[inline]
     pub fn wall_normal_velocity(&self) -> f32 {
-        self.wall_vel[0] * self.normal[0] + self.wall_vel[1] * self.normal[1]
+        S::dot(self.wall_vel, self.normal)
     }
+}
 
+impl Contact<Dim2> {
     /// The tangential slip velocity at the contact point, seen from this
     /// copy's grain `i` (docs/nscd.md#coulomb-friction-and-rotation): u_t = (v_i - v_o) . t - (r_i w_i + r_o w_o),
     /// with v_o the wall's velocity `wall_vel` and r_o w_o = 0 for a wall or
@@ -217,16 +233,16 @@ pub fn bounce(e: f32, gap: f32, u: f32, dt: f32) -> f32 {
 
 /// Per-grain contact lists of fixed capacity K.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ContactLists {
+pub struct ContactLists<S: Space = Dim2> {
     /// K, slots per grain.
     pub capacity: usize,
     /// Contacts found per grain; can exceed `capacity` (the excess is an overflow).
     pub count: Vec<u32>,
     /// `capacity` slots per grain.
-    pub slots: Vec<Contact>,
+    pub slots: Vec<Contact<S>>,
 }
 
-impl ContactLists {
+impl<S: Space> ContactLists<S> {
     pub fn new(grains: usize, capacity: usize) -> Self {
         ContactLists {
             capacity,
@@ -240,12 +256,12 @@ impl ContactLists {
     }
 
     /// The valid contacts of grain i.
-    pub fn of(&self, i: usize) -> &[Contact] {
+    pub fn of(&self, i: usize) -> &[Contact<S>] {
         let n = (self.count[i] as usize).min(self.capacity);
         &self.slots[i * self.capacity..i * self.capacity + n]
     }
 
-    pub fn of_mut(&mut self, i: usize) -> &mut [Contact] {
+    pub fn of_mut(&mut self, i: usize) -> &mut [Contact<S>] {
         let n = (self.count[i] as usize).min(self.capacity);
         &mut self.slots[i * self.capacity..i * self.capacity + n]
     }

@@ -21,6 +21,7 @@ pub mod space;
 pub mod speeds;
 pub mod totals;
 pub mod walls;
+pub mod walls3d;
 
 pub use cohesion::Cohesion;
 pub use contact::{Body, Contact, ContactLists, MAX_COLORS, OVERFLOW, UNCOLORED};
@@ -38,6 +39,7 @@ pub use solver::{NSCD_SOLVERS, SOLVERS, SolverFacts};
 pub use space::{Dim2, Dim3, Space};
 pub use totals::{Region, Totals, rotational_kinetic_energy};
 pub use walls::{Corner, Segment, Walls};
+pub use walls3d::{Plane, Walls3d};
 
 /// Add two 2-vectors.
 #[inline]

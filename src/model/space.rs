@@ -51,6 +51,9 @@ pub trait Space: Copy + Default + Debug + PartialEq + Eq + Send + Sync + 'static
     type Orientation: Value;
     /// A tangential impulse or velocity at a contact, in its own coordinates.
     type Tangent: Value;
+    /// The walls of a scene: segments with corner points in the plane,
+    /// planes in 3D (model::walls, model::walls3d).
+    type Walls: Debug + Clone + Default + PartialEq + Send + Sync + 'static;
     /// The orientation of a grain that has not turned.
     const UNTURNED: Self::Orientation;
 
@@ -144,6 +147,7 @@ impl Space for Dim2 {
     type Spin = f32;
     type Orientation = f32;
     type Tangent = f32;
+    type Walls = super::Walls;
     const UNTURNED: f32 = 0.0;
 
     #[inline]
@@ -203,6 +207,7 @@ impl Space for Dim3 {
     type Spin = [f32; 3];
     type Orientation = [f32; 4];
     type Tangent = [f32; 3];
+    type Walls = super::Walls3d;
     const UNTURNED: [f32; 4] = [1.0, 0.0, 0.0, 0.0];
 
     #[inline]
