@@ -17,9 +17,9 @@ use hourglass::gpu::{
     GpuContext, Kernel, Params, ReducePartial, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_RESIDUAL, STAT_SPEED2,
     STAT_WORDS, ShaderConfig, Stage, prefix_sum, reduce,
 };
-use hourglass::model::Grid;
 use hourglass::model::Region;
 use hourglass::model::{Body, Contact, ContactLists, Forcing, Grains, Totals, Walls};
+use hourglass::model::{Dim2, Grid};
 
 const ALERT: f32 = 0.003;
 
@@ -159,7 +159,7 @@ fn free_velocity_matches_cpu() {
             // Ids not in index order: the draws follow the id, not the slot.
             let ids: Vec<u32> = c.grains.id.iter().rev().copied().collect();
             let mut want = vec![[0.0; 2]; n];
-            cpu::integrate::free_velocity(&c.grains.vel, &c.grains.inv_mass, p.gravity, p.dt, &mut want);
+            cpu::integrate::free_velocity::<Dim2>(&c.grains.vel, &c.grains.inv_mass, p.gravity, p.dt, &mut want);
             let f = Forcing {
                 sigma,
                 seed: p.seed,
@@ -301,7 +301,7 @@ fn integrate_matches_cpu() {
         let n = c.grains.len();
         let p = params(&c);
         let mut shifted = c.grains.pos.clone();
-        cpu::integrate::integrate(&mut shifted, &c.grains.vel, p.dt);
+        cpu::integrate::integrate::<Dim2>(&mut shifted, &c.grains.vel, p.dt);
         let mut want = shifted.clone();
         cpu::integrate::wrap(&c.grid, &mut want);
         for (entry, want) in [("main", &want), ("shift", &shifted)] {
@@ -362,7 +362,7 @@ fn integrate_wraps_like_cpu() {
     c.grains = Grains::new(pos.clone(), vel.clone(), vec![0.002; n], 2500.0);
     let p = params(&c);
     let mut shifted = pos.clone();
-    cpu::integrate::integrate(&mut shifted, &vel, p.dt);
+    cpu::integrate::integrate::<Dim2>(&mut shifted, &vel, p.dt);
     let mut want = shifted.clone();
     cpu::integrate::wrap(&c.grid, &mut want);
     let bits = |v: &[[f32; 2]]| v.iter().map(|q| [q[0].to_bits(), q[1].to_bits()]).collect::<Vec<_>>();
@@ -953,7 +953,7 @@ fn jacobi_contact_matches_cpu() {
         let lists = lists_with_impulses(&c, 21);
         // jacobi_contact (+ residual_max) from the grains' velocities.
         let mut want = lists.clone();
-        let want_r = cpu::jacobi::jacobi_contact::<false>(
+        let want_r = cpu::jacobi::jacobi_contact::<_, false>(
             &want.count,
             &mut want.slots,
             c.k,
@@ -1043,7 +1043,7 @@ fn jacobi_gather_matches_cpu() {
         let (pb, count) = (uni(&ctx, &p), buf(&ctx, &want.count));
         // jacobi_gather from the CPU's new impulses.
         let mut vel_free = vec![[0.0; 2]; n];
-        cpu::integrate::free_velocity(&c.grains.vel, &c.grains.inv_mass, p.gravity, p.dt, &mut vel_free);
+        cpu::integrate::free_velocity::<Dim2>(&c.grains.vel, &c.grains.inv_mass, p.gravity, p.dt, &mut vel_free);
         let mut want_v = vec![[0.0; 2]; n];
         let free = cpu::jacobi::Free {
             vel: &vel_free,
@@ -1055,7 +1055,7 @@ fn jacobi_gather_matches_cpu() {
             vel: &mut want_v,
             spin: &mut [],
         };
-        cpu::jacobi::jacobi_gather::<false>(&want.count, &want.slots, c.k, &free, out);
+        cpu::jacobi::jacobi_gather::<_, false>(&want.count, &want.slots, c.k, &free, out);
         let kg = Kernel::with_friction(&ctx, &cfg, Stage::JacobiGather, "main", false);
         let (slots, vf, im) = (
             buf(&ctx, &want.slots),
@@ -1365,7 +1365,7 @@ fn integrate_angle_matches_cpu() {
         let mut rng = Rng::new(52);
         let angle: Vec<f32> = (0..n).map(|_| rng.f32(-10.0, 10.0)).collect();
         let mut want = angle.clone();
-        cpu::integrate::integrate_angle(&mut want, &spin, p.dt);
+        cpu::integrate::integrate_angle::<Dim2>(&mut want, &spin, p.dt);
         let k = kernel(&ctx, &c, Stage::Integrate, "integrate_angle");
         let (pb, a, w) = (uni(&ctx, &p), buf(&ctx, &angle), buf(&ctx, &spin));
         let g = k.group(&ctx, &[("params", &pb), ("angle", &a), ("spin", &w)]);
@@ -1403,7 +1403,7 @@ fn jacobi_contact_friction_matches_cpu() {
         };
         let (count, k) = (want.count.clone(), c.k);
         let want_r =
-            cpu::jacobi::jacobi_contact::<true>(&count, &mut want.slots, k, &c.grains.vel, &f, &projection(&p));
+            cpu::jacobi::jacobi_contact::<_, true>(&count, &mut want.slots, k, &c.grains.vel, &f, &projection(&p));
         let cfg = cfg(&c);
         let kc = Kernel::with_friction(&ctx, &cfg, Stage::JacobiContact, "main", true);
         let kr = Kernel::new(&ctx, &cfg, Stage::ResidualMax, "main");
@@ -1489,7 +1489,7 @@ fn jacobi_gather_friction_matches_cpu() {
         let n = c.grains.len();
         let (want, spin_free, p) = friction_input(&c, 71);
         let mut vel_free = vec![[0.0; 2]; n];
-        cpu::integrate::free_velocity(&c.grains.vel, &c.grains.inv_mass, p.gravity, p.dt, &mut vel_free);
+        cpu::integrate::free_velocity::<Dim2>(&c.grains.vel, &c.grains.inv_mass, p.gravity, p.dt, &mut vel_free);
         let (mut want_v, mut want_w) = (vec![[0.0; 2]; n], vec![0.0f32; n]);
         let free = cpu::jacobi::Free {
             vel: &vel_free,
@@ -1501,7 +1501,7 @@ fn jacobi_gather_friction_matches_cpu() {
             vel: &mut want_v,
             spin: &mut want_w,
         };
-        cpu::jacobi::jacobi_gather::<true>(&want.count, &want.slots, c.k, &free, out);
+        cpu::jacobi::jacobi_gather::<_, true>(&want.count, &want.slots, c.k, &free, out);
         let kg = Kernel::with_friction(&ctx, &cfg(&c), Stage::JacobiGather, "main", true);
         let (pb, count, slots) = (uni(&ctx, &p), buf(&ctx, &want.count), buf(&ctx, &want.slots));
         let (vf, im, wf, r) = (

@@ -79,7 +79,7 @@ pub fn apgd_gather<const FRICTION: bool>(
 ) {
     let (theta, [prev, prev_t]) = (state[0], prev);
     let (count, slots, k) = (&lists.count, &lists.slots, lists.capacity);
-    gather_with::<FRICTION>(count, slots, k, free, out, |s, c| {
+    gather_with::<_, FRICTION>(count, slots, k, free, out, |s, c| {
         let y_t = if FRICTION {
             extrapolate(c.impulse_t, prev_t[s], theta)
         } else {
@@ -220,7 +220,7 @@ pub fn solve<const FRICTION: bool>(ctx: SolveCtx, prev: [&mut Vec<f32>; 2], stat
         apgd_momentum(&mut state)
     });
     let (c, s, k) = (&lists.count, &lists.slots, lists.capacity);
-    super::jacobi::jacobi_gather::<FRICTION>(c, s, k, &free, Moving { vel, spin });
+    super::jacobi::jacobi_gather::<_, FRICTION>(c, s, k, &free, Moving { vel, spin });
 }
 
 /// APGD as a [`Solver`]; keeps its previous-iterate buffers between steps.

@@ -296,7 +296,7 @@ pub fn solve<const FRICTION: bool>(ctx: SolveCtx, stats: &mut StepStats) -> supe
         vel: &mut *out.vel,
         spin: &mut *out.spin,
     };
-    super::jacobi::jacobi_gather::<FRICTION>(c, s, k, &free, gather_out);
+    super::jacobi::jacobi_gather::<_, FRICTION>(c, s, k, &free, gather_out);
     let (mut how, threshold) = (Visit::of(p), p.threshold());
     let above = colored_sor_above(threshold, p.gravity, p.dt);
     let bodies = Bodies {

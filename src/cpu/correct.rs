@@ -163,17 +163,17 @@ impl Correction {
             radius: &[],
         };
         for _ in 0..iterations {
-            let r = jacobi_contact::<false>(count, &mut self.slots, capacity, &self.shift, &Friction::NONE, &how);
+            let r = jacobi_contact::<_, false>(count, &mut self.slots, capacity, &self.shift, &Friction::NONE, &how);
             let out = Moving {
                 vel: &mut self.shift,
                 spin: &mut [],
             };
-            jacobi_gather::<false>(count, &self.slots, capacity, &zero, out);
+            jacobi_gather::<_, false>(count, &self.slots, capacity, &zero, out);
             if r == 0.0 {
                 break;
             }
         }
-        super::integrate::integrate(pos, &self.shift, dt);
+        super::integrate::integrate::<crate::model::Dim2>(pos, &self.shift, dt);
     }
 
     /// [`Correction::apply`] on the grains the push-out reaches, with the

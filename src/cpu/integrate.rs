@@ -5,22 +5,24 @@
 //!   free_velocity: v_free = v + dt g        (fixed grains, im = 0, keep v)
 //!                  v_free += sqrt(dt) sigma w  (stochastic forcing, sigma > 0: `forcing`)
 //!   integrate:     x     += dt v             (after the contact solve)
+//!                  orientation turned by w dt (`integrate_angle`: theta += dt w
+//!                  in the plane, the quaternion in 3D, `Space::turn`)
 //!                  x_x wrapped into [xmin, xmax) on a grid periodic along x (`wrap`)
 //! ```
 
 use rayon::prelude::*;
 
-use crate::model::{Forcing, Grid};
+use crate::model::{Forcing, Grid, Space};
 
-/// Stage `free_velocity`: gravity over one step.
-pub fn free_velocity(vel: &[[f32; 2]], inv_mass: &[f32], gravity: [f32; 2], dt: f32, vel_free: &mut [[f32; 2]]) {
+/// Stage `free_velocity`: gravity over one step (either space).
+pub fn free_velocity<S: Space>(vel: &[S::Vec], inv_mass: &[f32], gravity: S::Vec, dt: f32, vel_free: &mut [S::Vec]) {
     vel_free
         .par_iter_mut()
         .zip(vel.par_iter().zip(inv_mass))
         .with_min_len(super::PAR_MIN)
         .for_each(|(vf, (v, &im))| {
             *vf = if im > 0.0 {
-                [v[0] + dt * gravity[0], v[1] + dt * gravity[1]]
+                S::zip(*v, gravity, |v, g| v + dt * g)
             } else {
                 *v
             };
@@ -46,31 +48,30 @@ pub fn forcing(inv_mass: &[f32], id: &[u32], forcing: Forcing, dt: f32, vel_free
         });
 }
 
-/// Stage `integrate`: explicit position update with the solved velocity.
-pub fn integrate(pos: &mut [[f32; 2]], vel: &[[f32; 2]], dt: f32) {
+/// Stage `integrate`: explicit position update with the solved velocity
+/// (either space).
+pub fn integrate<S: Space>(pos: &mut [S::Vec], vel: &[S::Vec], dt: f32) {
     pos.par_iter_mut()
         .zip(vel)
         .with_min_len(super::PAR_MIN)
-        .for_each(|(x, v)| {
-            x[0] += dt * v[0];
-            x[1] += dt * v[1];
-        });
+        .for_each(|(x, v)| *x = S::zip(*x, *v, |x, v| x + dt * v));
 }
 
-/// The rotation angle of every grain after a step: theta += dt w (rad; NSCD
-/// with friction). Twin of the angle update of shaders/integrate.wgsl.
-pub fn integrate_angle(angle: &mut [f32], ang_vel: &[f32], dt: f32) {
+/// The orientation of every grain after a step, turned at its spin for dt
+/// (`Space::turn`: theta += dt w in the plane; NSCD with friction). Twin of
+/// the angle update of shaders/integrate.wgsl.
+pub fn integrate_angle<S: Space>(angle: &mut [S::Orientation], ang_vel: &[S::Spin], dt: f32) {
     angle
         .par_iter_mut()
         .zip(ang_vel)
         .with_min_len(super::PAR_MIN)
-        .for_each(|(a, w)| *a += dt * w);
+        .for_each(|(a, &w)| *a = S::turn(*a, w, dt));
 }
 
 /// Every grain's x wrapped into the period [xmin, xmax) of a grid periodic
 /// along x (`Grid::wrap_x`), after every position update of every model;
 /// nothing when the grid is not periodic.
-pub fn wrap(grid: &Grid, pos: &mut [[f32; 2]]) {
+pub fn wrap<S: Space>(grid: &Grid<S>, pos: &mut [S::Vec]) {
     if !grid.is_periodic() {
         return;
     }

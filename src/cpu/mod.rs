@@ -29,10 +29,10 @@ pub mod uzawa;
 pub mod warm_start;
 
 use crate::error::{Error, Result};
-use crate::model::Grid;
 use crate::model::plan::{self, Stage};
 use crate::model::speeds;
 use crate::model::{ContactLists, Grains, SolverKind, StepParams, StepStats, Walls, nscd_plan};
+use crate::model::{Dim2, Grid};
 use grid::Bins;
 
 /// The iteration loop every NSCD solver shares: run `iteration` until its
@@ -428,10 +428,10 @@ impl<'a> StepContext<'a> {
             Stage::Solve => self.solve()?,
             Stage::PushOut => s.push_out(g, p),
             Stage::Integrate => {
-                integrate::integrate(&mut g.pos, &g.vel, p.dt);
+                integrate::integrate::<Dim2>(&mut g.pos, &g.vel, p.dt);
                 integrate::wrap(&s.grid, &mut g.pos);
             }
-            Stage::IntegrateAngle => integrate::integrate_angle(&mut g.angle, &g.ang_vel, p.dt),
+            Stage::IntegrateAngle => integrate::integrate_angle::<Dim2>(&mut g.angle, &g.ang_vel, p.dt),
             other => {
                 return Err(Error::NotImplemented {
                     what: format!("stage `{}` in the NSCD step", other.name()),
@@ -472,7 +472,7 @@ impl CpuStepper {
     /// Stage `FreeVelocity`, with the stochastic forcing of this step.
     fn free_velocity(&mut self, grains: &Grains, p: &StepParams) {
         self.vel_free.resize(grains.len(), [0.0; 2]);
-        integrate::free_velocity(&grains.vel, &grains.inv_mass, p.gravity, p.dt, &mut self.vel_free);
+        integrate::free_velocity::<Dim2>(&grains.vel, &grains.inv_mass, p.gravity, p.dt, &mut self.vel_free);
         if p.forcing.sigma > 0.0 {
             let f = crate::model::Forcing {
                 step: self.steps as u32,

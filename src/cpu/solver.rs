@@ -11,17 +11,17 @@
 
 use super::jacobi::{Free, Moving};
 use super::{apgd, colored, jacobi, nlgs, uzawa};
-use crate::model::{ContactLists, SolverKind, StepParams, StepStats};
+use crate::model::{ContactLists, Dim2, SolverKind, Space, StepParams, StepStats};
 
-/// What a solve reads and writes.
+/// What a solve reads and writes (in the space `S`).
 #[derive(Debug)]
-pub struct SolveCtx<'a> {
+pub struct SolveCtx<'a, S: Space = Dim2> {
     /// The detected, warm-started contacts; their impulses are solved in place.
-    pub lists: &'a mut ContactLists,
+    pub lists: &'a mut ContactLists<S>,
     /// The free velocities, inverse masses, and with friction the free spins and radii.
-    pub free: Free<'a>,
+    pub free: Free<'a, S>,
     /// The grains' velocities (and spins, with friction), written.
-    pub out: Moving<'a>,
+    pub out: Moving<'a, S>,
     /// The step's parameters (`solver` resolved, `tol` the solve's).
     pub p: &'a StepParams,
     /// When `Some`, each iteration's residual (m/s) is appended (the study).
@@ -34,20 +34,20 @@ pub struct SolveCtx<'a> {
     pub hot_sweeps: u32,
 }
 
-/// An NSCD solver of the CPU path. Its state (scratch, buffers) lives
-/// between steps in the value.
-pub trait Solver: std::fmt::Debug + Send + Sync {
+/// An NSCD solver of the CPU path in the space `S`. Its state (scratch,
+/// buffers) lives between steps in the value.
+pub trait Solver<S: Space = Dim2>: std::fmt::Debug + Send + Sync {
     /// Solve the step's contacts: from `ctx.free` to `ctx.out` and the
     /// impulses of `ctx.lists`, until the largest correction falls under
     /// `ctx.p.threshold()` or `ctx.p.itmax` iterations ran; iterations,
     /// residual, convergence (and colours) go into `stats`.
-    fn solve(&mut self, ctx: SolveCtx, stats: &mut StepStats);
+    fn solve(&mut self, ctx: SolveCtx<S>, stats: &mut StepStats);
 
     /// A copy of this solver (a cloned `CpuStepper` gets its own).
-    fn boxed(&self) -> Box<dyn Solver>;
+    fn boxed(&self) -> Box<dyn Solver<S>>;
 }
 
-impl Clone for Box<dyn Solver> {
+impl<S: Space> Clone for Box<dyn Solver<S>> {
     fn clone(&self) -> Self {
         self.boxed()
     }

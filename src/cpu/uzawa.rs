@@ -125,7 +125,7 @@ pub fn solve_with(
     let inv_mass = free.inv_mass;
     let gather = |lists: &ContactLists, vel: &mut [[f32; 2]]| {
         let out = Moving { vel, spin: &mut [] };
-        super::jacobi::jacobi_gather::<false>(&lists.count, &lists.slots, k, free, out);
+        super::jacobi::jacobi_gather::<_, false>(&lists.count, &lists.slots, k, free, out);
     };
     // Per-grain residuals, reduced like the GPU's uzawa_contact + residual_max.
     let mut residual = vec![0.0f32; vel.len()];

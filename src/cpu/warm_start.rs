@@ -5,14 +5,15 @@
 use rayon::prelude::*;
 
 use crate::model::contact::bounce as bounce_of;
-use crate::model::{Body, Contact, ContactLists, dot, sub};
+use crate::model::{Body, Contact, ContactLists, Space};
 
 /// Copy last step's impulses (normal and tangential) into every contact of
 /// `lists` found again in `prev` (same grain, same other body); others start
-/// at 0. The tangential impulse is kept as a number along the new tangent.
-/// The DEM calls it too, for a contact law with history (`model::law`), which
-/// it keeps in `impulse_t`.
-pub fn warm_start(prev: &ContactLists, lists: &mut ContactLists) {
+/// at 0. The tangential impulse is kept as a number along the new tangent
+/// in the plane; in 3D its vector is laid into the new contact plane
+/// (`Space::carry_tangent`). The DEM calls it too, for a contact law with
+/// history (`model::law`), which it keeps in `impulse_t`.
+pub fn warm_start<S: Space>(prev: &ContactLists<S>, lists: &mut ContactLists<S>) {
     let k = lists.capacity;
     if k == 0 || prev.capacity == 0 || prev.grains() != lists.grains() {
         return;
@@ -37,9 +38,9 @@ pub fn warm_start(prev: &ContactLists, lists: &mut ContactLists) {
                 } else {
                     old.iter().position(|o| o.other == c.other)
                 };
-                (c.impulse, c.impulse_t) = at.map_or((0.0, 0.0), |p| {
+                (c.impulse, c.impulse_t) = at.map_or((0.0, S::Tangent::default()), |p| {
                     next = p + 1;
-                    (old[p].impulse, old[p].impulse_t)
+                    (old[p].impulse, S::carry_tangent(old[p].impulse_t, c.normal))
                 });
             }
         });
@@ -49,7 +50,7 @@ pub fn warm_start(prev: &ContactLists, lists: &mut ContactLists) {
 /// ([`Contact::carries_over`]), each grain's in their order, in as many
 /// slots per grain as the fullest of them needs (its allocation reused):
 /// what [`warm_start`] reads of them, in fewer slots than `lists`.
-pub fn carry_over(lists: &ContactLists, prev: &mut ContactLists) {
+pub fn carry_over<S: Space>(lists: &ContactLists<S>, prev: &mut ContactLists<S>) {
     let n = lists.grains();
     prev.count.clear();
     prev.count.resize(n, 0);
@@ -78,7 +79,7 @@ pub fn carry_over(lists: &ContactLists, prev: &mut ContactLists) {
 /// `model::contact::bounce` from the start-of-step velocities `vel` (v^n,
 /// before gravity and the contacts), so both copies of a grain-grain contact
 /// get the same value; contacts that do not close within the step keep 0.
-pub fn bounce(count: &[u32], slots: &mut [Contact], k: usize, vel: &[[f32; 2]], e: f32, dt: f32) {
+pub fn bounce<S: Space>(count: &[u32], slots: &mut [Contact<S>], k: usize, vel: &[S::Vec], e: f32, dt: f32) {
     if k == 0 {
         return;
     }
@@ -93,7 +94,7 @@ pub fn bounce(count: &[u32], slots: &mut [Contact], k: usize, vel: &[[f32; 2]], 
                     Body::Grain(j) => vel[j as usize],
                     _ => c.wall_vel,
                 };
-                let u = dot(sub(vel[i], vo), c.normal);
+                let u = S::dot(S::sub(vel[i], vo), c.normal);
                 c.bounce = bounce_of(e, c.gap, u, dt);
             }
         });

@@ -91,6 +91,54 @@ pub trait Space: Copy + Default + Debug + PartialEq + Eq + Send + Sync + 'static
     /// The vector of tangent coordinates `t` at a contact of unit normal `n`.
     fn tangent_vec(n: Self::Vec, t: Self::Tangent) -> Self::Vec;
 
+    /// W_tt / W_nn of a contact between uniform grains, (im_a + im_b +
+    /// r_a^2/I_a + r_b^2/I_b) / (im_a + im_b): 3 for disks (I = 1/2 m r^2)
+    /// and 7/2 for spheres (I = 2/5 m r^2), the same for a wall (which adds
+    /// nothing).
+    const TANGENT_MASS_RATIO: f32;
+
+    /// The tangential slip velocity at a contact of unit normal `n` (from
+    /// the other body towards this grain), seen from this grain: the
+    /// tangential part of v_i - v_o - r_i w_i x n - r_o w_o x n, with the
+    /// spins `w` and radii `r` of this grain and the other body (r_o w_o =
+    /// 0 for a wall).
+    fn slip(
+        n: Self::Vec,
+        v_i: Self::Vec,
+        v_o: Self::Vec,
+        this: (Self::Spin, f32),
+        other: (Self::Spin, f32),
+    ) -> Self::Tangent;
+
+    /// `t` projected into the Coulomb bound |t| <= `bound` (the interval in
+    /// the plane, the disk in the contact plane in 3D).
+    fn clamp_tangent(t: Self::Tangent, bound: f32) -> Self::Tangent;
+
+    /// |t|.
+    fn tangent_norm(t: Self::Tangent) -> f32;
+
+    /// p - relax u / w, coordinate by coordinate (a tangential projection step).
+    fn tangent_step(p: Self::Tangent, u: Self::Tangent, relax: f32, w: f32) -> Self::Tangent;
+
+    /// a - b of two tangents.
+    fn tangent_sub(a: Self::Tangent, b: Self::Tangent) -> Self::Tangent;
+
+    /// The moment n x t_vec of a tangential impulse `t` at a contact of
+    /// normal `n`, per unit of the grain's radius: its spin change is
+    /// [`Space::spin_kick`] of the sum of these over its contacts.
+    fn contact_moment(n: Self::Vec, t: Self::Tangent) -> Self::Spin;
+
+    /// The spin change of a grain of inverse mass `im` and radius `r` from
+    /// the summed [`Space::contact_moment`]s `m` of its contacts (its contact
+    /// points lie at -r n): -r m / I, that is -2 im m / r for a disk and
+    /// -5/2 im m / r for a sphere (0 for r = 0).
+    fn spin_kick(im: f32, r: f32, m: Self::Spin) -> Self::Spin;
+
+    /// A tangential impulse of the last step carried to a contact whose
+    /// normal is now `n` (the warm start): the plane keeps the number along
+    /// the new tangent, 3D lays the vector into the new contact plane.
+    fn carry_tangent(t: Self::Tangent, n: Self::Vec) -> Self::Tangent;
+
     /// Elementwise `f(a_k, b_k)`.
     #[inline]
     fn zip(a: Self::Vec, b: Self::Vec, f: impl Fn(f32, f32) -> f32) -> Self::Vec {
@@ -199,6 +247,51 @@ impl Space for Dim2 {
     fn tangent_vec(n: [f32; 2], t: f32) -> [f32; 2] {
         [-n[1] * t, n[0] * t]
     }
+
+    #[inline]
+    fn carry_tangent(t: f32, _n: [f32; 2]) -> f32 {
+        t
+    }
+
+    const TANGENT_MASS_RATIO: f32 = 3.0;
+
+    /// (v_i - v_o) . t - (r_i w_i + r_o w_o): w x n = w t in the plane.
+    #[inline]
+    fn slip(n: [f32; 2], v_i: [f32; 2], v_o: [f32; 2], (w_i, r_i): (f32, f32), (w_o, r_o): (f32, f32)) -> f32 {
+        let t = [-n[1], n[0]];
+        (v_i[0] - v_o[0]) * t[0] + (v_i[1] - v_o[1]) * t[1] - (r_i * w_i + r_o * w_o)
+    }
+
+    #[inline]
+    fn clamp_tangent(t: f32, bound: f32) -> f32 {
+        t.clamp(-bound, bound)
+    }
+
+    #[inline]
+    fn tangent_norm(t: f32) -> f32 {
+        t.abs()
+    }
+
+    #[inline]
+    fn tangent_step(p: f32, u: f32, relax: f32, w: f32) -> f32 {
+        p - relax * u / w
+    }
+
+    #[inline]
+    fn tangent_sub(a: f32, b: f32) -> f32 {
+        a - b
+    }
+
+    /// n x (t (-n_y, n_x)) = t |n|^2 = t.
+    #[inline]
+    fn contact_moment(_n: [f32; 2], t: f32) -> f32 {
+        t
+    }
+
+    #[inline]
+    fn spin_kick(im: f32, r: f32, m: f32) -> f32 {
+        if r > 0.0 { -2.0 * im * m / r } else { 0.0 }
+    }
 }
 
 impl Space for Dim3 {
@@ -274,6 +367,60 @@ impl Space for Dim3 {
     #[inline]
     fn tangent_vec(_n: [f32; 3], t: [f32; 3]) -> [f32; 3] {
         t
+    }
+
+    #[inline]
+    fn carry_tangent(t: [f32; 3], n: [f32; 3]) -> [f32; 3] {
+        Self::tangential(t, n)
+    }
+
+    const TANGENT_MASS_RATIO: f32 = 3.5;
+
+    #[inline]
+    fn slip(
+        n: [f32; 3],
+        v_i: [f32; 3],
+        v_o: [f32; 3],
+        (w_i, r_i): ([f32; 3], f32),
+        (w_o, r_o): ([f32; 3], f32),
+    ) -> [f32; 3] {
+        let spin = Self::add(Self::scale(cross(w_i, n), r_i), Self::scale(cross(w_o, n), r_o));
+        Self::tangential(Self::sub(Self::sub(v_i, v_o), spin), n)
+    }
+
+    #[inline]
+    fn clamp_tangent(t: [f32; 3], bound: f32) -> [f32; 3] {
+        let len = Self::dot(t, t).sqrt();
+        if len > bound { Self::scale(t, bound / len) } else { t }
+    }
+
+    #[inline]
+    fn tangent_norm(t: [f32; 3]) -> f32 {
+        Self::dot(t, t).sqrt()
+    }
+
+    #[inline]
+    fn tangent_step(p: [f32; 3], u: [f32; 3], relax: f32, w: f32) -> [f32; 3] {
+        Self::zip(p, u, |p, u| p - relax * u / w)
+    }
+
+    #[inline]
+    fn tangent_sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+        Self::sub(a, b)
+    }
+
+    #[inline]
+    fn contact_moment(n: [f32; 3], t: [f32; 3]) -> [f32; 3] {
+        cross(n, t)
+    }
+
+    #[inline]
+    fn spin_kick(im: f32, r: f32, m: [f32; 3]) -> [f32; 3] {
+        if r > 0.0 {
+            Self::scale(m, -2.5 * im / r)
+        } else {
+            [0.0; 3]
+        }
     }
 }
 
