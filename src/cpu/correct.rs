@@ -17,7 +17,7 @@
 //! The correction runs the Jacobi stages (`jacobi_contact`, `jacobi_gather`)
 //! on a copy of the lists, so the GPU runs the same kernels.
 
-use crate::model::{Contact, ContactLists, dot, sub};
+use crate::model::{Contact, ContactLists, Dim2, Space};
 
 use super::jacobi::{
     Free, Friction, Moving, Projection, gathered, jacobi_contact, jacobi_gather, other_velocity, project,
@@ -28,13 +28,13 @@ use rayon::prelude::*;
 /// velocities `vel` will leave after the step, d' = d + dt (v_i - v_j).n,
 /// a zero impulse (the correction's own accumulator) and no bounce (the
 /// restitution acted on the velocities; the correction only pushes out).
-pub fn predict_gap(
+pub fn predict_gap<S: Space>(
     count: &[u32],
-    slots: &[Contact],
+    slots: &[Contact<S>],
     capacity: usize,
-    vel: &[[f32; 2]],
+    vel: &[S::Vec],
     dt: f32,
-    out: &mut Vec<Contact>,
+    out: &mut Vec<Contact<S>>,
 ) {
     out.resize(slots.len(), Contact::default());
     if capacity == 0 {
@@ -54,22 +54,29 @@ pub fn predict_gap(
 
 /// Grain `i`'s contact `c` as `predict_gap` copies it.
 #[inline]
-fn predicted(c: &Contact, i: usize, vel: &[[f32; 2]], dt: f32) -> Contact {
+fn predicted<S: Space>(c: &Contact<S>, i: usize, vel: &[S::Vec], dt: f32) -> Contact<S> {
     // A moving wall has moved with the step: the gap it leaves at the end
     // is the one to push out of, and the push-out sees it still.
-    let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal) - c.wall_normal_velocity();
+    let u = S::dot(S::sub(vel[i], other_velocity(c, vel)), c.normal) - c.wall_normal_velocity();
     Contact {
         gap: c.gap + dt * u,
         impulse: 0.0,
         bounce: 0.0,
-        wall_vel: [0.0; 2],
+        wall_vel: S::Vec::default(),
         ..*c
     }
 }
 
 /// Whether some contact's predicted gap d + dt u (stage `predict_gap`) is
 /// below -`slop`.
-fn deeper_than(count: &[u32], slots: &[Contact], capacity: usize, vel: &[[f32; 2]], dt: f32, slop: f32) -> bool {
+fn deeper_than<S: Space>(
+    count: &[u32],
+    slots: &[Contact<S>],
+    capacity: usize,
+    vel: &[S::Vec],
+    dt: f32,
+    slop: f32,
+) -> bool {
     if capacity == 0 {
         return false;
     }
@@ -80,7 +87,7 @@ fn deeper_than(count: &[u32], slots: &[Contact], capacity: usize, vel: &[[f32; 2
         .enumerate()
         .any(|(i, (s, &n))| {
             s.iter().take(n as usize).any(|c| {
-                let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal) - c.wall_normal_velocity();
+                let u = S::dot(S::sub(vel[i], other_velocity(c, vel)), c.normal) - c.wall_normal_velocity();
                 c.gap + dt * u < -slop
             })
         })
@@ -100,27 +107,27 @@ pub struct PushOut {
 
 /// Scratch of the correction, kept between steps.
 #[derive(Debug, Clone, Default)]
-pub struct Correction {
-    slots: Vec<Contact>,
-    zero: Vec<[f32; 2]>,
+pub struct Correction<S: Space = Dim2> {
+    slots: Vec<Contact<S>>,
+    zero: Vec<S::Vec>,
     /// Pseudo-velocity of each grain, m/s: the correction moves it dt w.
-    pub shift: Vec<[f32; 2]>,
+    pub shift: Vec<S::Vec>,
     /// The sparse iterations' grain sets ([`Correction::apply`]).
     seen: Vec<bool>,
     active: Vec<u32>,
     next: Vec<u32>,
 }
 
-impl Correction {
+impl<S: Space> Correction<S> {
     /// Push out overlaps deeper than `slop` by a fraction `beta` with
     /// `iterations` Jacobi iterations (relaxation `omega`), then move the
     /// grains: pos += dt w. Velocities are left as they are.
     pub fn apply(
         &mut self,
-        lists: &ContactLists,
+        lists: &ContactLists<S>,
         inv_mass: &[f32],
-        vel: &[[f32; 2]],
-        pos: &mut [[f32; 2]],
+        vel: &[S::Vec],
+        pos: &mut [S::Vec],
         push: &PushOut,
     ) {
         let n = pos.len();
@@ -147,9 +154,9 @@ impl Correction {
         }
         predict_gap(count, slots, capacity, vel, dt, &mut self.slots);
         self.zero.clear();
-        self.zero.resize(n, [0.0; 2]);
+        self.zero.resize(n, S::Vec::default());
         self.shift.clear();
-        self.shift.resize(n, [0.0; 2]);
+        self.shift.resize(n, S::Vec::default());
         let how = Projection {
             inv_dt: 1.0 / dt,
             beta,
@@ -163,7 +170,7 @@ impl Correction {
             radius: &[],
         };
         for _ in 0..iterations {
-            let r = jacobi_contact::<_, false>(count, &mut self.slots, capacity, &self.shift, &Friction::NONE, &how);
+            let r = jacobi_contact::<S, false>(count, &mut self.slots, capacity, &self.shift, &Friction::none(), &how);
             let out = Moving {
                 vel: &mut self.shift,
                 spin: &mut [],
@@ -173,7 +180,7 @@ impl Correction {
                 break;
             }
         }
-        super::integrate::integrate::<crate::model::Dim2>(pos, &self.shift, dt);
+        super::integrate::integrate::<S>(pos, &self.shift, dt);
     }
 
     /// [`Correction::apply`] on the grains the push-out reaches, with the
@@ -190,10 +197,10 @@ impl Correction {
     /// docs/solvers.md#why-the-cpu-constants.
     fn apply_near(
         &mut self,
-        lists: &ContactLists,
+        lists: &ContactLists<S>,
         inv_mass: &[f32],
-        vel: &[[f32; 2]],
-        pos: &mut [[f32; 2]],
+        vel: &[S::Vec],
+        pos: &mut [S::Vec],
         push: &PushOut,
     ) {
         let deep = deep_grains(lists, vel, push);
@@ -203,7 +210,7 @@ impl Correction {
         let n = pos.len();
         self.slots.resize(lists.slots.len(), Contact::default());
         self.shift.clear();
-        self.shift.resize(n, [0.0; 2]);
+        self.shift.resize(n, S::Vec::default());
         self.seen.clear();
         self.seen.resize(n, false);
         // Rows of the copy are predicted when their grain first joins.
@@ -222,8 +229,7 @@ impl Correction {
         let dt = push.dt;
         for &i in &moved {
             let i = i as usize;
-            pos[i][0] += dt * self.shift[i][0];
-            pos[i][1] += dt * self.shift[i][1];
+            pos[i] = S::zip(pos[i], self.shift[i], |x, w| x + dt * w);
         }
         self.seen = copied;
     }
@@ -233,8 +239,8 @@ impl Correction {
     /// ([`Correction::apply_near`]).
     fn copy_rows(
         &mut self,
-        lists: &ContactLists,
-        vel: &[[f32; 2]],
+        lists: &ContactLists<S>,
+        vel: &[S::Vec],
         dt: f32,
         copied: &mut [bool],
         moved: &mut Vec<u32>,
@@ -255,7 +261,7 @@ impl Correction {
     /// One Jacobi iteration on the active grains ([`Correction::apply_near`]):
     /// `jacobi_contact` from the last shifts, then `jacobi_gather` on the
     /// same grains (the others hold no impulse). Returns the largest correction.
-    fn project_active(&mut self, lists: &ContactLists, inv_mass: &[f32], push: &PushOut) -> f32 {
+    fn project_active(&mut self, lists: &ContactLists<S>, inv_mass: &[f32], push: &PushOut) -> f32 {
         let (k, count) = (lists.capacity, &lists.count);
         let inv_dt = 1.0 / push.dt;
         let mut r = 0.0f32;
@@ -267,7 +273,11 @@ impl Correction {
         }
         for &i in self.active.iter() {
             let i = i as usize;
-            self.shift[i] = gathered(&self.slots[i * k..i * k + count[i] as usize], [0.0; 2], inv_mass[i]);
+            self.shift[i] = gathered(
+                &self.slots[i * k..i * k + count[i] as usize],
+                S::Vec::default(),
+                inv_mass[i],
+            );
         }
         r
     }
@@ -275,7 +285,7 @@ impl Correction {
     /// The next iteration's active grains ([`Correction::apply_near`]): the
     /// `deep` grains and every grain within one contact of a grain holding
     /// an impulse, sorted, each once.
-    fn next_active(&mut self, lists: &ContactLists, deep: &[u32]) {
+    fn next_active(&mut self, lists: &ContactLists<S>, deep: &[u32]) {
         let (k, count) = (lists.capacity, &lists.count);
         let (active, next) = (&mut self.active, &mut self.next);
         next.clear();
@@ -299,14 +309,14 @@ impl Correction {
 
 /// Grain i's list in `lists` (none of which overflowed).
 #[inline]
-fn row(lists: &ContactLists, i: usize) -> &[Contact] {
+fn row<S: Space>(lists: &ContactLists<S>, i: usize) -> &[Contact<S>] {
     let k = lists.capacity;
     &lists.slots[i * k..i * k + lists.count[i] as usize]
 }
 
 /// The grains owning a contact whose predicted gap (stage `predict_gap`)
 /// is below -slop, in grain order ([`Correction::apply_near`]).
-fn deep_grains(lists: &ContactLists, vel: &[[f32; 2]], push: &PushOut) -> Vec<u32> {
+fn deep_grains<S: Space>(lists: &ContactLists<S>, vel: &[S::Vec], push: &PushOut) -> Vec<u32> {
     let (dt, slop) = (push.dt, push.slop);
     (0..vel.len() as u32)
         .into_par_iter()

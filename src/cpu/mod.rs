@@ -8,6 +8,10 @@
 //!     solve (jacobi_contact + jacobi_gather | NLGS sweep | seed sweep | apgd | ...)
 //!     [push_out] integrate [integrate_angle]
 //! ```
+//!
+//! The stepper is written over the space (model::space): [`CpuSpace`] holds
+//! what differs, the solvers each space has and the stages the plane has
+//! alone so far (cohesion, the stochastic forcing).
 
 pub mod apgd;
 pub mod cohesion;
@@ -31,8 +35,8 @@ pub mod warm_start;
 use crate::error::{Error, Result};
 use crate::model::plan::{self, Stage};
 use crate::model::speeds;
-use crate::model::{ContactLists, Grains, SolverKind, StepParams, StepStats, Walls, nscd_plan};
-use crate::model::{Dim2, Grid};
+use crate::model::{ContactLists, Grains, SolverKind, StepParams, StepStats, nscd_plan};
+use crate::model::{Dim2, Dim3, Grid};
 use grid::Bins;
 
 /// The iteration loop every NSCD solver shares: run `iteration` until its
@@ -69,18 +73,80 @@ pub const PAR_MIN: usize = 256;
 /// slots in 8 of 1,300 steps and 12 slots 20,112 times.
 pub const START_CAPACITY: usize = 16;
 
+/// What the CPU stepper does differently in each space.
+pub trait CpuSpace: detect::Detect {
+    /// A new solver of `kind`, if the CPU path has one in this space.
+    fn make_solver(kind: SolverKind) -> Option<Box<dyn solver::Solver<Self>>>;
+
+    /// Stage `cohesion` (`cpu::cohesion`): the capillary bridges' impulses
+    /// added to the free velocities.
+    fn cohesion(
+        p: &StepParams,
+        lists: &ContactLists<Self>,
+        grains: &Grains<Self>,
+        vel_free: &mut [Self::Vec],
+    ) -> Result<()>;
+
+    /// The stochastic forcing of stage `free_velocity` (`integrate::forcing`).
+    fn forcing(
+        grains: &Grains<Self>,
+        forcing: crate::model::Forcing,
+        dt: f32,
+        vel_free: &mut [Self::Vec],
+    ) -> Result<()>;
+}
+
+impl CpuSpace for Dim2 {
+    fn make_solver(kind: SolverKind) -> Option<Box<dyn solver::Solver>> {
+        solver::make(kind)
+    }
+
+    fn cohesion(p: &StepParams, lists: &ContactLists, grains: &Grains, vel_free: &mut [[f32; 2]]) -> Result<()> {
+        cohesion::cohesion(&p.cohesion, p.dt, lists, &grains.radius, &grains.inv_mass, vel_free);
+        Ok(())
+    }
+
+    fn forcing(grains: &Grains, forcing: crate::model::Forcing, dt: f32, vel_free: &mut [[f32; 2]]) -> Result<()> {
+        integrate::forcing(&grains.inv_mass, &grains.id, forcing, dt, vel_free);
+        Ok(())
+    }
+}
+
+/// Three dimensions: projected Jacobi so far; the bridges' law and the
+/// forcing are the plane's alone, and refused.
+impl CpuSpace for Dim3 {
+    fn make_solver(kind: SolverKind) -> Option<Box<dyn solver::Solver<Dim3>>> {
+        match kind {
+            SolverKind::Jacobi => Some(Box::new(jacobi::Jacobi)),
+            _ => None,
+        }
+    }
+
+    fn cohesion(_: &StepParams, _: &ContactLists<Dim3>, _: &Grains<Dim3>, _: &mut [[f32; 3]]) -> Result<()> {
+        Err(Error::NotImplemented {
+            what: "capillary cohesion in 3D".into(),
+        })
+    }
+
+    fn forcing(_: &Grains<Dim3>, _: crate::model::Forcing, _: f32, _: &mut [[f32; 3]]) -> Result<()> {
+        Err(Error::NotImplemented {
+            what: "stochastic forcing in 3D".into(),
+        })
+    }
+}
+
 /// Scratch state of the CPU path, kept between steps (contact lists for the
-/// warm start, bins, buffers).
+/// warm start, bins, buffers), in the space `S` (the plane by default).
 #[derive(Debug, Clone)]
-pub struct CpuStepper {
-    pub grid: Grid,
+pub struct CpuStepper<S: CpuSpace = Dim2> {
+    pub grid: Grid<S>,
     pub bins: Bins,
     /// Scratch lists that `detect` writes.
-    lists: ContactLists,
+    lists: ContactLists<S>,
     /// The lists of the last completed step (with their final impulses).
-    prev: ContactLists,
+    prev: ContactLists<S>,
     /// The solver of the last solve and its state (`solver::CPU_SOLVERS`).
-    solver: Option<(SolverKind, Box<dyn solver::Solver>)>,
+    solver: Option<(SolverKind, Box<dyn solver::Solver<S>>)>,
     /// Acting contacts from which an NLGS sweep runs on two threads
     /// (`nlgs::PAR_SWEEP_MIN`; `usize::MAX`: always one).
     pub sweep_par_min: usize,
@@ -95,11 +161,11 @@ pub struct CpuStepper {
     /// the last step's lists, in fewer slots ([`CpuStepper::growing`]);
     /// else the step's lists are kept whole.
     pub compact_prev: bool,
-    vel_free: Vec<[f32; 2]>,
+    vel_free: Vec<S::Vec>,
     /// The spins before the contacts act (rad/s; friction only: nothing
     /// else turns a grain, so they are last step's spins).
-    spin_free: Vec<f32>,
-    correction: correct::Correction,
+    spin_free: Vec<S::Spin>,
+    correction: correct::Correction<S>,
     /// The tally of the last detection (`lists`).
     tally: detect::Tally,
     /// Contact colours of the last coloured step (0 for other solvers).
@@ -113,8 +179,8 @@ pub struct CpuStepper {
     pub steps: u64,
 }
 
-impl CpuStepper {
-    pub fn new(grid: Grid, capacity: usize) -> Self {
+impl<S: CpuSpace> CpuStepper<S> {
+    pub fn new(grid: Grid<S>, capacity: usize) -> Self {
         CpuStepper {
             grid,
             bins: Bins::default(),
@@ -141,12 +207,12 @@ impl CpuStepper {
     /// only the contacts that carry over ([`CpuStepper::compact_prev`]):
     /// the same steps as [`CpuStepper::new`]`(grid, capacity)`, bit for
     /// bit, in less memory.
-    pub fn growing(grid: Grid, capacity: usize) -> Self {
+    pub fn growing(grid: Grid<S>, capacity: usize) -> Self {
         CpuStepper::growing_from(grid, START_CAPACITY, capacity)
     }
 
     /// [`CpuStepper::growing`] from `start` slots per grain.
-    pub fn growing_from(grid: Grid, start: usize, capacity: usize) -> Self {
+    pub fn growing_from(grid: Grid<S>, start: usize, capacity: usize) -> Self {
         let mut s = CpuStepper::new(grid, capacity.min(start));
         s.max_capacity = capacity;
         s.compact_prev = true;
@@ -159,7 +225,7 @@ impl CpuStepper {
     /// step's impulses: the warm-start lists move with their grains and
     /// their other-grain indices are renumbered. Nothing happens before the
     /// first step or when the grain count changed.
-    pub fn reorder(&mut self, grains: &mut Grains) {
+    pub fn reorder(&mut self, grains: &mut Grains<S>) {
         let n = grains.len();
         if self.bins.sorted.len() != n || self.prev.grains() != n || n == 0 {
             return;
@@ -202,26 +268,26 @@ impl CpuStepper {
     }
 
     /// Contacts (with their impulses) of the last completed step.
-    pub fn contacts(&self) -> &ContactLists {
+    pub fn contacts(&self) -> &ContactLists<S> {
         &self.prev
     }
 
     /// Take `lists` as the last completed step's contacts (a resumed run:
     /// the next step warm-starts from their impulses).
-    pub fn restore_contacts(&mut self, lists: ContactLists) {
+    pub fn restore_contacts(&mut self, lists: ContactLists<S>) {
         self.prev = lists;
     }
 
     /// Binning and detection: the contact lists of the current positions
     /// (used by `step`, and on its own by tests).
-    pub fn detect(&mut self, grains: &Grains, walls: &Walls, alert: f32) -> &ContactLists {
+    pub fn detect(&mut self, grains: &Grains<S>, walls: &S::Walls, alert: f32) -> &ContactLists<S> {
         let (grid, bins, max) = (&self.grid, &mut self.bins, self.max_capacity);
         self.tally = detect::detect_growing(grid, bins, grains, walls, alert, &mut self.lists, max);
         &self.lists
     }
 
     /// Advance the grains by one step: the stages of `model::nscd_plan`, in order.
-    pub fn step(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> Result<StepStats> {
+    pub fn step(&mut self, grains: &mut Grains<S>, walls: &S::Walls, p: &StepParams) -> Result<StepStats> {
         let mut ctx = StepContext::begin(self, grains, walls, p);
         for stage in nscd_plan(&ctx.resolved) {
             ctx.run_stage(stage)?;
@@ -235,8 +301,8 @@ impl CpuStepper {
     /// Returns the stats (the solve's, when it ran) and the stages run.
     pub fn step_before(
         &mut self,
-        grains: &mut Grains,
-        walls: &Walls,
+        grains: &mut Grains<S>,
+        walls: &S::Walls,
         p: &StepParams,
         from: Stage,
     ) -> Result<(StepStats, Vec<Stage>)> {
@@ -250,12 +316,12 @@ impl CpuStepper {
     }
 
     /// The free velocities of the last step (with its forcing and cohesion).
-    pub fn vel_free(&self) -> &[[f32; 2]] {
+    pub fn vel_free(&self) -> &[S::Vec] {
         &self.vel_free
     }
 
     /// The spins before the contacts acted in the last step (friction).
-    pub fn spin_free(&self) -> &[f32] {
+    pub fn spin_free(&self) -> &[S::Spin] {
         &self.spin_free
     }
 
@@ -264,7 +330,7 @@ impl CpuStepper {
     /// `solve_contacts_*`, python/): `grains.vel` becomes the velocity after
     /// the contacts; the positions do not move. The lists then become the
     /// warm-start source of the next detection.
-    pub fn solve_detected(&mut self, grains: &mut Grains, p: &StepParams) -> Result<StepStats> {
+    pub fn solve_detected(&mut self, grains: &mut Grains<S>, p: &StepParams) -> Result<StepStats> {
         let p = &p.resolved(false);
         if self.lists.grains() != grains.len() {
             return Err(Error::field(
@@ -289,7 +355,7 @@ impl CpuStepper {
 
     /// Detection as [`CpuStepper::detect`], each contact found by the last
     /// solve starting from its impulse (warm start).
-    pub fn detect_keeping_impulses(&mut self, grains: &Grains, walls: &Walls, alert: f32) -> &ContactLists {
+    pub fn detect_keeping_impulses(&mut self, grains: &Grains<S>, walls: &S::Walls, alert: f32) -> &ContactLists<S> {
         self.tally = detect::bin_and_detect(&self.grid, &mut self.bins, grains, walls, alert, &mut self.lists);
         if self.prev.grains() == grains.len() {
             warm_start::warm_start(&self.prev, &mut self.lists);
@@ -298,14 +364,14 @@ impl CpuStepper {
     }
 
     /// The lists of the last detection (with the impulses of a solve since).
-    pub fn detected(&self) -> &ContactLists {
+    pub fn detected(&self) -> &ContactLists<S> {
         &self.lists
     }
 
     /// The solve of docs/nscd.md#one-step on the detected (and warm-started) lists: the
     /// solver `p.solver` ([`solver::CPU_SOLVERS`]) takes the free velocities
     /// `vel_free` (and `spin_free` with friction) to `grains.vel` (and spins).
-    fn solve_lists(&mut self, grains: &mut Grains, p: &StepParams) -> Result<StepStats> {
+    fn solve_lists(&mut self, grains: &mut Grains<S>, p: &StepParams) -> Result<StepStats> {
         let tally = self.tally;
         let mut stats = StepStats {
             contacts: tally.contacts,
@@ -314,8 +380,12 @@ impl CpuStepper {
             ..StepStats::default()
         };
         if self.solver.as_ref().is_none_or(|(kind, _)| *kind != p.solver) {
-            let made = solver::make(p.solver).ok_or_else(|| Error::NotImplemented {
-                what: format!("solver `{}` on the CPU backend", p.solver.name()),
+            let made = S::make_solver(p.solver).ok_or_else(|| Error::NotImplemented {
+                what: if S::DIM == 2 {
+                    format!("solver `{}` on the CPU backend", p.solver.name())
+                } else {
+                    format!("solver `{}` on the CPU backend in {}D", p.solver.name(), S::DIM)
+                },
             })?;
             self.solver = Some((p.solver, made));
         }
@@ -350,10 +420,10 @@ impl CpuStepper {
 /// One NSCD step in progress on the CPU: everything its stages read and
 /// write (the stepper's lists and scratch, the grains, the walls, the
 /// parameters) and the step's stats.
-pub struct StepContext<'a> {
-    stepper: &'a mut CpuStepper,
-    grains: &'a mut Grains,
-    walls: &'a Walls,
+pub struct StepContext<'a, S: CpuSpace = Dim2> {
+    stepper: &'a mut CpuStepper<S>,
+    grains: &'a mut Grains<S>,
+    walls: &'a S::Walls,
     /// The parameters as resolved for the CPU (the plan's).
     resolved: StepParams,
     /// The solve's parameters: no push-out through the velocities when the
@@ -363,9 +433,14 @@ pub struct StepContext<'a> {
     stats: StepStats,
 }
 
-impl<'a> StepContext<'a> {
+impl<'a, S: CpuSpace> StepContext<'a, S> {
     /// The context of a step of `grains` from their current state.
-    pub fn begin(stepper: &'a mut CpuStepper, grains: &'a mut Grains, walls: &'a Walls, p: &StepParams) -> Self {
+    pub fn begin(
+        stepper: &'a mut CpuStepper<S>,
+        grains: &'a mut Grains<S>,
+        walls: &'a S::Walls,
+        p: &StepParams,
+    ) -> Self {
         let resolved = p.resolved(false);
         let p = StepParams {
             overlap_relax: if resolved.overlap_iterations > 0 {
@@ -381,7 +456,12 @@ impl<'a> StepContext<'a> {
         let share = p.solver.facts().fast_share;
         let fastest = grains.max_speed();
         let speed = if share > 0.0 {
-            speeds::followed(&speeds::histogram(&grains.vel), grains.len() as u32, fastest, share)
+            speeds::followed(
+                &speeds::histogram_in::<S>(&grains.vel),
+                grains.len() as u32,
+                fastest,
+                share,
+            )
         } else {
             fastest
         };
@@ -404,22 +484,18 @@ impl<'a> StepContext<'a> {
     pub fn run_stage(&mut self, stage: Stage) -> Result<()> {
         let (s, g, p) = (&mut *self.stepper, &mut *self.grains, &self.resolved);
         match stage {
-            Stage::FreeVelocity => s.free_velocity(g, p),
+            Stage::FreeVelocity => s.free_velocity(g, p)?,
             Stage::SpinFree => {
                 let n = g.len();
-                g.ang_vel.resize(n, 0.0);
-                g.angle.resize(n, 0.0);
+                g.ang_vel.resize(n, S::Spin::default());
+                g.angle.resize(n, S::UNTURNED);
                 s.spin_free.clear();
                 s.spin_free.extend_from_slice(&g.ang_vel);
             }
             Stage::Detect => {
                 s.detect(g, self.walls, p.alert);
             }
-            Stage::Cohesion => {
-                let (l, vf) = (&s.lists, &mut s.vel_free);
-                let (r, im) = (&g.radius, &g.inv_mass);
-                cohesion::cohesion(&p.cohesion, p.dt, l, r, im, vf);
-            }
+            Stage::Cohesion => S::cohesion(p, &s.lists, g, &mut s.vel_free)?,
             Stage::WarmStart => warm_start::warm_start(&s.prev, &mut s.lists),
             Stage::Bounce => {
                 let l = &mut s.lists;
@@ -428,10 +504,10 @@ impl<'a> StepContext<'a> {
             Stage::Solve => self.solve()?,
             Stage::PushOut => s.push_out(g, p),
             Stage::Integrate => {
-                integrate::integrate::<Dim2>(&mut g.pos, &g.vel, p.dt);
+                integrate::integrate::<S>(&mut g.pos, &g.vel, p.dt);
                 integrate::wrap(&s.grid, &mut g.pos);
             }
-            Stage::IntegrateAngle => integrate::integrate_angle::<Dim2>(&mut g.angle, &g.ang_vel, p.dt),
+            Stage::IntegrateAngle => integrate::integrate_angle::<S>(&mut g.angle, &g.ang_vel, p.dt),
             other => {
                 return Err(Error::NotImplemented {
                     what: format!("stage `{}` in the NSCD step", other.name()),
@@ -468,22 +544,25 @@ impl<'a> StepContext<'a> {
     }
 }
 
-impl CpuStepper {
+impl<S: CpuSpace> CpuStepper<S> {
     /// Stage `FreeVelocity`, with the stochastic forcing of this step.
-    fn free_velocity(&mut self, grains: &Grains, p: &StepParams) {
-        self.vel_free.resize(grains.len(), [0.0; 2]);
-        integrate::free_velocity::<Dim2>(&grains.vel, &grains.inv_mass, p.gravity, p.dt, &mut self.vel_free);
+    /// Gravity lies in the x-y plane in both spaces (y up).
+    fn free_velocity(&mut self, grains: &Grains<S>, p: &StepParams) -> Result<()> {
+        self.vel_free.resize(grains.len(), S::Vec::default());
+        let g = S::in_plane(p.gravity);
+        integrate::free_velocity::<S>(&grains.vel, &grains.inv_mass, g, p.dt, &mut self.vel_free);
         if p.forcing.sigma > 0.0 {
             let f = crate::model::Forcing {
                 step: self.steps as u32,
                 ..p.forcing
             };
-            integrate::forcing(&grains.inv_mass, &grains.id, f, p.dt, &mut self.vel_free);
+            S::forcing(grains, f, p.dt, &mut self.vel_free)?;
         }
+        Ok(())
     }
 
     /// Stage `PushOut`: the split push-out of `overlap_relax` (cpu::correct).
-    fn push_out(&mut self, grains: &mut Grains, p: &StepParams) {
+    fn push_out(&mut self, grains: &mut Grains<S>, p: &StepParams) {
         self.correction.apply(
             &self.lists,
             &grains.inv_mass,

@@ -8,7 +8,7 @@
 //! Grain indices change, so contact lists (and warm-start impulses, matched by
 //! index) of the previous step no longer apply.
 
-use crate::model::Grains;
+use crate::model::{Grains, Space};
 
 /// Gather one array by the permutation `sorted`.
 pub fn gather<T: Copy>(sorted: &[u32], src: &[T]) -> Vec<T> {
@@ -16,7 +16,7 @@ pub fn gather<T: Copy>(sorted: &[u32], src: &[T]) -> Vec<T> {
 }
 
 /// Stage `reorder`: all per-grain arrays of `grains` in the order `sorted`.
-pub fn reorder(sorted: &[u32], grains: &Grains) -> Grains {
+pub fn reorder<S: Space>(sorted: &[u32], grains: &Grains<S>) -> Grains<S> {
     assert_eq!(sorted.len(), grains.len());
     Grains {
         pos: gather(sorted, &grains.pos),

@@ -60,6 +60,10 @@ pub trait Space: Copy + Default + Debug + PartialEq + Eq + Send + Sync + 'static
     /// The vector with every coordinate `v`.
     fn splat(v: f32) -> Self::Vec;
 
+    /// The vector (x, y) of the x-y plane (z = 0 in 3D): gravity, which
+    /// lies in that plane in both spaces, y up.
+    fn in_plane(v: [f32; 2]) -> Self::Vec;
+
     /// The mass of a grain of radius `r` (m) and density `rho`, kg: per unit
     /// thickness in the plane (rho is then areal), of a sphere in 3D.
     fn mass(rho: f64, r: f64) -> f64;
@@ -204,6 +208,11 @@ impl Space for Dim2 {
     }
 
     #[inline]
+    fn in_plane(v: [f32; 2]) -> [f32; 2] {
+        v
+    }
+
+    #[inline]
     fn mass(rho: f64, r: f64) -> f64 {
         rho * std::f64::consts::PI * r * r
     }
@@ -306,6 +315,11 @@ impl Space for Dim3 {
     #[inline]
     fn splat(v: f32) -> [f32; 3] {
         [v; 3]
+    }
+
+    #[inline]
+    fn in_plane(v: [f32; 2]) -> [f32; 3] {
+        [v[0], v[1], 0.0]
     }
 
     #[inline]

@@ -67,9 +67,14 @@ pub fn followed(hist: &[u32; BINS], count: u32, max_speed: f32, share: f32) -> f
 
 /// The histogram of `vel` (m/s).
 pub fn histogram(vel: &[[f32; 2]]) -> [u32; BINS] {
+    histogram_in::<super::Dim2>(vel)
+}
+
+/// [`histogram`] in either space.
+pub fn histogram_in<S: super::Space>(vel: &[S::Vec]) -> [u32; BINS] {
     let mut hist = [0u32; BINS];
-    for v in vel {
-        hist[bin(v[0] * v[0] + v[1] * v[1])] += 1;
+    for &v in vel {
+        hist[bin(S::dot(v, v))] += 1;
     }
     hist
 }
