@@ -306,21 +306,16 @@ impl<S: Space> Friction<'_, S> {
     /// every frictional Jacobi and APGD pass.
     #[inline(always)]
     pub fn velocities(&self, i: usize, c: &Contact<S>, vel: &[S::Vec]) -> (f32, S::Tangent, f32) {
-        let (vo, other, mu) = match c.body() {
+        let (vo, rw_o, mu) = match c.body() {
             Body::Grain(j) => {
                 let j = j as usize;
-                (vel[j], (self.spin[j], self.radius[j]), self.mu)
+                (vel[j], S::spin_scale(self.spin[j], self.radius[j]), self.mu)
             }
-            _ => (S::Vec::default(), (S::Spin::default(), 0.0), self.mu_wall),
+            _ => (S::Vec::default(), S::Spin::default(), self.mu_wall),
         };
         let vi = vel[i];
-        let slip = S::slip(
-            c.normal,
-            vi,
-            S::add(vo, c.wall_vel),
-            (self.spin[i], self.radius[i]),
-            other,
-        );
+        let rw_i = S::spin_scale(self.spin[i], self.radius[i]);
+        let slip = S::slip(c.normal, vi, S::add(vo, c.wall_vel), rw_i, rw_o);
         (S::dot(S::sub(vi, vo), c.normal), slip, mu)
     }
 }
@@ -359,11 +354,7 @@ pub fn friction_sums<S: Space>(
     for (k, c) in list.iter().enumerate() {
         let (pn, pt) = impulses(k, c);
         let t = S::tangent_vec(c.normal, pt);
-        let mut sum = acc;
-        for d in 0..S::DIM {
-            sum[d] += pn * c.normal[d] + t[d];
-        }
-        acc = sum;
+        acc = S::zip(acc, S::zip(c.normal, t, |n, t| pn * n + t), |a, b| a + b);
         acc_t = S::spin_add(acc_t, S::contact_moment(c.normal, pt));
     }
     (acc, acc_t)

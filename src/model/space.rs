@@ -103,16 +103,10 @@ pub trait Space: Copy + Default + Debug + PartialEq + Eq + Send + Sync + 'static
 
     /// The tangential slip velocity at a contact of unit normal `n` (from
     /// the other body towards this grain), seen from this grain: the
-    /// tangential part of v_i - v_o - r_i w_i x n - r_o w_o x n, with the
-    /// spins `w` and radii `r` of this grain and the other body (r_o w_o =
-    /// 0 for a wall).
-    fn slip(
-        n: Self::Vec,
-        v_i: Self::Vec,
-        v_o: Self::Vec,
-        this: (Self::Spin, f32),
-        other: (Self::Spin, f32),
-    ) -> Self::Tangent;
+    /// tangential part of v_i - v_o - (r_i w_i) x n - (r_o w_o) x n, with
+    /// `rw_i` = r_i w_i and `rw_o` = r_o w_o the spins of this grain and
+    /// the other body scaled by their radii (0 for a wall).
+    fn slip(n: Self::Vec, v_i: Self::Vec, v_o: Self::Vec, rw_i: Self::Spin, rw_o: Self::Spin) -> Self::Tangent;
 
     /// `t` projected into the Coulomb bound |t| <= `bound` (the interval in
     /// the plane, the disk in the contact plane in 3D).
@@ -266,9 +260,9 @@ impl Space for Dim2 {
 
     /// (v_i - v_o) . t - (r_i w_i + r_o w_o): w x n = w t in the plane.
     #[inline]
-    fn slip(n: [f32; 2], v_i: [f32; 2], v_o: [f32; 2], (w_i, r_i): (f32, f32), (w_o, r_o): (f32, f32)) -> f32 {
+    fn slip(n: [f32; 2], v_i: [f32; 2], v_o: [f32; 2], rw_i: f32, rw_o: f32) -> f32 {
         let t = [-n[1], n[0]];
-        (v_i[0] - v_o[0]) * t[0] + (v_i[1] - v_o[1]) * t[1] - (r_i * w_i + r_o * w_o)
+        (v_i[0] - v_o[0]) * t[0] + (v_i[1] - v_o[1]) * t[1] - (rw_i + rw_o)
     }
 
     #[inline]
@@ -391,14 +385,8 @@ impl Space for Dim3 {
     const TANGENT_MASS_RATIO: f32 = 3.5;
 
     #[inline]
-    fn slip(
-        n: [f32; 3],
-        v_i: [f32; 3],
-        v_o: [f32; 3],
-        (w_i, r_i): ([f32; 3], f32),
-        (w_o, r_o): ([f32; 3], f32),
-    ) -> [f32; 3] {
-        let spin = Self::add(Self::scale(cross(w_i, n), r_i), Self::scale(cross(w_o, n), r_o));
+    fn slip(n: [f32; 3], v_i: [f32; 3], v_o: [f32; 3], rw_i: [f32; 3], rw_o: [f32; 3]) -> [f32; 3] {
+        let spin = Self::add(cross(rw_i, n), cross(rw_o, n));
         Self::tangential(Self::sub(Self::sub(v_i, v_o), spin), n)
     }
 
