@@ -152,7 +152,7 @@ pub fn jacobi_contact<S: Space, const FRICTION: bool>(
 /// `relax`, the tangential step over W_tt = `Space::TANGENT_MASS_RATIO` W,
 /// projected into the Coulomb bound mu P_n' (bit for bit `coulomb` in the
 /// plane).
-#[inline]
+#[inline(always)]
 pub fn coulomb_in<S: Space>(
     p_n: f32,
     p_t: S::Tangent,
@@ -333,7 +333,7 @@ pub fn friction_correction(dp_n: f32, dp_t: f32, inv_mass_sum: f32, relax: f32) 
 
 /// [`friction_correction`] in either space: |dP_t| is the tangent's length
 /// and W_tt its space's (`Space::TANGENT_MASS_RATIO`).
-#[inline]
+#[inline(always)]
 pub fn friction_correction_in<S: Space>(dp_n: f32, dp_t: S::Tangent, inv_mass_sum: f32, relax: f32) -> f32 {
     let t = S::tangent_norm(dp_t) * S::TANGENT_MASS_RATIO * inv_mass_sum;
     (dp_n.abs() * inv_mass_sum).max(t) / relax
@@ -344,7 +344,7 @@ pub fn friction_correction_in<S: Space>(dp_n: f32, dp_t: S::Tangent, inv_mass_su
 /// share one factor, so the sum is taken first), with (P_n, P_t) =
 /// `impulses(k, c)` for the k-th contact `c` of the list.
 /// The WGSL gathers evaluate the same expressions in the same order.
-#[inline]
+#[inline(always)]
 pub fn friction_sums<S: Space>(
     list: &[Contact<S>],
     impulses: impl Fn(usize, &Contact<S>) -> (f32, S::Tangent),
@@ -361,7 +361,7 @@ pub fn friction_sums<S: Space>(
 }
 
 /// v = v_free + im acc, w = w_free + spin_kick(im, r, acc_t).
-#[inline]
+#[inline(always)]
 pub fn apply_sums<S: Space>(
     vf: S::Vec,
     wf: S::Spin,
