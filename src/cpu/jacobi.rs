@@ -34,6 +34,7 @@ use rayon::prelude::*;
 
 use super::PAR_MIN;
 use super::solver::{SolveCtx, Solver};
+use crate::model::contact::coulomb_in;
 use crate::model::{Body, Contact, Dim2, Space, StepParams, StepStats};
 
 /// Velocity of the other body of a contact (walls are fixed).
@@ -146,25 +147,6 @@ pub fn jacobi_contact<S: Space, const FRICTION: bool>(
         (c.impulse, c.impulse_t) = (pn, pt);
         correction
     })
-}
-
-/// `model::contact::coulomb` in either space: the normal row relaxed by
-/// `relax`, the tangential step over W_tt = `Space::TANGENT_MASS_RATIO` W,
-/// projected into the Coulomb bound mu P_n' (bit for bit `coulomb` in the
-/// plane).
-#[inline(always)]
-pub fn coulomb_in<S: Space>(
-    p_n: f32,
-    p_t: S::Tangent,
-    target: f32,
-    u_t: S::Tangent,
-    inv_mass_sum: f32,
-    relax: f32,
-    mu: f32,
-) -> (f32, S::Tangent) {
-    let pn = (p_n - relax * target / inv_mass_sum).max(0.0);
-    let step = S::tangent_step(p_t, u_t, relax, S::TANGENT_MASS_RATIO * inv_mass_sum);
-    (pn, S::clamp_tangent(step, mu * pn))
 }
 
 /// [`jacobi_contact`] on grain `i`'s contact `c`: its new impulse from the

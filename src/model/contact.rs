@@ -102,7 +102,7 @@ pub fn tangent(normal: [f32; 2]) -> [f32; 2] {
 
 /// W_tt / W_nn of a disk contact: im_a + im_b + r_a^2/I_a + r_b^2/I_b with
 /// I = m r^2 / 2 is 3 (im_a + im_b) (docs/nscd.md#coulomb-friction-and-rotation; a wall adds nothing).
-pub const TANGENT_MASS_RATIO: f32 = 3.0;
+pub const TANGENT_MASS_RATIO: f32 = Dim2::TANGENT_MASS_RATIO;
 
 /// The local frictional update of docs/nscd.md#coulomb-friction-and-rotation
 /// of coloured NLGS, Jacobi and APGD (NLGS takes [`coulomb_sor`]): from the
@@ -116,10 +116,26 @@ pub const TANGENT_MASS_RATIO: f32 = 3.0;
 /// ```
 #[inline]
 pub fn coulomb(p_n: f32, p_t: f32, target: f32, u_t: f32, inv_mass_sum: f32, relax: f32, mu: f32) -> (f32, f32) {
+    coulomb_in::<Dim2>(p_n, p_t, target, u_t, inv_mass_sum, relax, mu)
+}
+
+/// [`coulomb`] in either space: the normal row relaxed by `relax`, the
+/// tangential step over W_tt = `Space::TANGENT_MASS_RATIO` W, projected
+/// into the Coulomb bound mu P_n' (the interval in the plane, the disk in
+/// the contact plane in 3D).
+#[inline(always)]
+pub fn coulomb_in<S: Space>(
+    p_n: f32,
+    p_t: S::Tangent,
+    target: f32,
+    u_t: S::Tangent,
+    inv_mass_sum: f32,
+    relax: f32,
+    mu: f32,
+) -> (f32, S::Tangent) {
     let pn = (p_n - relax * target / inv_mass_sum).max(0.0);
-    let bound = mu * pn;
-    let pt = (p_t - relax * u_t / (TANGENT_MASS_RATIO * inv_mass_sum)).clamp(-bound, bound);
-    (pn, pt)
+    let step = S::tangent_step(p_t, u_t, relax, S::TANGENT_MASS_RATIO * inv_mass_sum);
+    (pn, S::clamp_tangent(step, mu * pn))
 }
 
 /// The frictional update of the NLGS sweeps: [`coulomb`] with the normal
@@ -141,8 +157,7 @@ pub fn coulomb_sor(p_n: f32, p_t: f32, target: f32, u_t: f32, inv_mass_sum: f32,
 /// [`Contact::slip`] of a contact with normal `normal`.
 #[inline]
 pub fn slip(normal: [f32; 2], v_i: [f32; 2], v_o: [f32; 2], rw_i: f32, rw_o: f32) -> f32 {
-    let t = tangent(normal);
-    (v_i[0] - v_o[0]) * t[0] + (v_i[1] - v_o[1]) * t[1] - (rw_i + rw_o)
+    Dim2::slip(normal, v_i, v_o, rw_i, rw_o)
 }
 
 /// The spin change of a grain of inverse mass `im` and radius `r` from a
@@ -150,7 +165,7 @@ pub fn slip(normal: [f32; 2], v_i: [f32; 2], v_o: [f32; 2], rw_i: f32, rw_o: f32
 /// contact, each along its own copy's tangent): dw = -r dP_t / I = -2 im dP_t / r.
 #[inline]
 pub fn spin_kick(im: f32, r: f32, dp_t: f32) -> f32 {
-    if r > 0.0 { -2.0 * im * dp_t / r } else { 0.0 }
+    Dim2::spin_kick(im, r, dp_t)
 }
 
 impl<S: Space> Contact<S> {
