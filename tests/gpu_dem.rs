@@ -282,7 +282,7 @@ fn dem_integrate_matches_cpu() {
         let gk = kick_k.group(&ctx, &[&both[..], &[("stats", &stats)][..]].concat());
         let mut want = g.clone();
         {
-            let s = Integrand {
+            let s: Integrand = Integrand {
                 pos: &mut want.pos,
                 vel: &mut want.vel,
                 ang_vel: &mut want.ang_vel,
@@ -316,7 +316,7 @@ fn dem_integrate_matches_cpu() {
         };
         check(&want, "kick_drift");
         {
-            let s = Integrand {
+            let s: Integrand = Integrand {
                 pos: &mut want.pos,
                 vel: &mut want.vel,
                 ang_vel: &mut want.ang_vel,

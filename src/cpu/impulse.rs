@@ -1,5 +1,6 @@
 //! The impulse model with restitution and position projection (docs/lab.md),
-//! CPU only. A contact of grain a with body b (n from b to a, gap d, overlap
+//! CPU only, in the plane and in 3D (`ImpulseStepper<Dim3>`: the same
+//! formulas with three coordinates). A contact of grain a with body b (n from b to a, gap d, overlap
 //! dx = -d, m_ab^-1 = im_a + im_b, v_n = (v_a - v_b) . n; a wall has im_b = 0
 //! and v_b its velocity at the contact, `Contact::wall_vel`, so that a grain
 //! leaves a moving wall at -e times the normal speed it met it with, relative
@@ -31,18 +32,20 @@
 //! that kept quantity by m g h V: the ball gains about h V / H of its energy
 //! per bounce (tests/lab_models.rs measures +38% over 100 bounces).
 
-use super::detect;
+use super::detect::{self, Detect};
 use super::grid::Bins;
-use crate::model::{Body, Contact, ContactLists, Grains, Grid, ImpulseParams, StepParams, StepStats, Walls, dot};
+use crate::model::space::{Dim2, Space};
+use crate::model::{Body, Contact, ContactLists, Grains, Grid, ImpulseParams, StepParams, StepStats};
 
-/// Scratch state of the impulse stepper: bins, contact lists, the projection sums.
+/// Scratch state of the impulse stepper: bins, contact lists, the
+/// projection sums; in the space `S` (the plane by default).
 #[derive(Debug, Clone)]
-pub struct ImpulseStepper {
-    pub grid: Grid,
+pub struct ImpulseStepper<S: Detect = Dim2> {
+    pub grid: Grid<S>,
     pub bins: Bins,
-    pub lists: ContactLists,
+    pub lists: ContactLists<S>,
     pub params: ImpulseParams,
-    shift: Vec<[f32; 2]>,
+    shift: Vec<S::Vec>,
     /// The tally of the last detection (the step's contact statistics).
     tally: detect::Tally,
 }
@@ -56,8 +59,8 @@ pub struct Applied {
     pub wall: u32,
 }
 
-impl ImpulseStepper {
-    pub fn new(grid: Grid, capacity: usize, params: ImpulseParams) -> Self {
+impl<S: Detect> ImpulseStepper<S> {
+    pub fn new(grid: Grid<S>, capacity: usize, params: ImpulseParams) -> Self {
         ImpulseStepper {
             grid,
             bins: Bins::default(),
@@ -69,27 +72,29 @@ impl ImpulseStepper {
     }
 
     /// Binning and detection at the current positions.
-    pub fn detect(&mut self, grains: &Grains, walls: &Walls, alert: f32) {
+    pub fn detect(&mut self, grains: &Grains<S>, walls: &S::Walls, alert: f32) {
         self.tally = detect::bin_and_detect(&self.grid, &mut self.bins, grains, walls, alert, &mut self.lists);
     }
 
     /// One step of `self.params.integrator` (see the module doc).
-    pub fn step(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> StepStats {
+    pub fn step(&mut self, grains: &mut Grains<S>, walls: &S::Walls, p: &StepParams) -> StepStats {
         self.detect(grains, walls, p.alert);
-        let (h, g) = (p.dt, p.gravity);
-        let kick = |grains: &mut Grains, h: f32| {
+        let (h, g) = (p.dt, S::in_plane(p.gravity));
+        let kick = |grains: &mut Grains<S>, h: f32| {
             for (v, &im) in grains.vel.iter_mut().zip(&grains.inv_mass) {
                 if im > 0.0 {
-                    v[0] += h * g[0];
-                    v[1] += h * g[1];
+                    for k in 0..S::DIM {
+                        v[k] += h * g[k];
+                    }
                 }
             }
         };
         let grid = self.grid;
-        let drift = |grains: &mut Grains| {
+        let drift = |grains: &mut Grains<S>| {
             for (x, v) in grains.pos.iter_mut().zip(&grains.vel) {
-                x[0] += h * v[0];
-                x[1] += h * v[1];
+                for k in 0..S::DIM {
+                    x[k] += h * v[k];
+                }
             }
             super::integrate::wrap(&grid, &mut grains.pos);
         };
@@ -119,21 +124,21 @@ impl ImpulseStepper {
 
     /// One sequential sweep of restitution impulses over the listed contacts
     /// that overlap and approach.
-    pub fn impulses(&self, grains: &mut Grains) -> Applied {
+    pub fn impulses(&self, grains: &mut Grains<S>) -> Applied {
         let e = self.params.e;
         let mut applied = Applied::default();
         for Overlap { i, j, c, im_a, im_b, w } in overlaps(&self.lists, &grains.inv_mass) {
             let v_b = j.map_or(c.wall_vel, |j| grains.vel[j]);
             let v_a = grains.vel[i];
             let n = c.normal;
-            let v_n = dot([v_a[0] - v_b[0], v_a[1] - v_b[1]], n);
+            let v_n = S::dot(S::sub(v_a, v_b), n);
             if v_n >= 0.0 {
                 continue;
             }
             let imp = -(1.0 + e) * v_n / w;
-            grains.vel[i] = [v_a[0] + imp * im_a * n[0], v_a[1] + imp * im_a * n[1]];
+            grains.vel[i] = S::zip(v_a, n, |v, n| v + imp * im_a * n);
             if let Some(j) = j {
-                grains.vel[j] = [v_b[0] - imp * im_b * n[0], v_b[1] - imp * im_b * n[1]];
+                grains.vel[j] = S::zip(v_b, n, |v, n| v - imp * im_b * n);
                 applied.grain += 1;
             } else {
                 applied.wall += 1;
@@ -144,37 +149,40 @@ impl ImpulseStepper {
 
     /// The position projection of every overlapping contact, from the
     /// overlaps the detection measured (summed per grain, then applied).
-    pub fn project(&mut self, grains: &mut Grains) {
+    pub fn project(&mut self, grains: &mut Grains<S>) {
         let kp = self.params.kp;
         if kp <= 0.0 {
             return;
         }
         let n_grains = self.lists.grains().min(grains.len());
         self.shift.clear();
-        self.shift.resize(n_grains, [0.0; 2]);
+        self.shift.resize(n_grains, S::Vec::default());
         for Overlap { i, j, c, im_a, im_b, w } in overlaps(&self.lists, &grains.inv_mass) {
             let (n, dx) = (c.normal, -c.gap);
             let (sa, sb) = (kp * im_a / w * dx, kp * im_b / w * dx);
-            self.shift[i][0] += sa * n[0];
-            self.shift[i][1] += sa * n[1];
+            for k in 0..S::DIM {
+                self.shift[i][k] += sa * n[k];
+            }
             if let Some(j) = j {
-                self.shift[j][0] -= sb * n[0];
-                self.shift[j][1] -= sb * n[1];
+                for k in 0..S::DIM {
+                    self.shift[j][k] -= sb * n[k];
+                }
             }
         }
         for (x, s) in grains.pos.iter_mut().zip(&self.shift) {
-            x[0] += s[0];
-            x[1] += s[1];
+            for k in 0..S::DIM {
+                x[k] += s[k];
+            }
         }
     }
 }
 
 /// An overlapping contact the impulse model acts on: grain `i`, the other
 /// grain `j` (None for a wall), the inverse masses and their sum `w` > 0.
-struct Overlap<'a> {
+struct Overlap<'a, S: Space> {
     i: usize,
     j: Option<usize>,
-    c: &'a Contact,
+    c: &'a Contact<S>,
     im_a: f32,
     im_b: f32,
     w: f32,
@@ -182,7 +190,10 @@ struct Overlap<'a> {
 
 /// Every listed contact with a negative gap once (a grain pair from its
 /// lower index), in list order, skipping pairs of two fixed grains (w = 0).
-fn overlaps<'a>(lists: &'a ContactLists, inv_mass: &'a [f32]) -> impl Iterator<Item = Overlap<'a>> + 'a {
+fn overlaps<'a, S: Space>(
+    lists: &'a ContactLists<S>,
+    inv_mass: &'a [f32],
+) -> impl Iterator<Item = Overlap<'a, S>> + 'a {
     (0..lists.grains().min(inv_mass.len())).flat_map(move |i| {
         lists.of(i).iter().filter_map(move |c| {
             let j = match c.body() {

@@ -36,7 +36,7 @@ use crate::error::{Error, Result};
 use crate::model::plan::{self, Stage};
 use crate::model::speeds;
 use crate::model::{ContactLists, Grains, SolverKind, StepParams, StepStats, nscd_plan};
-use crate::model::{Dim2, Dim3, Grid};
+use crate::model::{Dim2, Dim3, Grid, Walls, Walls3d};
 use grid::Bins;
 
 /// The iteration loop every NSCD solver shares: run `iteration` until its
@@ -94,6 +94,13 @@ pub trait CpuSpace: detect::Detect {
         dt: f32,
         vel_free: &mut [Self::Vec],
     ) -> Result<()>;
+
+    /// The walls move (`model::motion`).
+    fn walls_moving(walls: &Self::Walls) -> bool;
+
+    /// `walls` moved on by `dt` into `out`, their velocities kept
+    /// (`model::walls::walls_ahead`).
+    fn walls_ahead(walls: &Self::Walls, dt: f32, out: &mut Self::Walls);
 }
 
 impl CpuSpace for Dim2 {
@@ -110,10 +117,17 @@ impl CpuSpace for Dim2 {
         integrate::forcing(&grains.inv_mass, &grains.id, forcing, dt, vel_free);
         Ok(())
     }
+    fn walls_moving(walls: &Walls) -> bool {
+        walls.moving()
+    }
+
+    fn walls_ahead(walls: &Walls, dt: f32, out: &mut Walls) {
+        crate::model::walls::walls_ahead(walls, dt, out);
+    }
 }
 
 /// Three dimensions: projected Jacobi so far; the bridges' law and the
-/// forcing are the plane's alone, and refused.
+/// forcing are the plane's alone, and refused; the walls (planes) stand still.
 impl CpuSpace for Dim3 {
     fn make_solver(kind: SolverKind) -> Option<Box<dyn solver::Solver<Dim3>>> {
         match kind {
@@ -132,6 +146,14 @@ impl CpuSpace for Dim3 {
         Err(Error::NotImplemented {
             what: "stochastic forcing in 3D".into(),
         })
+    }
+    /// Planes stand still.
+    fn walls_moving(_: &Walls3d) -> bool {
+        false
+    }
+
+    fn walls_ahead(walls: &Walls3d, _: f32, out: &mut Walls3d) {
+        out.clone_from(walls);
     }
 }
 

@@ -32,6 +32,7 @@ pub mod hertz;
 pub mod hertz_mindlin;
 pub mod linear;
 
+use crate::model::space::{Coords, Space};
 use crate::model::{DemParams, NormalLaw, Phase};
 
 /// The contact law's constants of one step (the GPU's `DemLaw` uniform).
@@ -57,15 +58,17 @@ pub struct DemLaw {
 }
 
 /// One contact as a law sees it (both copies of a grain-grain contact see
-/// the same values; see `cpu::dem`).
+/// the same values in the plane, opposite slips in 3D; see `cpu::dem`).
+/// `T` is the space's tangent (`Space::Tangent`): a number along
+/// t = perp(n) in the plane, a vector in the contact plane in 3D.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Pair {
+pub struct Pair<T = f32> {
     /// Overlap delta = -gap > 0, m.
     pub delta: f32,
     /// Normal relative velocity v_n, m/s (< 0: approaching).
     pub u: f32,
     /// Tangential slip velocity v_t of the contact points, m/s.
-    pub vt: f32,
+    pub vt: T,
     /// W = im_a + im_b, 1/kg.
     pub inv_mass_sum: f32,
 }
@@ -136,16 +139,17 @@ pub fn law(dem: &DemParams, phase: Phase, dt: f32) -> DemLaw {
     }
 }
 
-/// (F_n, F_t) of contact `p` under `law` (N/m), the history `hist` updated
-/// for a law that keeps one. CPU twin of `contact_law` ([`wgsl`]).
+/// (F_n, F_t) of contact `p` under `law` (N/m in the plane, N in 3D), the
+/// history `hist` updated for a law that keeps one. F_t is a tangent of the
+/// space `S`, opposing the slip. CPU twin of `contact_law` ([`wgsl`]).
 #[inline]
-pub fn pair(law: &DemLaw, p: &Pair, hist: &mut f32) -> (f32, f32) {
+pub fn pair<S: Space>(law: &DemLaw, p: &Pair<S::Tangent>, hist: &mut S::Tangent) -> (f32, S::Tangent) {
     const LINEAR: u32 = NormalLaw::Linear as u32;
     const HERTZ_MINDLIN: u32 = NormalLaw::HertzMindlin as u32;
     match law.kind {
-        LINEAR => linear::pair(law, p),
+        LINEAR => linear::pair::<S>(law, p),
         HERTZ_MINDLIN => hertz_mindlin::pair(law, p, hist),
-        _ => hertz::pair(law, p),
+        _ => hertz::pair::<S>(law, p),
     }
 }
 
@@ -156,14 +160,13 @@ pub fn normal(law: &DemLaw, elastic: f32, u: f32) -> f32 {
 }
 
 /// The viscous tangential force of docs/dem.md taken implicitly, capped by
-/// Coulomb: clamp(-k_t v_t / (1 + k_t 3 W dt), -mu F_n, mu F_n).
+/// Coulomb: -k_t v_t / (1 + k_t R W dt) shortened to mu F_n, with R
+/// = `Space::TANGENT_MASS_RATIO` (3 for disks, 7/2 for spheres).
 #[inline]
-pub fn viscous(law: &DemLaw, p: &Pair, f_n: f32) -> f32 {
+pub fn viscous<S: Space>(law: &DemLaw, p: &Pair<S::Tangent>, f_n: f32) -> S::Tangent {
     let cap = law.mu * f_n;
-    // max/min, not clamp: WGSL's clamp(e, lo, hi) = min(max(e, lo), hi), and no panic on NaN.
-    (-law.kt * p.vt / (1.0 + law.kt * 3.0 * p.inv_mass_sum * law.dt))
-        .max(-cap)
-        .min(cap)
+    let stiff = 1.0 + law.kt * S::TANGENT_MASS_RATIO * p.inv_mass_sum * law.dt;
+    p.vt.map(|vt| -law.kt * vt / stiff).cap(cap)
 }
 
 /// shaders/laws/shared.wgsl: `Pair` and the helpers the laws share.

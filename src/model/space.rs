@@ -39,6 +39,73 @@ impl<T> Value for T where
 {
 }
 
+/// A spin or a tangent: a number in the plane, a vector in 3D, taken
+/// coordinate by coordinate. The force laws and the integrators write their
+/// tangential and rotational terms once with these; on `f32` each is the
+/// plain scalar expression.
+pub trait Coords: Value {
+    /// `f` of each coordinate.
+    fn map(self, f: impl Fn(f32) -> f32) -> Self;
+    /// `f` of each pair of coordinates of `self` and `o`.
+    fn zip(self, o: Self, f: impl Fn(f32, f32) -> f32) -> Self;
+    /// The length |self|.
+    fn norm(self) -> f32;
+    /// `self` shortened to length `bound` if longer: the interval
+    /// [-bound, bound] of a number, the ball of a vector. A NaN stays a NaN
+    /// (never a panic).
+    fn cap(self, bound: f32) -> Self;
+}
+
+impl Coords for f32 {
+    #[inline]
+    fn map(self, f: impl Fn(f32) -> f32) -> f32 {
+        f(self)
+    }
+
+    #[inline]
+    fn zip(self, o: f32, f: impl Fn(f32, f32) -> f32) -> f32 {
+        f(self, o)
+    }
+
+    #[inline]
+    fn norm(self) -> f32 {
+        self.abs()
+    }
+
+    /// max/min, not clamp: WGSL's clamp(e, lo, hi) = min(max(e, lo), hi), and no panic on NaN.
+    #[inline]
+    fn cap(self, bound: f32) -> f32 {
+        self.max(-bound).min(bound)
+    }
+}
+
+impl Coords for [f32; 3] {
+    #[inline]
+    fn map(self, f: impl Fn(f32) -> f32) -> [f32; 3] {
+        [f(self[0]), f(self[1]), f(self[2])]
+    }
+
+    #[inline]
+    fn zip(self, o: [f32; 3], f: impl Fn(f32, f32) -> f32) -> [f32; 3] {
+        [f(self[0], o[0]), f(self[1], o[1]), f(self[2], o[2])]
+    }
+
+    #[inline]
+    fn norm(self) -> f32 {
+        (self[0] * self[0] + self[1] * self[1] + self[2] * self[2]).sqrt()
+    }
+
+    #[inline]
+    fn cap(self, bound: f32) -> [f32; 3] {
+        let len = self.norm();
+        if len > bound {
+            self.map(|x| x * (bound / len))
+        } else {
+            self
+        }
+    }
+}
+
 /// A space of `DIM` coordinates and the operations the stages take in it.
 pub trait Space: Copy + Default + Debug + PartialEq + Eq + Send + Sync + 'static {
     /// Coordinates of a point.
@@ -46,11 +113,11 @@ pub trait Space: Copy + Default + Debug + PartialEq + Eq + Send + Sync + 'static
     /// A point or a vector (m, m/s, N s).
     type Vec: Value + Index<usize, Output = f32> + IndexMut<usize>;
     /// An angular velocity (rad/s) or angular impulse.
-    type Spin: Value;
+    type Spin: Coords;
     /// A grain's orientation.
     type Orientation: Value;
     /// A tangential impulse or velocity at a contact, in its own coordinates.
-    type Tangent: Value;
+    type Tangent: Coords;
     /// The walls of a scene: segments with corner points in the plane,
     /// planes in 3D (model::walls, model::walls3d).
     type Walls: Debug + Clone + Default + PartialEq + Send + Sync + 'static;

@@ -49,6 +49,21 @@
 //! Units, per unit thickness (2D): forces N/m, masses kg/m (m = rho pi r^2),
 //! k_n N/m^2.5 (N/m^1.5 per unit thickness), k_t and gamma N s/m^2, torques N.
 //!
+//! # In three dimensions
+//! The same stages over `Dim3` (`model::space`): t is no longer fixed by n,
+//! v_t = tangential part of (v_a - v_b) - (r_a w_a + r_b w_b) x n is a
+//! vector in the contact plane, the law's F_t a vector opposing it, capped
+//! to the disk of radius mu F_n (`space::Coords::cap`), the torque on a
+//! -r_a n x F_t, W_t = 7/2 (im_a + im_b) for spheres, and the rolling
+//! resistance's stopping torque is capped to the ball of radius M_r. Both
+//! copies of a grain pair see opposite slips, hence opposite F_t and the
+//! same moment n x F_t. Hertz-Mindlin's history is the spring's vector,
+//! laid into the new contact plane by the warm start
+//! (`Space::carry_tangent`). Units: forces N, masses kg (rho 4/3 pi r^3),
+//! k_n N/m^1.5, k_s N/m, k_t and gamma N s/m, torques N m. The lists with a
+//! skin ([`neighbours`], [`DemStepper::step_listed`]) are the plane's
+//! alone; in 3D [`DemStepper::step`] detects every step.
+//!
 //! The linear spring-dashpot model (docs/lab.md, `--solver spring`) is this
 //! stepper with [`crate::model::NormalLaw::Linear`]: F_n = max(0, k_s delta - k_d v_n).
 //!
@@ -82,23 +97,25 @@ use force::ForceInput;
 use integrate::Integrand;
 use neighbours::{Listed, Neighbours};
 
+use super::CpuSpace;
 use super::detect;
 use super::grid::Bins;
 use crate::model::plan::{self, Stage};
+use crate::model::space::{Coords, Dim2, Space};
 pub use crate::model::walls::walls_ahead;
-use crate::model::{
-    Body, ContactLists, DemParams, Grains, Grid, Phase, StepParams, StepStats, Walls, dem_plan, dot, law,
-};
+use crate::model::{Body, ContactLists, DemParams, Grains, Grid, Phase, StepParams, StepStats, Walls, dem_plan, law};
 
 /// Scratch state of the CPU DEM path: bins, contact lists, the last force.
+/// Written over the space `S`; the lists with a skin ([`Self::step_listed`])
+/// are the plane's alone.
 #[derive(Debug, Clone)]
-pub struct DemStepper {
-    pub grid: Grid,
+pub struct DemStepper<S: CpuSpace = Dim2> {
+    pub grid: Grid<S>,
     pub bins: Bins,
-    pub lists: ContactLists,
-    /// Force (N/m) and torque (N) of the last `dem_force`.
-    pub force: Vec<[f32; 2]>,
-    pub torque: Vec<f32>,
+    pub lists: ContactLists<S>,
+    /// Force (N/m; N in 3D) and torque (N; N m in 3D) of the last `dem_force`.
+    pub force: Vec<S::Vec>,
+    pub torque: Vec<S::Spin>,
     /// `force` belongs to the current positions and walls.
     primed: bool,
     pub dem: DemParams,
@@ -107,7 +124,7 @@ pub struct DemStepper {
     tally: detect::Tally,
     /// A law with history: the lists of the last step's force, whose
     /// history the next force starts from (`model::law`, History).
-    history: ContactLists,
+    history: ContactLists<S>,
     /// The lists with a skin [`Self::step_listed`] runs on.
     pub neighbours: Neighbours,
     /// `lists` predates the last [`Self::step_listed`] ([`Self::contact_lists`] redoes them).
@@ -117,12 +134,12 @@ pub struct DemStepper {
     dropped: u64,
     /// The last step's walls moved on to its end ([`walls_ahead`]), which its
     /// final force saw; valid while `ahead_used`.
-    ahead: Walls,
+    ahead: S::Walls,
     ahead_used: bool,
 }
 
-impl DemStepper {
-    pub fn new(grid: Grid, capacity: usize, dem: DemParams) -> Self {
+impl<S: CpuSpace> DemStepper<S> {
+    pub fn new(grid: Grid<S>, capacity: usize, dem: DemParams) -> Self {
         DemStepper {
             grid,
             bins: Bins::default(),
@@ -137,7 +154,7 @@ impl DemStepper {
             neighbours: Neighbours::default(),
             lists_stale: false,
             dropped: 0,
-            ahead: Walls::default(),
+            ahead: S::Walls::default(),
             ahead_used: false,
         }
     }
@@ -145,16 +162,6 @@ impl DemStepper {
     /// The law keeps a history (`model::law`): the tangential springs.
     pub fn keeps_history(&self) -> bool {
         crate::model::law::spec(self.dem.law).history > 0
-    }
-
-    /// Take the springs of `lists` (each contact's `impulse_t`, from
-    /// [`Self::contact_lists`] of a saved state) as the last step's: the
-    /// next step starts from them, on either path, and its first force is
-    /// computed afresh.
-    pub fn restore_history(&mut self, lists: &ContactLists) {
-        self.history = lists.clone();
-        self.neighbours.restore_history(lists);
-        self.primed = false;
     }
 
     /// The walls changed: recompute the force before the next drift.
@@ -165,15 +172,15 @@ impl DemStepper {
     }
 
     /// Binning and detection at the current positions.
-    pub fn detect(&mut self, grains: &Grains, walls: &Walls, alert: f32) {
+    pub fn detect(&mut self, grains: &Grains<S>, walls: &S::Walls, alert: f32) {
         self.tally = detect::bin_and_detect(&self.grid, &mut self.bins, grains, walls, alert, &mut self.lists);
     }
 
     /// Stage `dem_force` on the current lists.
-    pub fn force(&mut self, grains: &Grains, dt: f32) {
+    pub fn force(&mut self, grains: &Grains<S>, dt: f32) {
         let n = grains.len();
-        self.force.resize(n, [0.0; 2]);
-        self.torque.resize(n, 0.0);
+        self.force.resize(n, S::Vec::default());
+        self.torque.resize(n, S::Spin::default());
         let keeps_history = self.keeps_history();
         if keeps_history {
             super::warm_start::warm_start(&self.history, &mut self.lists);
@@ -189,7 +196,7 @@ impl DemStepper {
             ang_vel: &grains.ang_vel,
         };
         if keeps_history {
-            let mut next: Vec<f32> = self.lists.slots.iter().map(|c| c.impulse_t).collect();
+            let mut next: Vec<S::Tangent> = self.lists.slots.iter().map(|c| c.impulse_t).collect();
             force::dem_force_history(&inp, &mut self.force, &mut self.torque, &mut next);
             for (c, h) in self.lists.slots.iter_mut().zip(next) {
                 c.impulse_t = h;
@@ -208,7 +215,7 @@ impl DemStepper {
 
     /// Advance the grains by one step of `self.dem.integrator`: the stages
     /// of `model::dem_plan`, in order.
-    pub fn step(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> StepStats {
+    pub fn step(&mut self, grains: &mut Grains<S>, walls: &S::Walls, p: &StepParams) -> StepStats {
         self.step_before(grains, walls, p, None).0
     }
 
@@ -218,8 +225,8 @@ impl DemStepper {
     /// grains have after the stages run) and the stages run.
     pub fn step_before(
         &mut self,
-        grains: &mut Grains,
-        walls: &Walls,
+        grains: &mut Grains<S>,
+        walls: &S::Walls,
         p: &StepParams,
         from: Option<Stage>,
     ) -> (StepStats, Vec<Stage>) {
@@ -241,6 +248,70 @@ impl DemStepper {
         }
         self.put_ahead(ahead);
         (step_stats(self.tally, grains, p.dt), plan)
+    }
+
+    /// `walls` moved on to the step's end ([`walls_ahead`]), in the scratch
+    /// walls taken out of `self`; None for still walls.
+    fn take_ahead(&mut self, walls: &S::Walls, dt: f32) -> Option<S::Walls> {
+        self.ahead_used = S::walls_moving(walls);
+        self.ahead_used.then(|| {
+            let mut ahead = std::mem::take(&mut self.ahead);
+            S::walls_ahead(walls, dt, &mut ahead);
+            ahead
+        })
+    }
+
+    /// Give back the scratch walls of [`Self::take_ahead`].
+    fn put_ahead(&mut self, ahead: Option<S::Walls>) {
+        if let Some(ahead) = ahead {
+            self.ahead = ahead;
+        }
+    }
+
+    /// Run one stage of the DEM plan (`model::plan::Stage` states what each
+    /// reads and writes); stages of the NSCD step do nothing here.
+    pub fn run_stage(&mut self, grains: &mut Grains<S>, walls: &S::Walls, p: &StepParams, stage: Stage) {
+        match stage {
+            Stage::DemPrime => {
+                self.detect(grains, walls, p.alert);
+                self.force(grains, p.dt);
+            }
+            Stage::DemKickDrift => {
+                integrate::kick_drift(self.integrand(grains), p.gravity, p.dt);
+                crate::cpu::integrate::wrap(&self.grid, &mut grains.pos);
+            }
+            Stage::Detect => self.detect(grains, walls, p.alert),
+            Stage::DemForce => {
+                self.force(grains, p.dt);
+                self.commit_history();
+            }
+            Stage::DemKick => integrate::kick(self.integrand(grains), p.gravity, p.dt),
+            _ => {}
+        }
+    }
+
+    fn integrand<'a>(&'a self, g: &'a mut Grains<S>) -> Integrand<'a, S> {
+        Integrand {
+            pos: &mut g.pos,
+            vel: &mut g.vel,
+            ang_vel: &mut g.ang_vel,
+            force: &self.force,
+            torque: &self.torque,
+            radius: &g.radius,
+            inv_mass: &g.inv_mass,
+        }
+    }
+}
+
+impl DemStepper<Dim2> {
+    /// Take the springs of `lists` (each contact's `impulse_t`, from
+    /// [`Self::contact_lists`] of a saved state) as the last step's: the
+    /// next step starts from them, on either path, and its first force is
+    /// computed afresh.
+    pub fn restore_history(&mut self, lists: &ContactLists) {
+        self.history = lists.clone();
+        self.neighbours.restore_history(lists);
+        self.primed = false;
     }
 
     /// One step as [`Self::step`], on the neighbour lists with a skin
@@ -285,24 +356,6 @@ impl DemStepper {
         step_stats(tally, grains, p.dt)
     }
 
-    /// `walls` moved on to the step's end ([`walls_ahead`]), in the scratch
-    /// walls taken out of `self`; None for still walls.
-    fn take_ahead(&mut self, walls: &Walls, dt: f32) -> Option<Walls> {
-        self.ahead_used = walls.moving();
-        self.ahead_used.then(|| {
-            let mut ahead = std::mem::take(&mut self.ahead);
-            walls_ahead(walls, dt, &mut ahead);
-            ahead
-        })
-    }
-
-    /// Give back the scratch walls of [`Self::take_ahead`].
-    fn put_ahead(&mut self, ahead: Option<Walls>) {
-        if let Some(ahead) = ahead {
-            self.ahead = ahead;
-        }
-    }
-
     fn force_listed(&mut self, grains: &Grains, walls: &Walls, p: &StepParams) -> detect::Tally {
         let inp = Listed {
             law: law(&self.dem, self.phase, p.dt),
@@ -337,44 +390,10 @@ impl DemStepper {
         }
         &self.lists
     }
-
-    /// Run one stage of the DEM plan (`model::plan::Stage` states what each
-    /// reads and writes); stages of the NSCD step do nothing here.
-    pub fn run_stage(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams, stage: Stage) {
-        match stage {
-            Stage::DemPrime => {
-                self.detect(grains, walls, p.alert);
-                self.force(grains, p.dt);
-            }
-            Stage::DemKickDrift => {
-                integrate::kick_drift(self.integrand(grains), p.gravity, p.dt);
-                crate::cpu::integrate::wrap(&self.grid, &mut grains.pos);
-            }
-            Stage::Detect => self.detect(grains, walls, p.alert),
-            Stage::DemForce => {
-                self.force(grains, p.dt);
-                self.commit_history();
-            }
-            Stage::DemKick => integrate::kick(self.integrand(grains), p.gravity, p.dt),
-            _ => {}
-        }
-    }
-
-    fn integrand<'a>(&'a self, g: &'a mut Grains) -> Integrand<'a> {
-        Integrand {
-            pos: &mut g.pos,
-            vel: &mut g.vel,
-            ang_vel: &mut g.ang_vel,
-            force: &self.force,
-            torque: &self.torque,
-            radius: &g.radius,
-            inv_mass: &g.inv_mass,
-        }
-    }
 }
 
 /// A step's stats: its detection's counters, the speed the grains have at its end.
-fn step_stats(tally: detect::Tally, grains: &Grains, dt: f32) -> StepStats {
+fn step_stats<S: Space>(tally: detect::Tally, grains: &Grains<S>, dt: f32) -> StepStats {
     StepStats {
         iterations: 0,
         converged: true,
@@ -387,21 +406,22 @@ fn step_stats(tally: detect::Tally, grains: &Grains, dt: f32) -> StepStats {
     }
 }
 
-/// Translational plus rotational kinetic energy, J/m: sum 1/2 m |v|^2 + 1/2 I w^2.
-pub fn kinetic_energy(grains: &Grains) -> f64 {
+/// Translational plus rotational kinetic energy, J/m (J in 3D): sum
+/// 1/2 m |v|^2 + 1/2 I |w|^2.
+pub fn kinetic_energy<S: Space>(grains: &Grains<S>) -> f64 {
     (0..grains.len())
         .filter(|&i| grains.inv_mass[i] > 0.0)
         .map(|i| {
             let v = grains.vel[i];
-            let w = f64::from(grains.ang_vel[i]);
-            0.5 * grains.mass(i) * f64::from(dot(v, v)) + 0.5 * w * w / f64::from(grains.inv_inertia(i))
+            let w = f64::from(grains.ang_vel[i].norm());
+            0.5 * grains.mass(i) * f64::from(S::dot(v, v)) + 0.5 * w * w / f64::from(grains.inv_inertia(i))
         })
         .sum()
 }
 
 /// Elastic energy stored in the listed overlaps, J/m: sum over distinct
 /// contacts of 2/5 k_n delta^2.5 (the potential of the Hertz force).
-pub fn elastic_energy(lists: &ContactLists, kn: f32) -> f64 {
+pub fn elastic_energy<S: Space>(lists: &ContactLists<S>, kn: f32) -> f64 {
     let mut e = 0.0;
     for i in 0..lists.grains() {
         for c in lists.of(i) {
@@ -416,7 +436,7 @@ pub fn elastic_energy(lists: &ContactLists, kn: f32) -> f64 {
 
 /// Elastic energy of linear springs in the listed overlaps, J/m: sum over
 /// distinct contacts of 1/2 k_s delta^2.
-pub fn spring_energy(lists: &ContactLists, ks: f32) -> f64 {
+pub fn spring_energy<S: Space>(lists: &ContactLists<S>, ks: f32) -> f64 {
     let mut e = 0.0;
     for i in 0..lists.grains() {
         for c in lists.of(i) {
@@ -430,6 +450,6 @@ pub fn spring_energy(lists: &ContactLists, ks: f32) -> f64 {
 }
 
 /// Largest |w| of any grain, rad/s.
-pub fn max_angular_speed(grains: &Grains) -> f32 {
-    grains.ang_vel.iter().fold(0.0f32, |m, w| m.max(w.abs()))
+pub fn max_angular_speed<S: Space>(grains: &Grains<S>) -> f32 {
+    grains.ang_vel.iter().fold(0.0f32, |m, w| m.max(w.norm()))
 }

@@ -56,11 +56,11 @@
 
 use rayon::prelude::*;
 
-use super::force::{Disk, Sum, closed, contact_force};
+use super::force::{Ball, Sum, closed, contact_force};
 use crate::cpu::PAR_MIN;
 use crate::cpu::detect::{SURELY_BEYOND, Tally, corner_gap, grain_gap_in, segment_gap, wrapped_columns};
 use crate::cpu::grid::Bins;
-use crate::model::{Body, ContactLists, DemLaw, Grains, Grid, Segment, Walls, dot, sub};
+use crate::model::{Body, ContactLists, DemLaw, Dim2, Grains, Grid, Segment, Walls, dot, sub};
 
 /// Skin as a multiple of the grains' mean radius: grain lists reach this
 /// beyond contact and last until a grain has moved half of it.
@@ -470,7 +470,7 @@ pub fn force_listed(inp: &Listed, nb: &mut Neighbours, force: &mut [[f32; 2]], t
     let (g, law) = (inp.grains, &inp.law);
     for p in nb.touching.iter().flatten() {
         let j = p.j as usize;
-        nb.sums[j].add_force(law, [-p.f[0], -p.f[1]], (p.f_n, p.f_t), g.radius[j]);
+        nb.sums[j].add_force(law, [-p.f[0], -p.f[1]], p.f_n, p.f_t, g.radius[j]);
     }
     let sums = &nb.sums;
     (force, torque)
@@ -488,7 +488,7 @@ pub fn force_listed(inp: &Listed, nb: &mut Neighbours, force: &mut [[f32; 2]], t
 #[inline]
 fn own_entries(inp: &Listed, i: usize, (listed, split): (&[u32], usize), h: &mut [f32], acc: &mut Acc) {
     let g = inp.grains;
-    let a: Disk = (g.radius[i], g.vel[i], g.ang_vel[i]);
+    let a: Ball = (g.radius[i], g.vel[i], g.ang_vel[i]);
     let (hist_g, hist_w) = h.split_at_mut(split);
     for (chunk, h) in listed[..split].chunks(64).zip(hist_g.chunks_mut(64)) {
         grain_chunk(inp, i, a, chunk, h, acc);
@@ -525,7 +525,7 @@ fn screen(g: &Grains, grid: &Grid, (x, r): ([f32; 2], f32), chunk: &[u32]) -> u6
 /// A chunk of grain i's listed grains (`chunk`, all of higher index; their
 /// history `h`) into `acc`.
 #[inline]
-fn grain_chunk(inp: &Listed, i: usize, a: Disk, chunk: &[u32], h: &mut [f32], acc: &mut Acc) {
+fn grain_chunk(inp: &Listed, i: usize, a: Ball, chunk: &[u32], h: &mut [f32], acc: &mut Acc) {
     let (g, law) = (inp.grains, &inp.law);
     let x = g.pos[i];
     let (mut near, mut touched) = (screen(g, inp.grid, (x, a.0), chunk), 0u64);
@@ -540,15 +540,15 @@ fn grain_chunk(inp: &Listed, i: usize, a: Disk, chunk: &[u32], h: &mut [f32], ac
         touched |= 1 << t;
         acc.tally.max_overlap = acc.tally.max_overlap.max(-gap);
         let b = (g.radius[j], g.vel[j], g.ang_vel[j]);
-        let (f_n, f_t) = closed(law, n, -gap, g.inv_mass[i] + g.inv_mass[j], a, b, &mut h[t]);
-        let f = contact_force(n, (f_n, f_t));
+        let (f_n, f_t) = closed::<Dim2>(law, n, -gap, g.inv_mass[i] + g.inv_mass[j], a, b, &mut h[t]);
+        let f = contact_force::<Dim2>(n, (f_n, f_t));
         acc.touching.push(PairForce {
             j: j as u32,
             f,
             f_n,
             f_t,
         });
-        acc.sum.add_force(law, f, (f_n, f_t), a.0);
+        acc.sum.add_force(law, f, f_n, f_t, a.0);
     }
     // An open contact keeps no history. Most chunks touch nothing: one fill.
     if touched == 0 {
@@ -562,7 +562,7 @@ fn grain_chunk(inp: &Listed, i: usize, a: Disk, chunk: &[u32], h: &mut [f32], ac
 
 /// Grain i's listed wall `code` (its history `h`) into `acc`.
 #[inline]
-fn wall(inp: &Listed, i: usize, a: Disk, code: u32, h: &mut f32, acc: &mut Acc) {
+fn wall(inp: &Listed, i: usize, a: Ball, code: u32, h: &mut f32, acc: &mut Acc) {
     let (g, law) = (inp.grains, &inp.law);
     let x = g.pos[i];
     let walls = inp.walls;
@@ -592,6 +592,6 @@ fn wall(inp: &Listed, i: usize, a: Disk, code: u32, h: &mut f32, acc: &mut Acc) 
         *h = 0.0;
         return;
     }
-    let forces = closed(law, n, -gap, g.inv_mass[i], a, (0.0, v_wall, 0.0), h);
+    let forces = closed::<Dim2>(law, n, -gap, g.inv_mass[i], a, (0.0, v_wall, 0.0), h);
     acc.sum.add(law, n, forces, a.0);
 }

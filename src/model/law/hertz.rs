@@ -3,6 +3,7 @@
 
 use super::{DemLaw, LawSpec, Pair, normal, viscous};
 use crate::model::NormalLaw;
+use crate::model::space::Space;
 
 pub const SPEC: LawSpec = LawSpec {
     law: NormalLaw::Hertz,
@@ -16,7 +17,7 @@ pub const SPEC: LawSpec = LawSpec {
 
 /// (F_n, F_t), N/m.
 #[inline]
-pub fn pair(law: &DemLaw, p: &Pair) -> (f32, f32) {
+pub fn pair<S: Space>(law: &DemLaw, p: &Pair<S::Tangent>) -> (f32, S::Tangent) {
     let f_n = normal(law, law.kn * p.delta * p.delta.sqrt(), p.u);
-    (f_n, viscous(law, p, f_n))
+    (f_n, viscous::<S>(law, p, f_n))
 }

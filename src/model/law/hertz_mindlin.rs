@@ -15,10 +15,15 @@
 //! In 2D the tangent plane is the line t = perp(n): the history is a scalar
 //! along the current t, so it turns with the contact normal and keeps its
 //! length (the rotation into the current tangent plane). Both copies of a
-//! grain-grain contact hold the same xi (v_t is the same in both).
+//! grain-grain contact hold the same xi (v_t is the same in both). In 3D
+//! xi is a vector in the contact plane (the warm start projects last step's
+//! into the new plane), the cap a disk: F_t = -k_t xi' shortened to mu F_n,
+//! and a slipping spring is set to -F_t / k_t; the two copies of a pair hold
+//! opposite vectors.
 
 use super::{DemLaw, LawParam, LawSpec, Pair, normal};
 use crate::model::NormalLaw;
+use crate::model::space::Coords;
 
 /// `[dem] poisson`: the grains' Poisson ratio nu.
 pub const POISSON: LawParam = LawParam {
@@ -41,16 +46,16 @@ pub const SPEC: LawSpec = LawSpec {
 
 /// (F_n, F_t), N/m; `hist` (xi, m) updated.
 #[inline]
-pub fn pair(law: &DemLaw, p: &Pair, hist: &mut f32) -> (f32, f32) {
+pub fn pair<T: Coords>(law: &DemLaw, p: &Pair<T>, hist: &mut T) -> (f32, T) {
     let root = p.delta.sqrt();
     let f_n = normal(law, law.kn * p.delta * root, p.u);
     let cap = law.mu * f_n;
     let kt = law.kt * root;
-    let xi = *hist + p.vt * law.dt;
-    let trial = -kt * xi;
+    let xi = hist.zip(p.vt, |h, vt| h + vt * law.dt);
+    let trial = xi.map(|x| -kt * x);
     // |trial| > cap >= 0 implies k_t > 0.
-    let slips = trial.abs() > cap;
-    let f_t = trial.max(-cap).min(cap);
-    *hist = if slips { -f_t / kt } else { xi };
+    let slips = trial.norm() > cap;
+    let f_t = trial.cap(cap);
+    *hist = if slips { f_t.map(|f| -f / kt) } else { xi };
     (f_n, f_t)
 }
