@@ -137,6 +137,9 @@ pub enum MeshError {
     },
     #[error("{}: no 2-node line elements (type 1)", path.display())]
     NoLines { path: PathBuf },
+    /// A mesh read for walls in 3D with no triangle elements.
+    #[error("{}: no 3-node triangle elements (type 2)", path.display())]
+    NoTriangles { path: PathBuf },
     /// A mesh file longer than the cap (`gmsh::MAX_MESH_BYTES`), refused while reading.
     #[error("{}: mesh file is larger than the limit of {} MiB for mesh files", path.display(), limit >> 20)]
     TooLarge { path: PathBuf, limit: u64 },

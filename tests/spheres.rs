@@ -150,6 +150,7 @@ fn on_slope(a: f32, mu: f32, t: f32) -> ([f32; 3], [f32; 3], f32) {
     let mut grains = Grains::<Dim3>::of_density(vec![[0.02, r, 0.05]], vec![[0.0; 3]], vec![r], RHO);
     let walls = Walls3d {
         planes: vec![Plane::new([0.0; 3], [0.0, 1.0, 0.0]).unwrap()],
+        ..Walls3d::default()
     };
     let mut st = stepper([0.0, 0.0, 0.0], [0.4, 0.05, 0.1], r, &p);
     let steps = (t / p.dt).round() as usize;

@@ -58,15 +58,50 @@ impl Detect for Dim2 {
 }
 
 impl Detect for Dim3 {
-    /// The planes (model::walls3d), in order: d = (x - p).n - r.
+    /// The walls (model::walls3d), in body order: planes (d = (x - p).n - r),
+    /// triangles, edges, vertices; a triangle or edge farther than the
+    /// contact reach from its bounding box along an axis is skipped unread.
     #[inline]
     fn wall_contacts(inp: &DetectInput<Dim3>, i: usize, push: &mut impl FnMut(Contact<Dim3>)) {
         let walls: &Walls3d = inp.walls;
         let (x, r, im) = (inp.pos[i], inp.radius[i], inp.inv_mass[i]);
+        let reach = (r + inp.alert) * SURELY_BEYOND;
         for (k, plane) in walls.planes.iter().enumerate() {
             let gap = plane.distance(x) - r;
             if gap < inp.alert {
                 push(fresh(Body::Segment(k as u32), gap, im, plane.normal));
+            }
+        }
+        let planes = walls.planes.len();
+        for (k, t) in walls.triangles.iter().enumerate() {
+            if t.beyond(x, reach) {
+                continue;
+            }
+            if let Some((n, gap)) = t.gap(x, r)
+                && gap < inp.alert
+            {
+                push(fresh(Body::Segment((planes + k) as u32), gap, im, n));
+            }
+        }
+        for (k, e) in walls.edges.iter().enumerate() {
+            if e.beyond(x, reach) {
+                continue;
+            }
+            if let Some((n, gap)) = e.gap(x, r)
+                && gap < inp.alert
+            {
+                push(fresh(Body::Corner(k as u32), gap, im, n));
+            }
+        }
+        let edges = walls.edges.len();
+        for (k, v) in walls.vertices.iter().enumerate() {
+            if (0..3).any(|c| (x[c] - v.pos[c]).abs() > reach) {
+                continue;
+            }
+            if let Some((n, gap)) = v.gap(x, r)
+                && gap < inp.alert
+            {
+                push(fresh(Body::Corner((edges + k) as u32), gap, im, n));
             }
         }
     }

@@ -1,12 +1,31 @@
-//! Walls in three dimensions. Today: planes, each bounding a half-space
-//! the grains keep to (a box is six of them); triangles from meshes are to
-//! join them as the plane's segments have.
+//! Walls in three dimensions: planes, each bounding a half-space the grains
+//! keep to (a box is six of them), and triangle meshes with their edges and
+//! vertices, as the plane's segments have corner points (model::walls).
 //!
 //! ```text
 //!   plane (point p, unit inward normal n):  d = (x - p).n - r,  normal n
+//!   triangle (a, b, c; unit normal m = (b - a) x (c - a) / |..|):
+//!       when x projects inside it:  d = |(x - a).m| - r,  normal +-m towards x
+//!   edge (a, b) of the mesh:
+//!       when x projects inside [a, b] and lies behind every incident face
+//!       ((x - a).u < 0 for each face's in-plane direction u from the edge
+//!       into the face):  d = |x - p| - r,  p the nearest point, normal (x - p)/|x - p|
+//!   vertex v of the mesh:
+//!       when x lies behind every incident edge ((x - v).e < 0 for each unit
+//!       direction e from v along an edge):  d = |x - v| - r
 //! ```
-//! A sphere whose centre crossed the plane gets d < -r and is pushed back
-//! to the inside, as a disk is by a segment with an inside (model::walls).
+//! As for a corner in the plane: a flat joint of two triangles has
+//! opposite directions into its faces, so its edge never acts (the faces
+//! hold the sphere); a convex edge or vertex acts where no face does; in a
+//! concave joint the faces already hold the sphere and the edge stays out.
+//! Triangles are two-sided: a sphere is pushed away from the side its
+//! centre is on. A plane is one-sided: a sphere whose centre crossed it gets
+//! d < -r and is pushed back to the inside, as a disk is by a segment with
+//! an inside.
+//!
+//! Contacts name their wall body as in the plane (`model::Body`): faces are
+//! `Body::Segment(k)`, the planes first, then the triangles (k - planes);
+//! `Body::Corner(k)` are the edges, then the vertices (k - edges).
 
 use crate::error::{Error, Result};
 
@@ -47,10 +66,154 @@ impl Plane {
     }
 }
 
+/// A triangle of a wall mesh.
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Triangle {
+    pub a: [f32; 3],
+    pub b: [f32; 3],
+    pub c: [f32; 3],
+    /// Unit normal (b - a) x (c - a) / |(b - a) x (c - a)|.
+    pub normal: [f32; 3],
+    /// Bit k set: the triangle owns its edge k (ab, bc, ca), and takes the
+    /// points that project onto it. A mesh edge is owned by one of its
+    /// triangles (the first in the mesh), so that a sphere right above an
+    /// edge or vertex shared by coplanar triangles meets one face, not two.
+    pub owns: u32,
+}
+
+/// An edge of a wall mesh with the directions, in each incident face's
+/// plane and perpendicular to the edge, from the edge into the face.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Edge {
+    pub a: [f32; 3],
+    pub b: [f32; 3],
+    pub into: Vec<[f32; 3]>,
+}
+
+/// A vertex of a wall mesh with the unit directions of its incident edges
+/// (from the vertex along each).
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Vertex {
+    pub pos: [f32; 3],
+    pub dirs: Vec<[f32; 3]>,
+}
+
+/// Mesh vertices closer than this (m) are one vertex.
+pub const MERGE_TOLERANCE: f64 = 1e-9;
+
+/// A triangle whose area is below this fraction of its longest edge squared
+/// is degenerate (its normal would be rounding).
+pub const FLAT_TRIANGLE: f64 = 1e-9;
+
 /// The walls of a 3D scene.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Walls3d {
     pub planes: Vec<Plane>,
+    #[serde(default)]
+    pub triangles: Vec<Triangle>,
+    #[serde(default)]
+    pub edges: Vec<Edge>,
+    #[serde(default)]
+    pub vertices: Vec<Vertex>,
+}
+
+#[inline]
+fn sub3(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+#[inline]
+fn dot3(a: [f32; 3], b: [f32; 3]) -> f32 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+#[inline]
+fn cross3(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+/// The unit vector along `d` and its length; along +x for a zero `d`.
+#[inline]
+fn unit(d: [f32; 3]) -> ([f32; 3], f32) {
+    let len = dot3(d, d).sqrt();
+    if len > 0.0 {
+        (d.map(|x| x / len), len)
+    } else {
+        ([1.0, 0.0, 0.0], 0.0)
+    }
+}
+
+impl Triangle {
+    /// Unit normal (pointing to `x`'s side) and gap of a sphere at `x` of
+    /// radius `r`; None when `x` does not project inside the triangle.
+    #[inline]
+    pub fn gap(&self, x: [f32; 3], r: f32) -> Option<([f32; 3], f32)> {
+        let m = self.normal;
+        let inside = |p: [f32; 3], q: [f32; 3], k: u32| {
+            let side = dot3(cross3(sub3(q, p), sub3(x, p)), m);
+            side > 0.0 || (side == 0.0 && self.owns >> k & 1 == 1)
+        };
+        if !(inside(self.a, self.b, 0) && inside(self.b, self.c, 1) && inside(self.c, self.a, 2)) {
+            return None;
+        }
+        let d = dot3(sub3(x, self.a), m);
+        let n = if d < 0.0 { m.map(|v| -v) } else { m };
+        Some((n, d.abs() - r))
+    }
+
+    /// Farther than `reach` from the triangle's bounding box along an axis.
+    #[inline]
+    pub fn beyond(&self, x: [f32; 3], reach: f32) -> bool {
+        (0..3).any(|k| {
+            let lo = self.a[k].min(self.b[k]).min(self.c[k]);
+            let hi = self.a[k].max(self.b[k]).max(self.c[k]);
+            x[k] < lo - reach || x[k] > hi + reach
+        })
+    }
+}
+
+impl Edge {
+    /// Unit normal (from the edge to `x`) and gap of a sphere at `x` of
+    /// radius `r`; None when `x` projects outside the edge or does not lie
+    /// strictly behind each of its faces (a point level with a face is the
+    /// face's: right above a flat joint the two directions are opposite and
+    /// both level).
+    #[inline]
+    pub fn gap(&self, x: [f32; 3], r: f32) -> Option<([f32; 3], f32)> {
+        let t = sub3(self.b, self.a);
+        let rel = sub3(x, self.a);
+        let st = dot3(rel, t) / dot3(t, t);
+        if !(0.0..=1.0).contains(&st) || self.into.iter().any(|&u| dot3(rel, u) >= 0.0) {
+            return None;
+        }
+        let p = [self.a[0] + st * t[0], self.a[1] + st * t[1], self.a[2] + st * t[2]];
+        let (n, dist) = unit(sub3(x, p));
+        Some((n, dist - r))
+    }
+
+    /// Farther than `reach` from the edge's bounding box along an axis.
+    #[inline]
+    pub fn beyond(&self, x: [f32; 3], reach: f32) -> bool {
+        (0..3).any(|k| x[k] < self.a[k].min(self.b[k]) - reach || x[k] > self.a[k].max(self.b[k]) + reach)
+    }
+}
+
+impl Vertex {
+    /// Unit normal (from the vertex to `x`) and gap of a sphere at `x` of
+    /// radius `r`; None unless `x` lies strictly behind each of its edges.
+    #[inline]
+    pub fn gap(&self, x: [f32; 3], r: f32) -> Option<([f32; 3], f32)> {
+        let rel = sub3(x, self.pos);
+        if self.dirs.iter().any(|&e| dot3(rel, e) >= 0.0) {
+            return None;
+        }
+        let (n, dist) = unit(rel);
+        Some((n, dist - r))
+    }
 }
 
 impl Walls3d {
@@ -71,7 +234,130 @@ impl Walls3d {
             n[k] = -1.0;
             planes.push(Plane::new(hi, n)?);
         }
-        Ok(Walls3d { planes })
+        Ok(Walls3d {
+            planes,
+            ..Walls3d::default()
+        })
+    }
+
+    /// The walls of a triangle mesh (each triangle its three corners, m),
+    /// with its edges and vertices: corners closer than
+    /// [`MERGE_TOLERANCE`] are one vertex, and two triangles sharing two
+    /// vertices share that edge. Refused, naming the triangle, when a
+    /// coordinate is not finite or a triangle has no area.
+    pub fn mesh(triangles: &[[[f64; 3]; 3]]) -> Result<Walls3d> {
+        use std::collections::HashMap;
+        let key = |p: [f64; 3]| p.map(|x| (x / MERGE_TOLERANCE).round() as i64);
+        let mut index: HashMap<[i64; 3], u32> = HashMap::new();
+        let mut points: Vec<[f64; 3]> = Vec::new();
+        let mut faces: Vec<[u32; 3]> = Vec::with_capacity(triangles.len());
+        for (k, t) in triangles.iter().enumerate() {
+            if !t.iter().flatten().all(|x| x.is_finite()) {
+                return Err(Error::field(
+                    "walls",
+                    "triangles",
+                    format!("triangle {k} has a coordinate that is not a finite number: {t:?}"),
+                ));
+            }
+            let d = |p: [f64; 3], q: [f64; 3]| [q[0] - p[0], q[1] - p[1], q[2] - p[2]];
+            let (u, v) = (d(t[0], t[1]), d(t[0], t[2]));
+            let w = [
+                u[1] * v[2] - u[2] * v[1],
+                u[2] * v[0] - u[0] * v[2],
+                u[0] * v[1] - u[1] * v[0],
+            ];
+            let area2 = (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]).sqrt();
+            let len2 = |e: [f64; 3]| e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
+            let longest = len2(u).max(len2(v)).max(len2(d(t[1], t[2])));
+            if area2 <= FLAT_TRIANGLE * longest || area2 == 0.0 {
+                return Err(Error::field(
+                    "walls",
+                    "triangles",
+                    format!("triangle {k} has no area (corners {:?}, {:?}, {:?})", t[0], t[1], t[2]),
+                ));
+            }
+            let mut f = [0u32; 3];
+            for (slot, &p) in f.iter_mut().zip(t) {
+                *slot = *index.entry(key(p)).or_insert_with(|| {
+                    points.push(p);
+                    (points.len() - 1) as u32
+                });
+            }
+            if f[0] == f[1] || f[1] == f[2] || f[0] == f[2] {
+                return Err(Error::field(
+                    "walls",
+                    "triangles",
+                    format!("triangle {k} has two corners closer than {MERGE_TOLERANCE} m"),
+                ));
+            }
+            faces.push(f);
+        }
+        let at = |i: u32| points[i as usize].map(|x| x as f32);
+        let mut out = Walls3d::default();
+        let mut edge_of: HashMap<(u32, u32), usize> = HashMap::new();
+        let mut vertex_dirs: Vec<Vec<[f32; 3]>> = vec![Vec::new(); points.len()];
+        for f in &faces {
+            let (a, b, c) = (at(f[0]), at(f[1]), at(f[2]));
+            let (normal, _) = unit(cross3(sub3(b, a), sub3(c, a)));
+            let mut owns = 0;
+            for (k, (p, q, opposite)) in [(f[0], f[1], f[2]), (f[1], f[2], f[0]), (f[2], f[0], f[1])]
+                .into_iter()
+                .enumerate()
+            {
+                let lo_hi = (p.min(q), p.max(q));
+                let e = *edge_of.entry(lo_hi).or_insert_with(|| {
+                    owns |= 1 << k;
+                    let (ea, eb) = (at(lo_hi.0), at(lo_hi.1));
+                    out.edges.push(Edge {
+                        a: ea,
+                        b: eb,
+                        into: Vec::new(),
+                    });
+                    let (along, _) = unit(sub3(eb, ea));
+                    vertex_dirs[lo_hi.0 as usize].push(along);
+                    vertex_dirs[lo_hi.1 as usize].push(along.map(|x| -x));
+                    out.edges.len() - 1
+                });
+                // The direction into the face: the opposite corner's offset
+                // with its part along the edge removed.
+                let edge = &mut out.edges[e];
+                let (t, _) = unit(sub3(edge.b, edge.a));
+                let o = sub3(at(opposite), edge.a);
+                let s = dot3(o, t);
+                let (u, _) = unit([o[0] - s * t[0], o[1] - s * t[1], o[2] - s * t[2]]);
+                edge.into.push(u);
+            }
+            out.triangles.push(Triangle { a, b, c, normal, owns });
+        }
+        out.vertices = points
+            .iter()
+            .zip(vertex_dirs)
+            .map(|(p, dirs)| Vertex {
+                pos: p.map(|x| x as f32),
+                dirs,
+            })
+            .collect();
+        Ok(out)
+    }
+
+    /// Bodies a contact names as `Body::Segment`: planes, then triangles.
+    pub fn faces(&self) -> usize {
+        self.planes.len() + self.triangles.len()
+    }
+
+    /// Bodies a contact names as `Body::Corner`: edges, then vertices.
+    pub fn corners(&self) -> usize {
+        self.edges.len() + self.vertices.len()
+    }
+
+    /// These walls and `other`'s, as one set (`other`'s bodies numbered
+    /// after these in each kind).
+    pub fn with(mut self, other: &Walls3d) -> Walls3d {
+        self.planes.extend_from_slice(&other.planes);
+        self.triangles.extend_from_slice(&other.triangles);
+        self.edges.extend_from_slice(&other.edges);
+        self.vertices.extend_from_slice(&other.vertices);
+        self
     }
 }
 
@@ -93,5 +379,161 @@ mod tests {
         assert!(e.contains("no direction"), "{e}");
         assert!(Plane::new([f32::NAN, 0.0, 0.0], [0.0, 0.0, 1.0]).is_err());
         assert_eq!(Plane::new([0.0; 3], [0.0, 0.0, 2.0]).unwrap().normal, [0.0, 0.0, 1.0]);
+    }
+
+    /// What the walls' triangles, edges and vertices say of a sphere at `x`
+    /// of radius `r` within `alert`: (kind, index, normal, gap).
+    fn touching(w: &Walls3d, x: [f32; 3], r: f32, alert: f32) -> Vec<(char, usize, [f32; 3], f32)> {
+        let mut out = Vec::new();
+        let mut keep = |kind, k, found: Option<([f32; 3], f32)>| {
+            if let Some((n, gap)) = found
+                && gap < alert
+            {
+                out.push((kind, k, n, gap));
+            }
+        };
+        for (k, t) in w.triangles.iter().enumerate() {
+            keep('f', k, t.gap(x, r));
+        }
+        for (k, e) in w.edges.iter().enumerate() {
+            keep('e', k, e.gap(x, r));
+        }
+        for (k, v) in w.vertices.iter().enumerate() {
+            keep('v', k, v.gap(x, r));
+        }
+        out
+    }
+
+    /// The unit square of the x-z plane at y = 0, as two triangles.
+    fn square() -> Walls3d {
+        Walls3d::mesh(&[
+            [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 0.0, 1.0]],
+            [[0.0, 0.0, 0.0], [1.0, 0.0, 1.0], [0.0, 0.0, 1.0]],
+        ])
+        .unwrap()
+    }
+
+    /// The unit cube's twelve triangles.
+    fn cube() -> Walls3d {
+        let c = |i: usize| [(i & 1) as f64, (i >> 1 & 1) as f64, (i >> 2 & 1) as f64];
+        let quads = [
+            [0, 1, 3, 2],
+            [4, 6, 7, 5],
+            [0, 4, 5, 1],
+            [2, 3, 7, 6],
+            [0, 2, 6, 4],
+            [1, 5, 7, 3],
+        ];
+        let mut t = Vec::new();
+        for q in quads {
+            t.push([c(q[0]), c(q[1]), c(q[2])]);
+            t.push([c(q[0]), c(q[2]), c(q[3])]);
+        }
+        Walls3d::mesh(&t).unwrap()
+    }
+
+    #[test]
+    fn a_mesh_shares_its_edges_and_vertices() {
+        let w = square();
+        assert_eq!((w.triangles.len(), w.edges.len(), w.vertices.len()), (2, 5, 4));
+        assert_eq!((w.faces(), w.corners()), (2, 9));
+        let shared: Vec<&Edge> = w.edges.iter().filter(|e| e.into.len() == 2).collect();
+        assert_eq!(shared.len(), 1);
+        let u = &shared[0].into;
+        // A flat joint: opposite directions into its two faces.
+        assert!((0..3).all(|k| (u[0][k] + u[1][k]).abs() < 1e-6), "{u:?}");
+        assert!(w.edges.iter().all(|e| !e.into.is_empty()));
+        // Corners (0,0,0) and (1,0,1) have three edges, the other two have two.
+        let mut degrees: Vec<usize> = w.vertices.iter().map(|v| v.dirs.len()).collect();
+        degrees.sort();
+        assert_eq!(degrees, vec![2, 2, 3, 3]);
+        // Each shared edge is owned by one triangle.
+        let owned: u32 = w.triangles.iter().map(|t| t.owns.count_ones()).sum();
+        assert_eq!(owned as usize, w.edges.len());
+        let cube = cube();
+        assert_eq!(
+            (cube.triangles.len(), cube.edges.len(), cube.vertices.len()),
+            (12, 18, 8)
+        );
+        assert!(cube.edges.iter().all(|e| e.into.len() == 2));
+    }
+
+    #[test]
+    fn a_sphere_above_a_flat_mesh_meets_one_face_wherever_it_is() {
+        let w = square();
+        // Inside a face, right above the shared diagonal, above the corners
+        // where the two triangles meet, and above a boundary edge.
+        for x in [
+            [0.7, 0.1, 0.2],
+            [0.2, 0.1, 0.7],
+            [0.5, 0.1, 0.5],
+            [0.25, 0.1, 0.25],
+            [0.0, 0.1, 0.0],
+            [1.0, 0.1, 1.0],
+            [0.5, 0.1, 0.0],
+            [0.5, -0.1, 0.5],
+        ] {
+            let found = touching(&w, x, 0.12, 0.01);
+            assert_eq!(found.len(), 1, "{x:?}: {found:?}");
+            let (kind, _, n, gap) = found[0];
+            assert_eq!(kind, 'f', "{x:?}: {found:?}");
+            assert_eq!(n, [0.0, x[1].signum(), 0.0]);
+            assert!((gap + 0.02).abs() < 1e-6, "{gap}");
+        }
+        // Past a boundary edge: the edge, with the normal from it.
+        let found = touching(&w, [1.05, 0.05, 0.5], 0.1, 0.0);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let (kind, _, n, gap) = found[0];
+        assert_eq!(kind, 'e');
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        assert!(
+            (n[0] - h).abs() < 1e-6 && (n[1] - h).abs() < 1e-6 && n[2] == 0.0,
+            "{n:?}"
+        );
+        assert!((gap - (0.05f32 * 2f32.sqrt() - 0.1)).abs() < 1e-6, "{gap}");
+    }
+
+    #[test]
+    fn a_cube_holds_a_sphere_by_its_faces_inside_and_its_edges_and_vertices_outside() {
+        let w = cube();
+        // Inside, near a corner: three faces (a concave corner), no edge or vertex.
+        let found = touching(&w, [0.1, 0.1, 0.1], 0.12, 0.0);
+        assert_eq!(found.len(), 3, "{found:?}");
+        assert!(
+            found.iter().all(|f| f.0 == 'f' && (f.3 + 0.02).abs() < 1e-6),
+            "{found:?}"
+        );
+        // Outside a face, an edge and a vertex: that feature alone.
+        let (r, d) = (0.2f32, 0.1f32);
+        let cases = [
+            ([0.5, 1.0 + d, 0.5], 'f', d - r),
+            ([1.0 + d, 1.0 + d, 0.5], 'e', d * 2f32.sqrt() - r),
+            ([1.0 + d, 1.0 + d, 1.0 + d], 'v', d * 3f32.sqrt() - r),
+        ];
+        for (x, kind, gap) in cases {
+            let found = touching(&w, x, r, 0.0);
+            assert_eq!(found.len(), 1, "{x:?}: {found:?}");
+            assert_eq!(found[0].0, kind, "{x:?}: {found:?}");
+            assert!((found[0].3 - gap).abs() < 1e-6, "{x:?}: {found:?}");
+            let n = found[0].2;
+            let along: f32 = (0..3).map(|k| n[k] * (x[k] - 0.5)).sum();
+            assert!(along > 0.0, "{x:?}: normal {n:?} points inwards");
+        }
+    }
+
+    #[test]
+    fn a_mesh_refuses_flat_and_broken_triangles_naming_them() {
+        let ok = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
+        let flat = [[0.0, 0.0, 0.0], [1.0, 1.0, 1.0], [2.0, 2.0, 2.0]];
+        let e = Walls3d::mesh(&[ok, flat]).unwrap_err().to_string();
+        assert!(e.contains("triangle 1 has no area"), "{e}");
+        let nan = [[0.0, 0.0, 0.0], [f64::NAN, 0.0, 0.0], [0.0, 0.0, 1.0]];
+        let e = Walls3d::mesh(&[nan]).unwrap_err().to_string();
+        assert!(e.contains("triangle 0") && e.contains("finite"), "{e}");
+        let pinched = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1e-12, 0.0, 1.0]];
+        assert!(Walls3d::mesh(&[pinched]).is_ok());
+        let twice = [[0.0, 0.0, 0.0], [1e-12, 0.0, 0.0], [0.0, 0.0, 1.0]];
+        let e = Walls3d::mesh(&[twice]).unwrap_err().to_string();
+        assert!(e.contains("triangle 0"), "{e}");
     }
 }

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::{MeshError, MeshLines, parse_msh};
+use super::{MeshError, MeshLines, MeshSurface, parse_msh, parse_msh_surface};
 
 const COMMITTED: [(&str, &[u8]); 4] = [
     ("hourglass.msh", include_bytes!("../../../meshes/hourglass.msh")),
@@ -233,4 +233,135 @@ fn byte_flips_never_panic() {
             }
         }
     }
+}
+
+/// A tetrahedron's surface: the face opposite the origin is the physical
+/// surface "gate" (1), the other three "wall" (2).
+const TETRA_ASCII: &str = "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n\
+$PhysicalNames\n2\n2 1 \"gate\"\n2 2 \"wall\"\n$EndPhysicalNames\n\
+$Entities\n0 0 2 0\n1 0 0 0 1 1 1 1 1 0\n2 0 0 0 1 1 1 1 2 0\n$EndEntities\n\
+$Nodes\n1 4 1 4\n2 1 0 4\n1\n2\n3\n4\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n$EndNodes\n\
+$Elements\n2 4 1 4\n2 1 2 1\n1 2 3 4\n2 2 2 3\n2 1 2 4\n3 1 4 3\n4 1 3 2\n$EndElements\n";
+
+/// The same surface in MSH 2.2 (first tag: the physical surface).
+const TETRA_V2: &str = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n\
+$PhysicalNames\n2\n2 1 \"gate\"\n2 2 \"wall\"\n$EndPhysicalNames\n\
+$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n\
+$Elements\n5\n9 15 2 0 1 1\n1 2 2 1 1 2 3 4\n2 2 2 2 2 1 2 4\n3 2 2 2 2 1 4 3\n4 2 2 2 2 1 3 2\n$EndElements\n";
+
+fn tetra_expected() -> MeshSurface {
+    let p = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+    let gate = vec!["gate".to_string()];
+    let wall = vec!["wall".to_string()];
+    MeshSurface {
+        triangles: vec![
+            [p[1], p[2], p[3]],
+            [p[0], p[1], p[3]],
+            [p[0], p[3], p[2]],
+            [p[0], p[2], p[1]],
+        ],
+        gate: vec![true, false, false, false],
+        groups: vec![gate, wall.clone(), wall.clone(), wall],
+    }
+}
+
+/// `TETRA_ASCII` as a 4.1 binary file.
+fn tetra_binary(size_t: usize, big_endian: bool) -> Vec<u8> {
+    let mut w = BinaryWriter {
+        out: Vec::new(),
+        size_t,
+        big_endian,
+    };
+    w.text(format!("$MeshFormat\n4.1 1 {size_t}\n").as_bytes());
+    w.ints(&[1]);
+    w.text(b"\n$EndMeshFormat\n$PhysicalNames\n2\n2 1 \"gate\"\n2 2 \"wall\"\n$EndPhysicalNames\n");
+    w.text(b"$Entities\n");
+    w.sizes(&[0, 0, 2, 0]);
+    for tag in [1, 2] {
+        w.ints(&[tag]);
+        w.floats(&[0.0, 0.0, 0.0, 1.0, 1.0, 1.0]);
+        w.sizes(&[1]);
+        w.ints(&[tag]);
+        w.sizes(&[0]);
+    }
+    w.text(b"\n$EndEntities\n$Nodes\n");
+    w.sizes(&[1, 4, 1, 4]);
+    w.ints(&[2, 1, 0]);
+    w.sizes(&[4, 1, 2, 3, 4]);
+    w.floats(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]);
+    w.text(b"\n$EndNodes\n$Elements\n");
+    w.sizes(&[2, 4, 1, 4]);
+    w.ints(&[2, 1, 2]);
+    w.sizes(&[1, 1, 2, 3, 4]);
+    w.ints(&[2, 2, 2]);
+    w.sizes(&[3, 2, 1, 2, 4, 3, 1, 4, 3, 4, 1, 3, 2]);
+    w.text(b"\n$EndElements\n");
+    w.out
+}
+
+#[test]
+fn triangles_and_their_gate_surface_in_every_format() {
+    let ascii = parse_msh_surface(TETRA_ASCII.as_bytes(), Path::new("tetra.msh")).unwrap();
+    assert_eq!(ascii, tetra_expected());
+    let v2 = parse_msh_surface(TETRA_V2.as_bytes(), Path::new("tetra_v2.msh")).unwrap();
+    assert_eq!(v2, tetra_expected());
+    for size_t in [4, 8] {
+        for big_endian in [false, true] {
+            let bytes = tetra_binary(size_t, big_endian);
+            let s = parse_msh_surface(&bytes, Path::new("tetra_binary.msh"))
+                .unwrap_or_else(|e| panic!("size_t {size_t}, big endian {big_endian}: {e}"));
+            assert_eq!(s, tetra_expected(), "size_t {size_t}, big {big_endian}");
+        }
+    }
+    // A closed surface: every edge between two triangles.
+    let walls = crate::model::Walls3d::mesh(&ascii.triangles).unwrap();
+    assert_eq!(
+        (walls.triangles.len(), walls.edges.len(), walls.vertices.len()),
+        (4, 6, 4)
+    );
+    assert!(walls.edges.iter().all(|e| e.into.len() == 2));
+}
+
+#[test]
+fn a_surface_read_wants_triangles_and_a_line_read_wants_lines() {
+    let e = parse_msh_surface(COMMITTED[0].1, Path::new("hourglass.msh")).unwrap_err();
+    assert!(matches!(e, MeshError::NoTriangles { .. }), "{e}");
+    assert!(
+        e.to_string().contains("hourglass.msh: no 3-node triangle elements"),
+        "{e}"
+    );
+    let e = parse_msh(TETRA_ASCII.as_bytes(), Path::new("tetra.msh")).unwrap_err();
+    assert!(matches!(e, MeshError::NoLines { .. }), "{e}");
+    // A triangle naming a node that is not there names its element.
+    let broken = TETRA_V2.replace("4 2 2 2 2 1 3 2", "4 2 2 2 2 1 3 9");
+    let e = parse_msh_surface(broken.as_bytes(), Path::new("broken.msh")).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            MeshError::UnknownNode {
+                element: 4,
+                node: 9,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // A triangle with a fourth node.
+    let long = TETRA_V2.replace("4 2 2 2 2 1 3 2", "4 2 2 2 2 1 3 2 4");
+    let e = parse_msh_surface(long.as_bytes(), Path::new("long.msh"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("triangle element 4 has more than 3 nodes") && e.contains("long.msh"),
+        "{e}"
+    );
+    // A z coordinate that is not a number, where z counts.
+    let nan = TETRA_V2.replace("4 0 0 1\n", "4 0 0 nan\n");
+    let e = parse_msh_surface(nan.as_bytes(), Path::new("nan.msh"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("nan.msh") && e.contains("node 4") && e.contains("not finite"),
+        "{e}"
+    );
 }

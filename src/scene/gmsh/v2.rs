@@ -9,19 +9,20 @@
 use std::str::FromStr;
 
 use super::reader::{Reader, show};
-use super::{Group, Location, MeshError, RawLine, RawMesh};
+use super::{Group, Location, MeshError, RawLine, RawMesh, RawTriangle};
 
 /// The 2-node line element.
 const LINE: i64 = 1;
+/// The 3-node triangle element.
+const TRIANGLE: i64 = 2;
 
 pub(super) fn read_nodes(r: &mut Reader<'_>, mesh: &mut RawMesh) -> Result<(), MeshError> {
     let count = r.ascii::<usize>("a node count")?;
     for _ in 0..count {
         let at = r.here();
         let tag = r.ascii::<u64>("a node tag")?;
-        let xy = [r.coordinate()?, r.coordinate()?];
-        r.float("a z coordinate")?;
-        mesh.add_node(r, tag, xy, at)?;
+        let xyz = [r.coordinate()?, r.coordinate()?, r.float("a z coordinate")?];
+        mesh.add_node(r, tag, xyz, at)?;
     }
     Ok(())
 }
@@ -34,7 +35,8 @@ pub(super) fn read_elements(r: &mut Reader<'_>, mesh: &mut RawMesh) -> Result<()
         let mut fields = line.split(u8::is_ascii_whitespace).filter(|field| !field.is_empty());
         let element = field::<u64>(r, at, fields.next(), "an element tag")?;
         let mut next = |what: &str| field::<i64>(r, at, fields.next(), what);
-        if next("an element type")? != LINE {
+        let kind = next("an element type")?;
+        if kind != LINE && kind != TRIANGLE {
             continue;
         }
         let tags = next("a tag count")?;
@@ -47,20 +49,33 @@ pub(super) fn read_elements(r: &mut Reader<'_>, mesh: &mut RawMesh) -> Result<()
                 group = Group::Physical(physical);
             }
         }
-        let nodes = [
-            field::<u64>(r, at, fields.next(), "a node tag")?,
-            field::<u64>(r, at, fields.next(), "a node tag")?,
-        ];
+        let (name, count) = if kind == LINE { ("line", 2) } else { ("triangle", 3) };
+        let mut nodes = [0u64; 3];
+        for node in &mut nodes[..count] {
+            *node = field::<u64>(r, at, fields.next(), "a node tag")?;
+        }
         if let Some(extra) = fields.next() {
-            let message = format!("line element {element} has more than 2 nodes (extra `{}`)", show(extra));
+            let message = format!(
+                "{name} element {element} has more than {count} nodes (extra `{}`)",
+                show(extra)
+            );
             return Err(r.error(at, message));
         }
-        mesh.lines.push(RawLine {
-            element,
-            nodes,
-            group,
-            at,
-        });
+        if kind == LINE {
+            mesh.lines.push(RawLine {
+                element,
+                nodes: [nodes[0], nodes[1]],
+                group,
+                at,
+            });
+        } else {
+            mesh.triangles.push(RawTriangle {
+                element,
+                nodes,
+                group,
+                at,
+            });
+        }
     }
     Ok(())
 }

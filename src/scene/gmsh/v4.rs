@@ -14,10 +14,12 @@
 //! ```
 
 use super::reader::Reader;
-use super::{Group, Location, MeshError, RawLine, RawMesh};
+use super::{Group, Location, MeshError, RawLine, RawMesh, RawTriangle};
 
 /// The 2-node line element.
 const LINE: i32 = 1;
+/// The 3-node triangle element.
+const TRIANGLE: i32 = 2;
 
 pub(super) fn read_entities(r: &mut Reader<'_>, mesh: &mut RawMesh) -> Result<(), MeshError> {
     let mut counts = [0; 4];
@@ -41,6 +43,8 @@ pub(super) fn read_entities(r: &mut Reader<'_>, mesh: &mut RawMesh) -> Result<()
             }
             if dim == 1 {
                 mesh.curve_physicals.insert(tag, physicals);
+            } else if dim == 2 {
+                mesh.surface_physicals.insert(tag, physicals);
             }
         }
     }
@@ -77,12 +81,11 @@ pub(super) fn read_nodes(r: &mut Reader<'_>, mesh: &mut RawMesh) -> Result<(), M
         }
         for &tag in &tags {
             let at = r.here();
-            let xy = [r.coordinate()?, r.coordinate()?];
-            r.float("a z coordinate")?;
+            let xyz = [r.coordinate()?, r.coordinate()?, r.float("a z coordinate")?];
             for _ in 0..per_node {
                 r.float("a parametric coordinate")?;
             }
-            mesh.add_node(r, tag, xy, at)?;
+            mesh.add_node(r, tag, xyz, at)?;
         }
     }
     check_total(r, header, "$Nodes", "nodes", declared, held)
@@ -119,8 +122,25 @@ pub(super) fn read_elements(r: &mut Reader<'_>, mesh: &mut RawMesh) -> Result<()
         let element_type = r.int("an element type")?;
         let count = r.count("an element count")?;
         held = held.saturating_add(count as u64);
-        let group = if dim == 1 { Group::Curve(entity) } else { Group::None };
+        let group = match dim {
+            1 => Group::Curve(entity),
+            2 => Group::Surface(entity),
+            _ => Group::None,
+        };
         match nodes_per_element(element_type) {
+            Some(_) if element_type == TRIANGLE => {
+                for _ in 0..count {
+                    let at = r.here();
+                    let element = r.size("an element tag")?;
+                    let nodes = [r.size("a node tag")?, r.size("a node tag")?, r.size("a node tag")?];
+                    mesh.triangles.push(RawTriangle {
+                        element,
+                        nodes,
+                        group,
+                        at,
+                    });
+                }
+            }
             Some(_) if element_type == LINE => {
                 for _ in 0..count {
                     let at = r.here();
