@@ -16,6 +16,7 @@ pub mod limits;
 mod motion;
 pub mod overrides;
 mod placed;
+pub mod revolved;
 mod spec;
 mod strict;
 mod validate;
