@@ -4,7 +4,7 @@
 
 use hourglass::cpu::dem::DemStepper;
 use hourglass::model::{DemParams, Dim3, Grains, Grid, Integrator, NormalLaw, SolverKind, StepParams, Walls3d};
-use hourglass::scene::revolved::silo;
+use hourglass::scene::revolved::{SECTORS, silo};
 
 fn params(dt: f32) -> StepParams {
     StepParams {
@@ -35,12 +35,16 @@ fn off_axis(x: [f32; 3]) -> f32 {
 #[test]
 fn a_silo_of_revolution_holds_its_spheres_behind_the_gate_and_lets_them_out_without_it() {
     // Cylinder of radius 5 cm up to 20 cm over a 60-degree hopper down to an
-    // outlet of radius 1.5 cm (5 diameters of the 3 mm spheres); 32 sectors.
+    // outlet of radius 1.5 cm (5 diameters of the 3 mm spheres).
     let (radius, height, outlet, slope) = (0.05f64, 0.2f64, 0.015f64, 60.0f64);
-    let shape = silo(radius, height, outlet, slope, 32).unwrap();
-    let closed = Walls3d::mesh(&[shape.walls.clone(), shape.gate.clone()].concat()).unwrap();
-    let open = Walls3d::mesh(&shape.walls).unwrap();
+    let shape = silo(radius, height, outlet, slope, SECTORS).unwrap();
     let r = 0.003f32;
+    // Indexed for the spheres' reach (diameter plus the alert distance).
+    let reach = 2.0 * r + 0.0005;
+    let closed = Walls3d::mesh(&[shape.walls.clone(), shape.gate.clone()].concat())
+        .unwrap()
+        .indexed(reach);
+    let open = Walls3d::mesh(&shape.walls).unwrap().indexed(reach);
     // Two layers of spheres on a square lattice over the hopper, falling in.
     let hc = ((radius - outlet) * slope.to_radians().tan()) as f32;
     let mut pos = Vec::new();

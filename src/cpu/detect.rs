@@ -59,8 +59,10 @@ impl Detect for Dim2 {
 
 impl Detect for Dim3 {
     /// The walls (model::walls3d), in body order: planes (d = (x - p).n - r),
-    /// triangles, edges, vertices; a triangle or edge farther than the
-    /// contact reach from its bounding box along an axis is skipped unread.
+    /// triangles, edges, vertices; a body farther than the contact reach
+    /// from its bounding box along an axis is skipped unread, and with a
+    /// `WallIndex` for this reach only the bodies of the sphere's cell are
+    /// screened (the same contacts, in the same order).
     #[inline]
     fn wall_contacts(inp: &DetectInput<Dim3>, i: usize, push: &mut impl FnMut(Contact<Dim3>)) {
         let walls: &Walls3d = inp.walls;
@@ -72,37 +74,32 @@ impl Detect for Dim3 {
                 push(fresh(Body::Segment(k as u32), gap, im, plane.normal));
             }
         }
-        let planes = walls.planes.len();
-        for (k, t) in walls.triangles.iter().enumerate() {
-            if t.beyond(x, reach) {
-                continue;
-            }
-            if let Some((n, gap)) = t.gap(x, r)
+        let (planes, triangles, edges) = (walls.planes.len(), walls.triangles.len(), walls.edges.len());
+        let mut body = |b: usize| {
+            let (found, code) = if b < triangles {
+                let t = &walls.triangles[b];
+                let f = (!t.beyond(x, reach)).then(|| t.gap(x, r)).flatten();
+                (f, Body::Segment((planes + b) as u32))
+            } else if b < triangles + edges {
+                let e = &walls.edges[b - triangles];
+                let f = (!e.beyond(x, reach)).then(|| e.gap(x, r)).flatten();
+                (f, Body::Corner((b - triangles) as u32))
+            } else {
+                let v = &walls.vertices[b - triangles - edges];
+                let f = (!(0..3).any(|c| (x[c] - v.pos[c]).abs() > reach))
+                    .then(|| v.gap(x, r))
+                    .flatten();
+                (f, Body::Corner((b - triangles) as u32))
+            };
+            if let Some((n, gap)) = found
                 && gap < inp.alert
             {
-                push(fresh(Body::Segment((planes + k) as u32), gap, im, n));
+                push(fresh(code, gap, im, n));
             }
-        }
-        for (k, e) in walls.edges.iter().enumerate() {
-            if e.beyond(x, reach) {
-                continue;
-            }
-            if let Some((n, gap)) = e.gap(x, r)
-                && gap < inp.alert
-            {
-                push(fresh(Body::Corner(k as u32), gap, im, n));
-            }
-        }
-        let edges = walls.edges.len();
-        for (k, v) in walls.vertices.iter().enumerate() {
-            if (0..3).any(|c| (x[c] - v.pos[c]).abs() > reach) {
-                continue;
-            }
-            if let Some((n, gap)) = v.gap(x, r)
-                && gap < inp.alert
-            {
-                push(fresh(Body::Corner((edges + k) as u32), gap, im, n));
-            }
+        };
+        match &walls.index {
+            Some(index) if index.reach >= reach => index.near(x).iter().for_each(|&b| body(b as usize)),
+            _ => (0..triangles + edges + walls.vertices.len()).for_each(&mut body),
         }
     }
 }
@@ -649,5 +646,94 @@ mod tests {
         assert!(pairs > 500 && on_walls > 50, "{pairs} pairs, {on_walls} wall contacts");
         assert_eq!(tally.contacts, pairs + on_walls);
         assert_eq!(tally.max_overlap, deepest);
+    }
+
+    /// Spheres over a bumpy triangulated floor: with a `WallIndex` the
+    /// lists are those of the screen over every body, bit for bit and in
+    /// the same order, and both hold exactly the faces, edges and vertices a
+    /// search over every body without screens finds within the alert distance.
+    #[test]
+    fn an_indexed_mesh_finds_the_contacts_of_a_search_over_every_body() {
+        let mut rng = StdRng::seed_from_u64(5);
+        let cells = 24;
+        let side = 0.1f64 / cells as f64;
+        let height = |i: usize, k: usize| 0.004 * ((i as f64 * 0.9).sin() + (k as f64 * 0.7).cos());
+        let at = |i: usize, k: usize| [i as f64 * side, height(i, k), k as f64 * side];
+        let mut triangles = Vec::new();
+        for i in 0..cells {
+            for k in 0..cells {
+                triangles.push([at(i, k), at(i + 1, k), at(i + 1, k + 1)]);
+                triangles.push([at(i, k), at(i + 1, k + 1), at(i, k + 1)]);
+            }
+        }
+        let (r_max, alert) = (0.004f32, 0.001f32);
+        let plain = Walls3d::mesh(&triangles).unwrap();
+        let indexed = plain.clone().indexed(2.0 * r_max + alert);
+        assert!(indexed.index.is_some());
+        let (lo, hi) = ([0.0f32, -0.012, 0.0], [0.1f32, 0.02, 0.1]);
+        let n = 1200;
+        let pos: Vec<[f32; 3]> = (0..n)
+            .map(|_| std::array::from_fn(|k| rng.random_range(lo[k] - 0.01..hi[k] + 0.01)))
+            .collect();
+        let radius: Vec<f32> = (0..n).map(|_| rng.random_range(0.5 * r_max..r_max)).collect();
+        let grains = Grains::<Dim3>::of_density(pos.clone(), vec![[0.0; 3]; n], radius.clone(), 2500.0);
+        let grid = Grid::<Dim3>::covering_box(lo, hi, 2.0 * r_max + alert).unwrap();
+        let detect = |walls: &Walls3d| {
+            let (mut bins, mut lists) = (Bins::default(), ContactLists::<Dim3>::new(n, 64));
+            let tally = bin_and_detect(&grid, &mut bins, &grains, walls, alert, &mut lists);
+            assert_eq!(tally.overflow, 0);
+            lists
+        };
+        let (a, b) = (detect(&plain), detect(&indexed));
+        assert_eq!(a.count, b.count);
+        assert!(
+            a.slots
+                .iter()
+                .zip(&b.slots)
+                .all(|(x, y)| bytemuck::bytes_of(x) == bytemuck::bytes_of(y))
+        );
+        let (mut faces, mut corners) = (0, 0);
+        for i in 0..n {
+            let (x, r) = (pos[i], radius[i]);
+            let mut want = Vec::new();
+            let mut keep = |body: Body, found: Option<([f32; 3], f32)>| {
+                if let Some((nrm, gap)) = found
+                    && gap < alert
+                {
+                    want.push((body, gap.to_bits(), nrm.map(f32::to_bits)));
+                }
+            };
+            for (k, t) in plain.triangles.iter().enumerate() {
+                keep(Body::Segment(k as u32), t.gap(x, r));
+            }
+            for (k, e) in plain.edges.iter().enumerate() {
+                keep(Body::Corner(k as u32), e.gap(x, r));
+            }
+            for (k, v) in plain.vertices.iter().enumerate() {
+                keep(Body::Corner((plain.edges.len() + k) as u32), v.gap(x, r));
+            }
+            let got: Vec<_> = b
+                .of(i)
+                .iter()
+                .filter(|c| !matches!(c.body(), Body::Grain(_)))
+                .map(|c| (c.body(), c.gap.to_bits(), c.normal.map(f32::to_bits)))
+                .collect();
+            faces += got.iter().filter(|c| matches!(c.0, Body::Segment(_))).count();
+            corners += got.iter().filter(|c| matches!(c.0, Body::Corner(_))).count();
+            assert_eq!(got, want, "sphere {i} at {x:?}");
+        }
+        assert!(
+            faces > 100 && corners > 10,
+            "{faces} faces, {corners} edges and vertices"
+        );
+        // An index for a shorter reach than the spheres' is not used.
+        let short = plain.clone().indexed(0.5 * r_max);
+        let c = detect(&short);
+        assert!(
+            a.slots
+                .iter()
+                .zip(&c.slots)
+                .all(|(x, y)| bytemuck::bytes_of(x) == bytemuck::bytes_of(y))
+        );
     }
 }

@@ -115,7 +115,52 @@ pub struct Walls3d {
     pub edges: Vec<Edge>,
     #[serde(default)]
     pub vertices: Vec<Vertex>,
+    /// Which mesh bodies lie near each cell of a grid over the mesh
+    /// ([`Walls3d::build_index`]); None: the detection screens them all.
+    #[serde(skip)]
+    pub index: Option<WallIndex>,
 }
+
+/// A uniform grid over the mesh's bounding box grown by `reach`, listing
+/// per cell the triangles, edges and vertices whose bounding box grown by
+/// `reach` meets the cell, in body order (triangles, edges, vertices, each
+/// ascending). A sphere at x whose contacts reach no farther than `reach`
+/// can touch only the bodies of x's cell, and none when x lies outside the
+/// grid: the detection then reads one short list instead of every body,
+/// and finds the same contacts in the same order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WallIndex {
+    /// The grid's lower corner, m, its cell side, m, and its cells along x, y, z.
+    pub lo: [f32; 3],
+    pub cell: f32,
+    pub dims: [u32; 3],
+    /// The reach the lists hold for, m.
+    pub reach: f32,
+    /// Cell c's bodies are `bodies[start[c]..start[c + 1]]`, cells x fastest.
+    pub start: Vec<u32>,
+    /// Mesh bodies: k < triangles for triangle k, then edges, then vertices.
+    pub bodies: Vec<u32>,
+}
+
+impl WallIndex {
+    /// The bodies x's cell lists; empty outside the grid.
+    #[inline]
+    pub fn near(&self, x: [f32; 3]) -> &[u32] {
+        let mut c = [0u32; 3];
+        for k in 0..3 {
+            let f = (x[k] - self.lo[k]) / self.cell;
+            if !(f >= 0.0 && f < self.dims[k] as f32) {
+                return &[];
+            }
+            c[k] = (f as u32).min(self.dims[k] - 1);
+        }
+        let cell = ((c[2] * self.dims[1] + c[1]) * self.dims[0] + c[0]) as usize;
+        &self.bodies[self.start[cell] as usize..self.start[cell + 1] as usize]
+    }
+}
+
+/// Cells a [`WallIndex`] holds at most; past it the cells grow.
+pub const MAX_INDEX_CELLS: u64 = 1 << 21;
 
 #[inline]
 fn sub3(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
@@ -240,6 +285,83 @@ impl Walls3d {
         })
     }
 
+    /// These walls with a [`WallIndex`] for spheres whose contacts reach
+    /// at most `reach` m (their radius plus the alert distance, or more):
+    /// cells of twice `reach`, grown until there are at most
+    /// [`MAX_INDEX_CELLS`]. Without
+    /// mesh bodies, or for a `reach` that is not a positive number, there is
+    /// no index.
+    pub fn indexed(mut self, reach: f32) -> Walls3d {
+        self.index = None;
+        let bodies = self.triangles.len() + self.edges.len() + self.vertices.len();
+        if bodies == 0 || !(reach > 0.0 && reach.is_finite()) {
+            return self;
+        }
+        let boxes: Vec<([f32; 3], [f32; 3])> = self
+            .triangles
+            .iter()
+            .map(|t| {
+                let lo = [0, 1, 2].map(|k| t.a[k].min(t.b[k]).min(t.c[k]));
+                let hi = [0, 1, 2].map(|k| t.a[k].max(t.b[k]).max(t.c[k]));
+                (lo, hi)
+            })
+            .chain(self.edges.iter().map(|e| {
+                let lo = [0, 1, 2].map(|k| e.a[k].min(e.b[k]));
+                let hi = [0, 1, 2].map(|k| e.a[k].max(e.b[k]));
+                (lo, hi)
+            }))
+            .chain(self.vertices.iter().map(|v| (v.pos, v.pos)))
+            .map(|(lo, hi)| (lo.map(|x| x - reach), hi.map(|x| x + reach)))
+            .collect();
+        let mut lo = [f32::INFINITY; 3];
+        let mut hi = [f32::NEG_INFINITY; 3];
+        for (a, b) in &boxes {
+            for k in 0..3 {
+                lo[k] = lo[k].min(a[k]);
+                hi[k] = hi[k].max(b[k]);
+            }
+        }
+        let mut cell = 2.0 * reach;
+        let dims = loop {
+            let d = [0, 1, 2].map(|k| (((hi[k] - lo[k]) / cell).ceil() as u64).max(1));
+            if d[0] * d[1] * d[2] <= MAX_INDEX_CELLS {
+                break d.map(|n| n as u32);
+            }
+            cell *= 1.25;
+        };
+        let cells = (dims[0] * dims[1] * dims[2]) as usize;
+        let range = |a: f32, b: f32, k: usize| {
+            let c = |x: f32| (((x - lo[k]) / cell).floor().max(0.0) as u32).min(dims[k] - 1);
+            c(a)..=c(b)
+        };
+        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); cells];
+        for (body, (a, b)) in boxes.iter().enumerate() {
+            for z in range(a[2], b[2], 2) {
+                for y in range(a[1], b[1], 1) {
+                    for x in range(a[0], b[0], 0) {
+                        lists[((z * dims[1] + y) * dims[0] + x) as usize].push(body as u32);
+                    }
+                }
+            }
+        }
+        let mut start = Vec::with_capacity(cells + 1);
+        let mut bodies = Vec::new();
+        for l in &lists {
+            start.push(bodies.len() as u32);
+            bodies.extend_from_slice(l);
+        }
+        start.push(bodies.len() as u32);
+        self.index = Some(WallIndex {
+            lo,
+            cell,
+            dims,
+            reach,
+            start,
+            bodies,
+        });
+        self
+    }
+
     /// The walls of a triangle mesh (each triangle its three corners, m),
     /// with its edges and vertices: corners closer than
     /// [`MERGE_TOLERANCE`] are one vertex, and two triangles sharing two
@@ -351,8 +473,9 @@ impl Walls3d {
     }
 
     /// These walls and `other`'s, as one set (`other`'s bodies numbered
-    /// after these in each kind).
+    /// after these in each kind), without an index.
     pub fn with(mut self, other: &Walls3d) -> Walls3d {
+        self.index = None;
         self.planes.extend_from_slice(&other.planes);
         self.triangles.extend_from_slice(&other.triangles);
         self.edges.extend_from_slice(&other.edges);
