@@ -9,6 +9,7 @@ pub mod build;
 mod checks;
 pub mod emit;
 pub mod fill;
+pub mod fill3d;
 pub mod gmsh;
 pub mod hourglass;
 mod laws;
