@@ -604,7 +604,7 @@ fn apgd_gather_matches_cpu() {
         for state in APGD_STATES {
             let mut want = vec![[0.0f32; 2]; n];
             let free = free(&vel_free, &p.grains.inv_mass, &[], &[]);
-            cpu::apgd::apgd_gather::<false>(&p.lists, [&prev, &[]], &free, moving(&mut want, &mut []), &state);
+            cpu::apgd::apgd_gather::<_, false>(&p.lists, (&prev, &[]), &free, moving(&mut want, &mut []), &state);
             let k = apgd::Apgd::new(&ctx, &cfg(&p));
             let bufs = apgd_buffers(&ctx, &prev, &state);
             let (pb, count, slots) = (uni(&ctx, &q), buf(&ctx, &p.lists.count), buf(&ctx, &p.lists.slots));
@@ -647,9 +647,9 @@ fn apgd_contact_matches_cpu() {
             let mut want_prev = prev0.clone();
             let mut want_r = vec![-1.0f32; n];
             let mut want_state = state;
-            cpu::apgd::apgd_contact::<false>(
+            cpu::apgd::apgd_contact::<_, false>(
                 &mut want,
-                [&mut want_prev, &mut []],
+                (&mut want_prev, &mut []),
                 &p.grains.vel,
                 &mut want_r,
                 &mut want_state,
@@ -865,7 +865,7 @@ fn apgd_gather_friction_matches_cpu() {
             let (mut want, mut want_w) = (vec![[0.0f32; 2]; n], vec![0.0f32; n]);
             let free = free(&vel_free, &p.grains.inv_mass, &f.spin, &p.grains.radius);
             let out = moving(&mut want, &mut want_w);
-            cpu::apgd::apgd_gather::<true>(&f.lists, [&prev, &f.prev_t], &free, out, &state);
+            cpu::apgd::apgd_gather::<_, true>(&f.lists, (&prev, &f.prev_t), &free, out, &state);
             let k = apgd::Apgd::new(&ctx, &cfg(&p));
             let mut bufs = apgd_buffers(&ctx, &prev, &state);
             bufs.prev_t = buf(&ctx, &f.prev_t);
@@ -932,9 +932,9 @@ fn apgd_contact_friction_matches_cpu() {
                 mu: q.mu,
                 mu_wall: q.mu_wall,
             };
-            cpu::apgd::apgd_contact::<true>(
+            cpu::apgd::apgd_contact::<_, true>(
                 &mut want,
-                [&mut want_prev, &mut want_prev_t],
+                (&mut want_prev, &mut want_prev_t),
                 &p.grains.vel,
                 &mut want_r,
                 &mut want_state,

@@ -42,10 +42,11 @@
 use rayon::prelude::*;
 
 use super::PAR_MIN;
-use super::jacobi::{Free, Friction, Moving, Projection, friction_correction, gather_with, other_velocity};
+use super::jacobi::{Free, Friction, Moving, Projection, friction_correction_in, gather_with, other_velocity};
 use super::solver::{SolveCtx, Solver};
-use crate::model::contact::coulomb;
-use crate::model::{APGD_RESTART_AGE, Contact, ContactLists, StepStats, dot, sub};
+use crate::model::contact::coulomb_in;
+use crate::model::space::{Coords, Dim2, Space};
+use crate::model::{APGD_RESTART_AGE, Contact, ContactLists, StepStats};
 
 /// The momentum state: theta (used by the next iteration), k, the last
 /// largest residual (m/s; f32::MAX before the first iteration), this
@@ -65,25 +66,32 @@ pub fn extrapolate(p: f32, q: f32, theta: f32) -> f32 {
     p + theta * (p - q)
 }
 
+/// [`extrapolate`] of a tangential impulse, coordinate by coordinate (in
+/// 3D the two copies hold opposite vectors and extrapolate to opposite ones).
+#[inline]
+pub fn extrapolate_t<T: Coords>(p: T, q: T, theta: f32) -> T {
+    p.zip(q, |p, q| extrapolate(p, q, theta))
+}
+
 /// Stage `apgd_gather`: each grain's velocity at the extrapolated impulses
 /// y = P + theta (P - Q), from the previous iterates `prev[0]` (one f32 per
-/// slot); with `FRICTION` also its spin, the tangential y from `prev[1]`
-/// (docs/nscd.md#coulomb-friction-and-rotation). Without, `prev[1]`, `free.spin`, `free.radius` and
+/// slot); with `FRICTION` also its spin, the tangential y from `prev.1`
+/// (docs/nscd.md#coulomb-friction-and-rotation). Without, `prev.1`, `free.spin`, `free.radius` and
 /// `out.spin` are not read (they may be empty).
-pub fn apgd_gather<const FRICTION: bool>(
-    lists: &ContactLists,
-    prev: [&[f32]; 2],
-    free: &Free,
-    out: Moving,
+pub fn apgd_gather<S: Space, const FRICTION: bool>(
+    lists: &ContactLists<S>,
+    prev: (&[f32], &[S::Tangent]),
+    free: &Free<S>,
+    out: Moving<S>,
     state: &Momentum,
 ) {
-    let (theta, [prev, prev_t]) = (state[0], prev);
+    let (theta, (prev, prev_t)) = (state[0], prev);
     let (count, slots, k) = (&lists.count, &lists.slots, lists.capacity);
-    gather_with::<_, FRICTION>(count, slots, k, free, out, |s, c| {
+    gather_with::<S, FRICTION>(count, slots, k, free, out, |s, c| {
         let y_t = if FRICTION {
-            extrapolate(c.impulse_t, prev_t[s], theta)
+            extrapolate_t(c.impulse_t, prev_t[s], theta)
         } else {
-            0.0
+            S::Tangent::default()
         };
         (extrapolate(c.impulse, prev[s], theta), y_t)
     });
@@ -94,16 +102,16 @@ pub fn apgd_gather<const FRICTION: bool>(
 /// `residual[i]` is grain i's largest |P' - y| W / omega (m/s, 0 for a grain
 /// without contacts), and `state[3]` is raised to the largest of them. With `FRICTION` the local Coulomb update relaxed by
 /// omega from (y_n, y_t) with the velocities and the spins `f.spin` of y,
-/// Q' = P for both components (`prev[1]` the tangential), and the residual
-/// `jacobi::friction_correction` of (P' - y); without, `f` and `prev[1]`
+/// Q' = P for both components (`prev.1` the tangential), and the residual
+/// `jacobi::friction_correction` of (P' - y); without, `f` and `prev.1`
 /// are not read.
-pub fn apgd_contact<const FRICTION: bool>(
-    lists: &mut ContactLists,
-    prev: [&mut [f32]; 2],
-    vel: &[[f32; 2]],
+pub fn apgd_contact<S: Space, const FRICTION: bool>(
+    lists: &mut ContactLists<S>,
+    prev: (&mut [f32], &mut [S::Tangent]),
+    vel: &[S::Vec],
     residual: &mut [f32],
     state: &mut Momentum,
-    f: &Friction,
+    f: &Friction<S>,
     how: &Projection,
 ) {
     let capacity = lists.capacity;
@@ -121,13 +129,13 @@ pub fn apgd_contact<const FRICTION: bool>(
     } = *how;
     // Grain i's contacts `list`, their previous iterates `q` (and `q_t`
     // with friction): the update, and the grain's residual.
-    let grain = |i: usize, list: &mut [Contact], q: &mut [f32], q_t: &mut [f32]| {
+    let grain = |i: usize, list: &mut [Contact<S>], q: &mut [f32], q_t: &mut [S::Tangent]| {
         let n = (count[i] as usize).min(capacity);
         let mut worst = 0.0f32;
         for (k, c) in list[..n].iter_mut().enumerate() {
             let y = extrapolate(c.impulse, q[k], theta);
             if !FRICTION {
-                let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal);
+                let u = S::dot(S::sub(vel[i], other_velocity(c, vel)), c.normal);
                 let t = c.target(u, inv_dt, beta, slop);
                 let p = (y - omega * t / c.inv_mass_sum).max(0.0);
                 worst = worst.max((p - y).abs() * c.inv_mass_sum / omega);
@@ -135,18 +143,18 @@ pub fn apgd_contact<const FRICTION: bool>(
                 c.impulse = p;
                 continue;
             }
-            let y_t = extrapolate(c.impulse_t, q_t[k], theta);
+            let y_t = extrapolate_t(c.impulse_t, q_t[k], theta);
             let (u, u_t, mu) = f.velocities(i, c, vel);
             let t = c.target(u, inv_dt, beta, slop);
             let w = c.inv_mass_sum;
-            let (pn, pt) = coulomb(y, y_t, t, u_t, w, omega, mu);
-            worst = worst.max(friction_correction(pn - y, pt - y_t, w, omega));
+            let (pn, pt) = coulomb_in::<S>(y, y_t, t, u_t, w, omega, mu);
+            worst = worst.max(friction_correction_in::<S>(pn - y, S::tangent_sub(pt, y_t), w, omega));
             (q[k], q_t[k]) = (c.impulse, c.impulse_t);
             (c.impulse, c.impulse_t) = (pn, pt);
         }
         worst
     };
-    let [prev, prev_t] = prev;
+    let (prev, prev_t) = prev;
     let chunks = lists.slots.par_chunks_mut(capacity).zip(prev.par_chunks_mut(capacity));
     if FRICTION {
         chunks
@@ -183,7 +191,11 @@ pub fn apgd_momentum(state: &mut Momentum) -> f32 {
 /// iterates of the normal and, with `FRICTION`, the tangential impulses, is
 /// scratch, resized here); leaves the velocities (and spins) of the final
 /// impulses.
-pub fn solve<const FRICTION: bool>(ctx: SolveCtx, prev: [&mut Vec<f32>; 2], stats: &mut StepStats) {
+pub fn solve<S: Space, const FRICTION: bool>(
+    ctx: SolveCtx<S>,
+    prev: (&mut Vec<f32>, &mut Vec<S::Tangent>),
+    stats: &mut StepStats,
+) {
     let SolveCtx {
         lists,
         free,
@@ -193,7 +205,7 @@ pub fn solve<const FRICTION: bool>(ctx: SolveCtx, prev: [&mut Vec<f32>; 2], stat
         ..
     } = ctx;
     let (how, threshold) = (Projection::of(p), p.threshold());
-    let [prev, prev_t] = prev;
+    let (prev, prev_t) = prev;
     prev.clear();
     prev.extend(lists.slots.iter().map(|c| c.impulse));
     if FRICTION {
@@ -208,41 +220,42 @@ pub fn solve<const FRICTION: bool>(ctx: SolveCtx, prev: [&mut Vec<f32>; 2], stat
             vel: &mut *vel,
             spin: &mut *spin,
         };
-        apgd_gather::<FRICTION>(lists, [prev, prev_t], &free, out, &state);
+        apgd_gather::<S, FRICTION>(lists, (prev, prev_t), &free, out, &state);
         let f = Friction {
             spin: &*spin,
             radius: free.radius,
             mu: p.mu,
             mu_wall: p.mu_wall,
         };
-        let prev = [&mut prev[..], &mut prev_t[..]];
-        apgd_contact::<FRICTION>(lists, prev, vel, &mut residual, &mut state, &f, &how);
+        let prev = (&mut prev[..], &mut prev_t[..]);
+        apgd_contact::<S, FRICTION>(lists, prev, vel, &mut residual, &mut state, &f, &how);
         apgd_momentum(&mut state)
     });
     let (c, s, k) = (&lists.count, &lists.slots, lists.capacity);
     super::jacobi::jacobi_gather::<_, FRICTION>(c, s, k, &free, Moving { vel, spin });
 }
 
-/// APGD as a [`Solver`]; keeps its previous-iterate buffers between steps.
+/// APGD as a [`Solver`] in the space `S`; keeps its previous-iterate
+/// buffers between steps.
 #[derive(Debug, Clone, Default)]
-pub struct Apgd {
+pub struct Apgd<S: Space = Dim2> {
     /// The previous iterates of the normal impulses, one per slot.
     prev: Vec<f32>,
     /// The previous iterates of the tangential impulses (friction only).
-    prev_t: Vec<f32>,
+    prev_t: Vec<S::Tangent>,
 }
 
-impl Solver for Apgd {
-    fn solve(&mut self, ctx: SolveCtx, stats: &mut StepStats) {
-        let prev = [&mut self.prev, &mut self.prev_t];
+impl<S: Space> Solver<S> for Apgd<S> {
+    fn solve(&mut self, ctx: SolveCtx<S>, stats: &mut StepStats) {
+        let prev = (&mut self.prev, &mut self.prev_t);
         if ctx.p.friction() {
-            solve::<true>(ctx, prev, stats)
+            solve::<S, true>(ctx, prev, stats)
         } else {
-            solve::<false>(ctx, prev, stats)
+            solve::<S, false>(ctx, prev, stats)
         }
     }
 
-    fn boxed(&self) -> Box<dyn Solver> {
+    fn boxed(&self) -> Box<dyn Solver<S>> {
         Box::new(self.clone())
     }
 }

@@ -126,12 +126,13 @@ impl CpuSpace for Dim2 {
     }
 }
 
-/// Three dimensions: projected Jacobi so far; the bridges' law and the
+/// Three dimensions: projected Jacobi and APGD so far; the bridges' law and the
 /// forcing are the plane's alone, and refused; the walls (planes) stand still.
 impl CpuSpace for Dim3 {
     fn make_solver(kind: SolverKind) -> Option<Box<dyn solver::Solver<Dim3>>> {
         match kind {
             SolverKind::Jacobi => Some(Box::new(jacobi::Jacobi)),
+            SolverKind::Apgd => Some(Box::<apgd::Apgd<Dim3>>::default()),
             _ => None,
         }
     }

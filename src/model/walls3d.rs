@@ -116,7 +116,7 @@ pub struct Walls3d {
     #[serde(default)]
     pub vertices: Vec<Vertex>,
     /// Which mesh bodies lie near each cell of a grid over the mesh
-    /// ([`Walls3d::build_index`]); None: the detection screens them all.
+    /// ([`Walls3d::indexed`]); None: the detection screens them all.
     #[serde(skip)]
     pub index: Option<WallIndex>,
 }
