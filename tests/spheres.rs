@@ -70,7 +70,8 @@ fn head_on(solver: SolverKind, ra: f32, rb: f32, va: f32, vb: f32, e: f32) -> (f
 fn a_perfectly_inelastic_head_on_pair_moves_on_with_the_momentum_of_spheres() {
     // Radii 4 and 2 mm: masses 8 : 1 for spheres (4 : 1 would be disks).
     let (ra, rb, va, vb) = (0.004f32, 0.002f32, 0.1f32, -0.3f32);
-    for solver in SOLVERS {
+    // Frictionless: Uzawa too.
+    for solver in [SOLVERS[0], SOLVERS[1], SolverKind::Uzawa] {
         let (ua, ub, g) = head_on(solver, ra, rb, va, vb, 0.0);
         let (ma, mb) = (g.mass(0), g.mass(1));
         assert!((ma / mb - 8.0).abs() < 1e-4, "{ma} {mb}");
@@ -144,7 +145,7 @@ fn drop(solver: SolverKind, h: f32, e: f32) -> (f32, f32) {
 #[test]
 fn a_dropped_sphere_rebounds_to_e_squared_of_its_height_and_then_rests() {
     let h = 0.1;
-    for solver in SOLVERS {
+    for solver in [SOLVERS[0], SOLVERS[1], SolverKind::Uzawa] {
         let (apex, rest) = drop(solver, h, 0.5);
         // The bounce happens up to |v| dt = 0.14 mm above the floor.
         assert!(
@@ -231,6 +232,18 @@ fn a_solver_without_3d_stages_is_refused_by_name() {
     let mut st = stepper([0.0; 3], [0.1; 3], 0.005, &p);
     let e = st.step(&mut g, &Walls3d::default(), &p).unwrap_err().to_string();
     assert!(e.contains("solver `nlgs`") && e.contains("3D"), "{e}");
+}
+
+#[test]
+fn friction_under_a_frictionless_solver_is_refused() {
+    let p = StepParams {
+        solver: SolverKind::Uzawa,
+        ..params([0.0, -9.81], 0.0, 0.3)
+    };
+    let mut g = Grains::<Dim3>::of_density(vec![[0.05, 0.05, 0.05]], vec![[0.0; 3]], vec![0.005], RHO);
+    let mut st = stepper([0.0; 3], [0.1; 3], 0.005, &p);
+    let e = st.step(&mut g, &Walls3d::default(), &p).unwrap_err().to_string();
+    assert!(e.contains("friction under solver `uzawa`"), "{e}");
 }
 
 #[test]

@@ -126,13 +126,14 @@ impl CpuSpace for Dim2 {
     }
 }
 
-/// Three dimensions: projected Jacobi and APGD so far; the bridges' law and the
+/// Three dimensions: projected Jacobi, APGD and Uzawa so far; the bridges' law and the
 /// forcing are the plane's alone, and refused; the walls (planes) stand still.
 impl CpuSpace for Dim3 {
     fn make_solver(kind: SolverKind) -> Option<Box<dyn solver::Solver<Dim3>>> {
         match kind {
             SolverKind::Jacobi => Some(Box::new(jacobi::Jacobi)),
             SolverKind::Apgd => Some(Box::<apgd::Apgd<Dim3>>::default()),
+            SolverKind::Uzawa => Some(Box::new(uzawa::Uzawa)),
             _ => None,
         }
     }
@@ -402,6 +403,13 @@ impl<S: CpuSpace> CpuStepper<S> {
             max_overlap: tally.max_overlap,
             ..StepStats::default()
         };
+        if S::DIM == 3 && p.friction() && !p.solver.facts().friction {
+            // The plane's scene checks refuse this before a run; a 3D step
+            // is called from code, and refuses it here.
+            return Err(Error::NotImplemented {
+                what: format!("friction under solver `{}` (it is frictionless)", p.solver.name()),
+            });
+        }
         if self.solver.as_ref().is_none_or(|(kind, _)| *kind != p.solver) {
             let made = S::make_solver(p.solver).ok_or_else(|| Error::NotImplemented {
                 what: if S::DIM == 2 {

@@ -30,12 +30,13 @@ use rayon::prelude::*;
 use super::PAR_MIN;
 use super::jacobi::{Free, Moving, Projection, other_velocity};
 use super::solver::{SolveCtx, Solver};
-use crate::model::{Body, Contact, UZAWA_STEP, dot, sub};
+use crate::model::space::Space;
+use crate::model::{Body, Contact, UZAWA_STEP};
 use crate::model::{ContactLists, StepParams, StepStats};
 
 /// rho_c / s = 1 / (im_a N_a + im_b N_b) of a contact of grain `i` (0 when both are fixed).
 #[inline]
-pub fn step_of(c: &Contact, i: usize, count: &[u32], capacity: usize, inv_mass: &[f32]) -> f32 {
+pub fn step_of<S: Space>(c: &Contact<S>, i: usize, count: &[u32], capacity: usize, inv_mass: &[f32]) -> f32 {
     let n = |g: usize| (count[g] as usize).min(capacity) as f32;
     let gb = match c.body() {
         Body::Grain(j) => inv_mass[j as usize] * n(j as usize),
@@ -51,9 +52,9 @@ pub fn step_of(c: &Contact, i: usize, count: &[u32], capacity: usize, inv_mass: 
 /// m/s, 0 for a grain without contacts.
 /// `how` gives the target's (1/dt, beta, slop) (`Contact::target`; its
 /// omega is not read), `scale` the step fraction s.
-pub fn uzawa_contact(
-    lists: &mut ContactLists,
-    vel: &[[f32; 2]],
+pub fn uzawa_contact<S: Space>(
+    lists: &mut ContactLists<S>,
+    vel: &[S::Vec],
     inv_mass: &[f32],
     residual: &mut [f32],
     how: &Projection,
@@ -85,11 +86,11 @@ pub fn uzawa_contact(
 /// P' = max(0, P - rho t) of one contact of grain `i` with step `rho`;
 /// returns |P' - P| / rho (0 when rho is 0).
 #[inline]
-fn project(c: &mut Contact, i: usize, rho: f32, vel: &[[f32; 2]], how: &Projection) -> f32 {
+fn project<S: Space>(c: &mut Contact<S>, i: usize, rho: f32, vel: &[S::Vec], how: &Projection) -> f32 {
     if rho == 0.0 {
         return 0.0;
     }
-    let u = dot(sub(vel[i], other_velocity(c, vel)), c.normal);
+    let u = S::dot(S::sub(vel[i], other_velocity(c, vel)), c.normal);
     let t = c.target(u, how.inv_dt, how.beta, how.slop);
     let p = (c.impulse - rho * t).max(0.0);
     let correction = (p - c.impulse).abs() / rho;
@@ -99,10 +100,10 @@ fn project(c: &mut Contact, i: usize, rho: f32, vel: &[[f32; 2]], how: &Projecti
 
 /// The Uzawa solver of one step on the CPU path (frictionless: `free.spin`
 /// and `free.radius` are not read).
-pub fn solve(
-    lists: &mut ContactLists,
-    free: &Free,
-    vel: &mut [[f32; 2]],
+pub fn solve<S: Space>(
+    lists: &mut ContactLists<S>,
+    free: &Free<S>,
+    vel: &mut [S::Vec],
     p: &StepParams,
     stats: &mut StepStats,
     history: Option<&mut Vec<f32>>,
@@ -111,10 +112,10 @@ pub fn solve(
 }
 
 /// [`solve`] with step fraction `scale` (the study sweeps it).
-pub fn solve_with(
-    lists: &mut ContactLists,
-    free: &Free,
-    vel: &mut [[f32; 2]],
+pub fn solve_with<S: Space>(
+    lists: &mut ContactLists<S>,
+    free: &Free<S>,
+    vel: &mut [S::Vec],
     p: &StepParams,
     stats: &mut StepStats,
     scale: f32,
@@ -123,9 +124,9 @@ pub fn solve_with(
     let k = lists.capacity;
     let (how, threshold) = (Projection::of(p), p.threshold());
     let inv_mass = free.inv_mass;
-    let gather = |lists: &ContactLists, vel: &mut [[f32; 2]]| {
+    let gather = |lists: &ContactLists<S>, vel: &mut [S::Vec]| {
         let out = Moving { vel, spin: &mut [] };
-        super::jacobi::jacobi_gather::<_, false>(&lists.count, &lists.slots, k, free, out);
+        super::jacobi::jacobi_gather::<S, false>(&lists.count, &lists.slots, k, free, out);
     };
     // Per-grain residuals, reduced like the GPU's uzawa_contact + residual_max.
     let mut residual = vec![0.0f32; vel.len()];
@@ -137,16 +138,17 @@ pub fn solve_with(
     });
 }
 
-/// Uzawa as a [`Solver`] (frictionless: the scene checks refuse friction).
+/// Uzawa as a [`Solver`] in either space (frictionless: the scene checks
+/// refuse friction, and in 3D a frictional step is refused by name).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Uzawa;
 
-impl Solver for Uzawa {
-    fn solve(&mut self, ctx: SolveCtx, stats: &mut StepStats) {
+impl<S: Space> Solver<S> for Uzawa {
+    fn solve(&mut self, ctx: SolveCtx<S>, stats: &mut StepStats) {
         solve(ctx.lists, &ctx.free, ctx.out.vel, ctx.p, stats, ctx.history);
     }
 
-    fn boxed(&self) -> Box<dyn Solver> {
+    fn boxed(&self) -> Box<dyn Solver<S>> {
         Box::new(*self)
     }
 }
