@@ -24,21 +24,8 @@ pub struct HourglassLines {
 /// Returns None when the neck is at least as wide as the bulb.
 pub fn outline(spec: &HourglassSpec, radius_mean: f64) -> Option<HourglassLines> {
     let a = spec.neck * radius_mean;
-    let hw = 0.5 * spec.width;
-    if a >= hw {
-        return None;
-    }
-    let t = spec.slope_deg.to_radians().tan();
-    let h = spec.bulb_height;
-    let hs = (hw - a) * t;
     // Left half of the upper bulb, from the neck up to the top centre.
-    let mut left = vec![[-a, 0.0]];
-    if hs < h {
-        left.push([-hw, hs]);
-        left.push([-hw, h]);
-    } else {
-        left.push([-(a + h / t), h]);
-    }
+    let left: Vec<[f64; 2]> = upper_side(spec, radius_mean)?.iter().map(|p| [-p[0], p[1]]).collect();
     let mut upper = left.clone();
     upper.extend(left.iter().rev().map(|p| [-p[0], p[1]]));
     // upper runs (-a,0) ... top ... (a,0); the lower bulb mirrors it in y.
@@ -49,6 +36,27 @@ pub fn outline(spec: &HourglassSpec, radius_mean: f64) -> Option<HourglassLines>
     Some(HourglassLines {
         walls,
         gate: [[-a, 0.0], [a, 0.0]],
+    })
+}
+
+/// The right side of the upper bulb, from the neck (a, 0) up to the top
+/// corner: (a, 0), (w/2, hs), (w/2, H), or (a, 0), (a + H / tan s, H) when
+/// the funnel reaches the top; None when the neck is at least as wide as
+/// the bulb. The plane's outline mirrors it, the hourglass of revolution
+/// (`scene::revolved`) turns it about the axis.
+pub fn upper_side(spec: &HourglassSpec, radius_mean: f64) -> Option<Vec<[f64; 2]>> {
+    let a = spec.neck * radius_mean;
+    let hw = 0.5 * spec.width;
+    if a >= hw {
+        return None;
+    }
+    let t = spec.slope_deg.to_radians().tan();
+    let h = spec.bulb_height;
+    let hs = (hw - a) * t;
+    Some(if hs < h {
+        vec![[a, 0.0], [hw, hs], [hw, h]]
+    } else {
+        vec![[a, 0.0], [a + h / t, h]]
     })
 }
 

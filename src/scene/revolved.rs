@@ -74,21 +74,9 @@ pub fn revolve(profile: &[[f64; 2]], sectors: usize) -> Vec<[[f64; 3]; 3]> {
 /// bulb.
 pub fn hourglass(spec: &HourglassSpec, radius_mean: f64, sectors: usize) -> Option<Revolved> {
     let a = spec.neck * radius_mean;
-    let hw = 0.5 * spec.width;
-    if a >= hw {
-        return None;
-    }
-    let t = spec.slope_deg.to_radians().tan();
-    let h = spec.bulb_height;
-    let hs = (hw - a) * t;
     // The upper half, from the neck to the top centre.
-    let mut upper = vec![[a, 0.0]];
-    if hs < h {
-        upper.extend([[hw, hs], [hw, h]]);
-    } else {
-        upper.push([a + h / t, h]);
-    }
-    upper.push([0.0, h]);
+    let mut upper = super::hourglass::upper_side(spec, radius_mean)?;
+    upper.push([0.0, spec.bulb_height]);
     let mut profile: Vec<[f64; 2]> = upper.iter().rev().map(|p| [p[0], -p[1]]).collect();
     profile.extend(upper.into_iter().skip(1));
     Some(Revolved {
