@@ -74,33 +74,13 @@ impl Detect for Dim3 {
                 push(fresh(Body::Segment(k as u32), gap, im, plane.normal));
             }
         }
-        let (planes, triangles, edges) = (walls.planes.len(), walls.triangles.len(), walls.edges.len());
-        let mut body = |b: usize| {
-            let (found, code) = if b < triangles {
-                let t = &walls.triangles[b];
-                let f = (!t.beyond(x, reach)).then(|| t.gap(x, r)).flatten();
-                (f, Body::Segment((planes + b) as u32))
-            } else if b < triangles + edges {
-                let e = &walls.edges[b - triangles];
-                let f = (!e.beyond(x, reach)).then(|| e.gap(x, r)).flatten();
-                (f, Body::Corner((b - triangles) as u32))
-            } else {
-                let v = &walls.vertices[b - triangles - edges];
-                let f = (!(0..3).any(|c| (x[c] - v.pos[c]).abs() > reach))
-                    .then(|| v.gap(x, r))
-                    .flatten();
-                (f, Body::Corner((b - triangles) as u32))
-            };
-            if let Some((n, gap)) = found
+        walls.near_mesh(x, reach, |b| {
+            if let Some((body, n, gap)) = walls.mesh_gap(b, x, r, reach)
                 && gap < inp.alert
             {
-                push(fresh(code, gap, im, n));
+                push(fresh(body, gap, im, n));
             }
-        };
-        match &walls.index {
-            Some(index) if index.reach >= reach => index.near(x).iter().for_each(|&b| body(b as usize)),
-            _ => (0..triangles + edges + walls.vertices.len()).for_each(&mut body),
-        }
+        });
     }
 }
 

@@ -28,6 +28,8 @@
 //! `Body::Corner(k)` are the edges, then the vertices (k - edges).
 
 use crate::error::{Error, Result};
+use crate::model::Body;
+use crate::model::space::{Dim3, Space, cross};
 
 /// A plane wall: the grains stay on the side its normal points to.
 #[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
@@ -61,8 +63,7 @@ impl Plane {
     /// The signed distance of `x` from the plane, m: positive on the grains' side.
     #[inline]
     pub fn distance(&self, x: [f32; 3]) -> f32 {
-        let d = [x[0] - self.point[0], x[1] - self.point[1], x[2] - self.point[2]];
-        d[0] * self.normal[0] + d[1] * self.normal[1] + d[2] * self.normal[2]
+        Dim3::dot(Dim3::sub(x, self.point), self.normal)
     }
 }
 
@@ -162,29 +163,10 @@ impl WallIndex {
 /// Cells a [`WallIndex`] holds at most; past it the cells grow.
 pub const MAX_INDEX_CELLS: u64 = 1 << 21;
 
-#[inline]
-fn sub3(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-#[inline]
-fn dot3(a: [f32; 3], b: [f32; 3]) -> f32 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-#[inline]
-fn cross3(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
 /// The unit vector along `d` and its length; along +x for a zero `d`.
 #[inline]
 fn unit(d: [f32; 3]) -> ([f32; 3], f32) {
-    let len = dot3(d, d).sqrt();
+    let len = Dim3::dot(d, d).sqrt();
     if len > 0.0 {
         (d.map(|x| x / len), len)
     } else {
@@ -199,13 +181,13 @@ impl Triangle {
     pub fn gap(&self, x: [f32; 3], r: f32) -> Option<([f32; 3], f32)> {
         let m = self.normal;
         let inside = |p: [f32; 3], q: [f32; 3], k: u32| {
-            let side = dot3(cross3(sub3(q, p), sub3(x, p)), m);
+            let side = Dim3::dot(cross(Dim3::sub(q, p), Dim3::sub(x, p)), m);
             side > 0.0 || (side == 0.0 && self.owns >> k & 1 == 1)
         };
         if !(inside(self.a, self.b, 0) && inside(self.b, self.c, 1) && inside(self.c, self.a, 2)) {
             return None;
         }
-        let d = dot3(sub3(x, self.a), m);
+        let d = Dim3::dot(Dim3::sub(x, self.a), m);
         let n = if d < 0.0 { m.map(|v| -v) } else { m };
         Some((n, d.abs() - r))
     }
@@ -229,14 +211,14 @@ impl Edge {
     /// both level).
     #[inline]
     pub fn gap(&self, x: [f32; 3], r: f32) -> Option<([f32; 3], f32)> {
-        let t = sub3(self.b, self.a);
-        let rel = sub3(x, self.a);
-        let st = dot3(rel, t) / dot3(t, t);
-        if !(0.0..=1.0).contains(&st) || self.into.iter().any(|&u| dot3(rel, u) >= 0.0) {
+        let t = Dim3::sub(self.b, self.a);
+        let rel = Dim3::sub(x, self.a);
+        let st = Dim3::dot(rel, t) / Dim3::dot(t, t);
+        if !(0.0..=1.0).contains(&st) || self.into.iter().any(|&u| Dim3::dot(rel, u) >= 0.0) {
             return None;
         }
         let p = [self.a[0] + st * t[0], self.a[1] + st * t[1], self.a[2] + st * t[2]];
-        let (n, dist) = unit(sub3(x, p));
+        let (n, dist) = unit(Dim3::sub(x, p));
         Some((n, dist - r))
     }
 
@@ -252,8 +234,8 @@ impl Vertex {
     /// radius `r`; None unless `x` lies strictly behind each of its edges.
     #[inline]
     pub fn gap(&self, x: [f32; 3], r: f32) -> Option<([f32; 3], f32)> {
-        let rel = sub3(x, self.pos);
-        if self.dirs.iter().any(|&e| dot3(rel, e) >= 0.0) {
+        let rel = Dim3::sub(x, self.pos);
+        if self.dirs.iter().any(|&e| Dim3::dot(rel, e) >= 0.0) {
             return None;
         }
         let (n, dist) = unit(rel);
@@ -420,7 +402,7 @@ impl Walls3d {
         let mut vertex_dirs: Vec<Vec<[f32; 3]>> = vec![Vec::new(); points.len()];
         for f in &faces {
             let (a, b, c) = (at(f[0]), at(f[1]), at(f[2]));
-            let (normal, _) = unit(cross3(sub3(b, a), sub3(c, a)));
+            let (normal, _) = unit(cross(Dim3::sub(b, a), Dim3::sub(c, a)));
             let mut owns = 0;
             for (k, (p, q, opposite)) in [(f[0], f[1], f[2]), (f[1], f[2], f[0]), (f[2], f[0], f[1])]
                 .into_iter()
@@ -435,7 +417,7 @@ impl Walls3d {
                         b: eb,
                         into: Vec::new(),
                     });
-                    let (along, _) = unit(sub3(eb, ea));
+                    let (along, _) = unit(Dim3::sub(eb, ea));
                     vertex_dirs[lo_hi.0 as usize].push(along);
                     vertex_dirs[lo_hi.1 as usize].push(along.map(|x| -x));
                     out.edges.len() - 1
@@ -443,9 +425,9 @@ impl Walls3d {
                 // The direction into the face: the opposite corner's offset
                 // with its part along the edge removed.
                 let edge = &mut out.edges[e];
-                let (t, _) = unit(sub3(edge.b, edge.a));
-                let o = sub3(at(opposite), edge.a);
-                let s = dot3(o, t);
+                let (t, _) = unit(Dim3::sub(edge.b, edge.a));
+                let o = Dim3::sub(at(opposite), edge.a);
+                let s = Dim3::dot(o, t);
                 let (u, _) = unit([o[0] - s * t[0], o[1] - s * t[1], o[2] - s * t[2]]);
                 edge.into.push(u);
             }
@@ -460,6 +442,46 @@ impl Walls3d {
             })
             .collect();
         Ok(out)
+    }
+
+    /// Mesh bodies: triangles, then edges, then vertices (as the index
+    /// numbers them).
+    pub fn mesh_bodies(&self) -> usize {
+        self.triangles.len() + self.edges.len() + self.vertices.len()
+    }
+
+    /// The contact's body, normal and gap of a sphere at `x` of radius `r`
+    /// against mesh body `b` ([`Walls3d::mesh_bodies`]); None where the body
+    /// does not act, or where `x` lies farther than `reach` from its
+    /// bounding box along an axis (then it is not read further).
+    #[inline]
+    pub fn mesh_gap(&self, b: usize, x: [f32; 3], r: f32, reach: f32) -> Option<(Body, [f32; 3], f32)> {
+        let (triangles, edges) = (self.triangles.len(), self.edges.len());
+        if b < triangles {
+            let t = &self.triangles[b];
+            let (n, gap) = (!t.beyond(x, reach)).then(|| t.gap(x, r))??;
+            Some((Body::Segment((self.planes.len() + b) as u32), n, gap))
+        } else if b < triangles + edges {
+            let e = &self.edges[b - triangles];
+            let (n, gap) = (!e.beyond(x, reach)).then(|| e.gap(x, r))??;
+            Some((Body::Corner((b - triangles) as u32), n, gap))
+        } else {
+            let v = &self.vertices[b - triangles - edges];
+            let near = (0..3).all(|k| (x[k] - v.pos[k]).abs() <= reach);
+            let (n, gap) = near.then(|| v.gap(x, r))??;
+            Some((Body::Corner((b - triangles) as u32), n, gap))
+        }
+    }
+
+    /// Each mesh body that may lie within `reach` of `x`, in body order,
+    /// given to `f`: those of `x`'s cell when there is an index for this
+    /// reach, else every one.
+    #[inline]
+    pub fn near_mesh(&self, x: [f32; 3], reach: f32, mut f: impl FnMut(usize)) {
+        match &self.index {
+            Some(index) if index.reach >= reach => index.near(x).iter().for_each(|&b| f(b as usize)),
+            _ => (0..self.mesh_bodies()).for_each(f),
+        }
     }
 
     /// Bodies a contact names as `Body::Segment`: planes, then triangles.

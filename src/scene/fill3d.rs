@@ -382,22 +382,15 @@ impl Placed<'_> {
         let walls = self.walls;
         let xf = x.map(|v| v as f32);
         let (rf, cf) = (r as f32, (0.5 * self.c) as f32);
-        let (triangles, edges) = (walls.triangles.len(), walls.edges.len());
-        let body_clear = |b: usize| {
-            let found = if b < triangles {
-                walls.triangles[b].gap(xf, rf)
-            } else if b < triangles + edges {
-                walls.edges[b - triangles].gap(xf, rf)
-            } else {
-                walls.vertices[b - triangles - edges].gap(xf, rf)
-            };
-            found.is_none_or(|(_, g)| g >= cf)
-        };
-        walls.planes.iter().all(|p| p.distance(xf) - rf >= cf)
-            && match &walls.index {
-                Some(index) => index.near(xf).iter().all(|&b| body_clear(b as usize)),
-                None => (0..triangles + edges + walls.vertices.len()).all(body_clear),
-            }
+        if !walls.planes.iter().all(|p| p.distance(xf) - rf >= cf) {
+            return false;
+        }
+        // Beyond r + c/2 of a body's box, it is clear of it.
+        let (reach, mut clear) = ((rf + cf) * 1.0001, true);
+        walls.near_mesh(xf, reach, |b| {
+            clear &= walls.mesh_gap(b, xf, rf, reach).is_none_or(|(_, _, g)| g >= cf);
+        });
+        clear
     }
 
     /// The centre of a sphere of radius `fit` resting on `supports`, where

@@ -86,20 +86,15 @@ pub fn hourglass(spec: &HourglassSpec, radius_mean: f64, sectors: usize) -> Opti
 }
 
 /// The volume of the upper bulb of the hourglass of revolution of `spec`
-/// (above the neck), m^3, as the profile's cones and cylinder enclose it.
+/// (above the neck), m^3, as the profile's cones and cylinder enclose it (0
+/// when the neck is at least as wide as the bulb).
 pub fn upper_bulb_volume(spec: &HourglassSpec, radius_mean: f64) -> f64 {
-    let a = spec.neck * radius_mean;
-    let hw = 0.5 * spec.width;
-    let t = spec.slope_deg.to_radians().tan();
-    let h = spec.bulb_height;
-    // A frustum of radii r0, r1 and height d.
-    let frustum = |r0: f64, r1: f64, d: f64| std::f64::consts::PI * d * (r0 * r0 + r0 * r1 + r1 * r1) / 3.0;
-    let hs = (hw - a) * t;
-    if hs < h {
-        frustum(a, hw, hs) + frustum(hw, hw, h - hs)
-    } else {
-        frustum(a, a + h / t, h)
-    }
+    // A frustum of radii r0, r1 and height d per segment of the side.
+    let frustum = |p: [f64; 2], q: [f64; 2]| {
+        std::f64::consts::PI * (q[1] - p[1]) * (p[0] * p[0] + p[0] * q[0] + q[0] * q[0]) / 3.0
+    };
+    super::hourglass::upper_side(spec, radius_mean)
+        .map_or(0.0, |side| side.windows(2).map(|w| frustum(w[0], w[1])).sum())
 }
 
 /// `spec` enlarged (width and bulb height, in steps of 10 %) until its upper
