@@ -28,7 +28,7 @@ const GRAINS: u64 = 60;
 const DISCHARGE_STEPS: u64 = 30;
 const EVERY: u64 = 10;
 
-const HEADER: &str = "step,time,grains,passed,kinetic_energy,potential_energy,momentum_x,momentum_y,contacts,iterations,residual,max_overlap,rotational_kinetic_energy,elastic_energy,total_energy,barycentre_x,barycentre_y,grain_collisions,wall_collisions";
+const HEADER: &str = "step,time,grains,passed,kinetic_energy,potential_energy,momentum_x,momentum_y,contacts,iterations,residual,max_overlap,rotational_kinetic_energy,elastic_energy,total_energy,barycentre_x,barycentre_y,grain_collisions,wall_collisions,momentum_z,barycentre_z";
 
 fn hourglass(cwd: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_hourglass"))

@@ -630,7 +630,8 @@ fn diagnostics_rows_round_trip_with_the_lab_columns_last() {
         rotational_kinetic_energy: 36.25,
         elastic_energy: 0.125,
         total_energy: 38.375,
-        barycentre: [-0.25, 1.5],
+        barycentre: [-0.25, 1.5, 0.75],
+        momentum: [1.0, 2.0, -0.5],
         grain_collisions: 4,
         wall_collisions: 9,
         ..Default::default()
@@ -640,20 +641,24 @@ fn diagnostics_rows_round_trip_with_the_lab_columns_last() {
     let csv = std::fs::read_to_string(tmp.path().join("diagnostics.csv")).unwrap();
     let mut lines = csv.lines();
     let header = lines.next().unwrap();
-    // The older columns keep their places; the lab's are appended after them.
+    // The older columns keep their places; the lab's are appended after
+    // them, and the third coordinates (0 in the plane) after those.
     assert!(
         header.starts_with(hourglass::output::DIAGNOSTICS_HEADER_BEFORE_LAB),
         "{header}"
     );
     assert!(
         header.ends_with(
-            ",rotational_kinetic_energy,elastic_energy,total_energy,barycentre_x,barycentre_y,grain_collisions,wall_collisions"
+            ",rotational_kinetic_energy,elastic_energy,total_energy,barycentre_x,barycentre_y,grain_collisions,wall_collisions,momentum_z,barycentre_z"
         ),
         "{header}"
     );
     let line = lines.next().unwrap();
-    assert_eq!(line.split(',').count(), 19, "{line}");
-    assert!(line.ends_with(",3.625e1,1.25e-1,3.8375e1,-2.5e-1,1.5e0,4,9"), "{csv}");
+    assert_eq!(line.split(',').count(), 21, "{line}");
+    assert!(
+        line.ends_with(",3.625e1,1.25e-1,3.8375e1,-2.5e-1,1.5e0,4,9,-5e-1,7.5e-1"),
+        "{csv}"
+    );
     assert_eq!(read::diagnostics(tmp.path()).unwrap(), vec![row]);
 }
 
@@ -674,7 +679,7 @@ fn diagnostics_written_before_the_lab_columns_read_them_as_zero() {
     assert_eq!(r.rotational_kinetic_energy, 0.25);
     assert_eq!(
         (r.elastic_energy, r.barycentre, r.grain_collisions, r.wall_collisions),
-        (0.0, [0.0; 2], 0, 0)
+        (0.0, [0.0; 3], 0, 0)
     );
     // The total of an older file is the sum of the parts it has.
     assert_eq!(r.total_energy, 1.5 - 2.0 + 0.25);
@@ -708,7 +713,7 @@ fn diagnostics_of_a_newer_version_read_the_known_columns() {
         rotational_kinetic_energy: 0.25,
         elastic_energy: 0.125,
         total_energy: 1.375,
-        barycentre: [-0.25, 1.5],
+        barycentre: [-0.25, 1.5, 0.0],
         grain_collisions: 4,
         wall_collisions: 9,
         ..Default::default()

@@ -26,9 +26,143 @@
 //! overlaps at a row, runs the detection itself.
 
 use crate::cpu::dem::neighbours::Neighbours;
-use crate::cpu::detect::{TOUCHING_START_CAPACITY, corner_gap, detect_growing, grain_gap_in, segment_gap};
+use crate::cpu::detect::{Detect, TOUCHING_START_CAPACITY, corner_gap, detect_growing, grain_gap_in, segment_gap};
 use crate::cpu::grid::Bins;
-use crate::model::{Body, ContactLists, Grains, Grid, Walls};
+use crate::model::{Body, ContactLists, Dim2, Grains, Grid, Space, Walls};
+
+/// A census of what touches, in one space: the plane's on the DEM's
+/// neighbour lists ([`Census`]), 3D's on a detection at every look
+/// ([`DetectCensus`]); both count the same pairs by the same keys.
+pub trait Look<S: Space>: Send {
+    /// Look at `grains` (after a step): count the pairs touching now that
+    /// did not at the last look, and return what touches now. The first
+    /// look (the start state) counts nothing as new.
+    fn look(&mut self, grains: &Grains<S>, walls: &S::Walls, first: bool) -> Touching;
+    /// The pairs of the last look, `grains` and `walls` being the ones it
+    /// looked at, grain by grain: every pair closer than the touch distance
+    /// is listed, and some farther ones may be.
+    fn lists(&mut self, grains: &Grains<S>, walls: &S::Walls) -> &ContactLists<S>;
+    /// The new contacts counted since the last take (grain-grain, grain-wall), reset to 0.
+    fn take(&mut self) -> (u64, u64);
+}
+
+/// The keys of `now` (sorted) not in `before` (sorted), grain-grain and
+/// grain-wall: the new contacts of a look.
+fn new_keys(before: &[(Key, f64)], now: &[(Key, f64)]) -> (u64, u64) {
+    let (mut grain, mut wall) = (0, 0);
+    // Both sorted: one merge walk finds the keys of `now` not in `before`.
+    let mut before = before.iter().map(|e| &e.0).peekable();
+    for (key, _) in now {
+        while before.next_if(|b| *b < key).is_some() {}
+        if before.next_if_eq(&key).is_none() {
+            if key.2 == GRAIN {
+                grain += 1;
+            } else {
+                wall += 1;
+            }
+        }
+    }
+    (grain, wall)
+}
+
+/// [`Look`] by a detection at the touch distance at every look (the space's
+/// own: grains, and walls as [`Detect`] finds them), a grain-grain pair
+/// keyed once by its two ids, a grain-wall pair by the grain's id and the
+/// wall body (`Body::Segment` or `Body::Corner`, with its index).
+#[derive(Debug, Clone)]
+pub struct DetectCensus<S: Space> {
+    grid: Grid<S>,
+    bins: Bins,
+    lists: ContactLists<S>,
+    capacity: usize,
+    elastic: Elastic,
+    touch: f32,
+    before: Vec<(Key, f64)>,
+    now: Vec<(Key, f64)>,
+    new_grain: u64,
+    new_wall: u64,
+}
+
+impl<S: Space> DetectCensus<S> {
+    /// A census of pairs closer than `touch` (m, >= 0), in lists of up to
+    /// `capacity` slots per grain.
+    pub fn new(grid: Grid<S>, capacity: usize, elastic: Elastic, touch: f32) -> Self {
+        DetectCensus {
+            grid,
+            bins: Bins::default(),
+            lists: ContactLists::new(0, capacity.min(TOUCHING_START_CAPACITY)),
+            capacity,
+            elastic,
+            touch,
+            before: Vec::new(),
+            now: Vec::new(),
+            new_grain: 0,
+            new_wall: 0,
+        }
+    }
+}
+
+impl<S: Detect> Look<S> for DetectCensus<S> {
+    fn look(&mut self, grains: &Grains<S>, walls: &S::Walls, first: bool) -> Touching {
+        let (grid, bins, lists) = (&self.grid, &mut self.bins, &mut self.lists);
+        detect_growing(grid, bins, grains, walls, self.touch, lists, self.capacity);
+        self.now.clear();
+        for i in 0..grains.len() {
+            let a = grains.id[i];
+            for c in self.lists.of(i) {
+                if c.gap >= self.touch {
+                    continue;
+                }
+                let key = match c.body() {
+                    Body::Grain(j) => {
+                        let b = grains.id[j as usize];
+                        (a.min(b), a.max(b), GRAIN)
+                    }
+                    Body::Segment(k) => (a, k, SEGMENT),
+                    Body::Corner(k) => (a, k, CORNER),
+                };
+                let energy = if c.gap < 0.0 {
+                    self.elastic.energy(f64::from(-c.gap))
+                } else {
+                    0.0
+                };
+                self.now.push((key, energy));
+            }
+        }
+        self.now.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        // A grain-grain pair is listed by both its grains.
+        self.now.dedup_by_key(|e| e.0);
+        let mut t = Touching {
+            elastic_energy: self.now.iter().fold(0.0, |sum, e| sum + e.1),
+            ..Touching::default()
+        };
+        for (key, _) in &self.now {
+            if key.2 == GRAIN {
+                t.grain_pairs += 1;
+            } else {
+                t.wall_pairs += 1;
+            }
+        }
+        if !first {
+            let (grain, wall) = new_keys(&self.before, &self.now);
+            self.new_grain += grain;
+            self.new_wall += wall;
+        }
+        std::mem::swap(&mut self.before, &mut self.now);
+        t
+    }
+
+    fn lists(&mut self, _grains: &Grains<S>, _walls: &S::Walls) -> &ContactLists<S> {
+        &self.lists
+    }
+
+    fn take(&mut self) -> (u64, u64) {
+        let counts = (self.new_grain, self.new_wall);
+        self.new_grain = 0;
+        self.new_wall = 0;
+        counts
+    }
+}
 
 /// The elastic potential of one contact of the running model.
 ///
@@ -169,18 +303,9 @@ impl Census {
         self.now.sort_unstable_by_key(|e| e.0);
         t.elastic_energy = self.now.iter().fold(0.0, |sum, e| sum + e.1);
         if !first {
-            // Both sorted: one merge walk finds the keys of `now` not in `before`.
-            let mut before = self.before.iter().map(|e| &e.0).peekable();
-            for (key, _) in &self.now {
-                while before.next_if(|b| *b < key).is_some() {}
-                if before.next_if_eq(&key).is_none() {
-                    if key.2 == GRAIN {
-                        self.new_grain += 1;
-                    } else {
-                        self.new_wall += 1;
-                    }
-                }
-            }
+            let (grain, wall) = new_keys(&self.before, &self.now);
+            self.new_grain += grain;
+            self.new_wall += wall;
         }
         std::mem::swap(&mut self.before, &mut self.now);
         t
@@ -207,16 +332,30 @@ impl Census {
     }
 }
 
-/// Mass-weighted centre of the moving grains (inverse mass > 0), m; [0, 0] without any.
-pub fn barycentre(grains: &Grains) -> [f64; 2] {
-    let (mut m, mut x, mut y) = (0.0, 0.0, 0.0);
+impl Look<Dim2> for Census {
+    fn look(&mut self, grains: &Grains, walls: &Walls, first: bool) -> Touching {
+        Census::look(self, grains, walls, first)
+    }
+    fn lists(&mut self, grains: &Grains, walls: &Walls) -> &ContactLists {
+        Census::lists(self, grains, walls)
+    }
+    fn take(&mut self) -> (u64, u64) {
+        Census::take(self)
+    }
+}
+
+/// Mass-weighted centre of the moving grains (inverse mass > 0), m (z 0
+/// in the plane); the origin without any.
+pub fn barycentre<S: Space>(grains: &Grains<S>) -> [f64; 3] {
+    let (mut m, mut x) = (0.0, [0.0; 3]);
     for i in (0..grains.len()).filter(|&i| grains.inv_mass[i] > 0.0) {
         let mi = grains.mass(i);
         m += mi;
-        x += mi * f64::from(grains.pos[i][0]);
-        y += mi * f64::from(grains.pos[i][1]);
+        for (k, x) in x.iter_mut().enumerate().take(S::DIM) {
+            *x += mi * f64::from(grains.pos[i][k]);
+        }
     }
-    if m > 0.0 { [x / m, y / m] } else { [0.0, 0.0] }
+    if m > 0.0 { x.map(|x| x / m) } else { [0.0; 3] }
 }
 
 #[cfg(test)]
@@ -275,7 +414,7 @@ mod tests {
             1.0,
         );
         g.inv_mass = vec![1.0, 0.5, 0.0];
-        assert_eq!(barycentre(&g), [2.0, 4.0]);
-        assert_eq!(barycentre(&Grains::default()), [0.0, 0.0]);
+        assert_eq!(barycentre(&g), [2.0, 4.0, 0.0]);
+        assert_eq!(barycentre(&Grains::<crate::model::Dim2>::default()), [0.0; 3]);
     }
 }

@@ -4,13 +4,15 @@
 //! over host arrays.
 
 use super::{Backend, BackendKind, GrainView};
-use crate::cpu::CpuStepper;
+use crate::cpu::detect::Detect;
+use crate::cpu::{CpuSpace, CpuStepper};
 use crate::cpu::dem::{DemStepper, max_angular_speed};
 use crate::cpu::impulse::ImpulseStepper;
 use crate::cpu::reduce::reduce;
 use crate::error::Result;
 use crate::model::{
-    ContactLists, DemParams, Grains, Grid, ImpulseParams, Phase, Region, StepParams, StepStats, Totals, Walls,
+    ContactLists, DemParams, Dim2, Dim3, Grains, Grid, ImpulseParams, Phase, Region, Space, StepParams, StepStats,
+    Totals, Walls,
 };
 
 fn threads() -> String {
@@ -18,10 +20,10 @@ fn threads() -> String {
 }
 
 /// The CPU NSCD reference as a backend.
-pub struct CpuBackend {
-    pub grains: Grains,
-    pub walls: Walls,
-    pub stepper: CpuStepper,
+pub struct CpuBackend<S: CpuSpace = Dim2> {
+    pub grains: Grains<S>,
+    pub walls: S::Walls,
+    pub stepper: CpuStepper<S>,
     /// Steps between two reorders of the grains into cell order (0: never).
     pub reorder_every: u64,
     steps: u64,
@@ -41,8 +43,8 @@ pub const SPLIT_SWEEP_MIN: usize = 2_048;
 /// (as the GPU backend does). Warm starts survive a reorder on the CPU.
 pub const REORDER_EVERY: u64 = 100;
 
-impl CpuBackend {
-    pub fn new(grains: Grains, walls: Walls, grid: Grid, capacity: usize) -> Self {
+impl<S: CpuSpace> CpuBackend<S> {
+    pub fn new(grains: Grains<S>, walls: S::Walls, grid: Grid<S>, capacity: usize) -> Self {
         let mut stepper = CpuStepper::growing(grid, capacity);
         stepper.sweep_par_min = SPLIT_SWEEP_MIN;
         CpuBackend {
@@ -55,7 +57,7 @@ impl CpuBackend {
     }
 }
 
-impl Backend for CpuBackend {
+impl<S: CpuSpace> Backend<S> for CpuBackend<S> {
     fn kind(&self) -> BackendKind {
         BackendKind::Cpu
     }
@@ -73,20 +75,20 @@ impl Backend for CpuBackend {
         let (stepper, grains, walls) = (&mut self.stepper, &mut self.grains, &self.walls);
         rayon::scope(|_| stepper.step(grains, walls, p))
     }
-    fn set_walls(&mut self, walls: &Walls) {
+    fn set_walls(&mut self, walls: &S::Walls) {
         self.walls = walls.clone();
         self.stepper.reset_warm_start();
     }
-    fn move_walls(&mut self, walls: &Walls) {
+    fn move_walls(&mut self, walls: &S::Walls) {
         self.walls.clone_from(walls);
     }
     fn step_count(&self) -> u64 {
         self.steps
     }
-    fn saved_contacts(&mut self) -> Option<(&ContactLists, &[u32])> {
+    fn saved_contacts(&mut self) -> Option<(&ContactLists<S>, &[u32])> {
         Some((self.stepper.contacts(), &self.stepper.bins.sorted))
     }
-    fn restore_contacts(&mut self, lists: ContactLists, order: &[u32]) {
+    fn restore_contacts(&mut self, lists: ContactLists<S>, order: &[u32]) {
         self.stepper.restore_contacts(lists);
         self.stepper.bins.sorted = order.to_vec();
     }
@@ -94,22 +96,22 @@ impl Backend for CpuBackend {
         self.steps = n;
         self.stepper.steps = n;
     }
-    fn grains(&mut self) -> Result<&Grains> {
+    fn grains(&mut self) -> Result<&Grains<S>> {
         Ok(&self.grains)
     }
-    fn totals(&mut self, region: &Region) -> Result<Totals> {
+    fn totals(&mut self, region: &Region<S>) -> Result<Totals> {
         Ok(reduce(&self.grains, self.stepper.contacts(), &self.walls, region))
     }
-    fn max_speed(&mut self, _region: &Region) -> Result<f64> {
+    fn max_speed(&mut self, _region: &Region<S>) -> Result<f64> {
         Ok(f64::from(self.grains.max_speed()))
     }
     /// The arrays grow; the next step warm-starts nothing (the lists no
     /// longer match the grains) and the next reorder waits for it.
-    fn add_grains(&mut self, new: &Grains) -> Result<()> {
+    fn add_grains(&mut self, new: &Grains<S>) -> Result<()> {
         self.grains.extend(new);
         Ok(())
     }
-    fn view(&mut self) -> Result<GrainView<'_>> {
+    fn view(&mut self) -> Result<GrainView<'_, S>> {
         Ok(GrainView::Host {
             grains: &self.grains,
             contacts: Some(self.stepper.contacts()),
@@ -129,10 +131,10 @@ impl Backend for CpuBackend {
 
 /// A CPU stepper of an explicit model (the DEM and spring stepper, the
 /// impulse model) as its backend sees it.
-pub trait HostStepper {
-    fn step(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> StepStats;
+pub trait HostStepper<S: Space = Dim2> {
+    fn step(&mut self, grains: &mut Grains<S>, walls: &S::Walls, p: &StepParams) -> StepStats;
     /// This step's contact lists (for the totals).
-    fn lists(&mut self, grains: &Grains, walls: &Walls) -> &ContactLists;
+    fn lists(&mut self, grains: &Grains<S>, walls: &S::Walls) -> &ContactLists<S>;
     /// The walls changed: forget what was computed against the old ones.
     fn walls_changed(&mut self) {}
     fn set_phase(&mut self, _phase: Phase) {}
@@ -143,11 +145,11 @@ pub trait HostStepper {
     /// What a resumed run needs of the contacts to go on as this one would
     /// (a law with history: each contact's spring in `impulse_t`); None:
     /// nothing.
-    fn saved(&mut self, _grains: &Grains, _walls: &Walls) -> Option<&ContactLists> {
+    fn saved(&mut self, _grains: &Grains<S>, _walls: &S::Walls) -> Option<&ContactLists<S>> {
         None
     }
     /// Go on from [`HostStepper::saved`] of a saved state.
-    fn restore(&mut self, _lists: &ContactLists) {}
+    fn restore(&mut self, _lists: &ContactLists<S>) {}
 }
 
 impl HostStepper for DemStepper {
@@ -173,43 +175,62 @@ impl HostStepper for DemStepper {
     }
 }
 
-impl HostStepper for ImpulseStepper {
-    fn step(&mut self, grains: &mut Grains, walls: &Walls, p: &StepParams) -> StepStats {
+/// The DEM in 3D: the step detects every step (the plane's lists with a
+/// skin are not yet over the space), the totals read that step's lists.
+impl HostStepper<Dim3> for DemStepper<Dim3> {
+    fn step(&mut self, grains: &mut Grains<Dim3>, walls: &crate::model::Walls3d, p: &StepParams) -> StepStats {
+        DemStepper::step(self, grains, walls, p)
+    }
+    fn lists(&mut self, _grains: &Grains<Dim3>, _walls: &crate::model::Walls3d) -> &ContactLists<Dim3> {
+        &self.lists
+    }
+    fn walls_changed(&mut self) {
+        self.invalidate();
+    }
+    fn set_phase(&mut self, phase: Phase) {
+        self.phase = phase;
+    }
+    const TURNS: bool = true;
+    const COUNTS_CONTACTS: bool = false;
+}
+
+impl<S: Detect> HostStepper<S> for ImpulseStepper<S> {
+    fn step(&mut self, grains: &mut Grains<S>, walls: &S::Walls, p: &StepParams) -> StepStats {
         ImpulseStepper::step(self, grains, walls, p)
     }
-    fn lists(&mut self, _grains: &Grains, _walls: &Walls) -> &ContactLists {
+    fn lists(&mut self, _grains: &Grains<S>, _walls: &S::Walls) -> &ContactLists<S> {
         &self.lists
     }
 }
 
 /// An explicit model's CPU stepper as a backend over host arrays.
-pub struct CpuHostBackend<S> {
-    pub grains: Grains,
-    pub walls: Walls,
-    pub stepper: S,
+pub struct CpuHostBackend<St, S: Space = Dim2> {
+    pub grains: Grains<S>,
+    pub walls: S::Walls,
+    pub stepper: St,
 }
 
 /// The CPU DEM and spring reference as a backend.
-pub type CpuDemBackend = CpuHostBackend<DemStepper>;
+pub type CpuDemBackend<S = Dim2> = CpuHostBackend<DemStepper<S>, S>;
 
 /// The CPU impulse model (docs/lab.md) as a backend.
-pub type CpuImpulseBackend = CpuHostBackend<ImpulseStepper>;
+pub type CpuImpulseBackend<S = Dim2> = CpuHostBackend<ImpulseStepper<S>, S>;
 
-impl CpuDemBackend {
-    pub fn new(grains: Grains, walls: Walls, grid: Grid, capacity: usize, dem: DemParams) -> Self {
+impl<S: CpuSpace> CpuDemBackend<S> {
+    pub fn new(grains: Grains<S>, walls: S::Walls, grid: Grid<S>, capacity: usize, dem: DemParams) -> Self {
         let stepper = DemStepper::new(grid, capacity, dem);
         CpuHostBackend { grains, walls, stepper }
     }
 }
 
-impl CpuImpulseBackend {
-    pub fn new(grains: Grains, walls: Walls, grid: Grid, capacity: usize, params: ImpulseParams) -> Self {
+impl<S: Detect> CpuImpulseBackend<S> {
+    pub fn new(grains: Grains<S>, walls: S::Walls, grid: Grid<S>, capacity: usize, params: ImpulseParams) -> Self {
         let stepper = ImpulseStepper::new(grid, capacity, params);
         CpuHostBackend { grains, walls, stepper }
     }
 }
 
-impl<S: HostStepper + Send> Backend for CpuHostBackend<S> {
+impl<St: HostStepper<S> + Send, S: Detect> Backend<S> for CpuHostBackend<St, S> {
     fn kind(&self) -> BackendKind {
         BackendKind::Cpu
     }
@@ -224,36 +245,36 @@ impl<S: HostStepper + Send> Backend for CpuHostBackend<S> {
         let (stepper, grains, walls) = (&mut self.stepper, &mut self.grains, &self.walls);
         Ok(rayon::scope(|_| stepper.step(grains, walls, p)))
     }
-    fn set_walls(&mut self, walls: &Walls) {
+    fn set_walls(&mut self, walls: &S::Walls) {
         self.walls = walls.clone();
         self.stepper.walls_changed();
     }
     /// The same walls at a new pose: the stepper keeps what it carries
     /// between steps (the DEM's force, springs and neighbour lists, which
     /// rebuild when the walls' motion asks for it).
-    fn move_walls(&mut self, walls: &Walls) {
+    fn move_walls(&mut self, walls: &S::Walls) {
         self.walls.clone_from(walls);
     }
-    fn grains(&mut self) -> Result<&Grains> {
+    fn grains(&mut self) -> Result<&Grains<S>> {
         Ok(&self.grains)
     }
     /// The totals over the stepper's contact lists at this instant, whose
     /// distinct contacts they count where the steps do not (the DEM's).
-    fn totals(&mut self, region: &Region) -> Result<Totals> {
+    fn totals(&mut self, region: &Region<S>) -> Result<Totals> {
         let lists = self.stepper.lists(&self.grains, &self.walls);
         Ok(Totals {
-            contacts: (!S::COUNTS_CONTACTS).then(|| lists.distinct()),
+            contacts: (!St::COUNTS_CONTACTS).then(|| lists.distinct()),
             ..reduce(&self.grains, lists, &self.walls, region)
         })
     }
-    fn max_speed(&mut self, _region: &Region) -> Result<f64> {
+    fn max_speed(&mut self, _region: &Region<S>) -> Result<f64> {
         Ok(f64::from(self.grains.max_speed()))
     }
     /// The arrays grow; the steppers keep nothing per grain between steps
     /// that a new grain could miss (the DEM finds the count changed and
     /// computes the forces of the new state before its next step; the
     /// impulse model detects afresh every step).
-    fn add_grains(&mut self, new: &Grains) -> Result<()> {
+    fn add_grains(&mut self, new: &Grains<S>) -> Result<()> {
         self.grains.extend(new);
         Ok(())
     }
@@ -262,13 +283,13 @@ impl<S: HostStepper + Send> Backend for CpuHostBackend<S> {
     }
     /// The springs of a law with history (the DEM's Hertz-Mindlin); the
     /// grains are never reordered, so the order is empty.
-    fn saved_contacts(&mut self) -> Option<(&ContactLists, &[u32])> {
+    fn saved_contacts(&mut self) -> Option<(&ContactLists<S>, &[u32])> {
         self.stepper.saved(&self.grains, &self.walls).map(|l| (l, &[][..]))
     }
-    fn restore_contacts(&mut self, lists: ContactLists, _order: &[u32]) {
+    fn restore_contacts(&mut self, lists: ContactLists<S>, _order: &[u32]) {
         self.stepper.restore(&lists);
     }
     fn max_angular_speed(&mut self) -> Result<f32> {
-        Ok(if S::TURNS { max_angular_speed(&self.grains) } else { 0.0 })
+        Ok(if St::TURNS { max_angular_speed(&self.grains) } else { 0.0 })
     }
 }

@@ -29,7 +29,7 @@ pub use crate::gpu::GrainView;
 
 use crate::error::{Error, Result};
 use crate::gpu::{AdapterChoice, GpuContext};
-use crate::model::{ContactLists, Grains, Grid, Phase, Region, SolverKind, StepParams, StepStats, Totals, Walls};
+use crate::model::{ContactLists, Dim2, Grains, Grid, Phase, Region, SolverKind, Space, StepParams, StepStats, Totals};
 use crate::scene::{BackendChoice, Setup};
 
 /// Which kind of backend runs the steps.
@@ -50,31 +50,31 @@ impl BackendKind {
 }
 
 /// Something that advances the grains: the CPU reference or the GPU.
-pub trait Backend {
+pub trait Backend<S: Space = Dim2> {
     fn kind(&self) -> BackendKind;
     /// The device that runs the steps.
     fn adapter(&self) -> String;
     fn step(&mut self, p: &StepParams) -> Result<StepStats>;
     /// Replace the walls (the gate opens); forgets warm-start impulses.
-    fn set_walls(&mut self, walls: &Walls);
+    fn set_walls(&mut self, walls: &S::Walls);
     /// The same walls (the same segments and corners, in the same order)
     /// moved to where they are at the start of the next step, with their
     /// velocities over it (`model::motion`); keeps the warm start. A backend
     /// that cannot move walls refuses them before the run starts
     /// ([`refuse_unrunnable`]).
-    fn move_walls(&mut self, walls: &Walls) {
+    fn move_walls(&mut self, walls: &S::Walls) {
         self.set_walls(walls);
     }
     /// The grains as they are now (read back from the device if needed).
-    fn grains(&mut self) -> Result<&Grains>;
+    fn grains(&mut self) -> Result<&Grains<S>>;
     /// One diagnostics reduction.
-    fn totals(&mut self, region: &Region) -> Result<Totals>;
+    fn totals(&mut self, region: &Region<S>) -> Result<Totals>;
     /// The fastest grain's speed, m/s (0 without grains): by default
     /// `totals`'s `max_speed` (the device's reduction on the GPU backends,
     /// which the bisection backends share); the CPU backends read their
     /// grains instead, without a reduction (nor, for the DEM, a detection to
     /// count contacts).
-    fn max_speed(&mut self, region: &Region) -> Result<f64> {
+    fn max_speed(&mut self, region: &Region<S>) -> Result<f64> {
         Ok(self.totals(region)?.max_speed)
     }
     /// Steps this backend has taken (substeps included): the CPU reorders
@@ -88,14 +88,14 @@ pub trait Backend {
     /// step warm-starts from them, and the cell order of the last binning,
     /// which the next reorder puts the grains in (the CPU NSCD stepper): for
     /// a saved state.
-    fn saved_contacts(&mut self) -> Option<(&ContactLists, &[u32])> {
+    fn saved_contacts(&mut self) -> Option<(&ContactLists<S>, &[u32])> {
         None
     }
     /// Go on from [`Backend::saved_contacts`] of a saved state.
-    fn restore_contacts(&mut self, _lists: ContactLists, _order: &[u32]) {}
+    fn restore_contacts(&mut self, _lists: ContactLists<S>, _order: &[u32]) {}
     /// Add grains (an emitter's, docs/lab.md) after the existing ones, with
     /// the ids they carry; the next step moves them.
-    fn add_grains(&mut self, _new: &Grains) -> Result<()> {
+    fn add_grains(&mut self, _new: &Grains<S>) -> Result<()> {
         Err(Error::NotImplemented {
             what: format!("adding grains during a run on the {} backend", self.kind().name()),
         })
@@ -114,7 +114,7 @@ pub trait Backend {
     }
     /// The grains for drawing: the host arrays, or the device buffers bound
     /// in place (no copy through the host) on the GPU.
-    fn view(&mut self) -> Result<GrainView<'_>> {
+    fn view(&mut self) -> Result<GrainView<'_, S>> {
         Ok(GrainView::Host {
             grains: self.grains()?,
             contacts: None,

@@ -10,7 +10,7 @@
 //! ([`crate::backend::census::Census::lists`], pairs closer than its touch
 //! distance, 0 or more), of which the overlapping ones count.
 
-use crate::model::ContactLists;
+use crate::model::{ContactLists, Space};
 
 /// Histogram resolution: bins of 1e-4 of the mean radius (0.01 %).
 const BINS_PER_RADIUS: f64 = 1e4;
@@ -37,7 +37,7 @@ impl OverlapHistogram {
 
     /// Count the overlaps (negative gaps) of the pairs in `lists`, each
     /// grain-grain pair once (in the list of its lower grain).
-    pub fn sample(&mut self, lists: &ContactLists) {
+    pub fn sample<S: Space>(&mut self, lists: &ContactLists<S>) {
         for i in 0..lists.grains() {
             for c in lists.of(i) {
                 if let crate::model::Body::Grain(j) = c.body()

@@ -29,7 +29,7 @@ use rayon::prelude::*;
 
 use super::grid::Bins;
 use crate::model::{Body, Contact, ContactLists, Corner, Grains, Segment, dot, sub};
-use crate::model::{Dim2, Dim3, Grid, Space, Walls3d};
+use crate::model::{Dim2, Dim3, Grid, Space, Walls, Walls3d};
 
 /// Inputs of the detection stage, in binding order.
 pub struct DetectInput<'a, S: Space = Dim2> {
@@ -48,12 +48,23 @@ pub struct DetectInput<'a, S: Space = Dim2> {
 pub trait Detect: Space {
     /// Grain i's contacts with the walls, in wall order, each given to `push`.
     fn wall_contacts(inp: &DetectInput<Self>, i: usize, push: &mut impl FnMut(Contact<Self>));
+
+    /// The overlap of grain `i` with body `other` (of its listed contact)
+    /// at the current positions, m (negative = apart; 0 where a wall body
+    /// no longer acts): stage `reduce`'s deepest overlap. `period`: along x,
+    /// 0 when not periodic.
+    fn overlap_now(grains: &Grains<Self>, walls: &Self::Walls, period: f32, i: usize, other: Body) -> f32;
 }
 
 impl Detect for Dim2 {
     #[inline]
     fn wall_contacts(inp: &DetectInput<Dim2>, i: usize, push: &mut impl FnMut(Contact)) {
         wall_contacts(inp, i, push)
+    }
+
+    #[inline]
+    fn overlap_now(grains: &Grains, walls: &Walls, period: f32, i: usize, other: Body) -> f32 {
+        super::reduce::overlap_now(grains, walls, period, i, other)
     }
 }
 
@@ -81,6 +92,21 @@ impl Detect for Dim3 {
                 push(fresh(body, gap, im, n));
             }
         });
+    }
+
+    fn overlap_now(grains: &Grains<Dim3>, walls: &Walls3d, _period: f32, i: usize, other: Body) -> f32 {
+        let (x, r) = (grains.pos[i], grains.radius[i]);
+        let (planes, triangles) = (walls.planes.len(), walls.triangles.len());
+        let mesh = |b: usize| walls.mesh_gap(b, x, r, f32::INFINITY).map_or(0.0, |(_, _, gap)| -gap);
+        match other {
+            Body::Grain(j) => {
+                let d = Dim3::sub(x, grains.pos[j as usize]);
+                r + grains.radius[j as usize] - Dim3::dot(d, d).sqrt()
+            }
+            Body::Segment(k) if (k as usize) < planes => r - walls.planes[k as usize].distance(x),
+            Body::Segment(k) => mesh(k as usize - planes),
+            Body::Corner(k) => mesh(triangles + k as usize),
+        }
     }
 }
 

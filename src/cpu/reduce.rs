@@ -16,10 +16,12 @@
 
 use rayon::prelude::*;
 
+use super::detect::Detect;
 use crate::model::{Body, ContactLists, Grains, Region, Totals, Walls, dot, sub};
 
-/// Overlap of one listed contact at the current positions, m (negative = apart).
-fn overlap_now(grains: &Grains, walls: &Walls, period: f32, i: usize, other: Body) -> f32 {
+/// Overlap of one listed contact at the current positions in the plane, m
+/// (negative = apart): [`Detect::overlap_now`] of `Dim2`.
+pub(crate) fn overlap_now(grains: &Grains, walls: &Walls, period: f32, i: usize, other: Body) -> f32 {
     let x = grains.pos[i];
     let r = grains.radius[i];
     match other {
@@ -54,7 +56,7 @@ const CHUNK: usize = 1024;
 /// threads and their scheduling (a work-stealing reduction split the sums
 /// differently from run to run: two identical 10,000-grain runs wrote
 /// momenta differing in the last digits).
-pub fn reduce(grains: &Grains, lists: &ContactLists, walls: &Walls, region: &Region) -> Totals {
+pub fn reduce<S: Detect>(grains: &Grains<S>, lists: &ContactLists<S>, walls: &S::Walls, region: &Region<S>) -> Totals {
     let n = grains.len();
     let parts: Vec<Totals> = (0..n.div_ceil(CHUNK))
         .into_par_iter()
@@ -68,29 +70,30 @@ pub fn reduce(grains: &Grains, lists: &ContactLists, walls: &Walls, region: &Reg
 }
 
 /// Grain `i`'s share of [`reduce`].
-fn one(grains: &Grains, lists: &ContactLists, walls: &Walls, region: &Region, i: usize) -> Totals {
-    let g = [f64::from(region.gravity[0]), f64::from(region.gravity[1])];
-    let bb = region.bbox;
-    let x = grains.pos[i];
-    let v = [f64::from(grains.vel[i][0]), f64::from(grains.vel[i][1])];
+fn one<S: Detect>(grains: &Grains<S>, lists: &ContactLists<S>, walls: &S::Walls, region: &Region<S>, i: usize) -> Totals {
+    let (g, x, v) = (S::xyz(region.gravity), S::xyz(grains.pos[i]), S::xyz(grains.vel[i]));
     let im = f64::from(grains.inv_mass[i]);
     let m = if im > 0.0 { 1.0 / im } else { 0.0 };
     let r = grains.radius[i];
-    let inside = x[0] >= bb[0] - r && x[0] <= bb[2] + r && x[1] >= bb[1] - r && x[1] <= bb[3] + r;
+    let inside = S::within(region.bbox, grains.pos[i], r);
     let mut overlap = 0.0f32;
     if i < lists.grains() {
         for c in lists.of(i) {
-            overlap = overlap.max(overlap_now(grains, walls, region.period, i, c.body()));
+            overlap = overlap.max(S::overlap_now(grains, walls, region.period, i, c.body()));
         }
     }
+    // Sums over the space's coordinates (z is 0 in the plane, adding 0).
+    let dot = |a: [f64; 3], b: [f64; 3]| (0..S::DIM).fold(0.0, |s, k| s + a[k] * b[k]);
+    let (x, v, g) = (x.map(f64::from), v.map(f64::from), g.map(f64::from));
+    let v2 = dot(v, v);
     Totals {
-        kinetic_energy: 0.5 * m * (v[0] * v[0] + v[1] * v[1]),
-        potential_energy: -m * (g[0] * f64::from(x[0]) + g[1] * f64::from(x[1])),
-        momentum: [m * v[0], m * v[1]],
-        passed: u64::from(inside && x[1] < region.neck_y),
+        kinetic_energy: 0.5 * m * v2,
+        potential_energy: -m * dot(g, x),
+        momentum: v.map(|v| m * v),
+        passed: u64::from(inside && x[1] < f64::from(region.neck_y)),
         lost: u64::from(!inside),
         max_overlap: f64::from(overlap),
-        max_speed: (v[0] * v[0] + v[1] * v[1]).sqrt(),
+        max_speed: v2.sqrt(),
         contacts: None,
     }
 }

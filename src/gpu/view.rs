@@ -2,14 +2,14 @@
 //! backend's own buffers bound in place (no copy through the host).
 
 use super::GpuContext;
-use crate::model::{ContactLists, Grains};
+use crate::model::{ContactLists, Dim2, Grains, Space};
 
 /// What a renderer draws the grains from.
-pub enum GrainView<'a> {
+pub enum GrainView<'a, S: Space = Dim2> {
     /// Host arrays, with this step's contact lists where the backend has them.
     Host {
-        grains: &'a Grains,
-        contacts: Option<&'a ContactLists>,
+        grains: &'a Grains<S>,
+        contacts: Option<&'a ContactLists<S>>,
     },
     /// The GPU backend's own buffers.
     Device(DeviceGrains<'a>),

@@ -121,11 +121,31 @@ pub trait Space: Copy + Default + Debug + PartialEq + Eq + Send + Sync + 'static
     /// The walls of a scene: segments with corner points in the plane,
     /// planes in 3D (model::walls, model::walls3d).
     type Walls: Debug + Clone + Default + PartialEq + Send + Sync + 'static;
+    /// An axis-aligned box, its low corner then its high corner:
+    /// [xmin, ymin, xmax, ymax] in the plane, [xmin, ymin, zmin, xmax, ymax,
+    /// zmax] in 3D, m.
+    type Bounds: Value;
     /// The orientation of a grain that has not turned.
     const UNTURNED: Self::Orientation;
 
     /// The vector with every coordinate `v`.
     fn splat(v: f32) -> Self::Vec;
+
+    /// Whether a grain of radius `r` at `x` has a part inside the box `b`
+    /// (its centre within `r` of it); false for a centre that is not finite.
+    fn within(b: Self::Bounds, x: Self::Vec, r: f32) -> bool {
+        let b: &[f32] = bytemuck::cast_slice(std::slice::from_ref(&b));
+        (0..Self::DIM).all(|k| x[k] >= b[k] - r && x[k] <= b[k + Self::DIM] + r)
+    }
+
+    /// The point or vector in 3D (z = 0 in the plane): the frames' coordinates.
+    fn xyz(v: Self::Vec) -> [f32; 3] {
+        let mut out = [0.0; 3];
+        for (k, o) in out.iter_mut().enumerate().take(Self::DIM) {
+            *o = v[k];
+        }
+        out
+    }
 
     /// The vector (x, y) of the x-y plane (z = 0 in 3D): gravity, which
     /// lies in that plane in both spaces, y up.
@@ -261,6 +281,7 @@ impl Space for Dim2 {
     type Orientation = f32;
     type Tangent = f32;
     type Walls = super::Walls;
+    type Bounds = [f32; 4];
     const UNTURNED: f32 = 0.0;
 
     #[inline]
@@ -371,6 +392,7 @@ impl Space for Dim3 {
     type Orientation = [f32; 4];
     type Tangent = [f32; 3];
     type Walls = super::Walls3d;
+    type Bounds = [f32; 6];
     const UNTURNED: [f32; 4] = [1.0, 0.0, 0.0, 0.0];
 
     #[inline]

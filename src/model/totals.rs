@@ -4,13 +4,15 @@
 //! summed on the host from the grains the row reads back anyway.
 
 use super::Grains;
+use super::space::{Dim2, Space};
 
 /// One diagnostics reduction.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Totals {
     pub kinetic_energy: f64,
     pub potential_energy: f64,
-    pub momentum: [f64; 2],
+    /// Sum of m v, N s (z is 0 in the plane).
+    pub momentum: [f64; 3],
     pub passed: u64,
     pub lost: u64,
     pub max_overlap: f64,
@@ -27,7 +29,7 @@ impl Totals {
         Totals {
             kinetic_energy: a.kinetic_energy + b.kinetic_energy,
             potential_energy: a.potential_energy + b.potential_energy,
-            momentum: [a.momentum[0] + b.momentum[0], a.momentum[1] + b.momentum[1]],
+            momentum: [0, 1, 2].map(|k| a.momentum[k] + b.momentum[k]),
             passed: a.passed + b.passed,
             lost: a.lost + b.lost,
             max_overlap: a.max_overlap.max(b.max_overlap),
@@ -42,38 +44,43 @@ impl Totals {
 
 /// Where the neck is and what counts as lost.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Region {
-    pub gravity: [f32; 2],
+pub struct Region<S: Space = Dim2> {
+    pub gravity: S::Vec,
     /// Height of the neck, m: grains below it have passed.
     pub neck_y: f32,
-    /// The scene's bounds [xmin, ymin, xmax, ymax], m (`scene::bounds`): a
-    /// grain more than its radius outside is lost (and never counted as passed).
-    pub bbox: [f32; 4],
+    /// The scene's bounds ([`Space::Bounds`]: [xmin, ymin, xmax, ymax] in
+    /// the plane), m (`scene::bounds`): a grain more than its radius outside
+    /// is lost (and never counted as passed).
+    pub bbox: S::Bounds,
     /// Period along x, m (`walls.periodic_x`; 0: not periodic): two grains'
     /// overlap is measured through the minimum image of their offset.
     pub period: f32,
 }
 
-/// Rotational kinetic energy, J per unit thickness:
+/// Rotational kinetic energy, J (per unit thickness in the plane):
 ///
 /// ```text
-///   sum over grains with inv_mass > 0 of 1/2 I w^2,   I = 1/2 m r^2 (a uniform disk)
+///   sum over grains with inv_mass > 0 of 1/2 I |w|^2,
+///   I = 1/2 m r^2 (a uniform disk), 2/5 m r^2 (a uniform sphere)
 /// ```
 ///
 /// Fixed grains (inverse mass 0) turn with their wall and carry none.
 /// Summed in f64 on the host over the grains a diagnostics row reads back
 /// for its frame, not in the `reduce` stage: the GPU's `reduce` reads no
 /// angular velocities, and one sum for every backend keeps the column alike.
-pub fn rotational_kinetic_energy(grains: &Grains) -> f64 {
+pub fn rotational_kinetic_energy<S: Space>(grains: &Grains<S>) -> f64 {
     if grains.ang_vel.len() != grains.len() {
         return 0.0;
     }
+    // I = k m r^2: k = 1/2 for a disk, 2/5 for a sphere.
+    let k = 1.0 / f64::from(S::inv_inertia(1.0, 1.0));
     (0..grains.len())
         .filter(|&i| grains.inv_mass[i] > 0.0)
         .map(|i| {
-            let w = f64::from(grains.ang_vel[i]);
+            let w: &[f32] = bytemuck::cast_slice(std::slice::from_ref(&grains.ang_vel[i]));
             let r = f64::from(grains.radius[i]);
-            0.25 * grains.mass(i) * r * r * w * w
+            let half_i = 0.5 * k * grains.mass(i) * r * r;
+            w.iter().fold(0.0, |e, &w| e + half_i * f64::from(w) * f64::from(w))
         })
         .sum()
 }
@@ -97,6 +104,6 @@ mod tests {
         g.inv_mass[2] = 0.0;
         let e = rotational_kinetic_energy(&g);
         assert!((e - 36.25).abs() < 1e-5 * 36.25, "{e}");
-        assert_eq!(rotational_kinetic_energy(&Grains::default()), 0.0);
+        assert_eq!(rotational_kinetic_energy(&Grains::<Dim2>::default()), 0.0);
     }
 }

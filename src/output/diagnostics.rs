@@ -58,6 +58,10 @@ pub(super) struct Record {
     grain_collisions: u64,
     #[serde(default)]
     wall_collisions: u64,
+    #[serde(default, serialize_with = "exp")]
+    momentum_z: f64,
+    #[serde(default, serialize_with = "exp")]
+    barycentre_z: f64,
 }
 
 fn exp<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
@@ -101,6 +105,8 @@ impl From<&Row> for Record {
             barycentre_y: r.barycentre[1],
             grain_collisions: r.grain_collisions,
             wall_collisions: r.wall_collisions,
+            momentum_z: r.momentum[2],
+            barycentre_z: r.barycentre[2],
         }
     }
 }
@@ -114,7 +120,7 @@ impl From<Record> for Row {
             passed: r.passed,
             kinetic_energy: r.kinetic_energy,
             potential_energy: r.potential_energy,
-            momentum: [r.momentum_x, r.momentum_y],
+            momentum: [r.momentum_x, r.momentum_y, r.momentum_z],
             contacts: r.contacts,
             iterations: r.iterations,
             residual: r.residual,
@@ -124,7 +130,7 @@ impl From<Record> for Row {
             total_energy: r
                 .total_energy
                 .unwrap_or(r.kinetic_energy + r.potential_energy + r.rotational_kinetic_energy),
-            barycentre: [r.barycentre_x, r.barycentre_y],
+            barycentre: [r.barycentre_x, r.barycentre_y, r.barycentre_z],
             grain_collisions: r.grain_collisions,
             wall_collisions: r.wall_collisions,
         }

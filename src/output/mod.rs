@@ -47,7 +47,7 @@ pub use manifest::{MANIFEST, Manifest, Outputs};
 /// The header of diagnostics.csv, exactly: the field names of the record
 /// the rows are written from. Columns are only ever appended, so a reader
 /// that knows a prefix still reads a newer file.
-pub const DIAGNOSTICS_HEADER: &str = "step,time,grains,passed,kinetic_energy,potential_energy,momentum_x,momentum_y,contacts,iterations,residual,max_overlap,rotational_kinetic_energy,elastic_energy,total_energy,barycentre_x,barycentre_y,grain_collisions,wall_collisions";
+pub const DIAGNOSTICS_HEADER: &str = "step,time,grains,passed,kinetic_energy,potential_energy,momentum_x,momentum_y,contacts,iterations,residual,max_overlap,rotational_kinetic_energy,elastic_energy,total_energy,barycentre_x,barycentre_y,grain_collisions,wall_collisions,momentum_z,barycentre_z";
 
 /// The header written before the lab's columns were appended (elastic and
 /// total energy, barycentre, new collisions; read as 0).
@@ -67,7 +67,8 @@ pub struct Row {
     pub passed: u64,
     pub kinetic_energy: f64,
     pub potential_energy: f64,
-    pub momentum: [f64; 2],
+    /// Sum of m v, N s (z: 0 in the plane).
+    pub momentum: [f64; 3],
     pub contacts: u64,
     /// Mean solver iterations per step since the previous row.
     pub iterations: f64,
@@ -86,7 +87,7 @@ pub struct Row {
     /// kinetic + rotational + potential + elastic, J per unit thickness.
     pub total_energy: f64,
     /// Mass-weighted centre of the moving grains, m.
-    pub barycentre: [f64; 2],
+    pub barycentre: [f64; 3],
     /// Grain-grain pairs that touch now and did not at the step before,
     /// counted every step since the previous row (each pair once).
     pub grain_collisions: u64,
