@@ -6,12 +6,12 @@
 use std::time::Instant;
 
 use crate::analysis::fit_flow_rates;
-use crate::backend::census::{Census, Elastic, Touching};
-use crate::backend::{Backend, BackendKind, OverlapHistogram, grid_for, substep};
+use crate::backend::census::{Elastic, Look, Touching};
+use crate::backend::{Backend, BackendKind, OverlapHistogram, substep};
 use crate::error::{Error, Result};
 use crate::model::accuracy::OverlapTarget;
-use crate::model::motion::WallMotion;
-use crate::model::{Phase, SolverKind, StepParams, Walls};
+use crate::model::motion::Moves;
+use crate::model::{Dim2, Phase, SolverKind, StepParams};
 use crate::model::{Region, Totals};
 use crate::output::{ResultDir, Summary};
 use crate::scene::Setup;
@@ -19,8 +19,10 @@ use crate::scene::emit::Emitter;
 
 mod emit;
 mod output;
+mod space;
 mod state;
 mod tally;
+pub use space::RunSpace;
 pub use state::{STATE_VERSION, State};
 use tally::Tally;
 
@@ -42,7 +44,12 @@ pub struct Silent;
 impl Observer for Silent {}
 
 /// Run a whole simulation into a result directory and return its summary.
-pub fn run(setup: &Setup, backend: &mut dyn Backend, out: &mut ResultDir, obs: &mut dyn Observer) -> Result<Summary> {
+pub fn run<S: RunSpace>(
+    setup: &Setup<S>,
+    backend: &mut dyn Backend<S>,
+    out: &mut ResultDir,
+    obs: &mut dyn Observer,
+) -> Result<Summary> {
     let mut r = Run::start(setup, backend, out, obs)?;
     while !r.done() {
         r.advance(backend, out, u64::MAX, obs)?;
@@ -54,10 +61,10 @@ pub fn run(setup: &Setup, backend: &mut dyn Backend, out: &mut ResultDir, obs: &
 /// `dir` checked for it: nothing in it changes until the run is set up (a
 /// run that cannot start leaves it as it was); summary.json is written at
 /// the end.
-pub fn resume(
-    setup: &Setup,
-    state: &State,
-    backend: &mut dyn Backend,
+pub fn resume<S: RunSpace>(
+    setup: &Setup<S>,
+    state: &State<S>,
+    backend: &mut dyn Backend<S>,
     dir: crate::output::Resumable,
     obs: &mut dyn Observer,
 ) -> Result<Summary> {
@@ -93,7 +100,7 @@ pub struct Progress {
 /// that a window can drive it a few steps per frame. The backend, the result
 /// directory and the observer are passed to every call (not held), so the
 /// caller can render from the backend between calls.
-pub struct Run {
+pub struct Run<S: RunSpace = Dim2> {
     p: StepParams,
     /// Adapts `p.tol` after every step (`solver.max_overlap`); None: `p.tol` holds.
     target: Option<OverlapTarget>,
@@ -104,19 +111,19 @@ pub struct Run {
     /// The settle phase also waits for every grain to turn slower than this, rad/s (DEM).
     settle_spin: f32,
     contact_capacity: u32,
-    open_walls: Walls,
-    closed_walls: Walls,
+    open_walls: S::Walls,
+    closed_walls: S::Walls,
     /// The walls' `[[motion]]`, on a clock that starts when the gate opens.
-    motion: Option<WallMotion>,
+    motion: Option<S::Motion>,
     /// The walls as they are now: closed while settling, then open, where
     /// their motion has taken them.
-    walls_now: Walls,
+    walls_now: S::Walls,
     /// Overlaps of the touching pairs at every row.
     overlaps: OverlapHistogram,
     /// The step of the census's last look, whose lists the overlap
     /// histogram samples at a row.
     looked: Option<u64>,
-    region: Region,
+    region: Region<S>,
     n: u64,
     tally: Tally,
     times: Vec<f64>,
@@ -133,7 +140,7 @@ pub struct Run {
     /// The fastest grain at the end of the last step, m/s (the substeps' v_max).
     speed: f32,
     /// New contacts counted every step, and the elastic energy of a row.
-    census: Census,
+    census: S::Census,
     /// What touched after the last step.
     touching: Touching,
     /// Count new contacts at every step (`run.collisions`); None: the
@@ -141,7 +148,7 @@ pub struct Run {
     collisions: Option<bool>,
     /// The scene's emitters, the grains each has added so far, whether its
     /// next grain is waiting for its spot, and the emissions that waited.
-    emitters: Vec<Emitter>,
+    emitters: Vec<Emitter<S>>,
     emitted: Vec<usize>,
     waiting: Vec<bool>,
     emissions_waited: u64,
@@ -183,7 +190,7 @@ struct Plan {
 }
 
 impl Plan {
-    fn of(setup: &Setup) -> Plan {
+    fn of<S: RunSpace>(setup: &Setup<S>) -> Plan {
         let (p, scene) = (&setup.params, &setup.scene);
         let dt = f64::from(p.dt);
         let dem = p.solver == SolverKind::Dem;
@@ -214,10 +221,15 @@ impl Plan {
     }
 }
 
-impl Run {
+impl<S: RunSpace> Run<S> {
     /// Check the solver, open the gate if there is none, write the walls
     /// (and the seams of a periodic run) and the first frame.
-    pub fn start(setup: &Setup, backend: &mut dyn Backend, out: &mut ResultDir, obs: &mut dyn Observer) -> Result<Run> {
+    pub fn start(
+        setup: &Setup<S>,
+        backend: &mut dyn Backend<S>,
+        out: &mut ResultDir,
+        obs: &mut dyn Observer,
+    ) -> Result<Run<S>> {
         let mut r = Run::new(setup)?;
         if let Some(n) = many_frames(r.discharge, r.every, setup.params.dt) {
             obs.notice(&n);
@@ -230,8 +242,8 @@ impl Run {
         out.walls(&r.open_walls)?;
         if let Some(period) = setup.periodic_x() {
             // The seams over the domain's height: the bounds in y.
-            let rect = setup.bounds.rect;
-            out.periodic(period, [rect[1], rect[3]])?;
+            let (lo, hi) = S::box_corners(setup.bounds.rect);
+            out.periodic(period, [lo[1], hi[1]])?;
         }
         r.emit(backend, 0.0)?;
         r.look(backend, true)?;
@@ -248,7 +260,12 @@ impl Run {
     /// On the CPU the steps that follow are the very steps the first run
     /// would have taken, when nothing changed but the duration (see
     /// [`State`] for what is kept).
-    pub fn resume(setup: &Setup, state: &State, backend: &mut dyn Backend, obs: &mut dyn Observer) -> Result<Run> {
+    pub fn resume(
+        setup: &Setup<S>,
+        state: &State<S>,
+        backend: &mut dyn Backend<S>,
+        obs: &mut dyn Observer,
+    ) -> Result<Run<S>> {
         let mut r = Run::new(setup)?;
         if state.emitted.len() != r.emitters.len() || state.waiting.len() != r.emitters.len() {
             return Err(Error::field(
@@ -319,9 +336,9 @@ impl Run {
         backend.set_phase(if r.settling { Phase::Relax } else { Phase::Discharge });
         // After the walls: setting them forgets the warm start.
         if let Some(saved) = &state.contacts
-            && let Some(lists) = saved.lists(state.grains.len(), r.contact_capacity as usize)
+            && let Some(lists) = S::saved_lists(saved, state.grains.len(), r.contact_capacity as usize)
         {
-            backend.restore_contacts(lists, &saved.order);
+            backend.restore_contacts(lists, saved.order());
         }
         if !r.settling {
             r.move_walls(backend);
@@ -338,7 +355,7 @@ impl Run {
     }
 
     /// The run of `setup` before its first step.
-    fn new(setup: &Setup) -> Result<Run> {
+    fn new(setup: &Setup<S>) -> Result<Run<S>> {
         let p = setup.params;
         if !p.solver.implemented() {
             return Err(Error::NotImplemented {
@@ -349,7 +366,7 @@ impl Run {
         let radius_mean = setup.radius_mean;
         let capacity = setup.scene.solver.contact_capacity as usize;
         let region = setup.region();
-        let grid = grid_for(setup)?;
+        let grid = S::grid(setup)?;
         // A soft contact is an overlap; a rigid one closes to gap 0 within solver.tol.
         let (elastic, touch) = match p.solver {
             SolverKind::Dem => (
@@ -384,7 +401,7 @@ impl Run {
             walls_now: setup.walls(plan.settle_max > 0).clone(),
             overlaps: OverlapHistogram::new(radius_mean),
             looked: None,
-            census: Census::new(grid, capacity, elastic, touch),
+            census: S::census(grid, capacity, elastic, touch),
             touching: Touching::default(),
             collisions: setup.scene.run.collisions,
             emitters: setup.emitters.clone(),
@@ -432,7 +449,7 @@ impl Run {
     /// Take up to `max_steps` steps (fewer when the run ends first); returns the steps taken.
     pub fn advance(
         &mut self,
-        backend: &mut dyn Backend,
+        backend: &mut dyn Backend<S>,
         out: &mut ResultDir,
         max_steps: u64,
         obs: &mut dyn Observer,
@@ -448,7 +465,7 @@ impl Run {
 
     /// One step: count it, warn, write a row and a frame every `every`
     /// steps, open the gate once the pile has settled.
-    fn step(&mut self, backend: &mut dyn Backend, out: &mut ResultDir, obs: &mut dyn Observer) -> Result<()> {
+    fn step(&mut self, backend: &mut dyn Backend<S>, out: &mut ResultDir, obs: &mut dyn Observer) -> Result<()> {
         let dt = f64::from(self.p.dt);
         let moving = match &self.motion {
             Some(motion) if !self.settling => Some(substep::Moving {
@@ -512,7 +529,7 @@ impl Run {
     }
 
     /// The walls as they are now (where their motion has taken them).
-    pub fn walls(&self) -> &Walls {
+    pub fn walls(&self) -> &S::Walls {
         &self.walls_now
     }
 
@@ -524,7 +541,7 @@ impl Run {
     /// Move the walls to where their motion has them after the last step
     /// (the start of the next), with their velocities over the next step:
     /// `walls_now` and the backend's. Nothing when they stay still.
-    fn move_walls(&mut self, backend: &mut dyn Backend) {
+    fn move_walls(&mut self, backend: &mut dyn Backend<S>) {
         if let Some(motion) = &self.motion {
             let dt = f64::from(self.p.dt);
             let t = self.tally.steps as f64 * dt - self.discharge_start;
@@ -546,7 +563,7 @@ impl Run {
     }
 
     /// Count the contacts new since the last step ([`Census`]) and keep what touches now.
-    fn look(&mut self, backend: &mut dyn Backend, first: bool) -> Result<()> {
+    fn look(&mut self, backend: &mut dyn Backend<S>, first: bool) -> Result<()> {
         self.touching = self.census.look(backend.grains()?, &self.walls_now, first);
         self.looked = Some(self.tally.steps);
         Ok(())
@@ -559,7 +576,7 @@ impl Run {
     /// (from `Backend::max_speed`: the host grains, or the device's
     /// totals), so a large `run.every` does not hold the gate shut past the
     /// grains' rest; with rows at least that frequent only row steps check.
-    fn settled(&self, backend: &mut dyn Backend, row: bool, step: u64) -> Result<bool> {
+    fn settled(&self, backend: &mut dyn Backend<S>, row: bool, step: u64) -> Result<bool> {
         if self.settle_steps >= self.settle_max {
             return Ok(true);
         }
@@ -577,7 +594,7 @@ impl Run {
     /// Write the last row and frame (unless the last step wrote them) and
     /// return the summary of the steps taken, whether or not the run is
     /// [`done`](Run::done) (a window closed early ends the run here).
-    pub fn finish(mut self, backend: &mut dyn Backend, out: &mut ResultDir) -> Result<Summary> {
+    pub fn finish(mut self, backend: &mut dyn Backend<S>, out: &mut ResultDir) -> Result<Summary> {
         let dt = f64::from(self.p.dt);
         if !self.tally.steps.is_multiple_of(self.every) {
             let step = self.tally.steps;

@@ -17,7 +17,7 @@ pub mod crowd;
 pub mod gpu;
 pub mod overlap;
 pub mod regrow;
-mod start;
+pub mod start;
 pub mod substep;
 
 pub use self::bisect::{BisectBackend, DemBisectBackend};

@@ -6,7 +6,7 @@
 
 use crate::cpu::CpuStepper;
 use crate::error::{Error, Result};
-use crate::model::{Body, DemParams, Grains, Grid, ImpulseParams, SolverKind, Walls};
+use crate::model::{Body, DemParams, Grains, Grid, ImpulseParams, SolverKind, Space, Walls};
 use crate::scene::Setup;
 use crate::scene::bounds::BoundsRule;
 
@@ -15,20 +15,35 @@ use crate::scene::bounds::BoundsRule;
 /// boundaries (`walls.periodic_x`) it spans the period along x
 /// (`Grid::periodic_x`).
 pub fn grid_for(setup: &Setup) -> Result<Grid> {
-    let mut bb = setup.walls_box;
-    let emitted = setup.emitters.iter().map(|e| &e.grains);
-    let mut r_max = setup.grains.max_radius();
-    for g in std::iter::once(&setup.grains).chain(emitted) {
-        for p in &g.pos {
-            bb = [bb[0].min(p[0]), bb[1].min(p[1]), bb[2].max(p[0]), bb[3].max(p[1])];
-        }
-        r_max = r_max.max(g.max_radius());
-    }
-    let cell = 2.0 * r_max + setup.params.alert;
+    let (lo, hi, cell) = extent(setup);
+    let bb = [lo[0], lo[1], hi[0], hi[1]];
     match setup.periodic_x() {
         Some(period) => Grid::periodic_x(bb, cell, period),
         None => Grid::covering(bb, cell),
     }
+}
+
+/// The corners of the box holding the walls, the initial grains and the
+/// emitters' grains, and the cell side 2 r_max + alert.
+fn extent<S: Space>(setup: &Setup<S>) -> (S::Vec, S::Vec, f32) {
+    let (mut lo, mut hi) = S::box_corners(setup.walls_box);
+    let emitted = setup.emitters.iter().map(|e| &e.grains);
+    let mut r_max = setup.grains.max_radius();
+    for g in std::iter::once(&setup.grains).chain(emitted) {
+        for p in &g.pos {
+            for k in 0..S::DIM {
+                (lo[k], hi[k]) = (lo[k].min(p[k]), hi[k].max(p[k]));
+            }
+        }
+        r_max = r_max.max(g.max_radius());
+    }
+    (lo, hi, 2.0 * r_max + setup.params.alert)
+}
+
+/// [`grid_for`] in any space, without periodic boundaries (refused in 3D).
+pub fn grid_covering<S: Space>(setup: &Setup<S>) -> Result<Grid<S>> {
+    let (lo, hi, cell) = extent(setup);
+    Grid::covering_box(lo, hi, cell)
 }
 
 /// The state a backend is built from: a scene's ([`Start::of`]) or a packed

@@ -28,7 +28,8 @@
 
 use super::Backend;
 use crate::error::{Error, Result};
-use crate::model::motion::WallMotion;
+use crate::model::motion::Moves;
+use crate::model::{Dim2, Space};
 use crate::model::{StepParams, StepStats};
 
 /// Margin on the closing bound. v is measured at the end of the previous
@@ -107,17 +108,24 @@ pub fn merge(a: StepStats, b: StepStats) -> StepStats {
 /// Advance `backend` by `p.dt`, in as many substeps as [`substeps`] asks
 /// for the fastest grain `v_max` (m/s); [`Error::StepTooLong`] when that is
 /// more than [`MAX_SUBSTEPS`] (nothing is stepped then).
-pub fn step(backend: &mut dyn Backend, p: &StepParams, v_max: f32) -> Result<Substepped> {
+pub fn step<S: Space>(backend: &mut dyn Backend<S>, p: &StepParams, v_max: f32) -> Result<Substepped> {
     step_moving(backend, p, v_max, None)
 }
 
 /// Moving walls over a step: their motion and the time on its clock at the
 /// start of the step, s.
-#[derive(Clone, Copy)]
-pub struct Moving<'a> {
-    pub motion: &'a WallMotion,
+pub struct Moving<'a, S: Space = Dim2> {
+    pub motion: &'a S::Motion,
     pub t0: f64,
 }
+
+impl<S: Space> Clone for Moving<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S: Space> Copy for Moving<'_, S> {}
 
 /// [`step`] with walls that move: a wall closes on a grain as a grain
 /// does, so the fastest wall point's speed over the step adds to `v_max`
@@ -126,11 +134,11 @@ pub struct Moving<'a> {
 /// has already given the backend the walls at `t0` with their velocities
 /// over the whole step (as the run does after every step), so a step that
 /// is not split moves nothing here.
-pub fn step_moving(
-    backend: &mut dyn Backend,
+pub fn step_moving<S: Space>(
+    backend: &mut dyn Backend<S>,
     p: &StepParams,
     v_max: f32,
-    moving: Option<Moving<'_>>,
+    moving: Option<Moving<'_, S>>,
 ) -> Result<Substepped> {
     let dt = f64::from(p.dt);
     let wall_speed = moving.map_or(0.0, |m| (m.motion.farthest(m.t0, m.t0 + dt) / dt) as f32);

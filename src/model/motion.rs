@@ -160,6 +160,37 @@ impl GroupMotion {
     }
 }
 
+/// A prescribed motion of a space's walls `W` (`[[motion]]`): the walls
+/// where they are at `t0`, with their velocities over the step to `t1`.
+pub trait Moves<W>: std::fmt::Debug + Clone + Send + Sync + 'static {
+    fn walls(&self, t0: f64, t1: f64) -> W;
+    /// The farthest any wall point travels from `t0` to `t1`, m.
+    fn farthest(&self, t0: f64, t1: f64) -> f64;
+}
+
+impl Moves<Walls> for WallMotion {
+    fn walls(&self, t0: f64, t1: f64) -> Walls {
+        WallMotion::walls(self, t0, t1)
+    }
+    fn farthest(&self, t0: f64, t1: f64) -> f64 {
+        WallMotion::farthest(self, t0, t1)
+    }
+}
+
+/// No motion: the walls of 3D scenes stand still (a scene with
+/// `[[motion]]` in 3D is refused), so no value of this type exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Still {}
+
+impl Moves<super::Walls3d> for Still {
+    fn walls(&self, _t0: f64, _t1: f64) -> super::Walls3d {
+        match *self {}
+    }
+    fn farthest(&self, _t0: f64, _t1: f64) -> f64 {
+        match *self {}
+    }
+}
+
 /// Walls whose groups move: the walls as built, the group of each segment
 /// and corner, and each group's motion (group 0 and any group without
 /// phases stay still).

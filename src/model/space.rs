@@ -125,6 +125,8 @@ pub trait Space: Copy + Default + Debug + PartialEq + Eq + Send + Sync + 'static
     /// [xmin, ymin, xmax, ymax] in the plane, [xmin, ymin, zmin, xmax, ymax,
     /// zmax] in 3D, m.
     type Bounds: Value;
+    /// The walls' prescribed motion (`model::motion`).
+    type Motion: super::motion::Moves<Self::Walls>;
     /// The orientation of a grain that has not turned.
     const UNTURNED: Self::Orientation;
 
@@ -136,6 +138,26 @@ pub trait Space: Copy + Default + Debug + PartialEq + Eq + Send + Sync + 'static
     fn within(b: Self::Bounds, x: Self::Vec, r: f32) -> bool {
         let b: &[f32] = bytemuck::cast_slice(std::slice::from_ref(&b));
         (0..Self::DIM).all(|k| x[k] >= b[k] - r && x[k] <= b[k + Self::DIM] + r)
+    }
+
+    /// The low and the high corner of the box `b`.
+    fn box_corners(b: Self::Bounds) -> (Self::Vec, Self::Vec) {
+        let b: &[f32] = bytemuck::cast_slice(std::slice::from_ref(&b));
+        let (mut lo, mut hi) = (Self::splat(0.0), Self::splat(0.0));
+        for k in 0..Self::DIM {
+            (lo[k], hi[k]) = (b[k], b[k + Self::DIM]);
+        }
+        (lo, hi)
+    }
+
+    /// The box from `lo` to `hi`.
+    fn box_of(lo: Self::Vec, hi: Self::Vec) -> Self::Bounds {
+        let mut out = Self::Bounds::default();
+        let b: &mut [f32] = bytemuck::cast_slice_mut(std::slice::from_mut(&mut out));
+        for k in 0..Self::DIM {
+            (b[k], b[k + Self::DIM]) = (lo[k], hi[k]);
+        }
+        out
     }
 
     /// The point or vector in 3D (z = 0 in the plane): the frames' coordinates.
@@ -282,6 +304,7 @@ impl Space for Dim2 {
     type Tangent = f32;
     type Walls = super::Walls;
     type Bounds = [f32; 4];
+    type Motion = super::motion::WallMotion;
     const UNTURNED: f32 = 0.0;
 
     #[inline]
@@ -393,6 +416,7 @@ impl Space for Dim3 {
     type Tangent = [f32; 3];
     type Walls = super::Walls3d;
     type Bounds = [f32; 6];
+    type Motion = super::motion::Still;
     const UNTURNED: [f32; 4] = [1.0, 0.0, 0.0, 0.0];
 
     #[inline]

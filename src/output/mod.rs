@@ -354,7 +354,7 @@ impl ResultDir {
     }
 
     /// Write one frame and extend the .pvd collection.
-    pub fn frame(&mut self, time: f64, grains: &Grains) -> Result<()> {
+    pub fn frame<S: crate::model::Space>(&mut self, time: f64, grains: &Grains<S>) -> Result<()> {
         let name = frame_name(self.frames.len());
         let path = self.manifest.atomic_file(&name)?;
         vtk::write_atomic(&path, &vtk::grains_vtp(grains)).map_err(io(&path))?;
@@ -364,10 +364,10 @@ impl ResultDir {
     }
 
     /// Write walls.vtp: the walls as built (where they stand at the start).
-    pub fn walls(&self, walls: &Walls) -> Result<()> {
+    pub fn walls(&self, walls: &impl vtk::WallsVtp) -> Result<()> {
         // Listed by `create_with`, as are frames.pvd and summary.json.
         let path = self.dir.join("walls.vtp");
-        vtk::write_atomic(&path, &vtk::walls_vtp(walls)).map_err(io(&path))
+        vtk::write_atomic(&path, &walls.vtp()).map_err(io(&path))
     }
 
     /// Write periodic.vtp ([`PERIODIC`], listed and written atomically like
@@ -400,7 +400,7 @@ impl ResultDir {
     /// already written may be given again (its walls file is replaced). A
     /// run whose walls never move never calls it and writes neither
     /// walls.pvd nor the `walls/` folder. A `frame` not yet written is refused.
-    pub fn moving_walls(&mut self, frame: usize, walls: &Walls) -> Result<()> {
+    pub fn moving_walls(&mut self, frame: usize, walls: &impl vtk::WallsVtp) -> Result<()> {
         let name = walls_frame_name(frame);
         if frame >= self.frames.len() {
             return Err(Error::Output {
@@ -417,7 +417,7 @@ impl ResultDir {
         self.manifest.atomic_file(WALLS_PVD)?;
         self.manifest.folder(WALLS_FOLDER)?;
         let path = self.manifest.atomic_file(&name)?;
-        vtk::write_atomic(&path, &vtk::walls_vtp(walls)).map_err(io(&path))?;
+        vtk::write_atomic(&path, &walls.vtp()).map_err(io(&path))?;
         self.wall_frames.insert(frame);
         self.write_walls_pvd()
     }

@@ -6,12 +6,14 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::model::{Grains, Walls};
+use crate::model::{Grains, Space, Walls, Walls3d};
 
 /// Grains as points (vertices) with point data radius (m), velocity (m/s),
-/// id, angular_velocity (rad/s) and angle (rad), both counter-clockwise
-/// positive. Open with the "Point Gaussian" representation scaled by `radius`.
-pub fn grains_vtp(grains: &Grains) -> String {
+/// id, angular_velocity (rad/s) and, in the plane, angle (rad), both
+/// counter-clockwise positive; in 3D angular_velocity is a vector and
+/// `orientation` the unit quaternion (w, x, y, z). Open with the "Point
+/// Gaussian" representation scaled by `radius`.
+pub fn grains_vtp<S: Space>(grains: &Grains<S>) -> String {
     let n = grains.len();
     let mut s = String::with_capacity(120 + n * 90);
     s.push_str("<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n<PolyData>\n");
@@ -20,8 +22,9 @@ pub fn grains_vtp(grains: &Grains) -> String {
         "<Piece NumberOfPoints=\"{n}\" NumberOfVerts=\"{n}\" NumberOfLines=\"0\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">"
     );
     s.push_str("<Points>\n<DataArray type=\"Float32\" NumberOfComponents=\"3\" format=\"ascii\">\n");
-    for p in &grains.pos {
-        let _ = writeln!(s, "{} {} 0", p[0], p[1]);
+    for &p in &grains.pos {
+        let [x, y, z] = S::xyz(p);
+        let _ = writeln!(s, "{x} {y} {z}");
     }
     s.push_str("</DataArray>\n</Points>\n<PointData Scalars=\"radius\" Vectors=\"velocity\">\n");
     s.push_str("<DataArray type=\"Float32\" Name=\"radius\" format=\"ascii\">\n");
@@ -31,8 +34,9 @@ pub fn grains_vtp(grains: &Grains) -> String {
     s.push_str(
         "</DataArray>\n<DataArray type=\"Float32\" Name=\"velocity\" NumberOfComponents=\"3\" format=\"ascii\">\n",
     );
-    for v in &grains.vel {
-        let _ = writeln!(s, "{} {} 0", v[0], v[1]);
+    for &v in &grains.vel {
+        let [x, y, z] = S::xyz(v);
+        let _ = writeln!(s, "{x} {y} {z}");
     }
     s.push_str("</DataArray>\n<DataArray type=\"UInt32\" Name=\"id\" format=\"ascii\">\n");
     for i in &grains.id {
@@ -42,22 +46,35 @@ pub fn grains_vtp(grains: &Grains) -> String {
     // Angular velocity, rad/s, and angle, rad (counter-clockwise positive;
     // 0 under frictionless NSCD). Appended after `id`: the older arrays keep
     // their places, and a reader of an older frame finds neither.
-    scalars(&mut s, "angular_velocity", &grains.ang_vel, n);
-    scalars(&mut s, "angle", &grains.angle, n);
+    let orientation = if S::DIM == 2 { "angle" } else { "orientation" };
+    values(&mut s, "angular_velocity", &grains.ang_vel, n);
+    values(&mut s, orientation, &grains.angle, n);
     s.push_str("</PointData>\n");
     verts(&mut s, n);
     s.push_str("</Piece>\n</PolyData>\n</VTKFile>\n");
     s
 }
 
-/// One Float32 point array `name`, written only when it has a value per point.
-fn scalars(s: &mut String, name: &str, values: &[f32], n: usize) {
+/// One Float32 point array `name` of one value of type `T` per point (a
+/// number, or a vector of its components), written only when it has a
+/// value per point.
+fn values<T: bytemuck::Pod>(s: &mut String, name: &str, values: &[T], n: usize) {
     if values.len() != n {
         return;
     }
-    let _ = writeln!(s, "<DataArray type=\"Float32\" Name=\"{name}\" format=\"ascii\">");
-    for v in values {
-        let _ = writeln!(s, "{v}");
+    let parts = std::mem::size_of::<T>() / 4;
+    let flat: &[f32] = bytemuck::cast_slice(values);
+    if parts == 1 {
+        let _ = writeln!(s, "<DataArray type=\"Float32\" Name=\"{name}\" format=\"ascii\">");
+    } else {
+        let _ = writeln!(
+            s,
+            "<DataArray type=\"Float32\" Name=\"{name}\" NumberOfComponents=\"{parts}\" format=\"ascii\">"
+        );
+    }
+    for v in flat.chunks_exact(parts.max(1)) {
+        let line: Vec<String> = v.iter().map(f32::to_string).collect();
+        let _ = writeln!(s, "{}", line.join(" "));
     }
     s.push_str("</DataArray>\n");
 }
@@ -97,6 +114,72 @@ pub fn walls_vtp(walls: &Walls) -> String {
         let _ = writeln!(s, "{}", 2 * i);
     }
     s.push_str("</DataArray>\n</Lines>\n</Piece>\n</PolyData>\n</VTKFile>\n");
+    s
+}
+
+/// Walls as ParaView polydata: walls.vtp and the walls of a frame.
+pub trait WallsVtp {
+    fn vtp(&self) -> String;
+}
+
+impl WallsVtp for Walls {
+    fn vtp(&self) -> String {
+        walls_vtp(self)
+    }
+}
+
+impl WallsVtp for Walls3d {
+    /// [`triangles_vtp`].
+    fn vtp(&self) -> String {
+        triangles_vtp(self)
+    }
+}
+
+/// Half the side of the square drawn for an unbounded plane wall, m: a
+/// plane has no edges, so walls.vtp shows a square of it around its point.
+pub const PLANE_DRAWN_HALF_SIDE: f32 = 1.0;
+
+/// 3D walls as triangles (polygons): each mesh triangle, and each plane as
+/// two triangles of a square of side 2 [`PLANE_DRAWN_HALF_SIDE`] centred on
+/// its point.
+pub fn triangles_vtp(walls: &Walls3d) -> String {
+    let mut tris: Vec<[[f32; 3]; 3]> = walls.triangles.iter().map(|t| [t.a, t.b, t.c]).collect();
+    for p in &walls.planes {
+        // Two unit vectors across the plane.
+        let n = p.normal;
+        let helper = if n[0].abs() < 0.9 { [1.0, 0.0, 0.0] } else { [0.0, 1.0, 0.0] };
+        let u = crate::model::space::cross(n, helper);
+        let len = u.iter().map(|x| x * x).sum::<f32>().sqrt();
+        let u = u.map(|x| x / len * PLANE_DRAWN_HALF_SIDE);
+        let v = crate::model::space::cross(n, u);
+        let at = |a: f32, b: f32| [0, 1, 2].map(|k| p.point[k] + a * u[k] + b * v[k]);
+        let (c0, c1, c2, c3) = (at(-1.0, -1.0), at(1.0, -1.0), at(1.0, 1.0), at(-1.0, 1.0));
+        tris.push([c0, c1, c2]);
+        tris.push([c0, c2, c3]);
+    }
+    let n = tris.len();
+    let mut s = String::new();
+    s.push_str("<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n<PolyData>\n");
+    let _ = writeln!(
+        s,
+        "<Piece NumberOfPoints=\"{}\" NumberOfVerts=\"0\" NumberOfLines=\"0\" NumberOfStrips=\"0\" NumberOfPolys=\"{n}\">",
+        3 * n
+    );
+    s.push_str("<Points>\n<DataArray type=\"Float32\" NumberOfComponents=\"3\" format=\"ascii\">\n");
+    for t in &tris {
+        for c in t {
+            let _ = writeln!(s, "{} {} {}", c[0], c[1], c[2]);
+        }
+    }
+    s.push_str("</DataArray>\n</Points>\n<Polys>\n<DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n");
+    for i in 0..n {
+        let _ = writeln!(s, "{} {} {}", 3 * i, 3 * i + 1, 3 * i + 2);
+    }
+    s.push_str("</DataArray>\n<DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">\n");
+    for i in 1..=n {
+        let _ = writeln!(s, "{}", 3 * i);
+    }
+    s.push_str("</DataArray>\n</Polys>\n</Piece>\n</PolyData>\n</VTKFile>\n");
     s
 }
 

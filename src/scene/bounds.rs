@@ -18,7 +18,7 @@
 //! that fall off an open floor are lost a fall of m below it.
 
 use crate::error::{Error, Result};
-use crate::model::Grains;
+use crate::model::{Dim2, Grains, Space};
 use crate::model::walls::is_closed;
 
 /// Which rule gave the bounds.
@@ -34,9 +34,9 @@ pub enum BoundsRule {
 
 /// A grain whose centre is more than its radius outside `rect` is lost.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Bounds {
-    /// [xmin, ymin, xmax, ymax], m.
-    pub rect: [f32; 4],
+pub struct Bounds<S: Space = Dim2> {
+    /// The box ([`Space::Bounds`]: [xmin, ymin, xmax, ymax] in the plane), m.
+    pub rect: S::Bounds,
     pub rule: BoundsRule,
 }
 

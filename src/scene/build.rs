@@ -14,20 +14,20 @@ use super::placed::Placed;
 use super::spec::*;
 use crate::error::{Error, Result};
 use crate::model::accuracy::OverlapTarget;
-use crate::model::{Crowd, DemParams, Grains, ImpulseParams, SolverKind, StepParams, Walls};
+use crate::model::{Crowd, DemParams, Dim2, Grains, ImpulseParams, SolverKind, Space, StepParams, Walls};
 
 /// Everything a simulation starts from.
 #[derive(Debug, Clone)]
-pub struct Setup {
+pub struct Setup<S: Space = Dim2> {
     /// The scene with every default and derived value written out.
     pub scene: Scene,
     /// The walls with the gate (the settle phase), built once from the lines.
-    closed: Walls,
+    pub(super) closed: S::Walls,
     /// The walls without the gate (the discharge), built once from the lines.
-    open: Walls,
+    pub(super) open: S::Walls,
     /// The scene has a gate (a settle phase).
-    gated: bool,
-    pub grains: Grains,
+    pub(super) gated: bool,
+    pub grains: Grains<S>,
     /// Height of the neck, m.
     pub neck_y: f64,
     pub params: StepParams,
@@ -47,20 +47,21 @@ pub struct Setup {
     /// Things the user should hear about (one line each).
     pub notices: Vec<String>,
     /// The `[[emitters]]`, every grain they will add drawn up front.
-    pub emitters: Vec<super::emit::Emitter>,
+    pub emitters: Vec<super::emit::Emitter<S>>,
     /// Outside these a grain is lost (`walls.bounds`, or found from the walls).
-    pub bounds: super::bounds::Bounds,
+    pub bounds: super::bounds::Bounds<S>,
     /// The `[[motion]]` of the open walls (their clock starts when the gate
     /// opens, or at the start without a gate); None: the walls stay still.
-    pub motion: Option<crate::model::motion::WallMotion>,
-    /// The box [xmin, ymin, xmax, ymax] that holds the walls wherever they
-    /// are in the run (the walls' bounding box when they stay still), m.
-    pub walls_box: [f32; 4],
+    pub motion: Option<S::Motion>,
+    /// The box ([`Space::Bounds`]: [xmin, ymin, xmax, ymax] in the plane)
+    /// that holds the walls wherever they are in the run (the walls'
+    /// bounding box when they stay still), m.
+    pub walls_box: S::Bounds,
 }
 
-impl Setup {
+impl<S: Space> Setup<S> {
     /// Walls with the gate (closed) or without it (open); built once by [`build`].
-    pub fn walls(&self, with_gate: bool) -> &Walls {
+    pub fn walls(&self, with_gate: bool) -> &S::Walls {
         if with_gate { &self.closed } else { &self.open }
     }
 
@@ -80,9 +81,9 @@ impl Setup {
     }
 
     /// Where the neck is and what counts as lost ([`Setup::bounds`]).
-    pub fn region(&self) -> crate::model::Region {
+    pub fn region(&self) -> crate::model::Region<S> {
         crate::model::Region {
-            gravity: self.params.gravity,
+            gravity: S::in_plane(self.params.gravity),
             neck_y: self.neck_y as f32,
             bbox: self.bounds.rect,
             period: self.periodic_x().map_or(0.0, |p| p[1] - p[0]),

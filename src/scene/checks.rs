@@ -244,7 +244,7 @@ impl Room<'_> {
                 ),
             ));
         }
-        let p = spec.position;
+        let p = [spec.position[0], spec.position[1]];
         // The lines that a grain drawn within the jitter can reach.
         let reach = spec.jitter * std::f64::consts::SQRT_2 + r_max;
         let near: Vec<usize> = (0..self.walls.len())

@@ -17,20 +17,20 @@ use rand::RngExt;
 
 use super::fill;
 use super::spec::{GrainsSpec, Scene};
-use crate::model::Grains;
+use crate::model::{Dim2, Grains, Space};
 
 /// One emitter's grains and timetable.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Emitter {
+pub struct Emitter<S: Space = Dim2> {
     /// Time of the first grain, s.
     pub start: f64,
     /// Time between two grains, s.
     pub interval: f64,
     /// Every grain it adds, in order (ids are given when they appear).
-    pub grains: Grains,
+    pub grains: Grains<S>,
 }
 
-impl Emitter {
+impl<S: Space> Emitter<S> {
     /// Grain `k` is due at `time` (s) in a run of step `dt` (s): its time is
     /// at most half a step ahead.
     pub fn due(&self, k: usize, time: f64, dt: f64) -> bool {
@@ -38,7 +38,7 @@ impl Emitter {
     }
 
     /// Grain `k` alone.
-    pub fn grain(&self, k: usize) -> Grains {
+    pub fn grain(&self, k: usize) -> Grains<S> {
         let g = &self.grains;
         Grains {
             pos: vec![g.pos[k]],
@@ -46,8 +46,8 @@ impl Emitter {
             radius: vec![g.radius[k]],
             inv_mass: vec![g.inv_mass[k]],
             id: vec![0],
-            ang_vel: vec![0.0],
-            angle: vec![0.0],
+            ang_vel: vec![S::Spin::default()],
+            angle: vec![S::UNTURNED],
         }
     }
 }

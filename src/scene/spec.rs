@@ -16,6 +16,9 @@ pub use motion::*;
 pub struct Scene {
     /// Scene-file format version; must be 1.
     pub version: u32,
+    /// 2: disks in the plane (the default); 3: spheres (docs/spheres.md).
+    #[serde(skip_serializing_if = "is_plane")]
+    pub dimension: u32,
     /// Gravity, m/s^2.
     #[serde(deserialize_with = "super::strict::gravity")]
     pub gravity: [f64; 2],
@@ -52,6 +55,7 @@ impl Default for Scene {
     fn default() -> Self {
         Scene {
             version: super::SCENE_VERSION,
+            dimension: 2,
             gravity: [0.0, -9.81],
             walls: WallsSpec::default(),
             grains: GrainsSpec::default(),
@@ -67,6 +71,43 @@ impl Default for Scene {
             motion: Vec::new(),
             origin: "built-in scene".to_string(),
         }
+    }
+}
+
+fn is_plane(d: &u32) -> bool {
+    *d == 2
+}
+
+/// A point or vector of the scene file: [x, y], or [x, y, z] in a 3D scene
+/// (`dimension = 3`); a missing z reads 0.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Point {
+    /// The coordinates, z = 0 when not given.
+    pub xyz: [f64; 3],
+    /// The values given: 2 or 3.
+    pub given: usize,
+}
+
+impl Point {
+    /// The point (x, y) of the plane.
+    pub fn plane(x: f64, y: f64) -> Point {
+        Point {
+            xyz: [x, y, 0.0],
+            given: 2,
+        }
+    }
+}
+
+impl std::ops::Index<usize> for Point {
+    type Output = f64;
+    fn index(&self, k: usize) -> &f64 {
+        &self.xyz[k]
+    }
+}
+
+impl Serialize for Point {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.xyz[..self.given].serialize(s)
     }
 }
 
@@ -240,16 +281,16 @@ impl Default for GrainsSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EmitterSpec {
-    /// Where a grain appears, [x, y] m.
+    /// Where a grain appears, [x, y] m ([x, y, z] in 3D).
     #[serde(deserialize_with = "super::strict::position")]
-    pub position: [f64; 2],
+    pub position: Point,
     /// Each grain appears up to this far from `position` in x and in y
     /// (uniform, seeded from `grains.seed`), m. Default 0.
     #[serde(default)]
     pub jitter: f64,
-    /// Velocity of a new grain, [vx, vy] m/s. Default at rest.
-    #[serde(default, deserialize_with = "super::strict::velocity")]
-    pub velocity: [f64; 2],
+    /// Velocity of a new grain, [vx, vy] m/s ([vx, vy, vz] in 3D). Default at rest.
+    #[serde(default = "at_rest", deserialize_with = "super::strict::velocity")]
+    pub velocity: Point,
     /// Radius of every grain, m (exclusive with `radius_mean`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub radius: Option<f64>,
@@ -267,6 +308,10 @@ pub struct EmitterSpec {
     /// Time of the first grain, s. Default 0 (the start state).
     #[serde(default)]
     pub start: f64,
+}
+
+fn at_rest() -> Point {
+    Point::plane(0.0, 0.0)
 }
 
 /// `[solver]`: contact model and its numerical parameters.

@@ -92,12 +92,28 @@ pub fn grains<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<Vec<f64>>>, 
     Ok(Some(rows))
 }
 
-pub fn position<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
-    row(d, "emitters.position", "[x, y] in m")
+/// A [`super::Point`]: 2 values, or 3 (a 3D scene's).
+fn point<'de, D: Deserializer<'de>>(d: D, key: &str, meaning: &str) -> Result<super::Point, D::Error> {
+    let values = Vec::<f64>::deserialize(d)?;
+    let given = values.len();
+    match values[..] {
+        [x, y] => Ok(super::Point::plane(x, y)),
+        [x, y, z] => Ok(super::Point { xyz: [x, y, z], given }),
+        _ => {
+            let s = if given == 1 { "" } else { "s" };
+            Err(D::Error::custom(format!(
+                "`{key}` has {given} value{s}, expected 2 ({meaning}) or 3 in a 3D scene"
+            )))
+        }
+    }
 }
 
-pub fn velocity<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
-    row(d, "emitters.velocity", "[vx, vy] in m/s")
+pub fn position<'de, D: Deserializer<'de>>(d: D) -> Result<super::Point, D::Error> {
+    point(d, "emitters.position", "[x, y] in m")
+}
+
+pub fn velocity<'de, D: Deserializer<'de>>(d: D) -> Result<super::Point, D::Error> {
+    point(d, "emitters.velocity", "[vx, vy] in m/s")
 }
 
 pub fn door<'de, D: Deserializer<'de>>(d: D) -> Result<Option<[f64; 4]>, D::Error> {

@@ -2,20 +2,20 @@
 //! state.json (the latter only while every grain is inside), and the error
 //! of a run that lost grains.
 
-use super::state::SavedContacts;
-use super::{Run, STATE_VERSION, State};
+use super::{Run, RunSpace, STATE_VERSION, State};
 use crate::backend::Backend;
 use crate::backend::census::barycentre;
 use crate::error::{Error, Result};
+use crate::backend::census::Look;
 use crate::model::{Grains, SolverKind, Totals, rotational_kinetic_energy};
 use crate::output::{ResultDir, Row};
 
-impl Run {
+impl<S: RunSpace> Run<S> {
     /// One diagnostics row and one frame at `step`; the state saved with
     /// them while every grain is inside.
     pub(super) fn output(
         &mut self,
-        backend: &mut dyn Backend,
+        backend: &mut dyn Backend<S>,
         out: &mut ResultDir,
         step: u64,
         time: f64,
@@ -52,9 +52,7 @@ impl Run {
         let state = self.state(step, grains, out);
         let state = State {
             backend_steps: backend.step_count(),
-            contacts: backend
-                .saved_contacts()
-                .map(|(lists, order)| SavedContacts::of(lists, order)),
+            contacts: backend.saved_contacts().and_then(|(lists, order)| S::save(lists, order)),
             ..state
         };
         out.state(&state)?;
@@ -64,7 +62,7 @@ impl Run {
     /// The diagnostics row at `step` from the totals `t` and the frame's
     /// `grains`; it takes the collisions counted since the last row and
     /// starts the next row's mean of iterations.
-    fn row(&mut self, t: &Totals, grains: &Grains, step: u64, time: f64) -> Row {
+    fn row(&mut self, t: &Totals, grains: &Grains<S>, step: u64, time: f64) -> Row {
         let rotational = rotational_kinetic_energy(grains);
         let elastic = self.touching.elastic_energy;
         let (grain_collisions, wall_collisions) = self.census.take();
@@ -111,7 +109,7 @@ impl Run {
 
     /// What state.json holds at `step` with the frame's `grains`, but the
     /// backend's step count and contact lists.
-    fn state(&self, step: u64, grains: &Grains, out: &ResultDir) -> State {
+    fn state(&self, step: u64, grains: &Grains<S>, out: &ResultDir) -> State<S> {
         State {
             version: STATE_VERSION,
             step,

@@ -16,7 +16,8 @@ use crate::scene::{Scene, Setup};
 /// directory, replaced at every row, from which `run --resume` goes on
 /// (grains in the backend's order, with their spins and angles).
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct State {
+#[serde(bound = "")]
+pub struct State<S: crate::model::Space = crate::model::Dim2> {
     /// Format version of this file.
     pub version: u32,
     /// Steps taken (settle phase included); the row this state belongs to.
@@ -30,7 +31,7 @@ pub struct State {
     pub discharge_start: f64,
     /// Fastest grain after the last step, m/s (sets the next step's substeps).
     pub speed: f32,
-    pub grains: crate::model::Grains,
+    pub grains: crate::model::Grains<S>,
     /// Grains each emitter has added, whether its next one waits, and the emissions that waited.
     pub emitted: Vec<usize>,
     pub waiting: Vec<bool>,
@@ -53,7 +54,7 @@ pub struct State {
 /// listed contacts of every grain one after the other, each as the first
 /// `SAVED_WORDS` u32 words of its `Contact` (bit for bit).
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub(super) struct SavedContacts {
+pub struct SavedContacts {
     capacity: usize,
     count: Vec<u32>,
     words: Vec<u32>,
@@ -62,6 +63,11 @@ pub(super) struct SavedContacts {
 }
 
 impl SavedContacts {
+    /// The cell order of the last binning.
+    pub(super) fn order(&self) -> &[u32] {
+        &self.order
+    }
+
     /// The lists hold whole contacts of their own grains, the cell order is
     /// a permutation, every impulse is finite (see [`State::check`]).
     fn check(&self) -> std::result::Result<(), (String, String)> {
@@ -120,7 +126,7 @@ impl SavedContacts {
 
     /// The contacts of `lists` that carry over to the next step
     /// (`Contact::carries_over`), with the cell order.
-    pub(super) fn of(lists: &crate::model::ContactLists, order: &[u32]) -> SavedContacts {
+    pub(crate) fn of(lists: &crate::model::ContactLists, order: &[u32]) -> SavedContacts {
         let kept = |c: &&crate::model::Contact| c.carries_over();
         let count: Vec<u32> = (0..lists.grains())
             .map(|i| lists.of(i).iter().filter(kept).count() as u32)
@@ -143,7 +149,7 @@ impl SavedContacts {
 
     /// The lists again, in as many slots per grain as the fullest list
     /// needs, or None when they do not fit `grains` grains of `capacity` slots.
-    pub(super) fn lists(&self, grains: usize, capacity: usize) -> Option<crate::model::ContactLists> {
+    pub(crate) fn lists(&self, grains: usize, capacity: usize) -> Option<crate::model::ContactLists> {
         use crate::model::ContactLists;
         let per = SAVED_WORDS;
         let saved = |c: u32| (c as usize).min(self.capacity);
@@ -185,7 +191,7 @@ fn unpack(words: &[u32]) -> crate::model::Contact {
 /// The version of state.json this build writes and reads.
 pub const STATE_VERSION: u32 = 1;
 
-impl State {
+impl State<crate::model::Dim2> {
     /// DIR/state.json, checked ([`State::load`] then [`State::check`]), or
     /// an error naming it and the key at fault.
     pub fn read(dir: &Path) -> Result<State> {

@@ -38,7 +38,7 @@ pub(super) struct Tally {
     pub(super) last: StepStats,
 }
 
-impl Run {
+impl<S: super::RunSpace> Run<S> {
     /// Tally one step's figures; the first step that hits itmax, overflows
     /// the contact lists or moves past the alert distance is a warning, the
     /// first one split into substeps a notice.
