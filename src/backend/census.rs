@@ -129,7 +129,7 @@ impl<S: Detect> Look<S> for DetectCensus<S> {
                 self.now.push((key, energy));
             }
         }
-        self.now.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        self.now.sort_unstable_by_key(|e| e.0);
         // A grain-grain pair is listed by both its grains.
         self.now.dedup_by_key(|e| e.0);
         let mut t = Touching {

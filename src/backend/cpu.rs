@@ -4,11 +4,11 @@
 //! over host arrays.
 
 use super::{Backend, BackendKind, GrainView};
-use crate::cpu::detect::Detect;
-use crate::cpu::{CpuSpace, CpuStepper};
 use crate::cpu::dem::{DemStepper, max_angular_speed};
+use crate::cpu::detect::Detect;
 use crate::cpu::impulse::ImpulseStepper;
 use crate::cpu::reduce::reduce;
+use crate::cpu::{CpuSpace, CpuStepper};
 use crate::error::Result;
 use crate::model::{
     ContactLists, DemParams, Dim2, Dim3, Grains, Grid, ImpulseParams, Phase, Region, Space, StepParams, StepStats,
@@ -290,6 +290,10 @@ impl<St: HostStepper<S> + Send, S: Detect> Backend<S> for CpuHostBackend<St, S> 
         self.stepper.restore(&lists);
     }
     fn max_angular_speed(&mut self) -> Result<f32> {
-        Ok(if St::TURNS { max_angular_speed(&self.grains) } else { 0.0 })
+        Ok(if St::TURNS {
+            max_angular_speed(&self.grains)
+        } else {
+            0.0
+        })
     }
 }

@@ -180,6 +180,22 @@ pub fn cpu_backend(setup: &Setup, grid: Grid) -> Box<dyn Backend> {
     cpu_backend_from(&Start::of(setup, grid))
 }
 
+/// The CPU backend of `setup`'s solver in any space (crowd motion, a
+/// plane's model, is refused by a 3D scene's checks).
+pub fn cpu_backend_of<S>(setup: &Setup<S>, grid: Grid<S>) -> Box<dyn Backend<S>>
+where
+    S: crate::cpu::CpuSpace,
+    crate::cpu::dem::DemStepper<S>: HostStepper<S>,
+{
+    let (grains, walls) = (setup.grains.clone(), setup.walls(true).clone());
+    let capacity = setup.scene.solver.contact_capacity as usize;
+    match setup.params.solver {
+        SolverKind::Dem | SolverKind::Spring => Box::new(CpuDemBackend::new(grains, walls, grid, capacity, setup.dem)),
+        SolverKind::Impulse => Box::new(CpuImpulseBackend::new(grains, walls, grid, capacity, setup.impulse)),
+        _ => Box::new(CpuBackend::new(grains, walls, grid, capacity)),
+    }
+}
+
 /// The CPU backend of `start`'s solver.
 pub fn cpu_backend_from(start: &Start<'_>) -> Box<dyn Backend> {
     let (grains, walls) = (start.grains.clone(), start.walls.clone());

@@ -2,7 +2,8 @@
 
 use std::path::PathBuf;
 
-use hourglass::model::{Integrator, SolverKind};
+use hourglass::backend::Backend;
+use hourglass::model::{Dim3, Integrator, SolverKind};
 use hourglass::output::{ResultDir, Summary};
 use hourglass::scene::{BackendChoice, Scene};
 use hourglass::sim::{self, Observer, Progress};
@@ -161,7 +162,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         ("spring.ks", "--ks", args.ks.is_some()),
         ("solver.integrator", "--integrator", args.integrator.is_some()),
     ];
-    let setup = hourglass::scene::build(&scene).map_err(|e| match e {
+    let blame_flag = |e| match e {
         Error::InvalidField { field, problem, origin } => match given.iter().find(|(f, _, on)| *on && *f == field) {
             Some((_, flag, _)) => Error::InvalidField {
                 origin: "command line".into(),
@@ -171,7 +172,28 @@ pub fn run(args: RunArgs) -> Result<()> {
             None => Error::InvalidField { origin, field, problem },
         },
         e => e,
-    })?;
+    };
+    if scene.dimension == 3 {
+        for (on, what) in [
+            (state.is_some(), "--resume"),
+            (args.window, "--window"),
+            (args.render, "--render"),
+        ] {
+            if on {
+                return Err(Error::NotImplemented {
+                    what: format!("{what} with a 3D scene (dimension = 3)"),
+                });
+            }
+        }
+        let setup = hourglass::scene::build3d(&scene).map_err(blame_flag)?;
+        let summary = headless(&setup, args.force, args.quiet, |setup, _| {
+            let grid = <Dim3 as sim::RunSpace>::grid(setup)?;
+            Ok(hourglass::backend::cpu_backend_of(setup, grid))
+        })?;
+        report(&summary, 0, args.quiet);
+        return Ok(());
+    }
+    let setup = hourglass::scene::build(&scene).map_err(blame_flag)?;
     let grid = hourglass::backend::grid_for(&setup)?;
     if let Some(state) = state {
         let summary = resumed(&setup, grid, &state, args.quiet)?;
@@ -196,7 +218,15 @@ pub fn run(args: RunArgs) -> Result<()> {
         };
         hourglass::app::window::run_live(setup, grid, opts)?
     } else {
-        headless(&setup, grid, args.force, args.quiet)?
+        headless(&setup, args.force, args.quiet, |setup, notices| {
+            hourglass::backend::select(
+                setup,
+                grid,
+                setup.scene.run.backend,
+                hourglass::backend::Device::Open,
+                notices,
+            )
+        })?
     };
     report(&summary, 0, args.quiet);
     if args.render {
@@ -219,20 +249,14 @@ fn grain_count(text: &str) -> Option<u64> {
 /// The run without a window: progress bar, result directory, summary.json.
 /// The backend is opened (a missing adapter refused) before the directory
 /// is claimed, so a refused run writes nothing.
-fn headless(
-    setup: &hourglass::scene::Setup,
-    grid: hourglass::model::Grid,
+fn headless<S: sim::RunSpace>(
+    setup: &hourglass::scene::Setup<S>,
     force: bool,
     quiet: bool,
+    open: impl FnOnce(&hourglass::scene::Setup<S>, &mut Vec<String>) -> Result<Box<dyn Backend<S>>>,
 ) -> Result<Summary> {
     let mut notices = setup.notices.clone();
-    let mut backend = hourglass::backend::select(
-        setup,
-        grid,
-        setup.scene.run.backend,
-        hourglass::backend::Device::Open,
-        &mut notices,
-    )?;
+    let mut backend = open(setup, &mut notices)?;
     hourglass::output::claim_for_run(&setup.scene.run.out, force)?;
     let say = |m: &str| {
         if !quiet {

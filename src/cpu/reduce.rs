@@ -70,7 +70,13 @@ pub fn reduce<S: Detect>(grains: &Grains<S>, lists: &ContactLists<S>, walls: &S:
 }
 
 /// Grain `i`'s share of [`reduce`].
-fn one<S: Detect>(grains: &Grains<S>, lists: &ContactLists<S>, walls: &S::Walls, region: &Region<S>, i: usize) -> Totals {
+fn one<S: Detect>(
+    grains: &Grains<S>,
+    lists: &ContactLists<S>,
+    walls: &S::Walls,
+    region: &Region<S>,
+    i: usize,
+) -> Totals {
     let (g, x, v) = (S::xyz(region.gravity), S::xyz(grains.pos[i]), S::xyz(grains.vel[i]));
     let im = f64::from(grains.inv_mass[i]);
     let m = if im > 0.0 { 1.0 / im } else { 0.0 };

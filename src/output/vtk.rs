@@ -135,22 +135,33 @@ impl WallsVtp for Walls3d {
     }
 }
 
-/// Half the side of the square drawn for an unbounded plane wall, m: a
-/// plane has no edges, so walls.vtp shows a square of it around its point.
-pub const PLANE_DRAWN_HALF_SIDE: f32 = 1.0;
-
-/// 3D walls as triangles (polygons): each mesh triangle, and each plane as
-/// two triangles of a square of side 2 [`PLANE_DRAWN_HALF_SIDE`] centred on
-/// its point.
+/// 3D walls as triangles (polygons): each mesh triangle, and each plane
+/// (which has no edges) as a square centred on its point, of half-side the
+/// half-diagonal of the box around every plane's point and triangle corner
+/// (at least 1 m).
 pub fn triangles_vtp(walls: &Walls3d) -> String {
     let mut tris: Vec<[[f32; 3]; 3]> = walls.triangles.iter().map(|t| [t.a, t.b, t.c]).collect();
+    let points = walls
+        .planes
+        .iter()
+        .map(|p| p.point)
+        .chain(tris.iter().flatten().copied());
+    let (lo, hi) = points.fold(([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]), |(lo, hi), p| {
+        ([0, 1, 2].map(|k| lo[k].min(p[k])), [0, 1, 2].map(|k| hi[k].max(p[k])))
+    });
+    let half = 0.5 * (0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f32>().sqrt();
+    let half = if half.is_finite() { half.max(1.0) } else { 1.0 };
     for p in &walls.planes {
         // Two unit vectors across the plane.
         let n = p.normal;
-        let helper = if n[0].abs() < 0.9 { [1.0, 0.0, 0.0] } else { [0.0, 1.0, 0.0] };
+        let helper = if n[0].abs() < 0.9 {
+            [1.0, 0.0, 0.0]
+        } else {
+            [0.0, 1.0, 0.0]
+        };
         let u = crate::model::space::cross(n, helper);
         let len = u.iter().map(|x| x * x).sum::<f32>().sqrt();
-        let u = u.map(|x| x / len * PLANE_DRAWN_HALF_SIDE);
+        let u = u.map(|x| x / len * half);
         let v = crate::model::space::cross(n, u);
         let at = |a: f32, b: f32| [0, 1, 2].map(|k| p.point[k] + a * u[k] + b * v[k]);
         let (c0, c1, c2, c3) = (at(-1.0, -1.0), at(1.0, -1.0), at(1.0, 1.0), at(-1.0, 1.0));

@@ -18,8 +18,8 @@
 //! that fall off an open floor are lost a fall of m below it.
 
 use crate::error::{Error, Result};
-use crate::model::{Dim2, Grains, Space};
 use crate::model::walls::is_closed;
+use crate::model::{Dim2, Grains, Space};
 
 /// Which rule gave the bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

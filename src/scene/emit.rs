@@ -52,8 +52,9 @@ impl<S: Space> Emitter<S> {
     }
 }
 
-/// The emitters of `scene` (validated).
-pub fn emitters(scene: &Scene) -> Vec<Emitter> {
+/// The emitters of `scene` (validated), in space `S` (in 3D the jitter
+/// also draws z, after x and y).
+pub fn emitters<S: Space>(scene: &Scene) -> Vec<Emitter<S>> {
     let g = &scene.grains;
     scene
         .emitters
@@ -79,21 +80,27 @@ pub fn emitters(scene: &Scene) -> Vec<Emitter> {
             };
             let pos = (0..count)
                 .map(|_| {
-                    let (ux, uy): (f64, f64) = if spec.jitter > 0.0 {
-                        (rng.random_range(-1.0..=1.0), rng.random_range(-1.0..=1.0))
-                    } else {
-                        (0.0, 0.0)
-                    };
-                    [
-                        (spec.position[0] + spec.jitter * ux) as f32,
-                        (spec.position[1] + spec.jitter * uy) as f32,
-                    ]
+                    let mut x = S::splat(0.0);
+                    for k in 0..S::DIM {
+                        let u: f64 = if spec.jitter > 0.0 {
+                            rng.random_range(-1.0..=1.0)
+                        } else {
+                            0.0
+                        };
+                        x[k] = (spec.position[k] + spec.jitter * u) as f32;
+                    }
+                    x
                 })
                 .collect();
-            let v = [spec.velocity[0] as f32, spec.velocity[1] as f32];
-            let mut grains = Grains::new(pos, vec![v; count], radii.iter().map(|&r| r as f32).collect(), 1.0);
+            let mut v = S::splat(0.0);
+            for k in 0..S::DIM {
+                v[k] = spec.velocity[k] as f32;
+            }
+            let mut grains = Grains::of_density(pos, vec![v; count], radii.iter().map(|&r| r as f32).collect(), 1.0);
+            let density = g.density.unwrap_or(super::spec::DEFAULT_DENSITY);
             for (k, &r) in radii.iter().enumerate() {
-                grains.inv_mass[k] = (1.0 / g.mass_of(r)) as f32;
+                let m = g.mass.unwrap_or_else(|| S::mass(density, r));
+                grains.inv_mass[k] = (1.0 / m) as f32;
             }
             Emitter {
                 start: spec.start,

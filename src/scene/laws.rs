@@ -9,10 +9,10 @@ use super::spec::*;
 use crate::error::Result;
 use crate::model::accuracy::OverlapTarget;
 use crate::model::law;
-use crate::model::{DemParams, Grains, ImpulseParams, NormalLaw, SolverKind, StepParams};
+use crate::model::{DemParams, Dim3, Grains, ImpulseParams, NormalLaw, SolverKind, Space, StepParams};
 
 /// Mean radius of `grains`, m (0 for none).
-pub(super) fn radius_mean(grains: &Grains) -> f64 {
+pub(super) fn radius_mean<S: Space>(grains: &Grains<S>) -> f64 {
     grains.radius.iter().map(|&r| f64::from(r)).sum::<f64>() / grains.len().max(1) as f64
 }
 
@@ -38,6 +38,49 @@ impl Laws {
         }
         let dt = s.dt.unwrap_or_else(|| automatic_dt(scene, all, kn, placed));
         check_dt(dt, kn, scene, &placed.walls, &placed.gate, &scene.origin)?;
+        resolved.solver.dt = Some(dt);
+        let relax = overlap_relax(scene, resolved);
+        let target = s.overlap_share().map(|share| {
+            resolved.solver.max_overlap = Some(share);
+            OverlapTarget::new(share, radius_mean(all))
+        });
+        let tol = target.map_or(s.tol_or_default(), |t| f64::from(t.tol_hi()));
+        Ok(Laws {
+            params: step_params(scene, dt, relax, tol),
+            target,
+            dem: dem_params(scene, kn, integrator),
+            impulse: ImpulseParams {
+                e: scene.impulse.e as f32,
+                kp: scene.impulse.kp as f32,
+                integrator,
+            },
+        })
+    }
+}
+
+impl Laws {
+    /// [`Laws::resolve`] for a 3D scene (validated): k_n is `dem.kn`, dt is
+    /// `solver.dt` or, for the DEM and the spring model, their CFL rule.
+    pub(super) fn resolve3d(scene: &Scene, all: &Grains<Dim3>, resolved: &mut Scene) -> Result<Laws> {
+        let s = &scene.solver;
+        let kn = scene.dem.kn.unwrap_or(COURSE_KN);
+        resolved.dem.kn = Some(kn);
+        let integrator = s.integrator.unwrap_or(s.kind.default_integrator());
+        if s.kind.explicit() {
+            resolved.solver.integrator = Some(integrator);
+        }
+        let dt = match (s.dt, s.kind) {
+            (Some(dt), _) => dt,
+            (None, SolverKind::Dem) => dem_dt(all, kn, scene.dem.cfl),
+            (None, SolverKind::Spring) => dem_dt(all, scene.spring.ks, scene.spring.cfl),
+            (None, _) => {
+                return Err(crate::error::Error::field(
+                    &scene.origin,
+                    "solver.dt",
+                    "a 3D scene states its time step (s)",
+                ));
+            }
+        };
         resolved.solver.dt = Some(dt);
         let relax = overlap_relax(scene, resolved);
         let target = s.overlap_share().map(|share| {
@@ -247,7 +290,7 @@ fn equivalent_density(grains: &Grains) -> f64 {
 
 /// The DEM time step (docs/dem.md): dt = cfl * min_i sqrt(m_i / k_n), s
 /// ([`MAX_DEFAULT_DT`] without movable grains).
-pub fn dem_dt(grains: &Grains, kn: f64, cfl: f64) -> f64 {
+pub fn dem_dt<S: Space>(grains: &Grains<S>, kn: f64, cfl: f64) -> f64 {
     let m_min = (0..grains.len())
         .filter(|&i| grains.inv_mass[i] > 0.0)
         .map(|i| grains.mass(i))

@@ -6,6 +6,7 @@
 
 pub mod bounds;
 pub mod build;
+pub mod build3d;
 mod checks;
 pub mod emit;
 pub mod fill;
@@ -25,6 +26,7 @@ mod validate;
 use std::path::{Path, PathBuf};
 
 pub use build::{Placement, Setup, build};
+pub use build3d::build3d;
 pub use spec::*;
 pub use validate::{CROWD_ON_GPU, IMPULSE_ON_GPU};
 

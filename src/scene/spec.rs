@@ -115,6 +115,25 @@ impl Serialize for Point {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct WallsSpec {
+    /// A 3D box [xmin, ymin, zmin, xmax, ymax, zmax], m, open at the top: a
+    /// floor at ymin and four side walls, each an unbounded plane.
+    #[serde(
+        rename = "box",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::strict::box3d"
+    )]
+    pub box3d: Option<[f64; 6]>,
+    /// 3D planes [px, py, pz, nx, ny, nz]: a point and the normal towards the grains.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::strict::planes"
+    )]
+    pub planes: Option<Vec<[f64; 6]>>,
+    /// A silo of revolution (3D).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub silo: Option<SiloSpec>,
     /// gmsh mesh (MSH 4.1 ASCII/binary or 2.2 ASCII); lines in the physical group `gate` form the gate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mesh: Option<PathBuf>,
@@ -178,6 +197,22 @@ impl SolidSide {
             SolidSide::Each(sides) => sides.clone(),
         }
     }
+}
+
+/// A silo of revolution about the y axis (3D): a cylinder over a hopper
+/// down to a circular outlet at y = 0, closed at the top; the gate is the
+/// outlet's disk.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SiloSpec {
+    /// Radius of the cylinder, m.
+    pub radius: f64,
+    /// Height of the top, m.
+    pub height: f64,
+    /// Radius of the outlet, m.
+    pub outlet: f64,
+    /// The hopper's angle from the horizontal, degrees.
+    pub slope_deg: f64,
 }
 
 /// A parametric hourglass: two bulbs joined at a neck at y = 0.

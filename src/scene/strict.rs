@@ -119,3 +119,15 @@ pub fn velocity<'de, D: Deserializer<'de>>(d: D) -> Result<super::Point, D::Erro
 pub fn door<'de, D: Deserializer<'de>>(d: D) -> Result<Option<[f64; 4]>, D::Error> {
     row(d, "crowd.door", "[x0, y0, x1, y1] in m").map(Some)
 }
+
+pub fn box3d<'de, D: Deserializer<'de>>(d: D) -> Result<Option<[f64; 6]>, D::Error> {
+    row(d, "walls.box", "[xmin, ymin, zmin, xmax, ymax, zmax] in m").map(Some)
+}
+
+pub fn planes<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<[f64; 6]>>, D::Error> {
+    rows(
+        d,
+        "walls.planes",
+        "[px, py, pz, nx, ny, nz]: a point in m and the normal towards the grains",
+    )
+}

@@ -7,6 +7,7 @@ use crate::model::SolverKind;
 
 mod models;
 mod motion;
+pub mod space3d;
 
 /// Why `--solver impulse --backend gpu` is refused (the sequential sweep of
 /// impulses has no GPU stage).
@@ -143,6 +144,7 @@ impl Scene {
         }
         c.finite("gravity[0]", self.gravity[0])?;
         c.finite("gravity[1]", self.gravity[1])?;
+        self.validate_dimension(&c)?;
         self.validate_walls(&c)?;
         self.validate_wall_lines(&c)?;
         self.validate_grain_sizes(&c)?;

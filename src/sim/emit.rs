@@ -26,7 +26,9 @@ impl<S: RunSpace> Run<S> {
                 continue;
             }
             let mut g = emitter.grain(k);
-            if S::occupied(g.pos[0], g.radius[0], now, walls) || S::occupied(g.pos[0], g.radius[0], &new, &S::Walls::default()) {
+            if S::occupied(g.pos[0], g.radius[0], now, walls)
+                || S::occupied(g.pos[0], g.radius[0], &new, &S::Walls::default())
+            {
                 if !self.waiting[e] {
                     self.waiting[e] = true;
                     self.emissions_waited += 1;

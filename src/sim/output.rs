@@ -4,9 +4,9 @@
 
 use super::{Run, RunSpace, STATE_VERSION, State};
 use crate::backend::Backend;
+use crate::backend::census::Look;
 use crate::backend::census::barycentre;
 use crate::error::{Error, Result};
-use crate::backend::census::Look;
 use crate::model::{Grains, SolverKind, Totals, rotational_kinetic_energy};
 use crate::output::{ResultDir, Row};
 
@@ -52,7 +52,9 @@ impl<S: RunSpace> Run<S> {
         let state = self.state(step, grains, out);
         let state = State {
             backend_steps: backend.step_count(),
-            contacts: backend.saved_contacts().and_then(|(lists, order)| S::save(lists, order)),
+            contacts: backend
+                .saved_contacts()
+                .and_then(|(lists, order)| S::save(lists, order)),
             ..state
         };
         out.state(&state)?;
