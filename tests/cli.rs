@@ -148,7 +148,7 @@ fn run_writes_a_complete_result_directory() {
     let rows: Vec<Vec<f64>> = lines
         .map(|l| {
             let fields: Vec<f64> = l.split(',').map(|v| v.parse().expect("a number")).collect();
-            assert_eq!(fields.len(), 19, "row `{l}`");
+            assert_eq!(fields.len(), 21, "row `{l}`");
             fields
         })
         .collect();

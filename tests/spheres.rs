@@ -1,6 +1,6 @@
 //! Spheres in three dimensions on the CPU stepper (`CpuStepper<Dim3>`),
-//! each answer under projected Jacobi and APGD, the 3D NSCD solvers so
-//! far: head-on pairs keep their
+//! each answer under projected Jacobi, APGD and NLGS (Gauss-Seidel sweeps,
+//! `cpu::sweep`): head-on pairs keep their
 //! momentum with the masses of spheres (rho 4/3 pi r^3), a dropped sphere
 //! rebounds to e^2 of its height and then rests on the floor, and a sphere
 //! on a slope rolls at 5/7 g sin a (the inertia 2/5 m r^2) or, with too
@@ -39,7 +39,7 @@ fn stepper(lo: [f32; 3], hi: [f32; 3], r_max: f32, p: &StepParams) -> CpuStepper
 const RHO: f64 = 2500.0;
 
 /// The NSCD solvers with 3D stages.
-const SOLVERS: [SolverKind; 2] = [SolverKind::Jacobi, SolverKind::Apgd];
+const SOLVERS: [SolverKind; 3] = [SolverKind::Jacobi, SolverKind::Apgd, SolverKind::Nlgs];
 
 /// `params` under `solver`.
 fn under(solver: SolverKind, p: StepParams) -> StepParams {
@@ -71,7 +71,7 @@ fn a_perfectly_inelastic_head_on_pair_moves_on_with_the_momentum_of_spheres() {
     // Radii 4 and 2 mm: masses 8 : 1 for spheres (4 : 1 would be disks).
     let (ra, rb, va, vb) = (0.004f32, 0.002f32, 0.1f32, -0.3f32);
     // Frictionless: Uzawa too.
-    for solver in [SOLVERS[0], SOLVERS[1], SolverKind::Uzawa] {
+    for solver in SOLVERS.into_iter().chain([SolverKind::Uzawa]) {
         let (ua, ub, g) = head_on(solver, ra, rb, va, vb, 0.0);
         let (ma, mb) = (g.mass(0), g.mass(1));
         assert!((ma / mb - 8.0).abs() < 1e-4, "{ma} {mb}");
@@ -145,7 +145,7 @@ fn drop(solver: SolverKind, h: f32, e: f32) -> (f32, f32) {
 #[test]
 fn a_dropped_sphere_rebounds_to_e_squared_of_its_height_and_then_rests() {
     let h = 0.1;
-    for solver in [SOLVERS[0], SOLVERS[1], SolverKind::Uzawa] {
+    for solver in SOLVERS.into_iter().chain([SolverKind::Uzawa]) {
         let (apex, rest) = drop(solver, h, 0.5);
         // The bounce happens up to |v| dt = 0.14 mm above the floor.
         assert!(
@@ -225,13 +225,13 @@ fn a_sphere_with_too_little_friction_slides_at_g_sin_a_less_mu_g_cos_a() {
 #[test]
 fn a_solver_without_3d_stages_is_refused_by_name() {
     let p = StepParams {
-        solver: SolverKind::Nlgs,
+        solver: SolverKind::Colored,
         ..params([0.0, -9.81], 0.0, 0.0)
     };
     let mut g = Grains::<Dim3>::of_density(vec![[0.05, 0.05, 0.05]], vec![[0.0; 3]], vec![0.005], RHO);
     let mut st = stepper([0.0; 3], [0.1; 3], 0.005, &p);
     let e = st.step(&mut g, &Walls3d::default(), &p).unwrap_err().to_string();
-    assert!(e.contains("solver `nlgs`") && e.contains("3D"), "{e}");
+    assert!(e.contains("solver `colored`") && e.contains("3D"), "{e}");
 }
 
 #[test]

@@ -368,7 +368,7 @@ impl Simulation {
         for k in 0..n {
             // Walls that move do so once the gate is open, on its clock.
             let moving = match &self.setup.motion {
-                Some(motion) if self.gate_open => Some(backend::substep::Moving {
+                Some(motion) if self.gate_open => Some(backend::substep::Moving::<hourglass::model::Dim2> {
                     motion,
                     t0: (self.steps - self.opened_at) as f64 * dt,
                 }),

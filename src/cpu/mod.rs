@@ -29,6 +29,7 @@ pub mod reduce;
 pub mod reorder;
 pub mod residual_max;
 pub mod solver;
+pub mod sweep;
 pub mod uzawa;
 pub mod warm_start;
 
@@ -134,6 +135,7 @@ impl CpuSpace for Dim3 {
             SolverKind::Jacobi => Some(Box::new(jacobi::Jacobi)),
             SolverKind::Apgd => Some(Box::<apgd::Apgd<Dim3>>::default()),
             SolverKind::Uzawa => Some(Box::new(uzawa::Uzawa)),
+            SolverKind::Nlgs => Some(Box::new(sweep::Sweep)),
             _ => None,
         }
     }

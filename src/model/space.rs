@@ -235,6 +235,12 @@ pub trait Space: Copy + Default + Debug + PartialEq + Eq + Send + Sync + 'static
     /// [`Space::spin_kick`] of the sum of these over its contacts.
     fn contact_moment(n: Self::Vec, t: Self::Tangent) -> Self::Spin;
 
+    /// The tangential impulse a grain-grain contact's second copy holds
+    /// (seen from the other grain, its normal negated): the same number in
+    /// the plane (its tangent is negated with the normal), the opposite
+    /// vector in 3D.
+    fn mirror_tangent(t: Self::Tangent) -> Self::Tangent;
+
     /// The spin change of a grain of inverse mass `im` and radius `r` from
     /// the summed [`Space::contact_moment`]s `m` of its contacts (its contact
     /// points lie at -r n): -r m / I, that is -2 im m / r for a disk and
@@ -403,6 +409,11 @@ impl Space for Dim2 {
     }
 
     #[inline]
+    fn mirror_tangent(t: f32) -> f32 {
+        t
+    }
+
+    #[inline]
     fn spin_kick(im: f32, r: f32, m: f32) -> f32 {
         if r > 0.0 { -2.0 * im * m / r } else { 0.0 }
     }
@@ -527,6 +538,11 @@ impl Space for Dim3 {
     #[inline]
     fn contact_moment(n: [f32; 3], t: [f32; 3]) -> [f32; 3] {
         cross(n, t)
+    }
+
+    #[inline]
+    fn mirror_tangent(t: [f32; 3]) -> [f32; 3] {
+        t.map(|x| -x)
     }
 
     #[inline]

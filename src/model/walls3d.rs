@@ -484,6 +484,13 @@ impl Walls3d {
         }
     }
 
+    /// A sphere of radius `r` at `x` overlaps a wall body, or lies behind a
+    /// plane (a mesh face is two-sided: only its overlaps count).
+    pub fn overlaps_sphere(&self, x: [f32; 3], r: f32) -> bool {
+        self.planes.iter().any(|p| p.distance(x) < r)
+            || (0..self.mesh_bodies()).any(|b| self.mesh_gap(b, x, r, r).is_some_and(|(_, _, gap)| gap < 0.0))
+    }
+
     /// Bodies a contact names as `Body::Segment`: planes, then triangles.
     pub fn faces(&self) -> usize {
         self.planes.len() + self.triangles.len()

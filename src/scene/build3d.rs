@@ -253,6 +253,19 @@ pub fn build3d(scene: &Scene) -> Result<Setup<Dim3>> {
     if resolved.run.duration.is_none() && resolved.run.steps.is_none() {
         resolved.run.duration = Some(DEFAULT_DURATION);
     }
+    for (k, e) in emitters.iter().enumerate() {
+        if let Some(i) = (0..e.grains.len()).find(|&i| open.overlaps_sphere(e.grains.pos[i], e.grains.radius[i])) {
+            let x = e.grains.pos[i];
+            return Err(Error::field(
+                &scene.origin,
+                &format!("emitters[{k}].position"),
+                format!(
+                    "its grain {i} would appear at ({}, {}, {}), in or behind a wall",
+                    x[0], x[1], x[2]
+                ),
+            ));
+        }
+    }
     let mut all = grains.clone();
     for e in &emitters {
         all.extend(&e.grains);

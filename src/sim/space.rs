@@ -97,9 +97,7 @@ impl RunSpace for Dim3 {
 
     /// Against the planes and every mesh body that acts on a sphere there.
     fn occupied(x: [f32; 3], r: f32, grains: &Grains<Dim3>, walls: &Walls3d) -> bool {
-        overlaps_grain::<Dim3>(x, r, grains)
-            || walls.planes.iter().any(|p| p.distance(x) < r)
-            || (0..walls.mesh_bodies()).any(|b| walls.mesh_gap(b, x, r, r).is_some_and(|(_, _, gap)| gap < 0.0))
+        overlaps_grain::<Dim3>(x, r, grains) || walls.overlaps_sphere(x, r)
     }
 
     /// None yet: a resumed 3D run is refused (`run --resume`).

@@ -7,10 +7,11 @@ use crate::model::SolverKind;
 use crate::scene::spec::Scene;
 
 /// The solvers a 3D scene runs (on the CPU).
-pub const SOLVERS_3D: [SolverKind; 6] = [
+pub const SOLVERS_3D: [SolverKind; 7] = [
     SolverKind::Dem,
     SolverKind::Spring,
     SolverKind::Impulse,
+    SolverKind::Nlgs,
     SolverKind::Jacobi,
     SolverKind::Apgd,
     SolverKind::Uzawa,

@@ -1,0 +1,224 @@
+//! 3D scenes (`dimension = 3`, docs/spheres.md) through the whole run: the
+//! lab's 3D pile from its scene file (nothing lost, energy never above what
+//! was fed in, at rest on the floor), its frames and walls in 3D, and every
+//! bad input of a 3D scene refused with its key.
+
+use std::path::Path;
+
+use hourglass::backend::cpu_backend_of;
+use hourglass::model::{Dim3, Grains};
+use hourglass::output::{ResultDir, Summary, read};
+use hourglass::scene::{Scene, Setup, build3d};
+use hourglass::sim::{self, RunSpace};
+
+fn scene(path: &str) -> Scene {
+    Scene::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap()
+}
+
+/// Run `setup` on the CPU into `dir`; the summary and the grains at the end.
+fn run(setup: &Setup<Dim3>, dir: &Path) -> (Summary, Grains<Dim3>) {
+    let grid = Dim3::grid(setup).unwrap();
+    let mut backend = cpu_backend_of(setup, grid);
+    let mut out = ResultDir::create(dir, &setup.scene.to_toml()).unwrap();
+    let summary = sim::run(setup, backend.as_mut(), &mut out, &mut sim::Silent).unwrap();
+    out.finish(&summary).unwrap();
+    (summary, backend.grains().unwrap().clone())
+}
+
+/// The spring pile of scenes/3d/pile_box.toml with 40 spheres (the last
+/// fed at 7.02 s), run to 12 s: every sphere fed and kept in the box, the
+/// energy of every row at most what the spheres brought in, and at the end
+/// a pile come to rest: slow, without momentum, the lowest layer on the floor.
+#[test]
+fn the_labs_3d_pile_scene_keeps_every_sphere_and_comes_to_rest() {
+    let mut s = scene("scenes/3d/pile_box.toml");
+    s.emitters[0].count = 40;
+    s.run.duration = Some(12.0);
+    s.run.every = 500;
+    let setup = build3d(&s).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let (summary, g) = run(&setup, tmp.path());
+    assert_eq!((summary.emitted, summary.lost_grains, g.len()), (40, 0, 40));
+    for x in &g.pos {
+        assert!(
+            x[0] > 0.0 && x[0] < 4.0 && x[2] > 0.0 && x[2] < 4.0 && x[1] > 0.0,
+            "{x:?} left the box"
+        );
+    }
+    // Each sphere brings at most m g y + 1/2 m v^2 (y <= 9 m with the jitter, 4 m/s).
+    let per_sphere = 9.81 * 9.0 + 0.5 * 16.0;
+    let rows = read::diagnostics(tmp.path()).unwrap();
+    for r in &rows {
+        assert!(
+            r.total_energy <= r.grains as f64 * per_sphere,
+            "t = {}: {} J with {} spheres",
+            r.time,
+            r.total_energy,
+            r.grains
+        );
+    }
+    let last = rows.last().unwrap();
+    let momentum = last.momentum.iter().map(|p| p * p).sum::<f64>().sqrt();
+    // Spheres roll on without rolling resistance: slow, not still.
+    assert!(g.max_speed() < 0.2, "fastest {} m/s", g.max_speed());
+    assert!(momentum < 0.5, "momentum {:?}", last.momentum);
+    // 40 spheres of radius 0.3 m on a 4 x 4 m floor: one layer, barely two.
+    let lowest = g.pos.iter().map(|x| x[1]).fold(f32::INFINITY, f32::min);
+    assert!((lowest - 0.3).abs() < 0.05, "lowest centre at {lowest} m");
+    assert!(last.barycentre[1] < 0.6, "barycentre {:?}", last.barycentre);
+    assert!(last.momentum[2] != 0.0 || last.barycentre[2] != 0.0, "no z in the rows");
+}
+
+/// The impulse pile keeps its spheres in the box too.
+#[test]
+fn the_impulse_pile_scene_keeps_every_sphere_in_the_box() {
+    let mut s = scene("scenes/3d/pile_box_impulse.toml");
+    s.emitters[0].count = 30;
+    s.run.duration = Some(7.0);
+    let setup = build3d(&s).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let (summary, g) = run(&setup, tmp.path());
+    assert_eq!((summary.emitted, summary.lost_grains), (30, 0));
+    assert!(
+        g.pos
+            .iter()
+            .all(|x| x[0] > 0.0 && x[0] < 4.0 && x[2] > 0.0 && x[2] < 4.0 && x[1] > 0.0)
+    );
+}
+
+/// Frames carry three coordinates, angular velocity vectors and
+/// orientations; walls.vtp draws the box's five planes as ten triangles.
+#[test]
+fn frames_and_walls_are_written_in_3d() {
+    let mut s = scene("scenes/3d/pile_box.toml");
+    s.emitters[0].count = 3;
+    s.run.duration = Some(0.5);
+    s.run.every = 100;
+    let setup = build3d(&s).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    run(&setup, tmp.path());
+    let walls = std::fs::read_to_string(tmp.path().join("walls.vtp")).unwrap();
+    assert!(walls.contains("NumberOfPolys=\"10\""), "{walls}");
+    let frames = read::frames(tmp.path()).unwrap();
+    let last = std::fs::read_to_string(&frames.last().unwrap().1).unwrap();
+    assert!(last.contains("NumberOfPoints=\"3\""), "{last}");
+    assert!(
+        last.contains("Name=\"angular_velocity\" NumberOfComponents=\"3\""),
+        "{last}"
+    );
+    assert!(last.contains("Name=\"orientation\" NumberOfComponents=\"4\""), "{last}");
+    // The first point's z is the emitter's (2 m, within the 1 m jitter), not 0.
+    let points = last
+        .split("NumberOfComponents=\"3\" format=\"ascii\">\n")
+        .nth(1)
+        .unwrap();
+    let z: f32 = points
+        .lines()
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(2)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1.0..=3.0).contains(&z), "z = {z}");
+}
+
+/// The error of building `text` as a scene (a 3D one unless it says).
+fn refused(text: &str) -> String {
+    let s = Scene::parse(text, Path::new("bad.toml")).map_err(|e| e.to_string());
+    match s.and_then(|s| build3d(&s).map(|_| ()).map_err(|e| e.to_string())) {
+        Ok(()) => panic!("accepted:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+const BOX: &str = "version = 1\ndimension = 3\n[walls]\nbox = [0.0, 0.0, 0.0, 1.0, 1.0, 1.0]\n[grains]\ncount = 1\nradius_mean = 0.05\nradius_std = 0.0\nradius_min = 0.04\nradius_max = 0.06\n[solver]\nkind = \"spring\"\ndt = 1e-3\n";
+const EMIT: &str = "[[emitters]]\nradius = 0.05\ninterval = 0.1\ncount = 3\n";
+
+#[test]
+fn bad_3d_scenes_are_refused_naming_the_key() {
+    let cases: Vec<(String, &str)> = vec![
+        (BOX.replace("dimension = 3", "dimension = 4"), "dimension"),
+        (format!("{BOX}{EMIT}position = [0.5, 0.5]\n"), "emitters[0].position"),
+        (
+            format!("{BOX}{EMIT}position = [0.5, -0.5, 0.5]\n"),
+            "emitters[0].position",
+        ),
+        (
+            BOX.replace(
+                "box = [0.0, 0.0, 0.0, 1.0, 1.0, 1.0]",
+                "box = [0.0, 0.0, 0.0, 1.0, 0.0, 1.0]",
+            ),
+            "walls.box",
+        ),
+        (
+            BOX.replace(
+                "box = [0.0, 0.0, 0.0, 1.0, 1.0, 1.0]",
+                "segments = [[0.0, 0.0, 1.0, 0.0]]",
+            ),
+            "walls.segments",
+        ),
+        (
+            BOX.replace(
+                "box = [0.0, 0.0, 0.0, 1.0, 1.0, 1.0]",
+                "planes = [[0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]",
+            ),
+            "walls.planes[0]",
+        ),
+        (BOX.replace("kind = \"spring\"", "kind = \"colored\""), "solver.kind"),
+        (
+            BOX.replace("kind = \"spring\"\ndt = 1e-3", "kind = \"jacobi\""),
+            "solver.dt",
+        ),
+        (BOX.replace("kind = \"spring\"", "kind = \"dem\""), "dem.kn"),
+        (format!("{BOX}[[motion]]\nwalls = \"all\"\n"), "motion"),
+        (
+            BOX.replace(
+                "[grains]\ncount = 1",
+                "[grains]\ncount = 1\nregion = [0.0, 0.0, 1.0, 1.0]",
+            ),
+            "grains.region",
+        ),
+        (
+            BOX.replace(
+                "box = [0.0, 0.0, 0.0, 1.0, 1.0, 1.0]",
+                "silo = { radius = 0.05, height = 0.2, outlet = 0.06, slope_deg = 60.0 }",
+            ),
+            "walls.silo",
+        ),
+    ];
+    for (text, key) in cases {
+        let e = refused(&text);
+        assert!(e.contains(key), "{key}: {e}\n{text}");
+    }
+    // A plane scene refuses the 3D walls and emitter points of three values.
+    for (text, key) in [
+        (
+            "version = 1\n[walls]\nbox = [0.0, 0.0, 0.0, 1.0, 1.0, 1.0]\n",
+            "walls.box",
+        ),
+        (
+            "version = 1\n[walls]\nsegments = [[0.0, 0.0, 1.0, 0.0]]\n[grains]\ncount = 0\n[[emitters]]\nposition = [0.5, 0.5, 0.5]\nradius = 0.05\ninterval = 0.1\ncount = 1\n",
+            "emitters[0].position",
+        ),
+    ] {
+        let s = Scene::parse(text, Path::new("bad.toml")).unwrap();
+        let e = hourglass::scene::build(&s).unwrap_err().to_string();
+        assert!(e.contains(key), "{key}: {e}");
+    }
+}
+
+/// A gmsh surface with a flat triangle is refused, naming the triangle.
+#[test]
+fn a_mesh_with_a_flat_triangle_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let msh = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 0 1\n4 2 0 0\n$EndNodes\n$Elements\n2\n1 2 2 0 1 1 2 3\n2 2 2 0 1 1 2 4\n$EndElements\n";
+    std::fs::write(tmp.path().join("flat.msh"), msh).unwrap();
+    let text = format!(
+        "version = 1\ndimension = 3\n[walls]\nmesh = \"{}\"\n[grains]\ncount = 0\n[[emitters]]\nposition = [0.5, 0.5, 0.5]\nradius = 0.05\ninterval = 0.1\ncount = 1\n[solver]\nkind = \"spring\"\ndt = 1e-3\n",
+        tmp.path().join("flat.msh").display()
+    );
+    let e = refused(&text);
+    assert!(e.contains("walls") && e.contains("triangle 1"), "{e}");
+}
