@@ -222,3 +222,56 @@ fn a_mesh_with_a_flat_triangle_is_refused() {
     let e = refused(&text);
     assert!(e.contains("walls") && e.contains("triangle 1"), "{e}");
 }
+
+fn hourglass(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_hourglass"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// `hourglass run` runs a 3D scene headless into a result directory, and
+/// refuses in one line, writing nothing, what 3D cannot do yet.
+#[test]
+fn the_cli_runs_a_3d_scene_and_refuses_what_3d_cannot_do_yet() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("pile");
+    let out_s = out.to_str().unwrap();
+    let o = hourglass(&[
+        "run",
+        "scenes/3d/pile_box.toml",
+        "--duration",
+        "0.4",
+        "--out",
+        out_s,
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["emitted"], 3, "{summary}");
+    assert_eq!(summary["steps"], 400, "{summary}");
+    for (flags, blamed) in [
+        (vec!["--window"], "--window"),
+        (vec!["--render"], "--render"),
+        (vec!["--backend", "gpu"], "--backend"),
+    ] {
+        let target = tmp.path().join(blamed.trim_start_matches('-'));
+        let mut args = vec!["run", "scenes/3d/pile_box.toml", "--out", target.to_str().unwrap()];
+        args.extend(flags);
+        let o = hourglass(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !o.status.success() && err.contains(blamed) && err.lines().count() == 1,
+            "{blamed}: {err}"
+        );
+        assert!(!target.exists(), "{blamed}: wrote {}", target.display());
+    }
+    // --resume of the finished 3D run: refused, the directory as it was.
+    let before = std::fs::read(out.join("summary.json")).unwrap();
+    let o = hourglass(&["run", "--resume", out_s, "--steps", "10"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("--resume"), "{err}");
+    assert_eq!(std::fs::read(out.join("summary.json")).unwrap(), before);
+}

@@ -72,7 +72,16 @@ pub fn run(args: RunArgs) -> Result<()> {
     // A resumed run reads its state first; everything that can refuse it is
     // checked (see `resumed`) before anything in DIR is written.
     let state = match &args.resume {
-        Some(dir) => Some(hourglass::sim::State::load(dir)?),
+        Some(dir) => {
+            // A 3D run's state is not read back yet: refused before it is read.
+            let scene = args.scene.clone().unwrap_or_else(|| dir.join("scene.toml"));
+            if Scene::load(&scene).is_ok_and(|s| s.dimension == 3) {
+                return Err(Error::NotImplemented {
+                    what: "--resume with a 3D scene (dimension = 3)".to_string(),
+                });
+            }
+            Some(hourglass::sim::State::load(dir)?)
+        }
         None => None,
     };
     let mut scene = match (&args.scene, &args.resume) {
@@ -161,6 +170,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         ("run.every", "--every", args.every.is_some()),
         ("spring.ks", "--ks", args.ks.is_some()),
         ("solver.integrator", "--integrator", args.integrator.is_some()),
+        ("run.backend", "--backend", args.backend.is_some()),
     ];
     let blame_flag = |e| match e {
         Error::InvalidField { field, problem, origin } => match given.iter().find(|(f, _, on)| *on && *f == field) {

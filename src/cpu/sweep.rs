@@ -70,7 +70,13 @@ fn solve<S: Space, const FRICTION: bool>(ctx: SolveCtx<S>, stats: &mut StepStats
     // Gauss-Seidel proper: each update taken whole (omega, the relaxation
     // the Jacobi family needs, is not read), as the plane's NLGS near
     // convergence.
-    let (k, how) = (lists.capacity, Projection { omega: 1.0, ..Projection::of(p) });
+    let (k, how) = (
+        lists.capacity,
+        Projection {
+            omega: 1.0,
+            ..Projection::of(p)
+        },
+    );
     let n = lists.grains();
     let out = Moving {
         vel: &mut *vel,
