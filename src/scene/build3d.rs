@@ -271,23 +271,23 @@ pub fn build3d(scene: &Scene) -> Result<Setup<Dim3>> {
         all.extend(&e.grains);
     }
     let laws = Laws::resolve3d(scene, &all, &mut resolved)?;
-    // The walls' box: the triangles and the box's corners; planes alone
-    // give the grains' and the emitters' box.
+    check_damping(scene, &laws, &all)?;
+    // The walls' box: the triangles, the box's corners and the planes'
+    // points, with the grains and the emitters' grains.
     let points = shape
         .walls
         .iter()
         .chain(&shape.gate)
         .flatten()
         .map(|p| p.map(|x| x as f32));
-    let given: Vec<[f32; 3]> = if scene.walls.planes.is_none() || scene.walls.box3d.is_some() {
-        let corners = scene
-            .walls
-            .box3d
-            .map(|b| [[b[0], b[1], b[2]], [b[3], b[4], b[5]]].map(|p| p.map(|x| x as f32)));
-        points.chain(corners.into_iter().flatten()).collect()
-    } else {
-        Vec::new()
-    };
+    let corners = scene
+        .walls
+        .box3d
+        .map(|b| [[b[0], b[1], b[2]], [b[3], b[4], b[5]]].map(|p| p.map(|x| x as f32)));
+    let given: Vec<[f32; 3]> = points
+        .chain(corners.into_iter().flatten())
+        .chain(shape.planes.iter().map(|p| p.point))
+        .collect();
     let walls_box = box_of(given.iter().copied().chain(all.pos.iter().copied()));
     // Lost: more than a tenth of the box's largest side outside it (and below
     // it, the height it would take to fall out of sight).
@@ -319,6 +319,42 @@ pub fn build3d(scene: &Scene) -> Result<Setup<Dim3>> {
         motion: None,
         walls_box,
     })
+}
+
+/// A dashpot that would stop the lightest sphere in less than one step is
+/// refused: gamma dt / m >= 1 makes the explicit step unstable (the
+/// plane's defaults, per unit thickness, are such for spheres of grams).
+fn check_damping(scene: &Scene, laws: &Laws, all: &Grains<Dim3>) -> Result<()> {
+    let kind = scene.solver.kind;
+    if !matches!(kind, crate::model::SolverKind::Dem | crate::model::SolverKind::Spring) {
+        return Ok(());
+    }
+    let m_min = (0..all.len())
+        .filter(|&i| all.inv_mass[i] > 0.0)
+        .map(|i| all.mass(i))
+        .fold(f64::INFINITY, f64::min);
+    let dt = f64::from(laws.params.dt);
+    let keys: &[(&str, f64)] = if kind == crate::model::SolverKind::Spring {
+        &[("spring.kd", scene.spring.kd)]
+    } else {
+        &[
+            ("dem.gamma_n", scene.dem.gamma_n),
+            ("dem.gamma_relax", scene.dem.gamma_relax),
+        ]
+    };
+    for &(key, gamma) in keys {
+        let ratio = gamma * dt / m_min;
+        if ratio >= 1.0 {
+            return Err(Error::field(
+                &scene.origin,
+                key,
+                format!(
+                    "{gamma} N s/m stops the lightest sphere ({m_min:.3e} kg) within one step of {dt:.2e} s (gamma dt / m = {ratio:.3}): lower it, or solver.dt"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The box holding `points` (a unit box at the origin without any).

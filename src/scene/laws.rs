@@ -9,7 +9,7 @@ use super::spec::*;
 use crate::error::Result;
 use crate::model::accuracy::OverlapTarget;
 use crate::model::law;
-use crate::model::{DemParams, Dim3, Grains, ImpulseParams, NormalLaw, SolverKind, Space, StepParams};
+use crate::model::{DemParams, Dim3, Grains, ImpulseParams, Integrator, NormalLaw, SolverKind, Space, StepParams};
 
 /// Mean radius of `grains`, m (0 for none).
 pub(super) fn radius_mean<S: Space>(grains: &Grains<S>) -> f64 {
@@ -30,46 +30,18 @@ impl Laws {
     /// they resolve to into `resolved`.
     pub(super) fn resolve(scene: &Scene, all: &Grains, placed: &Placed, resolved: &mut Scene) -> Result<Laws> {
         let kn = dem_kn(&scene.dem, all, equivalent_density(all), scene.gravity);
-        resolved.dem.kn = Some(kn);
-        let s = &scene.solver;
-        let integrator = s.integrator.unwrap_or(s.kind.default_integrator());
-        if s.kind.explicit() {
-            resolved.solver.integrator = Some(integrator);
-        }
-        let dt = s.dt.unwrap_or_else(|| automatic_dt(scene, all, kn, placed));
+        let integrator = integrator(scene, resolved, kn);
+        let dt = scene.solver.dt.unwrap_or_else(|| automatic_dt(scene, all, kn, placed));
         check_dt(dt, kn, scene, &placed.walls, &placed.gate, &scene.origin)?;
-        resolved.solver.dt = Some(dt);
-        let relax = overlap_relax(scene, resolved);
-        let target = s.overlap_share().map(|share| {
-            resolved.solver.max_overlap = Some(share);
-            OverlapTarget::new(share, radius_mean(all))
-        });
-        let tol = target.map_or(s.tol_or_default(), |t| f64::from(t.tol_hi()));
-        Ok(Laws {
-            params: step_params(scene, dt, relax, tol),
-            target,
-            dem: dem_params(scene, kn, integrator),
-            impulse: ImpulseParams {
-                e: scene.impulse.e as f32,
-                kp: scene.impulse.kp as f32,
-                integrator,
-            },
-        })
+        Ok(Laws::at(scene, resolved, kn, integrator, dt, radius_mean(all)))
     }
-}
 
-impl Laws {
     /// [`Laws::resolve`] for a 3D scene (validated): k_n is `dem.kn`, dt is
     /// `solver.dt` or, for the DEM and the spring model, their CFL rule.
     pub(super) fn resolve3d(scene: &Scene, all: &Grains<Dim3>, resolved: &mut Scene) -> Result<Laws> {
-        let s = &scene.solver;
         let kn = scene.dem.kn.unwrap_or(COURSE_KN);
-        resolved.dem.kn = Some(kn);
-        let integrator = s.integrator.unwrap_or(s.kind.default_integrator());
-        if s.kind.explicit() {
-            resolved.solver.integrator = Some(integrator);
-        }
-        let dt = match (s.dt, s.kind) {
+        let integrator = integrator(scene, resolved, kn);
+        let dt = match (scene.solver.dt, scene.solver.kind) {
             (Some(dt), _) => dt,
             (None, SolverKind::Dem) => dem_dt(all, kn, scene.dem.cfl),
             (None, SolverKind::Spring) => dem_dt(all, scene.spring.ks, scene.spring.cfl),
@@ -81,14 +53,22 @@ impl Laws {
                 ));
             }
         };
+        Ok(Laws::at(scene, resolved, kn, integrator, dt, radius_mean(all)))
+    }
+
+    /// The laws at step `dt` (s) and stiffness `kn`, with the push-out
+    /// fraction and the overlap target for grains of mean radius `r_mean`
+    /// (m), written into `resolved`.
+    fn at(scene: &Scene, resolved: &mut Scene, kn: f64, integrator: Integrator, dt: f64, r_mean: f64) -> Laws {
+        let s = &scene.solver;
         resolved.solver.dt = Some(dt);
         let relax = overlap_relax(scene, resolved);
         let target = s.overlap_share().map(|share| {
             resolved.solver.max_overlap = Some(share);
-            OverlapTarget::new(share, radius_mean(all))
+            OverlapTarget::new(share, r_mean)
         });
         let tol = target.map_or(s.tol_or_default(), |t| f64::from(t.tol_hi()));
-        Ok(Laws {
+        Laws {
             params: step_params(scene, dt, relax, tol),
             target,
             dem: dem_params(scene, kn, integrator),
@@ -97,8 +77,20 @@ impl Laws {
                 kp: scene.impulse.kp as f32,
                 integrator,
             },
-        })
+        }
     }
+}
+
+/// The integrator of `scene`'s solver, and its k_n, written into
+/// `resolved` (the integrator only for an explicit model).
+fn integrator(scene: &Scene, resolved: &mut Scene, kn: f64) -> Integrator {
+    resolved.dem.kn = Some(kn);
+    let s = &scene.solver;
+    let integrator = s.integrator.unwrap_or(s.kind.default_integrator());
+    if s.kind.explicit() {
+        resolved.solver.integrator = Some(integrator);
+    }
+    integrator
 }
 
 /// The time step when `solver.dt` is not given: the CFL rule of the force
