@@ -278,3 +278,42 @@ fn the_cli_runs_a_3d_scene_and_refuses_what_3d_cannot_do_yet() {
     assert!(!o.status.success() && err.contains("--resume"), "{err}");
     assert_eq!(std::fs::read(out.join("summary.json")).unwrap(), before);
 }
+
+/// A sweep over a 3D scene runs each point as `hourglass run` runs it:
+/// five times the spring's stiffness, the landing spheres overlap less,
+/// though not by the undamped factor 1/sqrt(5).
+#[test]
+fn a_sweep_runs_a_3d_scene_at_each_point() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/3d/pile_box.toml");
+    let sweep = format!(
+        "version = 1\nscene = \"{}\"\n[grid]\n\"spring.ks\" = [8000.0, 40000.0]\n[run]\nduration = 1.5\nevery = 500\n",
+        scene.display()
+    );
+    std::fs::write(tmp.path().join("ks.toml"), &sweep).unwrap();
+    let out = tmp.path().join("ks");
+    let o = hourglass(&[
+        "sweep",
+        tmp.path().join("ks.toml").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--workers",
+        "1",
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let overlap = |id: &str| {
+        let s: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("runs").join(id).join("summary.json")).unwrap())
+                .unwrap();
+        // Fed at 0, 0.18, ..., 1.44 s; the first lands at about 0.94 s.
+        assert_eq!(s["emitted"], 9, "{s}");
+        s["max_overlap"].as_f64().unwrap()
+    };
+    let (soft, stiff) = (overlap("0000"), overlap("0001"));
+    // An undamped landing compresses by v sqrt(m / k_s): 1/sqrt(5) as deep at
+    // five times k_s; the dashpot (k_d = 100 N s/m) takes a larger share of
+    // the stiffer, shorter impact.
+    let ratio = stiff / soft;
+    assert!(ratio > 0.447 && ratio < 0.7, "{soft} {stiff}: {ratio}");
+}

@@ -321,6 +321,16 @@ pub fn run_scene(scene: &Scene) -> Result<Summary> {
             what: format!("solver `{}`", scene.solver.kind.name()),
         });
     }
+    if scene.dimension == 3 {
+        // 3D runs on the CPU (docs/spheres.md).
+        let setup = crate::scene::build3d(scene)?;
+        let grid = <crate::model::Dim3 as crate::sim::RunSpace>::grid(&setup)?;
+        let mut backend = backend::cpu_backend_of(&setup, grid);
+        let mut out = ResultDir::create_with(&setup.scene.run.out, &setup.scene.to_toml(), false)?;
+        let summary = crate::sim::run(&setup, backend.as_mut(), &mut out, &mut crate::sim::Silent)?;
+        out.finish(&summary)?;
+        return Ok(summary);
+    }
     let setup = build(scene)?;
     let grid = backend::grid_for(&setup)?;
     backend::check_initial_state(&setup, &grid)?;
