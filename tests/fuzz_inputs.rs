@@ -302,7 +302,7 @@ fn check_state(bytes: &[u8]) -> Result<Option<String>, TestCaseError> {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("state.json");
     std::fs::write(&path, bytes).unwrap();
-    match hourglass::sim::State::read(tmp.path()) {
+    match hourglass::sim::State::<hourglass::model::Dim2>::read(tmp.path()) {
         Ok(_) => Ok(None),
         Err(e) => {
             let message = e.to_string();

@@ -271,12 +271,48 @@ fn the_cli_runs_a_3d_scene_and_refuses_what_3d_cannot_do_yet() {
         );
         assert!(!target.exists(), "{blamed}: wrote {}", target.display());
     }
-    // --resume of the finished 3D run: refused, the directory as it was.
-    let before = std::fs::read(out.join("summary.json")).unwrap();
-    let o = hourglass(&["run", "--resume", out_s, "--steps", "10"]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && err.contains("--resume"), "{err}");
-    assert_eq!(std::fs::read(out.join("summary.json")).unwrap(), before);
+}
+
+/// A 3D run resumed from its state.json takes the very steps the
+/// uninterrupted run takes (the spring pile, the impulse pile): 2 s and 1 s
+/// more end bit for bit where 3 s end, rows and state alike.
+#[test]
+fn a_resumed_3d_run_goes_on_as_the_uninterrupted_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    for scene in ["scenes/3d/pile_box.toml", "scenes/3d/pile_box_impulse.toml"] {
+        let (cut, whole) = (tmp.path().join("cut"), tmp.path().join("whole"));
+        let (cut_s, whole_s) = (cut.to_str().unwrap(), whole.to_str().unwrap());
+        for args in [
+            vec!["run", scene, "--duration", "2.0", "--out", cut_s, "--quiet", "--force"],
+            vec!["run", "--resume", cut_s, "--duration", "1.0", "--quiet"],
+            vec![
+                "run",
+                scene,
+                "--duration",
+                "3.0",
+                "--out",
+                whole_s,
+                "--quiet",
+                "--force",
+            ],
+        ] {
+            let o = hourglass(&args);
+            assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        }
+        for file in ["state.json", "diagnostics.csv"] {
+            let (a, b) = (
+                std::fs::read(cut.join(file)).unwrap(),
+                std::fs::read(whole.join(file)).unwrap(),
+            );
+            assert!(a == b, "{scene}: {file} differs");
+        }
+        let state: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(cut.join("state.json")).unwrap()).unwrap();
+        assert_eq!(
+            (state["step"].as_u64(), state["grains"]["pos"].as_array().unwrap().len()),
+            (Some(3000), 17)
+        );
+    }
 }
 
 /// A sweep over a 3D scene runs each point as `hourglass run` runs it:

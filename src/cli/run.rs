@@ -71,16 +71,17 @@ pub struct RunArgs {
 pub fn run(args: RunArgs) -> Result<()> {
     // A resumed run reads its state first; everything that can refuse it is
     // checked (see `resumed`) before anything in DIR is written.
+    // A 3D run's state holds spheres: read as such when the scene is 3D.
+    let mut state3 = None;
     let state = match &args.resume {
         Some(dir) => {
-            // A 3D run's state is not read back yet: refused before it is read.
             let scene = args.scene.clone().unwrap_or_else(|| dir.join("scene.toml"));
             if Scene::load(&scene).is_ok_and(|s| s.dimension == 3) {
-                return Err(Error::NotImplemented {
-                    what: "--resume with a 3D scene (dimension = 3)".to_string(),
-                });
+                state3 = Some(hourglass::sim::State::<Dim3>::load(dir)?);
+                None
+            } else {
+                Some(hourglass::sim::State::load(dir)?)
             }
-            Some(hourglass::sim::State::load(dir)?)
         }
         None => None,
     };
@@ -184,11 +185,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         e => e,
     };
     if scene.dimension == 3 {
-        for (on, what) in [
-            (state.is_some(), "--resume"),
-            (args.window, "--window"),
-            (args.render, "--render"),
-        ] {
+        for (on, what) in [(args.window, "--window"), (args.render, "--render")] {
             if on {
                 return Err(Error::NotImplemented {
                     what: format!("{what} with a 3D scene (dimension = 3)"),
@@ -196,17 +193,31 @@ pub fn run(args: RunArgs) -> Result<()> {
             }
         }
         let setup = hourglass::scene::build3d(&scene).map_err(blame_flag)?;
-        let summary = headless(&setup, args.force, args.quiet, |setup, _| {
-            let grid = <Dim3 as sim::RunSpace>::grid(setup)?;
+        let grid = <Dim3 as sim::RunSpace>::grid(&setup)?;
+        let open = |setup: &hourglass::scene::Setup<Dim3>, _: &mut Vec<String>| {
             Ok(hourglass::backend::cpu_backend_of(setup, grid))
-        })?;
+        };
+        if let Some(state) = state3 {
+            let summary = resumed(&setup, &state, args.quiet, open)?;
+            report(&summary, state.step, args.quiet);
+            return Ok(());
+        }
+        let summary = headless(&setup, args.force, args.quiet, open)?;
         report(&summary, 0, args.quiet);
         return Ok(());
     }
     let setup = hourglass::scene::build(&scene).map_err(blame_flag)?;
     let grid = hourglass::backend::grid_for(&setup)?;
     if let Some(state) = state {
-        let summary = resumed(&setup, grid, &state, args.quiet)?;
+        let summary = resumed(&setup, &state, args.quiet, |from, notices| {
+            hourglass::backend::select(
+                from,
+                grid,
+                from.scene.run.backend,
+                hourglass::backend::Device::Open,
+                notices,
+            )
+        })?;
         report(&summary, state.step, args.quiet);
         return Ok(());
     }
@@ -299,11 +310,11 @@ fn headless<S: sim::RunSpace>(
 /// that can refuse the resume (the solver, the scene against the saved
 /// run's, the directory's files, the backend) is checked before anything in
 /// the directory changes, so a refused resume leaves it as it was.
-fn resumed(
-    setup: &hourglass::scene::Setup,
-    grid: hourglass::model::Grid,
-    state: &hourglass::sim::State,
+fn resumed<S: sim::RunSpace>(
+    setup: &hourglass::scene::Setup<S>,
+    state: &hourglass::sim::State<S>,
     quiet: bool,
+    open: impl FnOnce(&hourglass::scene::Setup<S>, &mut Vec<String>) -> Result<Box<dyn Backend<S>>>,
 ) -> Result<Summary> {
     if setup.params.solver == SolverKind::Crowd {
         // The saved grains are the people still in the room; who left is not saved.
@@ -320,13 +331,7 @@ fn resumed(
     let mut from = setup.clone();
     from.grains = state.grains.clone();
     let mut notices = setup.notices.clone();
-    let mut backend = hourglass::backend::select(
-        &from,
-        grid,
-        setup.scene.run.backend,
-        hourglass::backend::Device::Open,
-        &mut notices,
-    )?;
+    let mut backend = open(&from, &mut notices)?;
     if !quiet {
         for n in &notices {
             eprintln!("{n}");

@@ -100,7 +100,8 @@ impl RunSpace for Dim3 {
         overlaps_grain::<Dim3>(x, r, grains) || walls.overlaps_sphere(x, r)
     }
 
-    /// None yet: a resumed 3D run is refused (`run --resume`).
+    /// None yet: a resumed 3D run starts its warm start (and a law's
+    /// springs) afresh.
     fn save(_lists: &ContactLists<Dim3>, _order: &[u32]) -> Option<SavedContacts> {
         None
     }

@@ -191,10 +191,18 @@ fn unpack(words: &[u32]) -> crate::model::Contact {
 /// The version of state.json this build writes and reads.
 pub const STATE_VERSION: u32 = 1;
 
-impl State<crate::model::Dim2> {
+/// Each value's coordinates are finite.
+fn first_not_finite<T: bytemuck::Pod>(values: &[T]) -> Option<usize> {
+    values.iter().position(|v| {
+        let parts: &[f32] = bytemuck::cast_slice(std::slice::from_ref(v));
+        !parts.iter().all(|x| x.is_finite())
+    })
+}
+
+impl<S: super::RunSpace> State<S> {
     /// DIR/state.json, checked ([`State::load`] then [`State::check`]), or
     /// an error naming it and the key at fault.
-    pub fn read(dir: &Path) -> Result<State> {
+    pub fn read(dir: &Path) -> Result<State<S>> {
         let state = State::load(dir)?;
         state.validate(dir)?;
         Ok(state)
@@ -210,7 +218,7 @@ impl State<crate::model::Dim2> {
 
     /// DIR/state.json as it is written (read and of this version, its values
     /// not checked), or an error naming it.
-    pub fn load(dir: &Path) -> Result<State> {
+    pub fn load(dir: &Path) -> Result<State<S>> {
         let path = dir.join(crate::output::STATE);
         let bad = |message: String| Error::ResultFile {
             path: path.clone(),
@@ -222,7 +230,7 @@ impl State<crate::model::Dim2> {
                 dir.display()
             ))
         })?;
-        let state: State = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+        let state: State<S> = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
         if state.version != STATE_VERSION {
             return Err(bad(format!(
                 "state version {} (this build reads {STATE_VERSION})",
@@ -267,14 +275,13 @@ impl State<crate::model::Dim2> {
                 return fail(field, format!("has {len} entries, grains.pos has {n}"));
             }
         }
-        let finite2 = |v: &[f32; 2]| v[0].is_finite() && v[1].is_finite();
-        if let Some(i) = g.pos.iter().position(|p| !finite2(p)) {
+        if let Some(i) = first_not_finite(&g.pos) {
             return fail(
                 "grains.pos",
                 format!("entry {i} is {:?}: positions must be finite", g.pos[i]),
             );
         }
-        if let Some(i) = g.vel.iter().position(|v| !finite2(v)) {
+        if let Some(i) = first_not_finite(&g.vel) {
             return fail(
                 "grains.vel",
                 format!("entry {i} is {:?}: velocities must be finite", g.vel[i]),
@@ -295,9 +302,15 @@ impl State<crate::model::Dim2> {
                 ),
             );
         }
-        for (field, values) in [("grains.ang_vel", &g.ang_vel), ("grains.angle", &g.angle)] {
-            if let Some(i) = values.iter().position(|x| !x.is_finite()) {
-                return fail(field, format!("entry {i} is {}: it must be finite", values[i]));
+        if let Some(i) = first_not_finite(&g.ang_vel) {
+            return fail(
+                "grains.ang_vel",
+                format!("entry {i} is {:?}: it must be finite", g.ang_vel[i]),
+            );
+        }
+        for (field, values) in [("grains.angle", &g.angle)] {
+            if let Some(i) = first_not_finite(values) {
+                return fail(field, format!("entry {i} is {:?}: it must be finite", values[i]));
             }
         }
         let mut seen = vec![false; n];
@@ -438,7 +451,7 @@ impl State<crate::model::Dim2> {
     /// that fill's (ids below the fill's count with its radii and masses)
     /// and as many as the emitters added. A difference in the scene names
     /// the scene's key, one in the state state.json's.
-    pub fn fits(&self, setup: &Setup, saved: &Scene, saved_path: &Path, state: &Path) -> Result<()> {
+    pub fn fits(&self, setup: &Setup<S>, saved: &Scene, saved_path: &Path, state: &Path) -> Result<()> {
         unchanged(&setup.scene, saved, saved_path)?;
         self.fits_emitters(setup, saved_path, state)?;
         self.fits_walls(setup, state)?;
@@ -447,7 +460,7 @@ impl State<crate::model::Dim2> {
 
     /// As many emitters as `setup`'s, none past its last grain, and as many
     /// grains as the fill and the emitters added.
-    fn fits_emitters(&self, setup: &Setup, saved_path: &Path, state: &Path) -> Result<()> {
+    fn fits_emitters(&self, setup: &Setup<S>, saved_path: &Path, state: &Path) -> Result<()> {
         if self.emitted.len() != setup.emitters.len() {
             return Err(bad_field(
                 state,
@@ -486,17 +499,17 @@ impl State<crate::model::Dim2> {
 
     /// A state is saved only while every grain is inside the walls (as
     /// the run's totals count it: within its radius of their bounding box).
-    fn fits_walls(&self, setup: &Setup, state: &Path) -> Result<()> {
-        let bb = setup.walls_box;
-        for (i, (p, &r)) in self.grains.pos.iter().zip(&self.grains.radius).enumerate() {
-            let inside = p[0] >= bb[0] - r && p[0] <= bb[2] + r && p[1] >= bb[1] - r && p[1] <= bb[3] + r;
-            if !inside {
+    fn fits_walls(&self, setup: &Setup<S>, state: &Path) -> Result<()> {
+        for (i, (&p, &r)) in self.grains.pos.iter().zip(&self.grains.radius).enumerate() {
+            if !S::within(setup.walls_box, p, r) {
+                let at: Vec<String> = S::xyz(p)[..S::DIM].iter().map(f32::to_string).collect();
                 return Err(bad_field(
                     state,
                     "grains.pos",
                     format!(
-                        "grain {} at ({}, {}) m is outside the walls (a saved state has every grain inside)",
-                        self.grains.id[i], p[0], p[1]
+                        "grain {} at ({}) m is outside the walls (a saved state has every grain inside)",
+                        self.grains.id[i],
+                        at.join(", ")
                     ),
                 ));
             }
@@ -506,7 +519,7 @@ impl State<crate::model::Dim2> {
 
     /// The saved grains with an id of the fill have that fill grain's
     /// radius and inverse mass.
-    fn fits_fill(&self, setup: &Setup, state: &Path) -> Result<()> {
+    fn fits_fill(&self, setup: &Setup<S>, state: &Path) -> Result<()> {
         let fill = &setup.grains;
         let mut at = vec![usize::MAX; fill.len()];
         for (k, &id) in fill.id.iter().enumerate() {
