@@ -70,9 +70,9 @@ fn first_row_of_a_hand_made_state_has_exact_lab_columns() {
 
 /// Two equal grains meet head-on (NSCD, no restitution: both stop): one
 /// grain-grain collision over the run, no wall collision; a third grain hits
-/// the right wall once. The CSV has the full header and 19 fields a row.
+/// the right wall once. The CSV has the full header and 21 fields a row.
 #[test]
-fn a_run_counts_each_new_contact_once_and_writes_nineteen_columns() {
+fn a_run_counts_each_new_contact_once_and_writes_twenty_one_columns() {
     let dir = tempfile::tempdir().unwrap();
     let s = setup(
         "[grains]\nlist = [[0.3, 0.5, 1.0, 0.0, 0.05], [0.7, 0.5, -1.0, 0.0, 0.05], [0.8, 0.2, 1.0, 0.0, 0.05]]\n[solver]\nkind = \"nlgs\"\ndt = 1e-3\n[run]\nsteps = 300\nevery = 10\nbackend = \"cpu\"\ncollisions = true\n",
@@ -81,7 +81,7 @@ fn a_run_counts_each_new_contact_once_and_writes_nineteen_columns() {
     let csv = std::fs::read_to_string(dir.path().join("diagnostics.csv")).unwrap();
     let mut lines = csv.lines();
     assert_eq!(lines.next(), Some(DIAGNOSTICS_HEADER));
-    assert!(lines.all(|l| l.split(',').count() == 19), "{csv}");
+    assert!(lines.all(|l| l.split(',').count() == 21), "{csv}");
     assert_eq!(rows.len(), 31);
     let grain: u64 = rows.iter().map(|r| r.grain_collisions).sum();
     let wall: u64 = rows.iter().map(|r| r.wall_collisions).sum();

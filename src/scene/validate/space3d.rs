@@ -91,7 +91,7 @@ impl Scene {
             0 if w.planes.is_none() => {
                 return Err(self.refuse(
                     "walls",
-                    "a 3D scene gives its walls: `box`, `mesh`, `hourglass` or `silo`, and or `planes`",
+                    "a 3D scene gives its walls: `box`, `mesh`, `hourglass`, `silo` or `planes`",
                 ));
             }
             0 | 1 => {}
