@@ -564,7 +564,7 @@ fn view_render_and_plot_of_a_corrupt_result_fail_in_one_line() {
     let text = std::fs::read_to_string(&csv).unwrap();
     std::fs::write(&csv, format!("{text}1,2,3\n")).unwrap();
     let o = hourglass(&["plot", "-q"], &out);
-    one_line_failure(&o, &["diagnostics.csv", "3 fields, expected 19"]);
+    one_line_failure(&o, &["diagnostics.csv", "3 fields, expected 21"]);
 }
 
 /// `text` without its DataArray `name` (the opening tag to its closing tag).
@@ -693,7 +693,7 @@ fn diagnostics_written_before_the_lab_columns_read_them_as_zero() {
 fn diagnostics_of_a_newer_version_read_the_known_columns() {
     let tmp = tempfile::tempdir().unwrap();
     let diagnostics = tmp.path().join("diagnostics.csv");
-    let known = "7,0.500000,3,1,2e0,-1e0,0e0,0e0,5,4.000,1e-3,0e0,2.5e-1,1.25e-1,1.375e0,-2.5e-1,1.5e0,4,9";
+    let known = "7,0.500000,3,1,2e0,-1e0,0e0,0e0,5,4.000,1e-3,0e0,2.5e-1,1.25e-1,1.375e0,-2.5e-1,1.5e0,4,9,0e0,0e0";
     std::fs::write(
         &diagnostics,
         format!("{},new_column\n{known},42\n", hourglass::output::DIAGNOSTICS_HEADER),
