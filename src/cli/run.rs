@@ -208,16 +208,18 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     let setup = hourglass::scene::build(&scene).map_err(blame_flag)?;
     let grid = hourglass::backend::grid_for(&setup)?;
+    // The backend of a headless or resumed run: the one policy's choice.
+    let open = |from: &hourglass::scene::Setup, notices: &mut Vec<String>| {
+        hourglass::backend::select(
+            from,
+            grid,
+            from.scene.run.backend,
+            hourglass::backend::Device::Open,
+            notices,
+        )
+    };
     if let Some(state) = state {
-        let summary = resumed(&setup, &state, args.quiet, |from, notices| {
-            hourglass::backend::select(
-                from,
-                grid,
-                from.scene.run.backend,
-                hourglass::backend::Device::Open,
-                notices,
-            )
-        })?;
+        let summary = resumed(&setup, &state, args.quiet, open)?;
         report(&summary, state.step, args.quiet);
         return Ok(());
     }
@@ -239,15 +241,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         };
         hourglass::app::window::run_live(setup, grid, opts)?
     } else {
-        headless(&setup, args.force, args.quiet, |setup, notices| {
-            hourglass::backend::select(
-                setup,
-                grid,
-                setup.scene.run.backend,
-                hourglass::backend::Device::Open,
-                notices,
-            )
-        })?
+        headless(&setup, args.force, args.quiet, open)?
     };
     report(&summary, 0, args.quiet);
     if args.render {
