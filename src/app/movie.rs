@@ -1,7 +1,9 @@
 //! `hourglass render DIR`: every K-th frame of a result directory as PNGs in
 //! DIR/render/, an animated GIF DIR/render.gif, and DIR/render.mp4 when
 //! `ffmpeg` is on PATH. No window: offscreen on any adapter. A periodic
-//! run (`walls.periodic_x` in DIR/scene.toml) has its seams drawn.
+//! run (`walls.periodic_x` in DIR/scene.toml) has its seams drawn; a 3D
+//! run (`dimension = 3`) is drawn as shaded spheres and the walls' edges
+//! through an orbit camera, optionally cut away to show the inside.
 
 use std::path::{Path, PathBuf};
 
@@ -10,6 +12,8 @@ use crate::error::{Error, Result};
 use crate::gpu::{AdapterChoice, GpuContext};
 use crate::output::{Outputs, read};
 use crate::render::movie::MovieRenderer;
+use crate::render::orbit::Orbit;
+use crate::render::spheres::{SphereFrame, SphereMovie, sphere_ranges};
 use crate::render::{ColorMode, encode_gif};
 
 /// How to render a result directory.
@@ -23,6 +27,14 @@ pub struct MovieOptions {
     /// Render every K-th frame (default 1).
     pub every: usize,
     pub mode: ColorMode,
+    /// 3D runs: the camera's turn about the vertical axis, degrees (0
+    /// looks along -z; default 30) ...
+    pub yaw: f32,
+    /// ... its elevation, degrees (default 20) ...
+    pub pitch: f32,
+    /// ... and the cut-away: the half of the scene in front of its centre
+    /// left out, so the inside shows (default off).
+    pub cut: bool,
 }
 
 impl Default for MovieOptions {
@@ -33,6 +45,9 @@ impl Default for MovieOptions {
             fps: 20.0,
             every: 1,
             mode: ColorMode::Height,
+            yaw: 30.0,
+            pitch: 20.0,
+            cut: false,
         }
     }
 }
@@ -69,7 +84,23 @@ pub fn render_dir(dir: &Path, opts: &MovieOptions) -> Result<Movie> {
             problem: format!("must be positive, got {}", opts.fps),
         });
     }
+    if !(opts.yaw.is_finite() && opts.pitch.is_finite() && opts.pitch.abs() <= 89.0) {
+        let (field, value) = if opts.yaw.is_finite() {
+            ("--pitch", opts.pitch)
+        } else {
+            ("--yaw", opts.yaw)
+        };
+        return Err(Error::InvalidField {
+            origin: "command line".into(),
+            field: field.into(),
+            problem: format!("{value} degrees: the yaw must be finite and the pitch within -89..=89"),
+        });
+    }
     let frames = read::frames(dir)?;
+    if read::dimension(dir)? == 3 {
+        let (ctx, mut movie) = spheres(dir, &frames, opts)?;
+        return write(dir, &frames, opts, &ctx, |_, path| movie.draw(&read::spheres(path)?));
+    }
     // Each frame's walls file: walls.vtp for all unless the walls move.
     let wall_files = read::frame_wall_files(dir, frames.len())?;
     let walls = match wall_files.first() {
@@ -92,7 +123,7 @@ pub fn render_dir(dir: &Path, opts: &MovieOptions) -> Result<Movie> {
     // The periodic boundary, from the scene the run wrote (none in an
     // older directory or a scene that is not periodic).
     let period = read::period(dir)?;
-    let ctx = GpuContext::new(AdapterChoice::Any)?.ok_or_else(|| Error::Gpu("no GPU adapter found".to_string()))?;
+    let ctx = adapter()?;
     let mut movie = MovieRenderer::new(&ctx, &walls, &first, period, [opts.width, opts.height], opts.mode);
     if wall_files.iter().any(|f| Some(f) != wall_files.first())
         && let Some(bb) = read::walls_box(&wall_files)?
@@ -100,21 +131,88 @@ pub fn render_dir(dir: &Path, opts: &MovieOptions) -> Result<Movie> {
         // Walls that move: the camera holds them in every frame.
         movie.fit(bb);
     }
-    // The previous render, as far as the manifest lists it; nothing else.
-    let mut outputs = Outputs::open(dir)?;
-    outputs.remove(is_render)?;
-    outputs.folder("render")?;
-    let mut images = Vec::new();
-    let mut pngs = Vec::new();
     let mut drawn_walls = wall_files.first();
-    for (k, (_, path)) in frames.iter().enumerate().step_by(opts.every.max(1)) {
+    write(dir, &frames, opts, &ctx, |k, path| {
         if let Some(file) = wall_files.get(k)
             && drawn_walls != Some(file)
         {
             movie.set_walls(&read::walls_file(file)?);
             drawn_walls = Some(file);
         }
-        let img = movie.draw(&read::grains(path)?)?;
+        movie.draw(&read::grains(path)?)
+    })
+}
+
+/// Any adapter, lavapipe included.
+fn adapter() -> Result<GpuContext> {
+    GpuContext::new(AdapterChoice::Any)?.ok_or_else(|| Error::Gpu("no GPU adapter found".to_string()))
+}
+
+/// The pictures of a 3D run: an orbit camera at `opts`' yaw and pitch
+/// holding the walls and the spheres of the first and the last frame,
+/// colour scales over the height of that box.
+fn spheres(dir: &Path, frames: &[(f64, PathBuf)], opts: &MovieOptions) -> Result<(GpuContext, SphereMovie)> {
+    let edges = read::wall_edges3d(&dir.join("walls.vtp"))?;
+    let first = match frames.first() {
+        Some((_, p)) => read::spheres(p)?,
+        None => Default::default(),
+    };
+    let last = match frames.last() {
+        Some((_, p)) if frames.len() > 1 => read::spheres(p)?,
+        _ => first.clone(),
+    };
+    let mut lo = [f32::INFINITY; 3];
+    let mut hi = [f32::NEG_INFINITY; 3];
+    let points = edges.iter().flatten().map(|&p| (p, 0.0));
+    let grains = [&first, &last]
+        .into_iter()
+        .flat_map(|g| g.pos.iter().zip(&g.radius).map(|(&p, &r)| (p, r)));
+    for (p, r) in points.chain(grains).filter(|(p, r)| p.iter().all(|x| x.is_finite()) && r.is_finite()) {
+        for k in 0..3 {
+            lo[k] = lo[k].min(p[k] - r);
+            hi[k] = hi[k].max(p[k] + r);
+        }
+    }
+    if !(lo[0] <= hi[0]) {
+        (lo, hi) = ([-0.5; 3], [0.5; 3]);
+    }
+    let bounds = [lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]];
+    let more = if last.radius.len() > first.radius.len() { &last } else { &first };
+    let frame = SphereFrame {
+        orbit: Orbit::fit(
+            bounds,
+            opts.yaw.to_radians(),
+            opts.pitch.to_radians(),
+            opts.width as f32 / opts.height as f32,
+        ),
+        mode: opts.mode,
+        ranges: sphere_ranges(more, hi[1] - lo[1], 9.81),
+        cut: opts.cut,
+        legend: true,
+    };
+    let ctx = adapter()?;
+    let movie = SphereMovie::new(&ctx, &edges, frame, [opts.width, opts.height]);
+    Ok((ctx, movie))
+}
+
+/// Draw every `opts.every`-th frame with `draw` (frame index, frame file)
+/// into DIR/render/, DIR/render.gif and DIR/render.mp4 (when ffmpeg runs),
+/// after removing the previous render.
+fn write(
+    dir: &Path,
+    frames: &[(f64, PathBuf)],
+    opts: &MovieOptions,
+    ctx: &GpuContext,
+    mut draw: impl FnMut(usize, &Path) -> Result<image::RgbaImage>,
+) -> Result<Movie> {
+    // The previous render, as far as the manifest lists it; nothing else.
+    let mut outputs = Outputs::open(dir)?;
+    outputs.remove(is_render)?;
+    outputs.folder("render")?;
+    let mut images = Vec::new();
+    let mut pngs = Vec::new();
+    for (k, (_, path)) in frames.iter().enumerate().step_by(opts.every.max(1)) {
+        let img = draw(k, path)?;
         let png = outputs.file(&format!("render/frame_{k:06}.png"))?;
         save_png(&img, &png)?;
         pngs.push(png);

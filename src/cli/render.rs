@@ -54,17 +54,41 @@ pub struct MovieArgs {
     /// Colour of the grains.
     #[arg(long, value_enum, default_value_t = ModeArg::Height)]
     pub color: ModeArg,
+    /// 3D runs: the camera's turn about the vertical axis, degrees (0 looks along -z) [default: 30].
+    #[arg(long, allow_negative_numbers = true)]
+    pub yaw: Option<f32>,
+    /// 3D runs: the camera's elevation, degrees, -89..=89 [default: 20].
+    #[arg(long, allow_negative_numbers = true)]
+    pub pitch: Option<f32>,
+    /// 3D runs: leave out the half in front of the scene's centre, so the inside shows.
+    #[arg(long)]
+    pub cut: bool,
 }
 
 impl MovieArgs {
     pub fn options(&self) -> MovieOptions {
+        let defaults = MovieOptions::default();
         MovieOptions {
             width: self.width,
             height: self.height,
             fps: self.fps,
             every: self.frame_every,
             mode: self.color.into(),
+            yaw: self.yaw.unwrap_or(defaults.yaw),
+            pitch: self.pitch.unwrap_or(defaults.pitch),
+            cut: self.cut,
         }
+    }
+
+    /// The first of the 3D options given (`--yaw`, `--pitch`, `--cut`), if any.
+    pub fn view3d_flag(&self) -> Option<&'static str> {
+        [
+            (self.yaw.is_some(), "--yaw"),
+            (self.pitch.is_some(), "--pitch"),
+            (self.cut, "--cut"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
     }
 }
 
@@ -96,6 +120,15 @@ pub fn render(dir: &std::path::Path, opts: &MovieOptions, quiet: bool) -> Result
 }
 
 pub fn run(args: RenderArgs) -> Result<()> {
+    if let Some(flag) = args.movie.view3d_flag()
+        && hourglass::output::read::dimension(&args.dir)? != 3
+    {
+        return Err(hourglass::Error::InvalidField {
+            origin: "command line".into(),
+            field: flag.into(),
+            problem: format!("sets the camera of a 3D run; {} is a run in the plane", args.dir.display()),
+        });
+    }
     render(&args.dir, &args.movie.options(), args.quiet)?;
     incomplete_notice(&args.dir, args.quiet);
     Ok(())

@@ -185,12 +185,10 @@ pub fn run(args: RunArgs) -> Result<()> {
         e => e,
     };
     if scene.dimension == 3 {
-        for (on, what) in [(args.window, "--window"), (args.render, "--render")] {
-            if on {
-                return Err(Error::NotImplemented {
-                    what: format!("{what} with a 3D scene (dimension = 3)"),
-                });
-            }
+        if args.window {
+            return Err(Error::NotImplemented {
+                what: "--window with a 3D scene (dimension = 3)".into(),
+            });
         }
         let setup = hourglass::scene::build3d(&scene).map_err(blame_flag)?;
         let grid = <Dim3 as sim::RunSpace>::grid(&setup)?;
@@ -204,6 +202,10 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
         let summary = headless(&setup, args.force, args.quiet, open)?;
         report(&summary, 0, args.quiet);
+        if args.render {
+            let opts = hourglass::app::movie::MovieOptions::default();
+            super::render::render(&setup.scene.run.out, &opts, args.quiet)?;
+        }
         return Ok(());
     }
     let setup = hourglass::scene::build(&scene).map_err(blame_flag)?;

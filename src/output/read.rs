@@ -25,6 +25,7 @@ use super::diagnostics::{self, Record};
 use super::xml::{self, Element, bad};
 use super::{Row, Summary};
 use crate::error::{Error, Result};
+use crate::model::space::{Dim3, Space};
 use crate::model::{Grains, Walls};
 
 fn read_text(path: &Path) -> Result<String> {
@@ -318,64 +319,139 @@ pub fn walls_file(path: &Path) -> Result<Walls> {
     let root = vtk_file(&path, "PolyData")?;
     let piece = piece(&path, &root)?;
     let n: usize = number(&path, piece, "NumberOfPoints")?;
-    let cells: usize = number(&path, piece, "NumberOfLines")?;
     let pts: Vec<f64> = points(&path, piece, n)?;
     let mut segments = Vec::new();
-    if cells > 0 {
-        let lines = only(&path, piece, "Lines")?;
-        let conn = named(&path, lines, "connectivity")?;
-        let conn: Vec<usize> = values(&path, conn, "connectivity", 1, None)?;
-        let offsets: Vec<usize> = values(
-            &path,
-            named(&path, lines, "offsets")?,
-            "offsets",
-            1,
-            Some((cells, "line")),
-        )?;
-        let mut start = 0;
-        for (k, &end) in offsets.iter().enumerate() {
-            if end > conn.len() {
-                return Err(bad(
-                    &path,
-                    format!(
-                        "line cell {} ends at offset {end}, but connectivity has {} values",
-                        k + 1,
-                        conn.len()
-                    ),
-                ));
-            }
-            if end < start + 2 {
-                return Err(bad(
-                    &path,
-                    format!(
-                        "line cell {} has {} points (offsets {start}..{end}); a line needs 2 or more",
-                        k + 1,
-                        end.saturating_sub(start)
-                    ),
-                ));
-            }
-            let cell = &conn[start..end];
-            if let Some(&i) = cell.iter().find(|&&i| i >= n) {
-                return Err(bad(
-                    &path,
-                    format!(
-                        "line cell {} refers to point {i}, but the piece has {n} points (numbered from 0)",
-                        k + 1
-                    ),
-                ));
-            }
-            let p = |i: usize| [pts[3 * i], pts[3 * i + 1]];
-            segments.extend(cell.windows(2).map(|w| [p(w[0]), p(w[1])]));
-            start = end;
-        }
-        if start != conn.len() {
-            return Err(bad(
-                &path,
-                format!("the last offset is {start} but connectivity has {} values", conn.len()),
-            ));
-        }
+    for cell in cells(&path, piece, "Lines", "line", 2, n)? {
+        let p = |i: usize| [pts[3 * i], pts[3 * i + 1]];
+        segments.extend(cell.windows(2).map(|w| [p(w[0]), p(w[1])]));
     }
     Ok(Walls::new(&segments))
+}
+
+/// The cells of kind `tag` (`Lines` or `Polys`; `Number<tag>` of them) of
+/// `piece`, each the point indices it joins (at least `least`, each below
+/// `n`); `cell` names one in errors ("line", "polygon").
+fn cells(path: &Path, piece: &Element, tag: &str, cell: &str, least: usize, n: usize) -> Result<Vec<Vec<usize>>> {
+    let count: usize = number(path, piece, &format!("NumberOf{tag}"))?;
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    let el = only(path, piece, tag)?;
+    let conn: Vec<usize> = values(path, named(path, el, "connectivity")?, "connectivity", 1, None)?;
+    let offsets: Vec<usize> = values(path, named(path, el, "offsets")?, "offsets", 1, Some((count, cell)))?;
+    let mut out = Vec::with_capacity(count);
+    let mut start = 0;
+    for (k, &end) in offsets.iter().enumerate() {
+        if end > conn.len() {
+            return Err(bad(
+                path,
+                format!(
+                    "{cell} cell {} ends at offset {end}, but connectivity has {} values",
+                    k + 1,
+                    conn.len()
+                ),
+            ));
+        }
+        if end < start + least {
+            return Err(bad(
+                path,
+                format!(
+                    "{cell} cell {} has {} points (offsets {start}..{end}); a {cell} needs {least} or more",
+                    k + 1,
+                    end.saturating_sub(start)
+                ),
+            ));
+        }
+        let points = &conn[start..end];
+        if let Some(&i) = points.iter().find(|&&i| i >= n) {
+            return Err(bad(
+                path,
+                format!(
+                    "{cell} cell {} refers to point {i}, but the piece has {n} points (numbered from 0)",
+                    k + 1
+                ),
+            ));
+        }
+        out.push(points.to_vec());
+        start = end;
+    }
+    if start != conn.len() {
+        return Err(bad(
+            path,
+            format!("the last offset is {start} but connectivity has {} values", conn.len()),
+        ));
+    }
+    Ok(out)
+}
+
+/// The spheres of one frame of a 3D run (`dimension = 3`): positions and
+/// velocities in 3D, the vector `angular_velocity` and the quaternion
+/// `orientation` when present (0 and unturned when absent). Frames store
+/// no masses: `inv_mass` is 0.
+pub fn spheres(path: &Path) -> Result<Grains<Dim3>> {
+    let root = vtk_file(path, "PolyData")?;
+    let piece = piece(path, &root)?;
+    let n: usize = number(path, piece, "NumberOfPoints")?;
+    let pts: Vec<f32> = points(path, piece, n)?;
+    let data = only(path, piece, "PointData")?;
+    let radius: Vec<f32> = values(path, named(path, data, "radius")?, "radius", 1, Some((n, "point")))?;
+    let vel: Vec<f32> = values(path, named(path, data, "velocity")?, "velocity", 3, Some((n, "point")))?;
+    let id: Vec<u32> = values(path, named(path, data, "id")?, "id", 1, Some((n, "point")))?;
+    let ang_vel: Vec<f32> = match named_opt(path, data, "angular_velocity")? {
+        Some(a) => values(path, a, "angular_velocity", 3, Some((n, "point")))?,
+        None => vec![0.0; 3 * n],
+    };
+    let angle: Vec<[f32; 4]> = match named_opt(path, data, "orientation")? {
+        Some(a) => values::<f32>(path, a, "orientation", 4, Some((n, "point")))?
+            .chunks_exact(4)
+            .map(|q| [q[0], q[1], q[2], q[3]])
+            .collect(),
+        None => vec![Dim3::UNTURNED; n],
+    };
+    let triple = |v: &[f32]| -> Vec<[f32; 3]> { v.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect() };
+    Ok(Grains {
+        pos: triple(&pts),
+        vel: triple(&vel),
+        radius,
+        inv_mass: vec![0.0; n],
+        ang_vel: triple(&ang_vel),
+        angle,
+        id,
+    })
+}
+
+/// The edges of the walls of a 3D run's walls file (walls.vtp: triangles,
+/// and the planes as squares): each polygon's sides, closing side included,
+/// in file order; a line cell's segments too.
+pub fn wall_edges3d(path: &Path) -> Result<Vec<[[f32; 3]; 2]>> {
+    let root = vtk_file(path, "PolyData")?;
+    let piece = piece(path, &root)?;
+    let n: usize = number(path, piece, "NumberOfPoints")?;
+    let pts: Vec<f32> = points(path, piece, n)?;
+    let p = |i: usize| [pts[3 * i], pts[3 * i + 1], pts[3 * i + 2]];
+    let mut edges = Vec::new();
+    for poly in cells(path, piece, "Polys", "polygon", 3, n)? {
+        let k = poly.len();
+        edges.extend((0..k).map(|j| [p(poly[j]), p(poly[(j + 1) % k])]));
+    }
+    for line in cells(path, piece, "Lines", "line", 2, n)? {
+        edges.extend(line.windows(2).map(|w| [p(w[0]), p(w[1])]));
+    }
+    Ok(edges)
+}
+
+/// The dimension of the run in `dir`: `dimension` of DIR/scene.toml (2
+/// when the key or the file is absent: the plane). A value other than 2
+/// or 3 is one error naming the file.
+pub fn dimension(dir: &Path) -> Result<u32> {
+    let Some((path, table)) = scene_table(dir)? else {
+        return Ok(2);
+    };
+    match table.get("dimension") {
+        None => Ok(2),
+        Some(toml::Value::Integer(d)) if *d == 2 || *d == 3 => Ok(*d as u32),
+        Some(v) => Err(bad(&path, format!("`dimension` is {v}; expected 2 or 3"))),
+    }
 }
 
 /// The period [xmin, xmax] along x (m) of the run in `dir`: `walls.periodic_x`
@@ -385,13 +461,9 @@ pub fn walls_file(path: &Path) -> Result<Walls> {
 /// period. A scene.toml that is not TOML, or whose `walls.periodic_x` is not
 /// two finite numbers with xmin < xmax, is one error naming the file.
 pub fn period(dir: &Path) -> Result<Option<[f32; 2]>> {
-    result_dir(dir)?;
-    let path = dir.join("scene.toml");
-    let text = match std::fs::read(&path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        _ => read_text(&path)?,
+    let Some((path, table)) = scene_table(dir)? else {
+        return Ok(None);
     };
-    let table: toml::Table = toml::from_str(&text).map_err(|e| bad(&path, toml_error(&text, &e)))?;
     let Some(walls) = table.get("walls") else {
         return Ok(None);
     };
@@ -418,6 +490,20 @@ pub fn period(dir: &Path) -> Result<Option<[f32; 2]>> {
             ))
         }
     }
+}
+
+/// DIR/scene.toml, the scene the run wrote, as a TOML table with its path;
+/// `None` for a directory without one (written by hand or by an older
+/// version).
+fn scene_table(dir: &Path) -> Result<Option<(PathBuf, toml::Table)>> {
+    result_dir(dir)?;
+    let path = dir.join("scene.toml");
+    let text = match std::fs::read(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        _ => read_text(&path)?,
+    };
+    let table: toml::Table = toml::from_str(&text).map_err(|e| bad(&path, toml_error(&text, &e)))?;
+    Ok(Some((path, table)))
 }
 
 /// One line, "line L, column C: message", from a TOML error in `text`.

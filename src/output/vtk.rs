@@ -135,23 +135,24 @@ impl WallsVtp for Walls3d {
     }
 }
 
-/// 3D walls as triangles (polygons): each mesh triangle, and each plane
-/// (which has no edges) as a square centred on its point, of half-side the
+/// 3D walls as polygons: each mesh triangle, and each plane (which has no
+/// edges) as the part of a square centred on its point, of half-side the
 /// half-diagonal of the box around every plane's point and triangle corner
-/// (at least 1 m).
+/// (at least 1 m), that lies inside every other plane: a box's planes are
+/// drawn as its six faces. A plane with no such part is drawn as the square.
 pub fn triangles_vtp(walls: &Walls3d) -> String {
-    let mut tris: Vec<[[f32; 3]; 3]> = walls.triangles.iter().map(|t| [t.a, t.b, t.c]).collect();
+    let mut polys: Vec<Vec<[f32; 3]>> = walls.triangles.iter().map(|t| vec![t.a, t.b, t.c]).collect();
     let points = walls
         .planes
         .iter()
         .map(|p| p.point)
-        .chain(tris.iter().flatten().copied());
+        .chain(polys.iter().flatten().copied());
     let (lo, hi) = points.fold(([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]), |(lo, hi), p| {
         ([0, 1, 2].map(|k| lo[k].min(p[k])), [0, 1, 2].map(|k| hi[k].max(p[k])))
     });
     let half = 0.5 * (0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f32>().sqrt();
     let half = if half.is_finite() { half.max(1.0) } else { 1.0 };
-    for p in &walls.planes {
+    for (i, p) in walls.planes.iter().enumerate() {
         // Two unit vectors across the plane.
         let n = p.normal;
         let helper = if n[0].abs() < 0.9 {
@@ -164,34 +165,62 @@ pub fn triangles_vtp(walls: &Walls3d) -> String {
         let u = u.map(|x| x / len * half);
         let v = crate::model::space::cross(n, u);
         let at = |a: f32, b: f32| [0, 1, 2].map(|k| p.point[k] + a * u[k] + b * v[k]);
-        let (c0, c1, c2, c3) = (at(-1.0, -1.0), at(1.0, -1.0), at(1.0, 1.0), at(-1.0, 1.0));
-        tris.push([c0, c1, c2]);
-        tris.push([c0, c2, c3]);
+        let square = vec![at(-1.0, -1.0), at(1.0, -1.0), at(1.0, 1.0), at(-1.0, 1.0)];
+        let clipped = walls
+            .planes
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .fold(square.clone(), |poly, (_, q)| clip(&poly, q.point, q.normal));
+        polys.push(if clipped.len() >= 3 { clipped } else { square });
     }
-    let n = tris.len();
+    let points: usize = polys.iter().map(Vec::len).sum();
+    let n = polys.len();
     let mut s = String::new();
     s.push_str("<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n<PolyData>\n");
     let _ = writeln!(
         s,
-        "<Piece NumberOfPoints=\"{}\" NumberOfVerts=\"0\" NumberOfLines=\"0\" NumberOfStrips=\"0\" NumberOfPolys=\"{n}\">",
-        3 * n
+        "<Piece NumberOfPoints=\"{points}\" NumberOfVerts=\"0\" NumberOfLines=\"0\" NumberOfStrips=\"0\" NumberOfPolys=\"{n}\">"
     );
     s.push_str("<Points>\n<DataArray type=\"Float32\" NumberOfComponents=\"3\" format=\"ascii\">\n");
-    for t in &tris {
-        for c in t {
-            let _ = writeln!(s, "{} {} {}", c[0], c[1], c[2]);
-        }
+    for c in polys.iter().flatten() {
+        let _ = writeln!(s, "{} {} {}", c[0], c[1], c[2]);
     }
     s.push_str("</DataArray>\n</Points>\n<Polys>\n<DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n");
-    for i in 0..n {
-        let _ = writeln!(s, "{} {} {}", 3 * i, 3 * i + 1, 3 * i + 2);
+    let mut next = 0;
+    for poly in &polys {
+        let line: Vec<String> = (next..next + poly.len()).map(|k| k.to_string()).collect();
+        let _ = writeln!(s, "{}", line.join(" "));
+        next += poly.len();
     }
     s.push_str("</DataArray>\n<DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">\n");
-    for i in 1..=n {
-        let _ = writeln!(s, "{}", 3 * i);
+    let mut end = 0;
+    for poly in &polys {
+        end += poly.len();
+        let _ = writeln!(s, "{end}");
     }
     s.push_str("</DataArray>\n</Polys>\n</Piece>\n</PolyData>\n</VTKFile>\n");
     s
+}
+
+/// The part of the convex polygon `poly` on the inner side (n . (x - p)
+/// >= 0) of the plane through `point` with normal `normal`
+/// (Sutherland-Hodgman, one plane).
+fn clip(poly: &[[f32; 3]], point: [f32; 3], normal: [f32; 3]) -> Vec<[f32; 3]> {
+    let side = |x: [f32; 3]| (0..3).map(|k| normal[k] * (x[k] - point[k])).sum::<f32>();
+    let mut out = Vec::with_capacity(poly.len() + 1);
+    for (k, &a) in poly.iter().enumerate() {
+        let b = poly[(k + 1) % poly.len()];
+        let (da, db) = (side(a), side(b));
+        if da >= 0.0 {
+            out.push(a);
+        }
+        if (da >= 0.0) != (db >= 0.0) {
+            let t = da / (da - db);
+            out.push([0, 1, 2].map(|k| a[k] + t * (b[k] - a[k])));
+        }
+    }
+    out
 }
 
 /// A `.pvd` collection of (time, file) pairs; file names relative to the .pvd.

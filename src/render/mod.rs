@@ -25,13 +25,36 @@ pub mod font;
 pub mod legend;
 pub mod movie;
 pub mod offscreen;
+pub mod orbit;
 pub mod renderer;
+pub mod spheres;
 
 pub use offscreen::{Offscreen, encode_gif, encode_png};
 pub use renderer::{Renderer, Source};
 
 /// Background colour (sRGB bytes).
 pub const BACKGROUND: [u8; 4] = [18, 20, 26, 255];
+
+/// [`BACKGROUND`] as a target wants it: linear values for an sRGB target
+/// (`srgb_target`), which encodes them, the bytes themselves otherwise.
+pub fn clear_color(srgb_target: bool) -> wgpu::Color {
+    let c = |b: u8| {
+        let v = f64::from(b) / 255.0;
+        if !srgb_target {
+            v
+        } else if v <= 0.04045 {
+            v / 12.92
+        } else {
+            ((v + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    wgpu::Color {
+        r: c(BACKGROUND[0]),
+        g: c(BACKGROUND[1]),
+        b: c(BACKGROUND[2]),
+        a: 1.0,
+    }
+}
 /// Wall colour (sRGB bytes).
 pub const WALL_COLOR: [u8; 4] = [200, 204, 214, 255];
 /// Half the drawn wall thickness, px.

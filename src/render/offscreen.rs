@@ -78,6 +78,16 @@ impl Offscreen {
             ..*frame
         };
         renderer.draw(ctx, source, &frame, &self.view);
+        self.read(ctx)
+    }
+
+    /// The target to draw into.
+    pub fn view(&self) -> &wgpu::TextureView {
+        &self.view
+    }
+
+    /// The picture drawn into [`Offscreen::view`], read back.
+    pub fn read(&self, ctx: &GpuContext) -> Result<RgbaImage> {
         let mut enc = ctx.device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("hourglass.render.readback"),
         });

@@ -254,29 +254,6 @@ impl Renderer {
         self.n_seams = seams.len() as u32;
     }
 
-    /// The background as the target wants it.
-    fn clear_color(&self) -> wgpu::Color {
-        let c = |b: u8| {
-            let v = f64::from(b) / 255.0;
-            if self.srgb_target {
-                if v <= 0.04045 {
-                    v / 12.92
-                } else {
-                    ((v + 0.055) / 1.055).powf(2.4)
-                }
-            } else {
-                v
-            }
-        };
-        let b = super::BACKGROUND;
-        wgpu::Color {
-            r: c(b[0]),
-            g: c(b[1]),
-            b: c(b[2]),
-            a: 1.0,
-        }
-    }
-
     fn legend_view(&mut self, ctx: &GpuContext, mode: ColorMode, ranges: &Ranges) -> wgpu::TextureView {
         if let Some((m, view)) = &self.legend
             && *m == mode
@@ -447,7 +424,7 @@ impl Renderer {
                     depth_slice: None,
                     resolve_target: None,
                     ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(self.clear_color()),
+                        load: wgpu::LoadOp::Clear(super::clear_color(self.srgb_target)),
                         store: wgpu::StoreOp::Store,
                     },
                 })],
