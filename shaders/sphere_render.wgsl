@@ -4,7 +4,9 @@
 //            from the eye, keeps where it meets the sphere, writes the true
 //            depth of that point and shades it (ambient + Lambert, light in
 //            eye coordinates)
-//   walls:   a line list, world coordinates, in the wall colour
+//   faces:   the walls' triangles, world coordinates with the face's normal,
+//            in the wall colour shaded from either side, translucent
+//   walls:   a line list (feature edges), world coordinates, in the wall colour
 // Colours arrive as sRGB bytes (unorm); shading is done on linear values and
 // written back as sRGB bytes, or as linear values to an sRGB target.
 
@@ -17,7 +19,7 @@ struct View {
     ambient: f32,          // the light every point gets, 0..1
     quad_scale: f32,       // quad half side / radius
     srgb_target: u32,      // 1: the target encodes, write linear values
-    pad: u32,
+    face_alpha: f32,       // opacity of the walls' faces
 }
 
 @group(0) @binding(0) var<uniform> v: View;
@@ -108,4 +110,24 @@ fn wall_vs(@location(0) p: vec3<f32>) -> @builtin(position) vec4<f32> {
 @fragment
 fn wall_fs() -> @location(0) vec4<f32> {
     return encode(to_linear(v.wall.rgb));
+}
+
+struct FaceOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) normal: vec3<f32>,   // eye coordinates
+}
+
+@vertex
+fn face_vs(@location(0) p: vec3<f32>, @location(1) n: vec3<f32>) -> FaceOut {
+    var out: FaceOut;
+    out.clip = v.proj * (v.view * vec4<f32>(p, 1.0));
+    out.normal = (v.view * vec4<f32>(n, 0.0)).xyz;
+    return out;
+}
+
+@fragment
+fn face_fs(in: FaceOut) -> @location(0) vec4<f32> {
+    let shade = v.ambient + (1.0 - v.ambient) * abs(dot(normalize(in.normal), v.light.xyz));
+    let c = encode(to_linear(v.wall.rgb) * shade);
+    return vec4<f32>(c.rgb, v.face_alpha);
 }

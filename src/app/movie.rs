@@ -2,7 +2,7 @@
 //! DIR/render/, an animated GIF DIR/render.gif, and DIR/render.mp4 when
 //! `ffmpeg` is on PATH. No window: offscreen on any adapter. A periodic
 //! run (`walls.periodic_x` in DIR/scene.toml) has its seams drawn; a 3D
-//! run (`dimension = 3`) is drawn as shaded spheres and the walls' edges
+//! run (`dimension = 3`) is drawn as shaded spheres and translucent walls
 //! through an orbit camera, optionally cut away to show the inside.
 
 use std::path::{Path, PathBuf};
@@ -152,7 +152,7 @@ fn adapter() -> Result<GpuContext> {
 /// holding the walls and the spheres of the first and the last frame,
 /// colour scales over the height of that box.
 fn spheres(dir: &Path, frames: &[(f64, PathBuf)], opts: &MovieOptions) -> Result<(GpuContext, SphereMovie)> {
-    let edges = read::wall_edges3d(&dir.join("walls.vtp"))?;
+    let walls = read::wall_polygons3d(&dir.join("walls.vtp"))?;
     let first = match frames.first() {
         Some((_, p)) => read::spheres(p)?,
         None => Default::default(),
@@ -163,11 +163,14 @@ fn spheres(dir: &Path, frames: &[(f64, PathBuf)], opts: &MovieOptions) -> Result
     };
     let mut lo = [f32::INFINITY; 3];
     let mut hi = [f32::NEG_INFINITY; 3];
-    let points = edges.iter().flatten().map(|&p| (p, 0.0));
+    let points = walls.iter().flatten().map(|&p| (p, 0.0));
     let grains = [&first, &last]
         .into_iter()
         .flat_map(|g| g.pos.iter().zip(&g.radius).map(|(&p, &r)| (p, r)));
-    for (p, r) in points.chain(grains).filter(|(p, r)| p.iter().all(|x| x.is_finite()) && r.is_finite()) {
+    for (p, r) in points
+        .chain(grains)
+        .filter(|(p, r)| p.iter().all(|x| x.is_finite()) && r.is_finite())
+    {
         for k in 0..3 {
             lo[k] = lo[k].min(p[k] - r);
             hi[k] = hi[k].max(p[k] + r);
@@ -177,7 +180,11 @@ fn spheres(dir: &Path, frames: &[(f64, PathBuf)], opts: &MovieOptions) -> Result
         (lo, hi) = ([-0.5; 3], [0.5; 3]);
     }
     let bounds = [lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]];
-    let more = if last.radius.len() > first.radius.len() { &last } else { &first };
+    let more = if last.radius.len() > first.radius.len() {
+        &last
+    } else {
+        &first
+    };
     let frame = SphereFrame {
         orbit: Orbit::fit(
             bounds,
@@ -191,7 +198,7 @@ fn spheres(dir: &Path, frames: &[(f64, PathBuf)], opts: &MovieOptions) -> Result
         legend: true,
     };
     let ctx = adapter()?;
-    let movie = SphereMovie::new(&ctx, &edges, frame, [opts.width, opts.height]);
+    let movie = SphereMovie::new(&ctx, &walls, frame, [opts.width, opts.height]);
     Ok((ctx, movie))
 }
 

@@ -126,7 +126,10 @@ pub fn run(args: RenderArgs) -> Result<()> {
         return Err(hourglass::Error::InvalidField {
             origin: "command line".into(),
             field: flag.into(),
-            problem: format!("sets the camera of a 3D run; {} is a run in the plane", args.dir.display()),
+            problem: format!(
+                "sets the camera of a 3D run; {} is a run in the plane",
+                args.dir.display()
+            ),
         });
     }
     render(&args.dir, &args.movie.options(), args.quiet)?;

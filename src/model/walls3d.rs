@@ -513,6 +513,26 @@ impl Walls3d {
     }
 }
 
+/// The part of the convex polygon `poly` on the inner side (n . (x - p)
+/// >= 0) of the plane through `point` with normal `normal`
+/// (Sutherland-Hodgman, one plane).
+pub fn clip_polygon(poly: &[[f32; 3]], point: [f32; 3], normal: [f32; 3]) -> Vec<[f32; 3]> {
+    let side = |x: [f32; 3]| (0..3).map(|k| normal[k] * (x[k] - point[k])).sum::<f32>();
+    let mut out = Vec::with_capacity(poly.len() + 1);
+    for (k, &a) in poly.iter().enumerate() {
+        let b = poly[(k + 1) % poly.len()];
+        let (da, db) = (side(a), side(b));
+        if da >= 0.0 {
+            out.push(a);
+        }
+        if (da >= 0.0) != (db >= 0.0) {
+            let t = da / (da - db);
+            out.push([0, 1, 2].map(|k| a[k] + t * (b[k] - a[k])));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

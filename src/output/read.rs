@@ -420,24 +420,19 @@ pub fn spheres(path: &Path) -> Result<Grains<Dim3>> {
     })
 }
 
-/// The edges of the walls of a 3D run's walls file (walls.vtp: triangles,
-/// and the planes as squares): each polygon's sides, closing side included,
-/// in file order; a line cell's segments too.
-pub fn wall_edges3d(path: &Path) -> Result<Vec<[[f32; 3]; 2]>> {
+/// The polygons of the walls of a 3D run's walls file (walls.vtp: the
+/// mesh triangles and the planes' polygons), each its corners in order, in
+/// file order.
+pub fn wall_polygons3d(path: &Path) -> Result<Vec<Vec<[f32; 3]>>> {
     let root = vtk_file(path, "PolyData")?;
     let piece = piece(path, &root)?;
     let n: usize = number(path, piece, "NumberOfPoints")?;
     let pts: Vec<f32> = points(path, piece, n)?;
     let p = |i: usize| [pts[3 * i], pts[3 * i + 1], pts[3 * i + 2]];
-    let mut edges = Vec::new();
-    for poly in cells(path, piece, "Polys", "polygon", 3, n)? {
-        let k = poly.len();
-        edges.extend((0..k).map(|j| [p(poly[j]), p(poly[(j + 1) % k])]));
-    }
-    for line in cells(path, piece, "Lines", "line", 2, n)? {
-        edges.extend(line.windows(2).map(|w| [p(w[0]), p(w[1])]));
-    }
-    Ok(edges)
+    Ok(cells(path, piece, "Polys", "polygon", 3, n)?
+        .into_iter()
+        .map(|poly| poly.into_iter().map(p).collect())
+        .collect())
 }
 
 /// The dimension of the run in `dir`: `dimension` of DIR/scene.toml (2

@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use crate::model::walls3d::clip_polygon;
 use crate::model::{Grains, Space, Walls, Walls3d};
 
 /// Grains as points (vertices) with point data radius (m), velocity (m/s),
@@ -137,9 +138,11 @@ impl WallsVtp for Walls3d {
 
 /// 3D walls as polygons: each mesh triangle, and each plane (which has no
 /// edges) as the part of a square centred on its point, of half-side the
-/// half-diagonal of the box around every plane's point and triangle corner
-/// (at least 1 m), that lies inside every other plane: a box's planes are
-/// drawn as its six faces. A plane with no such part is drawn as the square.
+/// diagonal of the box around every plane's point and triangle corner (at
+/// least 1 m: the square reaches across that box from any point in it), that lies inside every other plane and, beside a mesh,
+/// within that box: a box's planes are drawn as its six faces, a bin of
+/// planes under a mesh no higher than the mesh. A plane with no such part
+/// is drawn as the square.
 pub fn triangles_vtp(walls: &Walls3d) -> String {
     let mut polys: Vec<Vec<[f32; 3]>> = walls.triangles.iter().map(|t| vec![t.a, t.b, t.c]).collect();
     let points = walls
@@ -150,8 +153,19 @@ pub fn triangles_vtp(walls: &Walls3d) -> String {
     let (lo, hi) = points.fold(([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]), |(lo, hi), p| {
         ([0, 1, 2].map(|k| lo[k].min(p[k])), [0, 1, 2].map(|k| hi[k].max(p[k])))
     });
-    let half = 0.5 * (0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f32>().sqrt();
+    let half = (0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f32>().sqrt();
     let half = if half.is_finite() { half.max(1.0) } else { 1.0 };
+    // With a mesh, the faces of that box, widened by a thousandth of
+    // `half`, along the axes where it is not flat.
+    let meshed = !walls.triangles.is_empty();
+    let bounds: Vec<([f32; 3], [f32; 3])> = (0..3)
+        .filter(|&k| meshed && hi[k] - lo[k] > 1e-3 * half)
+        .flat_map(|k| {
+            let e = |v: f32| [0, 1, 2].map(|j| if j == k { v } else { 0.0 });
+            let m = 1e-3 * half;
+            [(e(lo[k] - m), e(1.0)), (e(hi[k] + m), e(-1.0))]
+        })
+        .collect();
     for (i, p) in walls.planes.iter().enumerate() {
         // Two unit vectors across the plane.
         let n = p.normal;
@@ -166,12 +180,13 @@ pub fn triangles_vtp(walls: &Walls3d) -> String {
         let v = crate::model::space::cross(n, u);
         let at = |a: f32, b: f32| [0, 1, 2].map(|k| p.point[k] + a * u[k] + b * v[k]);
         let square = vec![at(-1.0, -1.0), at(1.0, -1.0), at(1.0, 1.0), at(-1.0, 1.0)];
-        let clipped = walls
-            .planes
-            .iter()
-            .enumerate()
-            .filter(|&(j, _)| j != i)
-            .fold(square.clone(), |poly, (_, q)| clip(&poly, q.point, q.normal));
+        let others = walls.planes.iter().enumerate().filter(|&(j, _)| j != i);
+        let clipped = others
+            .map(|(_, q)| (q.point, q.normal))
+            .chain(bounds.iter().copied())
+            .fold(square.clone(), |poly, (point, normal)| {
+                clip_polygon(&poly, point, normal)
+            });
         polys.push(if clipped.len() >= 3 { clipped } else { square });
     }
     let points: usize = polys.iter().map(Vec::len).sum();
@@ -201,26 +216,6 @@ pub fn triangles_vtp(walls: &Walls3d) -> String {
     }
     s.push_str("</DataArray>\n</Polys>\n</Piece>\n</PolyData>\n</VTKFile>\n");
     s
-}
-
-/// The part of the convex polygon `poly` on the inner side (n . (x - p)
-/// >= 0) of the plane through `point` with normal `normal`
-/// (Sutherland-Hodgman, one plane).
-fn clip(poly: &[[f32; 3]], point: [f32; 3], normal: [f32; 3]) -> Vec<[f32; 3]> {
-    let side = |x: [f32; 3]| (0..3).map(|k| normal[k] * (x[k] - point[k])).sum::<f32>();
-    let mut out = Vec::with_capacity(poly.len() + 1);
-    for (k, &a) in poly.iter().enumerate() {
-        let b = poly[(k + 1) % poly.len()];
-        let (da, db) = (side(a), side(b));
-        if da >= 0.0 {
-            out.push(a);
-        }
-        if (da >= 0.0) != (db >= 0.0) {
-            let t = da / (da - db);
-            out.push([0, 1, 2].map(|k| a[k] + t * (b[k] - a[k])));
-        }
-    }
-    out
 }
 
 /// A `.pvd` collection of (time, file) pairs; file names relative to the .pvd.

@@ -77,10 +77,19 @@ impl Orbit {
         unit(sub(self.eye(), self.target))
     }
 
-    /// Whether `p` lies on the eye's side of the plane through the target
-    /// facing the eye: the half a cut-away leaves out.
+    /// The unit normal of the cut-away's plane, towards the eye: the
+    /// horizontal part of the direction to the eye, so the plane through
+    /// the target is vertical (it holds an hourglass's axis), whatever the
+    /// pitch.
+    pub fn cut_normal(&self) -> [f32; 3] {
+        let (sa, ca) = self.yaw.sin_cos();
+        [sa, 0.0, ca]
+    }
+
+    /// Whether `p` lies on the eye's side of the cut-away's plane (through
+    /// the target, [`Orbit::cut_normal`]): the half a cut-away leaves out.
     pub fn in_front(&self, p: [f32; 3]) -> bool {
-        dot(sub(p, self.target), self.towards_eye()) > 0.0
+        dot(sub(p, self.target), self.cut_normal()) > 0.0
     }
 
     /// The view matrix: world to eye coordinates (x right, y up, the eye
@@ -178,9 +187,16 @@ mod tests {
             let o = Orbit::fit(BOX, yaw, pitch, w as f32 / h as f32);
             let (v, pr) = (o.view(), o.projection(w as f32 / h as f32, 2.0));
             for k in 0..8 {
-                let p = [BOX[3 * (k & 1)], BOX[1 + 3 * ((k >> 1) & 1)], BOX[2 + 3 * ((k >> 2) & 1)]];
+                let p = [
+                    BOX[3 * (k & 1)],
+                    BOX[1 + 3 * ((k >> 1) & 1)],
+                    BOX[2 + 3 * ((k >> 2) & 1)],
+                ];
                 let px = o.to_pixel(p, w, h).unwrap();
-                assert!(px[0] > 0.0 && px[0] < w as f32 && px[1] > 0.0 && px[1] < h as f32, "{p:?} at {px:?}");
+                assert!(
+                    px[0] > 0.0 && px[0] < w as f32 && px[1] > 0.0 && px[1] < h as f32,
+                    "{p:?} at {px:?}"
+                );
                 let e: [f32; 4] = std::array::from_fn(|r| v[0][r] * p[0] + v[1][r] * p[1] + v[2][r] * p[2] + v[3][r]);
                 let c: [f32; 4] = std::array::from_fn(|r| (0..4).map(|k| pr[k][r] * e[k]).sum());
                 let ndc = [c[0] / c[3], c[1] / c[3], c[2] / c[3]];

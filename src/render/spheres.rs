@@ -5,11 +5,17 @@
 //!   spheres: instances [x y z r] + sRGB colour, one eye-facing quad each,
 //!            cut to the sphere by a ray cast per fragment (true depth, so
 //!            spheres that overlap intersect correctly), ambient + Lambert
-//!   walls:   the edges of walls.vtp's triangles and squares, one line each,
-//!            hidden behind the spheres they pass behind
-//!   cut-away: spheres whose centre, and edges whose ends, lie on the eye's
-//!            side of the plane through the target facing the eye are left
-//!            out (`Orbit::in_front`): the inside of an hourglass shows
+//!   walls:   walls.vtp's polygons as translucent faces (shaded by the
+//!            light, seen from either side; no depth written, so what lies
+//!            behind shows) and their feature edges as lines: an edge of one
+//!            polygon only, or between two that turn by more than
+//!            `FEATURE_DEG` (a box's edges, a mesh's rims, not the facets
+//!            of a cone)
+//!   cut-away: the vertical plane through the target facing the eye
+//!            (`Orbit::cut_normal`) cuts the walls
+//!            (their faces and edges on the eye's side are clipped off) and
+//!            the spheres whose centre lies on that side are left out
+//!            (`Orbit::in_front`): the inside shows
 //!   legend:  the 2D pictures' legend, drawn onto the picture on the host
 //! ```
 //! Colours are chosen on the host with the plane's colour modes and maps
@@ -24,11 +30,16 @@ use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::model::Grains;
 use crate::model::space::Dim3;
+use crate::model::walls3d::clip_polygon;
 
 /// The light every point gets, 0..1; the rest comes from the light's direction.
 pub const AMBIENT: f32 = 0.35;
 /// The direction towards the light in eye coordinates (up, left, towards the eye).
 pub const LIGHT: [f32; 3] = [-0.4, 0.6, 0.7];
+/// The opacity of the walls' faces.
+pub const FACE_ALPHA: f32 = 0.16;
+/// Edges between faces turning by more than this, degrees, are drawn.
+pub const FEATURE_DEG: f32 = 20.0;
 /// Quad half side over the sphere's radius: covers the sphere's outline
 /// under the field of view's perspective.
 const QUAD_SCALE: f32 = 1.5;
@@ -46,7 +57,7 @@ struct SphereUniform {
     ambient: f32,
     quad_scale: f32,
     srgb_target: u32,
-    pad: u32,
+    face_alpha: f32,
 }
 
 /// One sphere as the vertex shader reads it.
@@ -55,6 +66,123 @@ struct SphereUniform {
 struct Instance {
     centre_radius: [f32; 4],
     color: [u8; 4],
+}
+
+/// One corner of a wall face as the vertex shader reads it: the face's
+/// unit normal at each corner.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+struct FaceVertex {
+    pos: [f32; 3],
+    normal: [f32; 3],
+}
+
+/// The walls as drawn: faces (the polygons with area, each with its unit
+/// normal) and feature edges.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WallPicture {
+    pub faces: Vec<(Vec<[f32; 3]>, [f32; 3])>,
+    pub edges: Vec<[[f32; 3]; 2]>,
+}
+
+impl WallPicture {
+    /// The faces and feature edges of `polygons` (their corners in order;
+    /// corners shared by polygons have the same coordinates, as walls.vtp
+    /// writes them). A polygon without area has no face and no normal: its
+    /// edges count as those of one polygon.
+    pub fn of(polygons: &[Vec<[f32; 3]>]) -> WallPicture {
+        use std::collections::HashMap;
+        let key = |p: [f32; 3]| p.map(f32::to_bits);
+        let mut normals: HashMap<([u32; 3], [u32; 3]), (Vec<[f32; 3]>, [[f32; 3]; 2])> = HashMap::new();
+        let mut order = Vec::new();
+        let mut faces = Vec::new();
+        for poly in polygons {
+            let k = poly.len();
+            if k < 3 {
+                continue;
+            }
+            // Newell's normal: the sum of the sides' cross terms.
+            let mut n = [0.0f32; 3];
+            for j in 0..k {
+                let (a, b) = (poly[j], poly[(j + 1) % k]);
+                n[0] += (a[1] - b[1]) * (a[2] + b[2]);
+                n[1] += (a[2] - b[2]) * (a[0] + b[0]);
+                n[2] += (a[0] - b[0]) * (a[1] + b[1]);
+            }
+            let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+            let normal = (len > 0.0 && len.is_finite()).then(|| n.map(|x| x / len));
+            if let Some(n) = normal {
+                faces.push((poly.clone(), n));
+            }
+            for j in 0..k {
+                let (a, b) = (poly[j], poly[(j + 1) % k]);
+                let e = if key(a) <= key(b) {
+                    (key(a), key(b))
+                } else {
+                    (key(b), key(a))
+                };
+                let entry = normals.entry(e).or_insert_with(|| {
+                    order.push(e);
+                    (Vec::new(), [a, b])
+                });
+                // A face without a normal stands for a second, unmatched face.
+                entry.0.push(normal.unwrap_or([f32::NAN; 3]));
+            }
+        }
+        let cos = FEATURE_DEG.to_radians().cos();
+        let edges = order
+            .iter()
+            .filter_map(|e| {
+                let (ns, ends) = &normals[e];
+                let feature = match ns.as_slice() {
+                    [a, b] => !(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] >= cos),
+                    _ => true,
+                };
+                feature.then_some(*ends)
+            })
+            .collect();
+        WallPicture { faces, edges }
+    }
+
+    /// The triangles to draw, each corner with its face's normal: every
+    /// face as a fan from its first corner, or, with a `cut` (a point and
+    /// the normal of the side kept), the part of it on the kept side.
+    fn triangles(&self, cut: Option<([f32; 3], [f32; 3])>) -> Vec<FaceVertex> {
+        let mut out = Vec::new();
+        for (poly, normal) in &self.faces {
+            let kept = match cut {
+                Some((point, side)) => clip_polygon(poly, point, side),
+                None => poly.clone(),
+            };
+            for j in 1..kept.len().saturating_sub(1) {
+                let normal = *normal;
+                out.extend([kept[0], kept[j], kept[j + 1]].map(|pos| FaceVertex { pos, normal }));
+            }
+        }
+        out
+    }
+
+    /// The edges to draw: every feature edge, or, with a `cut`, the part of
+    /// each on the kept side.
+    fn edges(&self, cut: Option<([f32; 3], [f32; 3])>) -> Vec<[[f32; 3]; 2]> {
+        let Some((point, side)) = cut else {
+            return self.edges.clone();
+        };
+        let at = |x: [f32; 3]| (0..3).map(|k| side[k] * (x[k] - point[k])).sum::<f32>();
+        self.edges
+            .iter()
+            .filter_map(|&[a, b]| {
+                let (da, db) = (at(a), at(b));
+                let cross = |t: f32| [0, 1, 2].map(|k| a[k] + t * (b[k] - a[k]));
+                match (da >= 0.0, db >= 0.0) {
+                    (true, true) => Some([a, b]),
+                    (false, false) => None,
+                    (true, false) => Some([a, cross(da / (da - db))]),
+                    (false, true) => Some([cross(da / (da - db)), b]),
+                }
+            })
+            .collect()
+    }
 }
 
 /// What one 3D picture shows.
@@ -154,13 +282,15 @@ impl Vertices {
 pub struct SphereRenderer {
     srgb_target: bool,
     spheres: wgpu::RenderPipeline,
+    faces: wgpu::RenderPipeline,
     walls: wgpu::RenderPipeline,
     uniform: wgpu::Buffer,
     group: wgpu::BindGroup,
     instances: Vertices,
+    face_vertices: Vertices,
     edges: Vertices,
-    /// Every wall edge; those drawn depend on the cut.
-    all_edges: Vec<[[f32; 3]; 2]>,
+    /// The walls; those drawn depend on the cut.
+    picture: WallPicture,
     depth: Option<(u32, u32, wgpu::TextureView)>,
 }
 
@@ -191,7 +321,13 @@ impl SphereRenderer {
         });
         let instance_attrs = wgpu::vertex_attr_array![0 => Float32x4, 1 => Unorm8x4];
         let edge_attrs = wgpu::vertex_attr_array![0 => Float32x3];
-        let pipeline = |label: &str, vs: &str, fs: &str, buffer: wgpu::VertexBufferLayout, topology| {
+        let face_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3];
+        let pipeline = |label: &str,
+                        vs: &str,
+                        fs: &str,
+                        buffer: wgpu::VertexBufferLayout,
+                        topology,
+                        blend: Option<wgpu::BlendState>| {
             ctx.device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
                 layout: Some(&pipeline_layout),
@@ -207,7 +343,7 @@ impl SphereRenderer {
                 },
                 depth_stencil: Some(wgpu::DepthStencilState {
                     format: DEPTH,
-                    depth_write_enabled: Some(true),
+                    depth_write_enabled: Some(blend.is_none()),
                     depth_compare: Some(wgpu::CompareFunction::LessEqual),
                     stencil: Default::default(),
                     bias: Default::default(),
@@ -219,7 +355,7 @@ impl SphereRenderer {
                     compilation_options: Default::default(),
                     targets: &[Some(wgpu::ColorTargetState {
                         format,
-                        blend: None,
+                        blend,
                         write_mask: wgpu::ColorWrites::ALL,
                     })],
                 }),
@@ -237,6 +373,19 @@ impl SphereRenderer {
                 attributes: &instance_attrs,
             },
             wgpu::PrimitiveTopology::TriangleList,
+            None,
+        );
+        let faces = pipeline(
+            "hourglass.render3d.faces",
+            "face_vs",
+            "face_fs",
+            wgpu::VertexBufferLayout {
+                array_stride: std::mem::size_of::<FaceVertex>() as u64,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &face_attrs,
+            },
+            wgpu::PrimitiveTopology::TriangleList,
+            Some(wgpu::BlendState::ALPHA_BLENDING),
         );
         let walls = pipeline(
             "hourglass.render3d.walls",
@@ -248,6 +397,7 @@ impl SphereRenderer {
                 attributes: &edge_attrs,
             },
             wgpu::PrimitiveTopology::LineList,
+            None,
         );
         let uniform = ctx.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("hourglass.render3d.view"),
@@ -266,19 +416,21 @@ impl SphereRenderer {
         SphereRenderer {
             srgb_target: format.is_srgb(),
             spheres,
+            faces,
             walls,
             uniform,
             group,
             instances: Vertices::new(ctx, "hourglass.render3d.instances"),
+            face_vertices: Vertices::new(ctx, "hourglass.render3d.faces"),
             edges: Vertices::new(ctx, "hourglass.render3d.edges"),
-            all_edges: Vec::new(),
+            picture: WallPicture::default(),
             depth: None,
         }
     }
 
-    /// The wall edges drawn from the next picture on.
-    pub fn set_walls(&mut self, edges: &[[[f32; 3]; 2]]) {
-        self.all_edges = edges.to_vec();
+    /// The walls drawn from the next picture on: walls.vtp's polygons.
+    pub fn set_walls(&mut self, polygons: &[Vec<[f32; 3]>]) {
+        self.picture = WallPicture::of(polygons);
     }
 
     /// The depth buffer for a `width` x `height` target.
@@ -331,13 +483,12 @@ impl SphereRenderer {
                 }
             })
             .collect();
-        let edges: Vec<[[f32; 3]; 2]> = self
-            .all_edges
-            .iter()
-            .filter(|e| !(frame.cut && o.in_front(e[0]) && o.in_front(e[1])))
-            .copied()
-            .collect();
+        // The kept side of the cut: away from the eye.
+        let cut = frame.cut.then(|| (o.target, o.cut_normal().map(|x| -x)));
+        let edges = self.picture.edges(cut);
+        let faces = self.picture.triangles(cut);
         self.instances.upload(ctx, &instances);
+        self.face_vertices.upload(ctx, &faces);
         self.edges.upload(ctx, bytemuck::cast_slice::<_, [f32; 3]>(&edges));
         // Everything drawn lies within `reach` of the target.
         let reach = instances
@@ -347,7 +498,7 @@ impl SphereRenderer {
                 let d = [c[0] - o.target[0], c[1] - o.target[1], c[2] - o.target[2]];
                 (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt() + c[3]
             })
-            .chain(edges.iter().flatten().map(|p| {
+            .chain(faces.iter().map(|v| &v.pos).chain(edges.iter().flatten()).map(|p| {
                 let d = [p[0] - o.target[0], p[1] - o.target[1], p[2] - o.target[2]];
                 (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
             }))
@@ -363,7 +514,7 @@ impl SphereRenderer {
             ambient: AMBIENT,
             quad_scale: QUAD_SCALE,
             srgb_target: u32::from(self.srgb_target),
-            pad: 0,
+            face_alpha: FACE_ALPHA,
         };
         ctx.queue.write_buffer(&self.uniform, 0, bytemuck::bytes_of(&uniform));
         let depth = self.depth_view(ctx, width.max(1), height.max(1));
@@ -400,6 +551,11 @@ impl SphereRenderer {
                 pass.set_vertex_buffer(0, self.instances.buf.slice(..));
                 pass.draw(0..6, 0..self.instances.count);
             }
+            if self.face_vertices.count > 0 {
+                pass.set_pipeline(&self.faces);
+                pass.set_vertex_buffer(0, self.face_vertices.buf.slice(..));
+                pass.draw(0..self.face_vertices.count, 0..1);
+            }
             if self.edges.count > 0 {
                 pass.set_pipeline(&self.walls);
                 pass.set_vertex_buffer(0, self.edges.buf.slice(..));
@@ -420,10 +576,11 @@ pub struct SphereMovie {
 }
 
 impl SphereMovie {
-    /// A `size` = [width, height] px view showing `frame`, the walls' `edges`.
-    pub fn new(ctx: &GpuContext, edges: &[[[f32; 3]; 2]], frame: SphereFrame, size: [u32; 2]) -> SphereMovie {
+    /// A `size` = [width, height] px view showing `frame`, the walls'
+    /// `polygons` (walls.vtp's).
+    pub fn new(ctx: &GpuContext, polygons: &[Vec<[f32; 3]>], frame: SphereFrame, size: [u32; 2]) -> SphereMovie {
         let mut renderer = SphereRenderer::new(ctx, offscreen::FORMAT);
-        renderer.set_walls(edges);
+        renderer.set_walls(polygons);
         SphereMovie {
             ctx: ctx.clone(),
             renderer,
