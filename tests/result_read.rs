@@ -71,6 +71,53 @@ fn frames_and_walls_round_trip_exactly_through_the_writer() {
 }
 
 /// `walls()` moved by `k` times (0.25, -0.125) m.
+/// A 3D run's frames read back as written (positions, velocities, spin
+/// vectors, orientations), its dimension from scene.toml, and a triangle
+/// of walls.vtp as its three corners.
+#[test]
+fn spheres_and_their_walls_round_trip_through_the_writer() {
+    use hourglass::model::space::Dim3;
+    use hourglass::model::walls3d::Walls3d;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("spheres");
+    let mut out = ResultDir::create(&dir, "version = 1\ndimension = 3\n").unwrap();
+    let n = 5;
+    let g: Grains<Dim3> = Grains {
+        pos: (0..n)
+            .map(|i| [i as f32 * 0.25, 1.0 / 3.0, -(i as f32) * 1e-7])
+            .collect(),
+        vel: (0..n).map(|i| [0.5, -(i as f32), 1e-3]).collect(),
+        radius: vec![0.1; n],
+        inv_mass: vec![0.0; n],
+        id: (0..n as u32).rev().collect(),
+        ang_vel: (0..n).map(|i| [i as f32, -2.0, 0.125]).collect(),
+        angle: (0..n)
+            .map(|i| [0.6, 0.8 * (i % 2) as f32, 0.0, 0.8 * ((i + 1) % 2) as f32])
+            .collect(),
+    };
+    out.frame(0.5, &g).unwrap();
+    let tri = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.5, 1.0]];
+    let walls = Walls3d::mesh(&[tri.map(|p| p.map(f64::from))]).unwrap();
+    out.walls(&walls).unwrap();
+    let frames = read::frames(&dir).unwrap();
+    assert_eq!(read::spheres(&frames[0].1).unwrap(), g);
+    assert_eq!(read::dimension(&dir).unwrap(), 3);
+    assert_eq!(
+        read::wall_polygons3d(&dir.join("walls.vtp")).unwrap(),
+        vec![tri.to_vec()]
+    );
+    // A plane frame's spin is one number a point: not a sphere frame.
+    let e = read::spheres(&write_plane_frame(tmp.path())).unwrap_err().to_string();
+    assert!(e.contains("angular_velocity") && e.contains("1 components"), "{e}");
+}
+
+/// A frame of the plane written in `dir`.
+fn write_plane_frame(dir: &Path) -> PathBuf {
+    let path = dir.join("plane.vtp");
+    std::fs::write(&path, vtk::grains_vtp(&grains(3))).unwrap();
+    path
+}
+
 fn moved_lines(k: usize) -> Vec<[[f64; 2]; 2]> {
     let d = [0.25 * k as f64, -0.125 * k as f64];
     walls()

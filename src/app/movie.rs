@@ -176,7 +176,11 @@ fn spheres(dir: &Path, frames: &[(f64, PathBuf)], opts: &MovieOptions) -> Result
             hi[k] = hi[k].max(p[k] + r);
         }
     }
-    if !(lo[0] <= hi[0]) {
+    // Nothing finite to hold (no walls, no spheres): a unit box.
+    if lo[0]
+        .partial_cmp(&hi[0])
+        .is_none_or(|o| o == std::cmp::Ordering::Greater)
+    {
         (lo, hi) = ([-0.5; 3], [0.5; 3]);
     }
     let bounds = [lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]];

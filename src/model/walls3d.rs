@@ -513,8 +513,8 @@ impl Walls3d {
     }
 }
 
-/// The part of the convex polygon `poly` on the inner side (n . (x - p)
-/// >= 0) of the plane through `point` with normal `normal`
+/// The part of the convex polygon `poly` on the inner side of the plane
+/// through `point` with normal `normal`, where n . (x - p) is not negative
 /// (Sutherland-Hodgman, one plane).
 pub fn clip_polygon(poly: &[[f32; 3]], point: [f32; 3], normal: [f32; 3]) -> Vec<[f32; 3]> {
     let side = |x: [f32; 3]| (0..3).map(|k| normal[k] * (x[k] - point[k])).sum::<f32>();

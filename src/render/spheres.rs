@@ -93,7 +93,9 @@ impl WallPicture {
     pub fn of(polygons: &[Vec<[f32; 3]>]) -> WallPicture {
         use std::collections::HashMap;
         let key = |p: [f32; 3]| p.map(f32::to_bits);
-        let mut normals: HashMap<([u32; 3], [u32; 3]), (Vec<[f32; 3]>, [[f32; 3]; 2])> = HashMap::new();
+        // Per edge (its ends' bits, in order): the normals of its faces, and its ends.
+        type Faces = (Vec<[f32; 3]>, [[f32; 3]; 2]);
+        let mut normals: HashMap<([u32; 3], [u32; 3]), Faces> = HashMap::new();
         let mut order = Vec::new();
         let mut faces = Vec::new();
         for poly in polygons {
@@ -135,7 +137,10 @@ impl WallPicture {
             .filter_map(|e| {
                 let (ns, ends) = &normals[e];
                 let feature = match ns.as_slice() {
-                    [a, b] => !(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] >= cos),
+                    // NaN (a face without a normal) counts as a turn.
+                    [a, b] => {
+                        (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]).partial_cmp(&cos) != Some(std::cmp::Ordering::Greater)
+                    }
                     _ => true,
                 };
                 feature.then_some(*ends)
@@ -600,5 +605,79 @@ impl SphereMovie {
             image::imageops::overlay(&mut img, &legend, 8, 8);
         }
         Ok(img)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A unit cube of twelve triangles: its twelve edges are drawn, not the
+    /// faces' diagonals.
+    #[test]
+    fn a_cube_of_triangles_shows_its_twelve_edges() {
+        let c = |k: usize| [(k & 1) as f32, ((k >> 1) & 1) as f32, ((k >> 2) & 1) as f32];
+        // Each face's corners in order around it.
+        let faces = [
+            [0, 1, 3, 2],
+            [4, 6, 7, 5],
+            [0, 4, 5, 1],
+            [2, 3, 7, 6],
+            [0, 2, 6, 4],
+            [1, 5, 7, 3],
+        ];
+        let tris: Vec<Vec<[f32; 3]>> = faces
+            .iter()
+            .flat_map(|f| [vec![c(f[0]), c(f[1]), c(f[2])], vec![c(f[0]), c(f[2]), c(f[3])]])
+            .collect();
+        let p = WallPicture::of(&tris);
+        assert_eq!(p.faces.len(), 12);
+        assert_eq!(p.edges.len(), 12);
+        for [a, b] in &p.edges {
+            let d: f32 = (0..3).map(|k| (a[k] - b[k]).abs()).sum();
+            assert_eq!(d, 1.0, "{a:?} - {b:?} is not a cube edge");
+        }
+    }
+
+    /// The side of a 32-sided prism (facets turning by 11.25 degrees): only
+    /// its two rims are drawn; with 8 sides (45 degrees) its verticals too.
+    #[test]
+    fn a_round_wall_shows_its_rims_and_a_coarse_one_its_facets() {
+        for (sides, edges) in [(32usize, 64usize), (8, 24)] {
+            let at = |k: usize, y: f32| {
+                let a = std::f32::consts::TAU * k as f32 / sides as f32;
+                [a.cos(), y, a.sin()]
+            };
+            let tris: Vec<Vec<[f32; 3]>> = (0..sides)
+                .flat_map(|k| {
+                    let j = (k + 1) % sides;
+                    let (a0, a1, b0, b1) = (at(k, 0.0), at(j, 0.0), at(k, 1.0), at(j, 1.0));
+                    [vec![a0, b0, b1], vec![a0, b1, a1]]
+                })
+                .collect();
+            assert_eq!(WallPicture::of(&tris).edges.len(), edges, "{sides} sides");
+        }
+    }
+
+    /// The cut keeps the far side of faces and edges: a square across the
+    /// cut plane keeps its half.
+    #[test]
+    fn the_cut_keeps_the_far_half_of_a_wall() {
+        let square = vec![[-1.0, 0.0, -1.0], [1.0, 0.0, -1.0], [1.0, 0.0, 1.0], [-1.0, 0.0, 1.0]];
+        let p = WallPicture::of(&[square]);
+        let cut = Some(([0.0; 3], [0.0, 0.0, -1.0]));
+        let tris = p.triangles(cut);
+        assert!(tris.iter().all(|v| v.pos[2] <= 0.0) && !tris.is_empty());
+        let area: f32 = tris
+            .chunks_exact(3)
+            .map(|t| {
+                let (a, b, c) = (t[0].pos, t[1].pos, t[2].pos);
+                0.5 * ((b[0] - a[0]) * (c[2] - a[2]) - (c[0] - a[0]) * (b[2] - a[2])).abs()
+            })
+            .sum();
+        assert!((area - 2.0).abs() < 1e-6, "{area}");
+        let edges = p.edges(cut);
+        assert_eq!(edges.len(), 3);
+        assert!(edges.iter().flatten().all(|q| q[2] <= 0.0));
     }
 }
