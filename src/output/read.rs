@@ -5,11 +5,15 @@
 //!   frames.pvd      <DataSet timestep="t" ... file="frames/frame_NNNNNN.vtp"/>   -> (t, path)
 //!   frame_*.vtp     Points (x y 0), radius, velocity (vx vy 0), id,
 //!                   angular_velocity, angle (optional: 0 when absent)         -> Grains
+//!   frame_*.vtp     3D: Points (x y z), velocity, vector angular_velocity,
+//!                   quaternion orientation                                    -> Grains<Dim3>
 //!   walls.vtp       Points, Lines (connectivity, offsets)                     -> Walls
+//!                   3D: Polys (connectivity, offsets)                         -> polygons
 //!   walls.pvd       <DataSet timestep="t" ... file="walls/walls_NNNNNN.vtp"/>   -> frame k's walls
 //!                   (only when the walls move; each file read as walls.vtp)
 //!   diagnostics.csv header + rows (older versions: fewer columns)           -> Row
 //!   scene.toml      walls.periodic_x = [xmin, xmax] (optional)                -> the period
+//!                   dimension = 2 | 3 (optional, 2)                           -> the space
 //! ```
 //! Only what our writer produces is understood: one `<Piece>`, ASCII
 //! DataArrays with the components and counts the piece announces. The XML is
@@ -277,14 +281,9 @@ pub fn frame_walls(dir: &Path, k: usize) -> Result<Walls> {
 /// `angular_velocity` and `angle` are read when present (frames written
 /// before rotation have neither: 0 for every grain).
 pub fn grains(path: &Path) -> Result<Grains> {
-    let root = vtk_file(path, "PolyData")?;
-    let piece = piece(path, &root)?;
-    let n: usize = number(path, piece, "NumberOfPoints")?;
-    let pts: Vec<f32> = points(path, piece, n)?;
-    let data = only(path, piece, "PointData")?;
-    let radius: Vec<f32> = values(path, named(path, data, "radius")?, "radius", 1, Some((n, "point")))?;
-    let vel: Vec<f32> = values(path, named(path, data, "velocity")?, "velocity", 3, Some((n, "point")))?;
-    let id: Vec<u32> = values(path, named(path, data, "id")?, "id", 1, Some((n, "point")))?;
+    let (root, f) = frame(path)?;
+    let data = only(path, piece(path, &root)?, "PointData")?;
+    let n = f.radius.len();
     let optional = |name: &str| -> Result<Vec<f32>> {
         match named_opt(path, data, name)? {
             Some(a) => values(path, a, name, 1, Some((n, "point"))),
@@ -294,14 +293,38 @@ pub fn grains(path: &Path) -> Result<Grains> {
     let ang_vel = optional("angular_velocity")?;
     let angle = optional("angle")?;
     Ok(Grains {
-        pos: pts.chunks_exact(3).map(|p| [p[0], p[1]]).collect(),
-        vel: vel.chunks_exact(3).map(|v| [v[0], v[1]]).collect(),
-        radius,
+        pos: f.pos.chunks_exact(3).map(|p| [p[0], p[1]]).collect(),
+        vel: f.vel.chunks_exact(3).map(|v| [v[0], v[1]]).collect(),
+        radius: f.radius,
         inv_mass: vec![0.0; n],
         ang_vel,
         angle,
-        id,
+        id: f.id,
     })
+}
+
+/// The arrays every frame holds, in either space: points and velocities
+/// (three numbers a point), radii and ids.
+struct Frame {
+    pos: Vec<f32>,
+    vel: Vec<f32>,
+    radius: Vec<f32>,
+    id: Vec<u32>,
+}
+
+/// The frame file `path`: its root element (for the arrays of one space)
+/// and the arrays every frame holds.
+fn frame(path: &Path) -> Result<(Element, Frame)> {
+    let root = vtk_file(path, "PolyData")?;
+    let piece = piece(path, &root)?;
+    let n: usize = number(path, piece, "NumberOfPoints")?;
+    let pos: Vec<f32> = points(path, piece, n)?;
+    let data = only(path, piece, "PointData")?;
+    let radius: Vec<f32> = values(path, named(path, data, "radius")?, "radius", 1, Some((n, "point")))?;
+    let vel: Vec<f32> = values(path, named(path, data, "velocity")?, "velocity", 3, Some((n, "point")))?;
+    let id: Vec<u32> = values(path, named(path, data, "id")?, "id", 1, Some((n, "point")))?;
+    let frame = Frame { pos, vel, radius, id };
+    Ok((root, frame))
 }
 
 /// The walls of DIR/walls.vtp: the walls as built (where they stand at
@@ -389,14 +412,9 @@ fn cells(path: &Path, piece: &Element, tag: &str, cell: &str, least: usize, n: u
 /// `orientation` when present (0 and unturned when absent). Frames store
 /// no masses: `inv_mass` is 0.
 pub fn spheres(path: &Path) -> Result<Grains<Dim3>> {
-    let root = vtk_file(path, "PolyData")?;
-    let piece = piece(path, &root)?;
-    let n: usize = number(path, piece, "NumberOfPoints")?;
-    let pts: Vec<f32> = points(path, piece, n)?;
-    let data = only(path, piece, "PointData")?;
-    let radius: Vec<f32> = values(path, named(path, data, "radius")?, "radius", 1, Some((n, "point")))?;
-    let vel: Vec<f32> = values(path, named(path, data, "velocity")?, "velocity", 3, Some((n, "point")))?;
-    let id: Vec<u32> = values(path, named(path, data, "id")?, "id", 1, Some((n, "point")))?;
+    let (root, f) = frame(path)?;
+    let data = only(path, piece(path, &root)?, "PointData")?;
+    let n = f.radius.len();
     let ang_vel: Vec<f32> = match named_opt(path, data, "angular_velocity")? {
         Some(a) => values(path, a, "angular_velocity", 3, Some((n, "point")))?,
         None => vec![0.0; 3 * n],
@@ -410,13 +428,13 @@ pub fn spheres(path: &Path) -> Result<Grains<Dim3>> {
     };
     let triple = |v: &[f32]| -> Vec<[f32; 3]> { v.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect() };
     Ok(Grains {
-        pos: triple(&pts),
-        vel: triple(&vel),
-        radius,
+        pos: triple(&f.pos),
+        vel: triple(&f.vel),
+        radius: f.radius,
         inv_mass: vec![0.0; n],
         ang_vel: triple(&ang_vel),
         angle,
-        id,
+        id: f.id,
     })
 }
 
