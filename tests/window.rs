@@ -150,6 +150,76 @@ fn view_draws_the_walls_of_the_frame_shown() {
     }
 }
 
+/// `view` of a 3D result directory: the window draws its spheres through
+/// the orbit camera `render` would use, over the background.
+#[test]
+fn view_draws_a_3d_run_as_spheres() {
+    use hourglass::model::Grains;
+    use hourglass::model::space::Dim3;
+    if gpu_common::context().is_none() {
+        return;
+    }
+    let Some(launch) = launcher() else {
+        eprintln!("skipping: no DISPLAY and no xvfb-run");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut result = hourglass::output::ResultDir::create(&out, "version = 1\ndimension = 3\n").unwrap();
+    let walls = hourglass::model::Walls3d::boxed([0.0; 3], [1.0, 1.0, 1.0]).unwrap();
+    result.walls(&walls).unwrap();
+    let g: Grains<Dim3> = Grains {
+        pos: vec![[0.3, 0.2, 0.5], [0.7, 0.6, 0.5]],
+        vel: vec![[0.0; 3]; 2],
+        radius: vec![0.12; 2],
+        inv_mass: vec![0.0; 2],
+        id: vec![0, 1],
+        ang_vel: vec![[0.0; 3]; 2],
+        angle: vec![[1.0, 0.0, 0.0, 0.0]; 2],
+    };
+    result.frame(0.0, &g).unwrap();
+    drop(result);
+    let args = [
+        "view".as_ref(),
+        "--screenshot-after".as_ref(),
+        "1".as_ref(),
+        "-q".as_ref(),
+        out.as_os_str(),
+    ];
+    let output = hourglass_under(&launch, &args);
+    assert!(
+        output.status.success(),
+        "hourglass view failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let shot = image::open(out.join("screenshot_000.png")).unwrap().to_rgba8();
+    let (w, h) = shot.dimensions();
+    let frames = hourglass::output::read::frames(&out).unwrap();
+    let polygons = hourglass::output::read::wall_polygons3d(&out.join("walls.vtp")).unwrap();
+    let opts = hourglass::app::movie::MovieOptions {
+        width: 720,
+        height: 720,
+        ..Default::default()
+    };
+    let frame = hourglass::app::movie::sphere_frame(&frames, &polygons, &opts).unwrap();
+    let bg = image::Rgba(BACKGROUND);
+    for (k, p) in g.pos.iter().enumerate() {
+        let q = frame.orbit.to_pixel(*p, w, h).unwrap();
+        let c = shot.get_pixel(q[0] as u32, q[1] as u32);
+        // Lit from the front, the sphere's centre shows at least its
+        // band's colour under the ambient light, and is not the background.
+        assert_ne!(*c, bg, "sphere {k} at {q:?}");
+        let want = band_color(g.id[k], 2);
+        let lit: f32 = (0..3).map(|i| f32::from(c[i])).sum();
+        let full: f32 = want.iter().map(|&x| f32::from(x)).sum();
+        assert!(
+            lit > 0.4 * full && lit <= full + 6.0,
+            "sphere {k}: {c:?} against {want:?}"
+        );
+    }
+    assert_eq!(*shot.get_pixel(w - 2, h - 2), bg, "a corner");
+}
+
 /// The rows of `shot` with the periodic boundary's mark in the columns
 /// about pixel x = `x` (the seam is 2 px wide about it).
 fn marked_rows(shot: &image::RgbaImage, x: f32) -> u32 {

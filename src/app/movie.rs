@@ -148,11 +148,20 @@ fn adapter() -> Result<GpuContext> {
     GpuContext::new(AdapterChoice::Any)?.ok_or_else(|| Error::Gpu("no GPU adapter found".to_string()))
 }
 
-/// The pictures of a 3D run: an orbit camera at `opts`' yaw and pitch
-/// holding the walls and the spheres of the first and the last frame,
-/// colour scales over the height of that box.
+/// The pictures of a 3D run: [`sphere_frame`] drawn offscreen.
 fn spheres(dir: &Path, frames: &[(f64, PathBuf)], opts: &MovieOptions) -> Result<(GpuContext, SphereMovie)> {
     let walls = read::wall_polygons3d(&dir.join("walls.vtp"))?;
+    let frame = sphere_frame(frames, &walls, opts)?;
+    let ctx = adapter()?;
+    let movie = SphereMovie::new(&ctx, &walls, frame, [opts.width, opts.height]);
+    Ok((ctx, movie))
+}
+
+/// The view of a 3D run whose walls are `walls` (walls.vtp's polygons): an
+/// orbit camera at `opts`' yaw and pitch holding the walls and the spheres
+/// of the first and the last of `frames`, colour scales over the height of
+/// that box, `opts`' colour and cut-away.
+pub fn sphere_frame(frames: &[(f64, PathBuf)], walls: &[Vec<[f32; 3]>], opts: &MovieOptions) -> Result<SphereFrame> {
     let first = match frames.first() {
         Some((_, p)) => read::spheres(p)?,
         None => Default::default(),
@@ -189,7 +198,7 @@ fn spheres(dir: &Path, frames: &[(f64, PathBuf)], opts: &MovieOptions) -> Result
     } else {
         &first
     };
-    let frame = SphereFrame {
+    Ok(SphereFrame {
         orbit: Orbit::fit(
             bounds,
             opts.yaw.to_radians(),
@@ -200,10 +209,7 @@ fn spheres(dir: &Path, frames: &[(f64, PathBuf)], opts: &MovieOptions) -> Result
         ranges: sphere_ranges(more, hi[1] - lo[1], 9.81),
         cut: opts.cut,
         legend: true,
-    };
-    let ctx = adapter()?;
-    let movie = SphereMovie::new(&ctx, &walls, frame, [opts.width, opts.height]);
-    Ok((ctx, movie))
+    })
 }
 
 /// Draw every `opts.every`-th frame with `draw` (frame index, frame file)

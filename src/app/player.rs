@@ -1,14 +1,19 @@
 //! What a window shows: a live run ([`Live`], driven through [`sim::Run`])
-//! or a result directory replayed frame by frame ([`Replay`]).
+//! or a result directory replayed frame by frame ([`Replay`]; a 3D run's:
+//! [`Replay3`]).
 
 use std::path::{Path, PathBuf};
 
+use super::movie::{MovieOptions, sphere_frame};
 use crate::backend::{self, Backend, Device};
 use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::model::Grid;
+use crate::model::space::Dim3;
 use crate::model::{Grains, Walls};
 use crate::output::{ResultDir, Summary, read};
+use crate::render::orbit::Orbit;
+use crate::render::spheres::SphereFrame;
 use crate::render::{Ranges, Source};
 use crate::scene::{BackendChoice, Setup};
 use crate::sim::{self, Observer, Run};
@@ -245,5 +250,88 @@ impl Replay {
 
     pub fn passed(&self) -> Option<u64> {
         self.passed.get(self.index).copied()
+    }
+}
+
+/// A 3D result directory replayed (`hourglass view` of a run with
+/// `dimension = 3`): its frames read one at a time, its walls' polygons,
+/// and the orbit view the window starts from and turns.
+pub struct Replay3 {
+    pub dir: PathBuf,
+    pub frames: Vec<(f64, PathBuf)>,
+    pub index: usize,
+    pub grains: Grains<Dim3>,
+    /// walls.vtp's polygons (3D walls do not move).
+    pub walls: Vec<Vec<[f32; 3]>>,
+    /// The view: camera, colour scales, cut-away ([`sphere_frame`]).
+    pub frame: SphereFrame,
+    /// The camera the view fitted at the start (the `f` key goes back to it).
+    pub fitted: Orbit,
+    passed: Vec<u64>,
+}
+
+impl Replay3 {
+    /// Open `dir` for a `width` x `height` px window.
+    pub fn open(dir: &Path, width: u32, height: u32) -> Result<Replay3> {
+        let frames = read::frames(dir)?;
+        let walls = read::wall_polygons3d(&dir.join("walls.vtp"))?;
+        let opts = MovieOptions {
+            width: width.max(1),
+            height: height.max(1),
+            ..MovieOptions::default()
+        };
+        let frame = sphere_frame(&frames, &walls, &opts)?;
+        let grains = match frames.first() {
+            Some((_, path)) => read::spheres(path)?,
+            None => Grains::default(),
+        };
+        let passed = read::diagnostics(dir)
+            .map(|rows| rows.iter().map(|r| r.passed).collect())
+            .unwrap_or_default();
+        Ok(Replay3 {
+            dir: dir.to_path_buf(),
+            frames,
+            index: 0,
+            grains,
+            walls,
+            fitted: frame.orbit,
+            frame,
+            passed,
+        })
+    }
+
+    /// Show frame `i` (clamped).
+    pub fn seek(&mut self, i: usize) -> Result<()> {
+        let i = i.min(self.frames.len().saturating_sub(1));
+        if i != self.index
+            && let Some((_, path)) = self.frames.get(i)
+        {
+            self.grains = read::spheres(path)?;
+            self.index = i;
+        }
+        Ok(())
+    }
+
+    pub fn time(&self) -> f64 {
+        self.frames.get(self.index).map_or(0.0, |f| f.0)
+    }
+
+    pub fn passed(&self) -> Option<u64> {
+        self.passed.get(self.index).copied()
+    }
+
+    /// Turn the camera by `dx`, `dy` px of a drag: 0.4 degrees a pixel
+    /// about the vertical (yaw) and up or down (pitch, held within +-89
+    /// degrees).
+    pub fn orbit_by(&mut self, dx: f32, dy: f32) {
+        let o = &mut self.frame.orbit;
+        let limit = 89f32.to_radians();
+        o.yaw -= (0.4 * dx).to_radians();
+        o.pitch = (o.pitch + (0.4 * dy).to_radians()).clamp(-limit, limit);
+    }
+
+    /// Move the camera `lines` wheel lines closer (negative: away), 15 % a line.
+    pub fn zoom_by(&mut self, lines: f32) {
+        self.frame.orbit.distance /= 1.15f32.powf(lines);
     }
 }

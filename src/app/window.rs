@@ -7,6 +7,9 @@
 //!          displayed frame x2 /2
 //!   c      next colour mode       s      screenshot PNG (into the result directory)
 //!   wheel  zoom at the cursor     drag   pan
+//!   f      fit the view again
+//!   3D (view of a run with dimension = 3):
+//!   drag   orbit (yaw, pitch)     wheel  closer / farther      x  cut-away on / off
 //! ```
 //! The surface, the renderer and (for the Jacobi GPU path) the simulation
 //! share one device, so the grains are drawn from the simulation's buffers.
@@ -26,14 +29,15 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{Key, NamedKey};
 use winit::window::{Window, WindowId};
 
-use super::player::{Live, Replay};
+use super::player::{Live, Replay, Replay3};
 use super::save_png;
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::model::Grid;
 use crate::model::Walls;
-use crate::output::Summary;
+use crate::output::{Summary, read};
 use crate::render::renderer::{Frame, Renderer, Source};
+use crate::render::spheres::{SphereMovie, SphereRenderer};
 use crate::render::{Camera, ColorMode, Offscreen, Ranges, offscreen, scene_bbox, with_period};
 use crate::scene::Setup;
 
@@ -50,6 +54,7 @@ enum Content {
     Pending(Option<Box<(Setup, Grid)>>),
     Live(Box<Live>),
     Replay(Box<Replay>),
+    Replay3(Box<Replay3>),
 }
 
 struct Gfx {
@@ -58,6 +63,8 @@ struct Gfx {
     config: wgpu::SurfaceConfiguration,
     ctx: GpuContext,
     renderer: Renderer,
+    /// The spheres' renderer, for a 3D replay.
+    spheres: Option<SphereRenderer>,
     /// The walls `renderer` holds: uploaded again when the content's change.
     walls: Walls,
     /// The screenshot renderer, its target and the walls it holds.
@@ -118,7 +125,7 @@ impl App {
 
     fn open(&mut self, el: &ActiveEventLoop) -> Result<()> {
         let title = match &self.content {
-            Content::Replay(_) => "hourglass view",
+            Content::Replay(_) | Content::Replay3(_) => "hourglass view",
             _ => "hourglass",
         };
         let attrs = Window::default_attributes()
@@ -154,12 +161,21 @@ impl App {
             self.content = Content::Live(Box::new(Live::start(setup, grid, &ctx, self.opts.quiet)?));
         }
         renderer.set_period(&ctx, self.period());
+        let spheres = match &self.content {
+            Content::Replay3(r) => {
+                let mut s = SphereRenderer::new(&ctx, config.format);
+                s.set_walls(&r.walls);
+                Some(s)
+            }
+            _ => None,
+        };
         self.gfx = Some(Gfx {
             window,
             surface,
             config,
             ctx,
             renderer,
+            spheres,
             walls: Walls::default(),
             shots: None,
         });
@@ -174,7 +190,7 @@ impl App {
         let walls = match &self.content {
             Content::Live(l) => &l.walls,
             Content::Replay(r) => &r.walls,
-            Content::Pending(_) => return,
+            Content::Pending(_) | Content::Replay3(_) => return,
         };
         if let Some(g) = &mut self.gfx
             && g.walls != *walls
@@ -189,7 +205,7 @@ impl App {
         match &self.content {
             Content::Live(l) => l.setup.periodic_x(),
             Content::Replay(r) => r.period,
-            Content::Pending(_) => None,
+            Content::Pending(_) | Content::Replay3(_) => None,
         }
     }
 
@@ -197,6 +213,7 @@ impl App {
         match &self.content {
             Content::Live(l) => l.ranges,
             Content::Replay(r) => r.ranges,
+            Content::Replay3(r) => r.frame.ranges,
             Content::Pending(_) => Ranges::for_scene(&Default::default(), unreachable_walls(), [0.0, -9.81], 1e-3),
         }
     }
@@ -209,7 +226,7 @@ impl App {
             Content::Live(l) if l.setup.moves_walls() => l.setup.walls_box,
             Content::Live(l) => scene_bbox(&l.setup.grains, &l.walls),
             Content::Replay(r) => r.walls_box.unwrap_or_else(|| scene_bbox(&r.grains, &r.walls)),
-            Content::Pending(_) => [-1.0, -1.0, 1.0, 1.0],
+            Content::Pending(_) | Content::Replay3(_) => [-1.0, -1.0, 1.0, 1.0],
         };
         let c = Camera::fit(with_period(bbox, self.period()), w, h);
         self.camera = Some(c);
@@ -228,6 +245,14 @@ impl App {
             }
             Content::Replay(r) => {
                 // Playback at 30 frames per second times `speed`.
+                let due = self.replay_clock.elapsed().as_secs_f64() >= 1.0 / 30.0;
+                if !self.paused && due && r.index + 1 < r.frames.len() {
+                    self.replay_clock = Instant::now();
+                    let next = r.index + self.speed.div_ceil(8) as usize;
+                    r.seek(next)?;
+                }
+            }
+            Content::Replay3(r) => {
                 let due = self.replay_clock.elapsed().as_secs_f64() >= 1.0 / 30.0;
                 if !self.paused && due && r.index + 1 < r.frames.len() {
                     self.replay_clock = Instant::now();
@@ -275,6 +300,17 @@ impl App {
                 self.mode.name(),
                 state
             ),
+            Content::Replay3(r) => format!(
+                "hourglass view {} - frame {}/{} - t = {:.3} s - passed {} - {}{}{}",
+                r.dir.display(),
+                r.index + 1,
+                r.frames.len(),
+                r.time(),
+                r.passed().map_or("?".to_string(), |p| p.to_string()),
+                self.mode.name(),
+                if r.frame.cut { " - cut away" } else { "" },
+                state
+            ),
             Content::Pending(_) => "hourglass".to_string(),
         }
     }
@@ -315,12 +351,30 @@ impl App {
                 grains: &r.grains,
                 contacts: None,
             },
+            Content::Replay3(r) => {
+                if let Some(spheres) = g.spheres.as_mut() {
+                    let frame = crate::render::spheres::SphereFrame {
+                        mode: self.mode,
+                        ..r.frame
+                    };
+                    spheres.draw(&g.ctx, &r.grains, &frame, &view, [w, h]);
+                }
+                g.window.pre_present_notify();
+                g.ctx.queue.present(texture);
+                self.frames_drawn += 1;
+                return self.screenshot_when_due();
+            }
             Content::Pending(_) => return Ok(()),
         };
         g.renderer.draw(&g.ctx, &source, &frame, &view);
         g.window.pre_present_notify();
         g.ctx.queue.present(texture);
         self.frames_drawn += 1;
+        self.screenshot_when_due()
+    }
+
+    /// The screenshot `--screenshot-after K` asks for, once K frames are drawn.
+    fn screenshot_when_due(&mut self) -> Result<()> {
         if let Some(k) = self.opts.screenshot_after
             && self.frames_drawn >= k
             && self.last_shot.is_none()
@@ -339,15 +393,25 @@ impl App {
         let dir = match &self.content {
             Content::Live(l) => l.out_dir(),
             Content::Replay(r) => r.dir.clone(),
+            Content::Replay3(r) => r.dir.clone(),
             Content::Pending(_) => PathBuf::from("."),
         };
         let path = crate::output::Outputs::open(&dir)?.file(&format!("screenshot_{:03}.png", self.screenshots))?;
+        if let Content::Replay3(r) = &self.content {
+            let g = self.gfx.as_ref().ok_or_else(|| gpu("no window"))?;
+            let frame = crate::render::spheres::SphereFrame {
+                mode: self.mode,
+                ..r.frame
+            };
+            let img = SphereMovie::new(&g.ctx, &r.walls, frame, [w, h]).draw(&r.grains)?;
+            return self.saved(img, path);
+        }
         let period = self.period();
         let g = self.gfx.as_mut().ok_or_else(|| gpu("no window"))?;
         let walls = match &self.content {
             Content::Live(l) => l.walls.clone(),
             Content::Replay(r) => r.walls.clone(),
-            Content::Pending(_) => Walls::default(),
+            Content::Pending(_) | Content::Replay3(_) => Walls::default(),
         };
         let stale = g.shots.as_ref().is_none_or(|(_, o, _)| o.size() != (w, h));
         if stale {
@@ -370,9 +434,14 @@ impl App {
                 grains: &r.grains,
                 contacts: None,
             },
-            Content::Pending(_) => return Err(gpu("nothing to draw")),
+            Content::Pending(_) | Content::Replay3(_) => return Err(gpu("nothing to draw")),
         };
         let img = target.render(&g.ctx, renderer, &source, &frame)?;
+        self.saved(img, path)
+    }
+
+    /// `img` saved as the screenshot `path`.
+    fn saved(&mut self, img: image::RgbaImage, path: PathBuf) -> Result<PathBuf> {
         save_png(&img, &path)?;
         self.screenshots += 1;
         if !self.opts.quiet {
@@ -391,27 +460,36 @@ impl App {
                     self.paused = true;
                     r.seek(r.index + 1)?;
                 }
+                Content::Replay3(r) => {
+                    self.paused = true;
+                    r.seek(r.index + 1)?;
+                }
                 _ => {
                     self.paused = true;
                     self.step_once = true;
                 }
             },
-            Key::Named(NamedKey::ArrowLeft) => {
-                if let Content::Replay(r) = &mut self.content {
+            Key::Named(NamedKey::ArrowLeft) => match &mut self.content {
+                Content::Replay(r) => {
                     self.paused = true;
                     r.seek(r.index.saturating_sub(1))?;
                 }
-            }
-            Key::Named(NamedKey::Home) => {
-                if let Content::Replay(r) = &mut self.content {
-                    r.seek(0)?;
+                Content::Replay3(r) => {
+                    self.paused = true;
+                    r.seek(r.index.saturating_sub(1))?;
                 }
-            }
-            Key::Named(NamedKey::End) => {
-                if let Content::Replay(r) = &mut self.content {
-                    r.seek(usize::MAX)?;
-                }
-            }
+                _ => {}
+            },
+            Key::Named(NamedKey::Home) => match &mut self.content {
+                Content::Replay(r) => r.seek(0)?,
+                Content::Replay3(r) => r.seek(0)?,
+                _ => {}
+            },
+            Key::Named(NamedKey::End) => match &mut self.content {
+                Content::Replay(r) => r.seek(usize::MAX)?,
+                Content::Replay3(r) => r.seek(usize::MAX)?,
+                _ => {}
+            },
             Key::Character(s) => match s.as_str() {
                 "r" | "R" => match &mut self.content {
                     Content::Live(l) => {
@@ -419,6 +497,7 @@ impl App {
                         self.rate_since = (Instant::now(), 0);
                     }
                     Content::Replay(r) => r.seek(0)?,
+                    Content::Replay3(r) => r.seek(0)?,
                     Content::Pending(_) => {}
                 },
                 "+" | "=" => self.speed = (self.speed * 2).min(1 << 16),
@@ -436,6 +515,14 @@ impl App {
                 "f" | "F" => {
                     self.camera = None;
                     self.camera(w, h);
+                    if let Content::Replay3(r) = &mut self.content {
+                        r.frame.orbit = r.fitted;
+                    }
+                }
+                "x" | "X" => {
+                    if let Content::Replay3(r) = &mut self.content {
+                        r.frame.cut = !r.frame.cut;
+                    }
                 }
                 _ => {}
             },
@@ -472,6 +559,10 @@ impl App {
                     MouseScrollDelta::LineDelta(_, y) => y,
                     MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
                 };
+                if let Content::Replay3(r) = &mut self.content {
+                    r.zoom_by(lines);
+                    return Ok(());
+                }
                 let cursor = self.cursor;
                 let mut cam = self.camera(w, h);
                 cam.zoom_at(1.15f32.powf(lines), cursor, w, h);
@@ -480,9 +571,13 @@ impl App {
             WindowEvent::CursorMoved { position, .. } => {
                 let p = [position.x as f32, position.y as f32];
                 if let Some(last) = self.drag {
-                    let mut cam = self.camera(w, h);
-                    cam.pan_pixels([p[0] - last[0], p[1] - last[1]], w, h);
-                    self.camera = Some(cam);
+                    if let Content::Replay3(r) = &mut self.content {
+                        r.orbit_by(p[0] - last[0], p[1] - last[1]);
+                    } else {
+                        let mut cam = self.camera(w, h);
+                        cam.pan_pixels([p[0] - last[0], p[1] - last[1]], w, h);
+                        self.camera = Some(cam);
+                    }
                     self.drag = Some(p);
                 }
                 self.cursor = p;
@@ -568,11 +663,17 @@ pub fn run_live(setup: Setup, grid: Grid, opts: WindowOptions) -> Result<Summary
         .ok_or_else(|| gpu("the window closed before the run started"))
 }
 
-/// `hourglass view DIR`: replay a result directory.
+/// `hourglass view DIR`: replay a result directory (a 3D run's as spheres
+/// through an orbit camera).
 pub fn view(dir: &std::path::Path, opts: WindowOptions) -> Result<Option<PathBuf>> {
-    let replay = Replay::open(dir)?;
+    let content = if read::dimension(dir)? == 3 {
+        // The window opens at 720 x 720 logical px: the camera is fitted for a square.
+        Content::Replay3(Box::new(Replay3::open(dir, 720, 720)?))
+    } else {
+        Content::Replay(Box::new(Replay::open(dir)?))
+    };
     let (el, instance) = event_loop()?;
-    let mut app = App::new(instance, Content::Replay(Box::new(replay)), opts);
+    let mut app = App::new(instance, content, opts);
     drive(el, &mut app)?;
     Ok(app.last_shot)
 }
