@@ -181,3 +181,44 @@ fn a_dem_row_skips_the_relaxation_phase() {
     );
     assert_eq!(row[11], "0", "nothing lost: {stdout}");
 }
+
+/// A 3D scene's rows: the scene's own solver where none is asked, its
+/// figures in the plane's columns; the GPU backend, which has no 3D stages,
+/// ends its rows with one line saying so.
+#[test]
+fn a_3d_scene_gives_cpu_rows_under_its_own_solver() {
+    let tmp = TempDir::new().unwrap();
+    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/3d/silo.toml");
+    let o = hourglass(
+        tmp.path(),
+        &[
+            "bench",
+            "--discharge",
+            "--scene",
+            scene,
+            "--backend",
+            "cpu,gpu",
+            "--sizes",
+            "200",
+            "--duration",
+            "0.01",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}\n{stdout}");
+    let lines: Vec<_> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "header, rule and the CPU row: {stdout}");
+    let header = cells(lines[0]);
+    let row = cells(lines[2]);
+    let col = |name: &str| &row[header.iter().position(|h| h.starts_with(name)).unwrap()];
+    assert_eq!((col("backend").as_str(), col("solver").as_str()), ("cpu", "nlgs"));
+    assert_eq!(col("N"), "200");
+    assert_eq!(col("dt (s)"), "5.0e-4", "the scene's solver.dt");
+    assert_eq!(col("lost"), "0");
+    assert!(col("mean it.").parse::<f64>().unwrap() >= 1.0, "{stdout}");
+    assert!(
+        stderr.lines().count() == 1 && stderr.contains("no GPU stages"),
+        "{stderr}"
+    );
+}

@@ -18,8 +18,9 @@ use std::time::Instant;
 use crate::backend::{self, Backend, Device};
 use crate::error::Result;
 use crate::model::SolverKind;
+use crate::model::space::Dim3;
 use crate::output::ResultDir;
-use crate::scene::{BackendChoice, Scene, build};
+use crate::scene::{BackendChoice, Scene, Setup, build};
 
 /// What to measure.
 #[derive(Debug, Clone)]
@@ -165,7 +166,11 @@ pub fn discharge(
     let mut scene = cfg.scene.clone();
     scene.grains.count = n;
     scene.grains.list = None;
-    scene.solver.kind = solver;
+    // A 3D scene keeps its own solver where none is asked (`auto` is the
+    // plane's choice between its solvers).
+    if !(scene.dimension == 3 && solver == SolverKind::Auto) {
+        scene.solver.kind = solver;
+    }
     if let Some(tol) = tol {
         scene.solver.tol = Some(tol);
     }
@@ -177,22 +182,37 @@ pub fn discharge(
     scene.run.duration = Some(cfg.duration);
     // The figure is the solver's: no per-step contact census (diagnostics.csv's collision columns).
     scene.run.collisions = Some(false);
-    let dir = scratch_dir()?;
-    scene.run.out = dir.clone();
+    if scene.dimension == 3 {
+        // 3D runs on the CPU only.
+        if choice == BackendChoice::Gpu {
+            return Err(crate::Error::Gpu("3D scenes have no GPU stages yet".to_string()));
+        }
+        let setup = crate::scene::build3d(&scene)?;
+        let grid = <Dim3 as crate::sim::RunSpace>::grid(&setup)?;
+        let backend = backend::cpu_backend_of(&setup, grid);
+        return row(&setup, backend, n);
+    }
     let setup = build(&scene)?;
     let grid = backend::grid_for(&setup)?;
     let mut notices = Vec::new();
-    let mut backend: Box<dyn Backend> = backend::select(&setup, grid, choice, Device::Open, &mut notices)?;
+    let backend: Box<dyn Backend> = backend::select(&setup, grid, choice, Device::Open, &mut notices)?;
+    row(&setup, backend, n)
+}
+
+/// The discharge row of `setup` (its scene's grain count `n`) run on `backend`.
+fn row<S: crate::sim::RunSpace>(setup: &Setup<S>, mut backend: Box<dyn Backend<S>>, n: u64) -> Result<DischargeRow> {
+    let scene = &setup.scene;
+    let dir = scratch_dir()?;
     let result = (|| {
-        let mut out = ResultDir::create(&dir, &setup.scene.to_toml())?;
-        crate::sim::run(&setup, backend.as_mut(), &mut out, &mut crate::sim::Silent)
+        let mut out = ResultDir::create(&dir, &scene.to_toml())?;
+        crate::sim::run(setup, backend.as_mut(), &mut out, &mut crate::sim::Silent)
     })();
     // The scratch directory was created here, for this row only.
     let _ = std::fs::remove_dir_all(&dir);
     let mut row = DischargeRow {
         backend: backend.kind().name().to_string(),
         adapter: backend.adapter(),
-        solver: backend.solver(solver).name().to_string(),
+        solver: backend.solver(scene.solver.kind).name().to_string(),
         tol: [scene.solver.tol.unwrap_or(0.0); 2],
         dt: f64::from(setup.params.dt),
         grains: n,
