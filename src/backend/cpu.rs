@@ -192,6 +192,14 @@ impl HostStepper<Dim3> for DemStepper<Dim3> {
     }
     const TURNS: bool = true;
     const COUNTS_CONTACTS: bool = false;
+    /// The springs of a law with history (Hertz-Mindlin's), as the last
+    /// step left them.
+    fn saved(&mut self, _grains: &Grains<Dim3>, _walls: &crate::model::Walls3d) -> Option<&ContactLists<Dim3>> {
+        self.keeps_history().then(|| self.history())
+    }
+    fn restore(&mut self, lists: &ContactLists<Dim3>) {
+        self.set_history(lists);
+    }
 }
 
 impl<S: Detect> HostStepper<S> for ImpulseStepper<S> {

@@ -242,6 +242,10 @@ pub const NOT_STAGES: &[(&str, &str)] = &[
         "scene_render.wgsl",
         "render shader (vertex + fragment) of src/render, no compute entry point",
     ),
+    (
+        "sphere_render.wgsl",
+        "render shader (vertex + fragment) of 3D pictures, src/render/spheres.rs, no compute entry point",
+    ),
 ];
 
 /// The entry points of `stage`, in table order.

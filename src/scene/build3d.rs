@@ -299,7 +299,10 @@ pub fn build3d(scene: &Scene) -> Result<Setup<Dim3>> {
         rect: Dim3::box_of(low, hi.map(|x| x + margin)),
         rule: super::bounds::BoundsRule::Derived,
     };
-    resolved.walls.neck_y = Some(shape.neck_y);
+    // Planes alone have no neck (-inf: nothing passes), which a scene file
+    // cannot state: the resolved scene leaves the key out, and reads back
+    // to the same.
+    resolved.walls.neck_y = shape.neck_y.is_finite().then_some(shape.neck_y);
     Ok(Setup {
         scene: resolved,
         closed,

@@ -100,13 +100,11 @@ impl RunSpace for Dim3 {
         overlaps_grain::<Dim3>(x, r, grains) || walls.overlaps_sphere(x, r)
     }
 
-    /// None yet: a resumed 3D run starts its warm start (and a law's
-    /// springs) afresh.
-    fn save(_lists: &ContactLists<Dim3>, _order: &[u32]) -> Option<SavedContacts> {
-        None
+    fn save(lists: &ContactLists<Dim3>, order: &[u32]) -> Option<SavedContacts> {
+        Some(SavedContacts::of(lists, order))
     }
 
-    fn saved_lists(_saved: &SavedContacts, _grains: usize, _capacity: usize) -> Option<ContactLists<Dim3>> {
-        None
+    fn saved_lists(saved: &SavedContacts, grains: usize, capacity: usize) -> Option<ContactLists<Dim3>> {
+        saved.lists(grains, capacity)
     }
 }

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use super::Tally;
 use crate::error::{Error, Result};
+use crate::model::Space;
 use crate::scene::{Scene, Setup};
 
 /// Where a run stands at a diagnostics row: state.json in the result
@@ -52,7 +53,7 @@ pub struct State<S: crate::model::Space = crate::model::Dim2> {
 
 /// Contact lists as saved in state.json: per grain the count, then the
 /// listed contacts of every grain one after the other, each as the first
-/// `SAVED_WORDS` u32 words of its `Contact` (bit for bit).
+/// [`saved_words`] u32 words of its `Contact` (bit for bit), in either space.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SavedContacts {
     capacity: usize,
@@ -70,10 +71,10 @@ impl SavedContacts {
 
     /// The lists hold whole contacts of their own grains, the cell order is
     /// a permutation, every impulse is finite (see [`State::check`]).
-    fn check(&self) -> std::result::Result<(), (String, String)> {
+    fn check<S: Space>(&self) -> std::result::Result<(), (String, String)> {
         use crate::model::Body;
         let fail = |field: &str, problem: String| Err((field.to_string(), problem));
-        let per = SAVED_WORDS;
+        let per = saved_words::<S>();
         let grains = self.count.len();
         let listed = self.count.iter().try_fold(0usize, |a, &c| {
             a.checked_add((c as usize).min(self.capacity).checked_mul(per)?)
@@ -88,21 +89,14 @@ impl SavedContacts {
                 ),
             );
         }
-        for (k, c) in self.words.chunks_exact(per).map(unpack).enumerate() {
-            let floats = [
-                c.gap,
-                c.inv_mass_sum,
-                c.impulse,
-                c.normal[0],
-                c.normal[1],
-                c.impulse_t,
-                c.bounce,
-            ];
-            let other_ok = match Body::decode(c.other) {
+        for (k, c) in self.words.chunks_exact(per).enumerate() {
+            // The first word names the other body; every other word is an
+            // f32 (gap, W, impulse, normal, tangential impulse, bounce).
+            let other_ok = match Body::decode(c[0]) {
                 Body::Grain(j) => (j as usize) < grains,
                 _ => true,
             };
-            if !other_ok || floats.iter().any(|x| !x.is_finite()) {
+            if !other_ok || c[1..].iter().any(|&w| !f32::from_bits(w).is_finite()) {
                 return fail(
                     "contacts.words",
                     format!("contact {k} names a grain not listed or holds a value that is not finite"),
@@ -126,17 +120,21 @@ impl SavedContacts {
 
     /// The contacts of `lists` that carry over to the next step
     /// (`Contact::carries_over`), with the cell order.
-    pub(crate) fn of(lists: &crate::model::ContactLists, order: &[u32]) -> SavedContacts {
-        let kept = |c: &&crate::model::Contact| c.carries_over();
+    pub(crate) fn of<S: Space>(lists: &crate::model::ContactLists<S>, order: &[u32]) -> SavedContacts
+    where
+        crate::model::Contact<S>: bytemuck::Pod,
+    {
+        let kept = |c: &&crate::model::Contact<S>| c.carries_over();
         let count: Vec<u32> = (0..lists.grains())
             .map(|i| lists.of(i).iter().filter(kept).count() as u32)
             .collect();
         let total: usize = count.iter().map(|&c| c as usize).sum();
-        let mut words = Vec::with_capacity(total * SAVED_WORDS);
+        let per = saved_words::<S>();
+        let mut words = Vec::with_capacity(total * per);
         for i in 0..lists.grains() {
             for c in lists.of(i).iter().filter(kept) {
                 let all: &[u32] = bytemuck::cast_slice(std::slice::from_ref(c));
-                words.extend_from_slice(&all[..SAVED_WORDS]);
+                words.extend_from_slice(&all[..per]);
             }
         }
         SavedContacts {
@@ -149,9 +147,12 @@ impl SavedContacts {
 
     /// The lists again, in as many slots per grain as the fullest list
     /// needs, or None when they do not fit `grains` grains of `capacity` slots.
-    pub(crate) fn lists(&self, grains: usize, capacity: usize) -> Option<crate::model::ContactLists> {
+    pub(crate) fn lists<S: Space>(&self, grains: usize, capacity: usize) -> Option<crate::model::ContactLists<S>>
+    where
+        crate::model::Contact<S>: bytemuck::Pod,
+    {
         use crate::model::ContactLists;
-        let per = SAVED_WORDS;
+        let per = saved_words::<S>();
         let saved = |c: u32| (c as usize).min(self.capacity);
         let fullest = self.count.iter().map(|&c| saved(c)).max().unwrap_or(0);
         if self.count.len() != grains || fullest > capacity {
@@ -176,16 +177,25 @@ impl SavedContacts {
     }
 }
 
-/// The words of a saved contact: every field of [`crate::model::Contact`]
-/// up to `bounce`. A moving wall's velocity is not saved: detection sets it
-/// again at the next step.
-const SAVED_WORDS: usize = std::mem::offset_of!(crate::model::Contact, wall_vel) / 4;
+/// The words of a saved contact of space `S`: every field of
+/// [`crate::model::Contact`] up to `bounce`, all but its last, the wall's
+/// velocity (`S::DIM` words). A moving wall's velocity is not saved:
+/// detection sets it again at the next step.
+fn saved_words<S: Space>() -> usize {
+    std::mem::size_of::<crate::model::Contact<S>>() / 4 - S::DIM
+}
+const _: () = assert!(
+    std::mem::offset_of!(crate::model::Contact, wall_vel) + 4 * 2 == std::mem::size_of::<crate::model::Contact>()
+);
 
-/// A contact from its `SAVED_WORDS` saved words (a still wall's).
-fn unpack(words: &[u32]) -> crate::model::Contact {
-    let mut all = [0u32; std::mem::size_of::<crate::model::Contact>() / 4];
-    all[..SAVED_WORDS].copy_from_slice(words);
-    bytemuck::cast(all)
+/// A contact from its [`saved_words`] saved words (a still wall's).
+fn unpack<S: Space>(words: &[u32]) -> crate::model::Contact<S>
+where
+    crate::model::Contact<S>: bytemuck::Pod,
+{
+    let mut all = vec![0u32; std::mem::size_of::<crate::model::Contact<S>>() / 4];
+    all[..words.len()].copy_from_slice(words);
+    bytemuck::pod_read_unaligned(bytemuck::cast_slice(&all))
 }
 
 /// The version of state.json this build writes and reads.
@@ -252,7 +262,7 @@ impl<S: super::RunSpace> State<S> {
         self.check_counts()?;
         self.check_rows()?;
         match &self.contacts {
-            Some(c) => c.check(),
+            Some(c) => c.check::<S>(),
             None => Ok(()),
         }
     }

@@ -206,6 +206,20 @@ impl<S: CpuSpace> DemStepper<S> {
         }
     }
 
+    /// The last step's contacts with their springs (a law with history;
+    /// empty lists otherwise): what a saved state keeps.
+    pub fn history(&self) -> &ContactLists<S> {
+        &self.history
+    }
+
+    /// Take the springs of `lists` (each contact's `impulse_t`, from
+    /// [`Self::history`] of a saved state) as the last step's: the next step
+    /// starts from them, and its first force is computed afresh.
+    pub fn set_history(&mut self, lists: &ContactLists<S>) {
+        self.history = lists.clone();
+        self.primed = false;
+    }
+
     /// The step's force is final: a law with history starts the next step from it.
     fn commit_history(&mut self) {
         if self.keeps_history() {
@@ -309,9 +323,8 @@ impl DemStepper<Dim2> {
     /// next step starts from them, on either path, and its first force is
     /// computed afresh.
     pub fn restore_history(&mut self, lists: &ContactLists) {
-        self.history = lists.clone();
+        self.set_history(lists);
         self.neighbours.restore_history(lists);
-        self.primed = false;
     }
 
     /// One step as [`Self::step`], on the neighbour lists with a skin
