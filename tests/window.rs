@@ -220,6 +220,55 @@ fn view_draws_a_3d_run_as_spheres() {
     assert_eq!(*shot.get_pixel(w - 2, h - 2), bg, "a corner");
 }
 
+/// `run --window` of a 3D scene: the lab's pile runs live, its spheres
+/// drawn (pixels of the first band's colour, shaded), and the window's
+/// close ends the run with its result directory complete.
+#[test]
+fn the_live_window_runs_a_3d_scene() {
+    if gpu_common::context().is_none() {
+        return;
+    }
+    let Some(launch) = launcher() else {
+        eprintln!("skipping: no DISPLAY and no xvfb-run");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("pile");
+    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/3d/pile_box.toml");
+    let args = [
+        "run".as_ref(),
+        scene.as_ref(),
+        "--window".as_ref(),
+        "--screenshot-after".as_ref(),
+        "40".as_ref(),
+        "-q".as_ref(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ];
+    let output = hourglass_under(&launch, &args);
+    assert!(
+        output.status.success(),
+        "hourglass run --window failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(out.join("summary.json").is_file(), "the run ends complete");
+    let shot = image::open(out.join("screenshot_000.png")).unwrap().to_rgba8();
+    let sand = band_color(0, 351).map(f32::from);
+    // A sphere's pixel is its colour times one shade: bytes in proportion.
+    let sphere_pixels = shot
+        .pixels()
+        .filter(|p| {
+            let s = f32::from(p[0]) / sand[0];
+            s > 0.3 && (0..3).all(|k| (f32::from(p[k]) - s * sand[k]).abs() <= 0.1 * sand[k])
+        })
+        .count();
+    assert!(sphere_pixels > 100, "{sphere_pixels} sphere pixels");
+    assert_eq!(
+        *shot.get_pixel(shot.width() - 2, shot.height() - 2),
+        image::Rgba(BACKGROUND)
+    );
+}
+
 /// The rows of `shot` with the periodic boundary's mark in the columns
 /// about pixel x = `x` (the seam is 2 px wide about it).
 fn marked_rows(shot: &image::RgbaImage, x: f32) -> u32 {

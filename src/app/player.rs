@@ -9,25 +9,70 @@ use crate::backend::{self, Backend, Device};
 use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::model::Grid;
-use crate::model::space::Dim3;
+use crate::model::space::{Dim2, Dim3, Space};
 use crate::model::{Grains, Walls};
 use crate::output::{ResultDir, Summary, read};
 use crate::render::orbit::Orbit;
-use crate::render::spheres::SphereFrame;
+use crate::render::spheres::{SphereFrame, sphere_ranges};
 use crate::render::{Ranges, Source};
 use crate::scene::{BackendChoice, Setup};
 use crate::sim::{self, Observer, Run};
 
-/// The backend of a windowed run: [`backend::select`] with the window's own
-/// device, so a GPU run's buffers are drawn in place.
-fn backend_for_window(
-    setup: &Setup,
-    grid: Grid,
-    choice: BackendChoice,
-    ctx: &GpuContext,
-    notices: &mut Vec<String>,
-) -> Result<Box<dyn Backend>> {
-    backend::select(setup, grid, choice, Device::Shared(ctx), notices)
+/// What a live run does its own way per space: the backend it opens for
+/// the window, and its colour scales.
+pub trait LiveSpace: sim::RunSpace {
+    /// The backend of a windowed run.
+    fn open(
+        setup: &Setup<Self>,
+        grid: Grid<Self>,
+        choice: BackendChoice,
+        ctx: &GpuContext,
+        notices: &mut Vec<String>,
+    ) -> Result<Box<dyn Backend<Self>>>;
+
+    /// The colour scales of the run's pictures.
+    fn ranges(setup: &Setup<Self>) -> Ranges;
+}
+
+impl LiveSpace for Dim2 {
+    /// [`backend::select`] with the window's own device, so a GPU run's
+    /// buffers are drawn in place.
+    fn open(
+        setup: &Setup,
+        grid: Grid,
+        choice: BackendChoice,
+        ctx: &GpuContext,
+        notices: &mut Vec<String>,
+    ) -> Result<Box<dyn Backend>> {
+        backend::select(setup, grid, choice, Device::Shared(ctx), notices)
+    }
+
+    fn ranges(setup: &Setup) -> Ranges {
+        Ranges::for_scene(&setup.grains, setup.walls(true), setup.params.gravity, setup.params.dt)
+    }
+}
+
+impl LiveSpace for Dim3 {
+    /// The CPU backend: 3D runs on the CPU only.
+    fn open(
+        setup: &Setup<Dim3>,
+        grid: Grid<Dim3>,
+        _choice: BackendChoice,
+        _ctx: &GpuContext,
+        _notices: &mut Vec<String>,
+    ) -> Result<Box<dyn Backend<Dim3>>> {
+        Ok(backend::cpu_backend_of(setup, grid))
+    }
+
+    /// Over the height of the walls' box, the emitters' spheres counted in.
+    fn ranges(setup: &Setup<Dim3>) -> Ranges {
+        let (lo, hi) = Dim3::box_corners(setup.walls_box);
+        let g = setup.params.gravity;
+        let mut ranges = sphere_ranges(&setup.grains, hi[1] - lo[1], g[0].hypot(g[1]));
+        let emitted: u32 = setup.emitters.iter().map(|e| e.grains.radius.len() as u32).sum();
+        ranges.ids = ranges.ids.max(setup.grains.radius.len() as u32 + emitted).max(1);
+        ranges
+    }
 }
 
 /// What a windowed run says besides its title: its notices on stderr,
@@ -45,32 +90,32 @@ impl Observer for Notices {
 }
 
 /// A run in progress, restartable.
-pub struct Live {
-    pub setup: Setup,
-    grid: Grid,
+pub struct Live<S: LiveSpace = Dim2> {
+    pub setup: Setup<S>,
+    grid: Grid<S>,
     choice: BackendChoice,
     ctx: GpuContext,
     notices: Notices,
-    pub backend: Box<dyn Backend>,
+    pub backend: Box<dyn Backend<S>>,
     out: Option<ResultDir>,
-    run: Option<Run>,
+    run: Option<Run<S>>,
     pub ranges: Ranges,
     /// The walls drawn ([`Live::set_walls`]): the open walls at the start.
-    pub walls: Walls,
+    pub walls: S::Walls,
 }
 
-impl Live {
-    pub fn start(setup: Setup, grid: Grid, ctx: &GpuContext, quiet: bool) -> Result<Live> {
+impl<S: LiveSpace> Live<S> {
+    pub fn start(setup: Setup<S>, grid: Grid<S>, ctx: &GpuContext, quiet: bool) -> Result<Live<S>> {
         let choice = setup.scene.run.backend;
         let mut notices = Vec::new();
-        let backend = backend_for_window(&setup, grid, choice, ctx, &mut notices)?;
+        let backend = S::open(&setup, grid, choice, ctx, &mut notices)?;
         if !quiet {
             for n in &notices {
                 eprintln!("{n}");
             }
         }
         let walls = setup.walls(false).clone();
-        let ranges = Ranges::for_scene(&setup.grains, setup.walls(true), setup.params.gravity, setup.params.dt);
+        let ranges = S::ranges(&setup);
         let mut live = Live {
             setup,
             grid,
@@ -104,7 +149,7 @@ impl Live {
         self.run = None;
         self.out = None;
         let mut notices = Vec::new();
-        self.backend = backend_for_window(&self.setup, self.grid, self.choice, &self.ctx, &mut notices)?;
+        self.backend = S::open(&self.setup, self.grid, self.choice, &self.ctx, &mut notices)?;
         self.walls = self.setup.walls(false).clone();
         self.begin()
     }
@@ -125,7 +170,7 @@ impl Live {
     /// The walls drawn from the next picture on: those the backend steps
     /// with, for a run whose walls move (the same segments in the same order,
     /// where they stand now). The window draws whatever `walls` holds.
-    pub fn set_walls(&mut self, walls: &Walls) {
+    pub fn set_walls(&mut self, walls: &S::Walls) {
         self.walls.clone_from(walls);
     }
 
@@ -253,6 +298,82 @@ impl Replay {
     }
 }
 
+/// The view of a 3D window: what it shows ([`SphereFrame`]: camera, colour
+/// scales, cut-away) and the camera it was fitted with.
+#[derive(Debug, Clone, Copy)]
+pub struct Orbiting {
+    pub frame: SphereFrame,
+    /// The camera the view fitted at the start (the `f` key goes back to it).
+    pub fitted: Orbit,
+}
+
+impl Orbiting {
+    pub fn new(frame: SphereFrame) -> Orbiting {
+        Orbiting {
+            fitted: frame.orbit,
+            frame,
+        }
+    }
+
+    /// Turn the camera by `dx`, `dy` px of a drag: 0.4 degrees a pixel
+    /// about the vertical (yaw) and up or down (pitch, held within +-89
+    /// degrees).
+    pub fn orbit_by(&mut self, dx: f32, dy: f32) {
+        let o = &mut self.frame.orbit;
+        let limit = 89f32.to_radians();
+        o.yaw -= (0.4 * dx).to_radians();
+        o.pitch = (o.pitch + (0.4 * dy).to_radians()).clamp(-limit, limit);
+    }
+
+    /// Move the camera `lines` wheel lines closer (negative: away), 15 % a line.
+    pub fn zoom_by(&mut self, lines: f32) {
+        self.frame.orbit.distance /= 1.15f32.powf(lines);
+    }
+}
+
+/// A live 3D run in a window: the run and its view.
+pub struct Live3 {
+    pub live: Live<Dim3>,
+    pub view: Orbiting,
+    /// The walls drawn: their polygons as walls.vtp holds them.
+    pub polygons: Vec<Vec<[f32; 3]>>,
+}
+
+impl Live3 {
+    /// Start `setup` for a `width` x `height` px window: the camera at the
+    /// pictures' default yaw and pitch, holding the walls' box.
+    pub fn start(setup: Setup<Dim3>, grid: Grid<Dim3>, ctx: &GpuContext, quiet: bool, size: [u32; 2]) -> Result<Live3> {
+        let polygons = crate::output::vtk::wall_polygons(setup.walls(false));
+        let live = Live::start(setup, grid, ctx, quiet)?;
+        let opts = MovieOptions::default();
+        // The walls as drawn and the run's box, as `render` holds them.
+        let (mut lo, mut hi) = Dim3::box_corners(live.setup.walls_box);
+        for p in polygons.iter().flatten().filter(|p| p.iter().all(|x| x.is_finite())) {
+            for k in 0..3 {
+                lo[k] = lo[k].min(p[k]);
+                hi[k] = hi[k].max(p[k]);
+            }
+        }
+        let frame = SphereFrame {
+            orbit: Orbit::fit(
+                Dim3::box_of(lo, hi),
+                opts.yaw.to_radians(),
+                opts.pitch.to_radians(),
+                size[0].max(1) as f32 / size[1].max(1) as f32,
+            ),
+            mode: opts.mode,
+            ranges: live.ranges,
+            cut: false,
+            legend: true,
+        };
+        Ok(Live3 {
+            live,
+            view: Orbiting::new(frame),
+            polygons,
+        })
+    }
+}
+
 /// A 3D result directory replayed (`hourglass view` of a run with
 /// `dimension = 3`): its frames read one at a time, its walls' polygons,
 /// and the orbit view the window starts from and turns.
@@ -264,9 +385,7 @@ pub struct Replay3 {
     /// walls.vtp's polygons (3D walls do not move).
     pub walls: Vec<Vec<[f32; 3]>>,
     /// The view: camera, colour scales, cut-away ([`sphere_frame`]).
-    pub frame: SphereFrame,
-    /// The camera the view fitted at the start (the `f` key goes back to it).
-    pub fitted: Orbit,
+    pub view: Orbiting,
     passed: Vec<u64>,
 }
 
@@ -294,8 +413,7 @@ impl Replay3 {
             index: 0,
             grains,
             walls,
-            fitted: frame.orbit,
-            frame,
+            view: Orbiting::new(frame),
             passed,
         })
     }
@@ -318,20 +436,5 @@ impl Replay3 {
 
     pub fn passed(&self) -> Option<u64> {
         self.passed.get(self.index).copied()
-    }
-
-    /// Turn the camera by `dx`, `dy` px of a drag: 0.4 degrees a pixel
-    /// about the vertical (yaw) and up or down (pitch, held within +-89
-    /// degrees).
-    pub fn orbit_by(&mut self, dx: f32, dy: f32) {
-        let o = &mut self.frame.orbit;
-        let limit = 89f32.to_radians();
-        o.yaw -= (0.4 * dx).to_radians();
-        o.pitch = (o.pitch + (0.4 * dy).to_radians()).clamp(-limit, limit);
-    }
-
-    /// Move the camera `lines` wheel lines closer (negative: away), 15 % a line.
-    pub fn zoom_by(&mut self, lines: f32) {
-        self.frame.orbit.distance /= 1.15f32.powf(lines);
     }
 }

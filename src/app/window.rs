@@ -29,15 +29,16 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{Key, NamedKey};
 use winit::window::{Window, WindowId};
 
-use super::player::{Live, Replay, Replay3};
+use super::player::{Live, Live3, Orbiting, Replay, Replay3};
 use super::save_png;
 use crate::error::{Error, Result};
 use crate::gpu::GpuContext;
 use crate::model::Grid;
 use crate::model::Walls;
+use crate::model::space::Dim3;
 use crate::output::{Summary, read};
 use crate::render::renderer::{Frame, Renderer, Source};
-use crate::render::spheres::{SphereMovie, SphereRenderer};
+use crate::render::spheres::{SphereFrame, SphereMovie, SphereRenderer};
 use crate::render::{Camera, ColorMode, Offscreen, Ranges, offscreen, scene_bbox, with_period};
 use crate::scene::Setup;
 
@@ -52,7 +53,10 @@ pub struct WindowOptions {
 enum Content {
     /// Built once the window (and so the device) exists.
     Pending(Option<Box<(Setup, Grid)>>),
+    /// A 3D run, built once the window exists.
+    Pending3(Option<Box<(Setup<Dim3>, Grid<Dim3>)>>),
     Live(Box<Live>),
+    Live3(Box<Live3>),
     Replay(Box<Replay>),
     Replay3(Box<Replay3>),
 }
@@ -160,15 +164,24 @@ impl App {
             let (setup, grid) = *b;
             self.content = Content::Live(Box::new(Live::start(setup, grid, &ctx, self.opts.quiet)?));
         }
+        if let Content::Pending3(pending) = &mut self.content
+            && let Some(b) = pending.take()
+        {
+            let (setup, grid) = *b;
+            let size = [config.width, config.height];
+            self.content = Content::Live3(Box::new(Live3::start(setup, grid, &ctx, self.opts.quiet, size)?));
+        }
         renderer.set_period(&ctx, self.period());
-        let spheres = match &self.content {
-            Content::Replay3(r) => {
-                let mut s = SphereRenderer::new(&ctx, config.format);
-                s.set_walls(&r.walls);
-                Some(s)
-            }
+        let polygons = match &self.content {
+            Content::Replay3(r) => Some(&r.walls),
+            Content::Live3(l) => Some(&l.polygons),
             _ => None,
         };
+        let spheres = polygons.map(|p| {
+            let mut s = SphereRenderer::new(&ctx, config.format);
+            s.set_walls(p);
+            s
+        });
         self.gfx = Some(Gfx {
             window,
             surface,
@@ -190,7 +203,7 @@ impl App {
         let walls = match &self.content {
             Content::Live(l) => &l.walls,
             Content::Replay(r) => &r.walls,
-            Content::Pending(_) | Content::Replay3(_) => return,
+            _ => return,
         };
         if let Some(g) = &mut self.gfx
             && g.walls != *walls
@@ -205,7 +218,7 @@ impl App {
         match &self.content {
             Content::Live(l) => l.setup.periodic_x(),
             Content::Replay(r) => r.period,
-            Content::Pending(_) | Content::Replay3(_) => None,
+            _ => None,
         }
     }
 
@@ -213,8 +226,11 @@ impl App {
         match &self.content {
             Content::Live(l) => l.ranges,
             Content::Replay(r) => r.ranges,
-            Content::Replay3(r) => r.frame.ranges,
-            Content::Pending(_) => Ranges::for_scene(&Default::default(), unreachable_walls(), [0.0, -9.81], 1e-3),
+            Content::Replay3(r) => r.view.frame.ranges,
+            Content::Live3(l) => l.view.frame.ranges,
+            Content::Pending(_) | Content::Pending3(_) => {
+                Ranges::for_scene(&Default::default(), unreachable_walls(), [0.0, -9.81], 1e-3)
+            }
         }
     }
 
@@ -226,7 +242,7 @@ impl App {
             Content::Live(l) if l.setup.moves_walls() => l.setup.walls_box,
             Content::Live(l) => scene_bbox(&l.setup.grains, &l.walls),
             Content::Replay(r) => r.walls_box.unwrap_or_else(|| scene_bbox(&r.grains, &r.walls)),
-            Content::Pending(_) | Content::Replay3(_) => [-1.0, -1.0, 1.0, 1.0],
+            _ => [-1.0, -1.0, 1.0, 1.0],
         };
         let c = Camera::fit(with_period(bbox, self.period()), w, h);
         self.camera = Some(c);
@@ -241,6 +257,12 @@ impl App {
                 if go && !l.done() {
                     let n = if self.paused { 1 } else { self.speed };
                     l.advance(n)?;
+                }
+            }
+            Content::Live3(l) => {
+                if go && !l.live.done() {
+                    let n = if self.paused { 1 } else { self.speed };
+                    l.live.advance(n)?;
                 }
             }
             Content::Replay(r) => {
@@ -260,7 +282,7 @@ impl App {
                     r.seek(next)?;
                 }
             }
-            Content::Pending(_) => {}
+            Content::Pending(_) | Content::Pending3(_) => {}
         }
         Ok(())
     }
@@ -269,26 +291,13 @@ impl App {
         let state = if self.paused { " [paused]" } else { "" };
         match &self.content {
             Content::Live(l) => {
-                let p = l.progress();
-                let steps = p.map_or(0, |p| p.steps);
-                let (t0, s0) = self.rate_since;
-                let dt = t0.elapsed().as_secs_f64();
-                if dt >= 0.5 {
-                    self.steps_per_second = steps.saturating_sub(s0) as f64 / dt;
-                    self.rate_since = (Instant::now(), steps);
-                }
-                let done = if l.done() { " [done]" } else { "" };
-                format!(
-                    "hourglass - t = {:.3} s - passed {}/{} - {:.0} steps/s - {} steps/frame - {}{}{}",
-                    p.map_or(0.0, |p| p.time),
-                    p.map_or(0, |p| p.totals.passed),
-                    l.setup.grains.len(),
-                    self.steps_per_second,
-                    self.speed,
-                    self.mode.name(),
-                    state,
-                    done
-                )
+                let (p, done, n) = (l.progress(), l.done(), l.setup.grains.len());
+                self.live_title(p, done, n, state)
+            }
+            Content::Live3(l) => {
+                let (p, done, n) = (l.live.progress(), l.live.done(), l.live.setup.grains.len());
+                let cut = if l.view.frame.cut { " - cut away" } else { "" };
+                self.live_title(p, done, n, state) + cut
             }
             Content::Replay(r) => format!(
                 "hourglass view {} - frame {}/{} - t = {:.3} s - passed {} - {}{}",
@@ -308,11 +317,35 @@ impl App {
                 r.time(),
                 r.passed().map_or("?".to_string(), |p| p.to_string()),
                 self.mode.name(),
-                if r.frame.cut { " - cut away" } else { "" },
+                if r.view.frame.cut { " - cut away" } else { "" },
                 state
             ),
-            Content::Pending(_) => "hourglass".to_string(),
+            Content::Pending(_) | Content::Pending3(_) => "hourglass".to_string(),
         }
+    }
+
+    /// The title of a live run at progress `p` (`done`: it has ended; `n`
+    /// grains at the start), the steps per second measured since the last.
+    fn live_title(&mut self, p: Option<crate::sim::Progress>, done: bool, n: usize, state: &str) -> String {
+        let steps = p.map_or(0, |p| p.steps);
+        let (t0, s0) = self.rate_since;
+        let dt = t0.elapsed().as_secs_f64();
+        if dt >= 0.5 {
+            self.steps_per_second = steps.saturating_sub(s0) as f64 / dt;
+            self.rate_since = (Instant::now(), steps);
+        }
+        let done = if done { " [done]" } else { "" };
+        format!(
+            "hourglass - t = {:.3} s - passed {}/{} - {:.0} steps/s - {} steps/frame - {}{}{}",
+            p.map_or(0.0, |p| p.time),
+            p.map_or(0, |p| p.totals.passed),
+            n,
+            self.steps_per_second,
+            self.speed,
+            self.mode.name(),
+            state,
+            done
+        )
     }
 
     fn frame(&mut self, w: u32, h: u32) -> Frame {
@@ -351,20 +384,18 @@ impl App {
                 grains: &r.grains,
                 contacts: None,
             },
-            Content::Replay3(r) => {
-                if let Some(spheres) = g.spheres.as_mut() {
-                    let frame = crate::render::spheres::SphereFrame {
-                        mode: self.mode,
-                        ..r.frame
-                    };
-                    spheres.draw(&g.ctx, &r.grains, &frame, &view, [w, h]);
+            Content::Replay3(_) | Content::Live3(_) => {
+                let mode = self.mode;
+                if let (Some((grains, view3)), Some(spheres)) = (self.content.spheres()?, g.spheres.as_mut()) {
+                    let frame = SphereFrame { mode, ..view3.frame };
+                    spheres.draw(&g.ctx, grains, &frame, &view, [w, h]);
                 }
                 g.window.pre_present_notify();
                 g.ctx.queue.present(texture);
                 self.frames_drawn += 1;
                 return self.screenshot_when_due();
             }
-            Content::Pending(_) => return Ok(()),
+            Content::Pending(_) | Content::Pending3(_) => return Ok(()),
         };
         g.renderer.draw(&g.ctx, &source, &frame, &view);
         g.window.pre_present_notify();
@@ -394,16 +425,23 @@ impl App {
             Content::Live(l) => l.out_dir(),
             Content::Replay(r) => r.dir.clone(),
             Content::Replay3(r) => r.dir.clone(),
-            Content::Pending(_) => PathBuf::from("."),
+            Content::Live3(l) => l.live.out_dir(),
+            Content::Pending(_) | Content::Pending3(_) => PathBuf::from("."),
         };
         let path = crate::output::Outputs::open(&dir)?.file(&format!("screenshot_{:03}.png", self.screenshots))?;
-        if let Content::Replay3(r) = &self.content {
-            let g = self.gfx.as_ref().ok_or_else(|| gpu("no window"))?;
-            let frame = crate::render::spheres::SphereFrame {
-                mode: self.mode,
-                ..r.frame
+        let polygons = match &self.content {
+            Content::Replay3(r) => Some(r.walls.clone()),
+            Content::Live3(l) => Some(l.polygons.clone()),
+            _ => None,
+        };
+        if let Some(polygons) = polygons {
+            let ctx = self.gfx.as_ref().ok_or_else(|| gpu("no window"))?.ctx.clone();
+            let mode = self.mode;
+            let Some((grains, view3)) = self.content.spheres()? else {
+                return Err(gpu("nothing to draw"));
             };
-            let img = SphereMovie::new(&g.ctx, &r.walls, frame, [w, h]).draw(&r.grains)?;
+            let frame = SphereFrame { mode, ..view3.frame };
+            let img = SphereMovie::new(&ctx, &polygons, frame, [w, h]).draw(grains)?;
             return self.saved(img, path);
         }
         let period = self.period();
@@ -411,7 +449,7 @@ impl App {
         let walls = match &self.content {
             Content::Live(l) => l.walls.clone(),
             Content::Replay(r) => r.walls.clone(),
-            Content::Pending(_) | Content::Replay3(_) => Walls::default(),
+            _ => Walls::default(),
         };
         let stale = g.shots.as_ref().is_none_or(|(_, o, _)| o.size() != (w, h));
         if stale {
@@ -434,7 +472,7 @@ impl App {
                 grains: &r.grains,
                 contacts: None,
             },
-            Content::Pending(_) | Content::Replay3(_) => return Err(gpu("nothing to draw")),
+            _ => return Err(gpu("nothing to draw")),
         };
         let img = target.render(&g.ctx, renderer, &source, &frame)?;
         self.saved(img, path)
@@ -498,7 +536,11 @@ impl App {
                     }
                     Content::Replay(r) => r.seek(0)?,
                     Content::Replay3(r) => r.seek(0)?,
-                    Content::Pending(_) => {}
+                    Content::Live3(l) => {
+                        l.live.restart()?;
+                        self.rate_since = (Instant::now(), 0);
+                    }
+                    Content::Pending(_) | Content::Pending3(_) => {}
                 },
                 "+" | "=" => self.speed = (self.speed * 2).min(1 << 16),
                 "-" | "_" => self.speed = (self.speed / 2).max(1),
@@ -515,13 +557,13 @@ impl App {
                 "f" | "F" => {
                     self.camera = None;
                     self.camera(w, h);
-                    if let Content::Replay3(r) = &mut self.content {
-                        r.frame.orbit = r.fitted;
+                    if let Some(o) = self.content.orbiting() {
+                        o.frame.orbit = o.fitted;
                     }
                 }
                 "x" | "X" => {
-                    if let Content::Replay3(r) = &mut self.content {
-                        r.frame.cut = !r.frame.cut;
+                    if let Some(o) = self.content.orbiting() {
+                        o.frame.cut = !o.frame.cut;
                     }
                 }
                 _ => {}
@@ -559,8 +601,8 @@ impl App {
                     MouseScrollDelta::LineDelta(_, y) => y,
                     MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
                 };
-                if let Content::Replay3(r) = &mut self.content {
-                    r.zoom_by(lines);
+                if let Some(o) = self.content.orbiting() {
+                    o.zoom_by(lines);
                     return Ok(());
                 }
                 let cursor = self.cursor;
@@ -571,8 +613,8 @@ impl App {
             WindowEvent::CursorMoved { position, .. } => {
                 let p = [position.x as f32, position.y as f32];
                 if let Some(last) = self.drag {
-                    if let Content::Replay3(r) = &mut self.content {
-                        r.orbit_by(p[0] - last[0], p[1] - last[1]);
+                    if let Some(o) = self.content.orbiting() {
+                        o.orbit_by(p[0] - last[0], p[1] - last[1]);
                     } else {
                         let mut cam = self.camera(w, h);
                         cam.pan_pixels([p[0] - last[0], p[1] - last[1]], w, h);
@@ -592,6 +634,29 @@ impl App {
             _ => {}
         }
         Ok(())
+    }
+}
+
+impl Content {
+    /// The view of a 3D content.
+    fn orbiting(&mut self) -> Option<&mut Orbiting> {
+        match self {
+            Content::Replay3(r) => Some(&mut r.view),
+            Content::Live3(l) => Some(&mut l.view),
+            _ => None,
+        }
+    }
+
+    /// The spheres a 3D content shows now, and its view.
+    fn spheres(&mut self) -> Result<Option<(&crate::model::Grains<Dim3>, Orbiting)>> {
+        Ok(match self {
+            Content::Replay3(r) => Some((&r.grains, r.view)),
+            Content::Live3(l) => {
+                let view = l.view;
+                Some((l.live.backend.grains()?, view))
+            }
+            _ => None,
+        })
     }
 }
 
@@ -649,11 +714,17 @@ fn drive(el: EventLoop<()>, app: &mut App) -> Result<()> {
 /// `hourglass run --window`: run `setup` live; closing the window ends the
 /// run with its result directory complete (summary.json written).
 pub fn run_live(setup: Setup, grid: Grid, opts: WindowOptions) -> Result<Summary> {
+    live(Content::Pending(Some(Box::new((setup, grid)))), opts)
+}
+
+/// Run the pending `content` live until the window closes.
+fn live(content: Content, opts: WindowOptions) -> Result<Summary> {
     let (el, instance) = event_loop()?;
-    let mut app = App::new(instance, Content::Pending(Some(Box::new((setup, grid)))), opts);
+    let mut app = App::new(instance, content, opts);
     let driven = drive(el, &mut app);
     let finished = match &mut app.content {
         Content::Live(l) => l.finish(),
+        Content::Live3(l) => l.live.finish(),
         _ => Ok(None),
     };
     app.summary = finished?;
@@ -661,6 +732,13 @@ pub fn run_live(setup: Setup, grid: Grid, opts: WindowOptions) -> Result<Summary
     app.summary
         .take()
         .ok_or_else(|| gpu("the window closed before the run started"))
+}
+
+/// `hourglass run --window` of a 3D scene: run `setup` live on the CPU,
+/// drawn as spheres through an orbit camera; closing the window ends the
+/// run with its result directory complete.
+pub fn run_live3(setup: Setup<Dim3>, grid: Grid<Dim3>, opts: WindowOptions) -> Result<Summary> {
+    live(Content::Pending3(Some(Box::new((setup, grid)))), opts)
 }
 
 /// `hourglass view DIR`: replay a result directory (a 3D run's as spheres

@@ -185,13 +185,23 @@ pub fn run(args: RunArgs) -> Result<()> {
         e => e,
     };
     if scene.dimension == 3 {
-        if args.window {
-            return Err(Error::NotImplemented {
-                what: "--window with a 3D scene (dimension = 3)".into(),
-            });
-        }
         let setup = hourglass::scene::build3d(&scene).map_err(blame_flag)?;
         let grid = <Dim3 as sim::RunSpace>::grid(&setup)?;
+        if args.window && state3.is_none() {
+            // Claimed before any window opens: a directory that is not ours is refused here.
+            hourglass::output::claim_for_run(&setup.scene.run.out, args.force)?;
+            let opts = hourglass::app::window::WindowOptions {
+                quiet: args.quiet,
+                screenshot_after: args.screenshot_after,
+            };
+            let out = setup.scene.run.out.clone();
+            let summary = hourglass::app::window::run_live3(setup, grid, opts)?;
+            report(&summary, 0, args.quiet);
+            if args.render {
+                super::render::render(&out, &hourglass::app::movie::MovieOptions::default(), args.quiet)?;
+            }
+            return Ok(());
+        }
         let open = |setup: &hourglass::scene::Setup<Dim3>, _: &mut Vec<String>| {
             Ok(hourglass::backend::cpu_backend_of(setup, grid))
         };

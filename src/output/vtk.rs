@@ -136,14 +136,14 @@ impl WallsVtp for Walls3d {
     }
 }
 
-/// 3D walls as polygons: each mesh triangle, and each plane (which has no
+/// The polygons that draw 3D walls: each mesh triangle, and each plane (which has no
 /// edges) as the part of a square centred on its point, of half-side the
 /// diagonal of the box around every plane's point and triangle corner (at
 /// least 1 m: the square reaches across that box from any point in it), that lies inside every other plane and, beside a mesh,
 /// within that box: a box's planes are drawn as its six faces, a bin of
 /// planes under a mesh no higher than the mesh. A plane with no such part
 /// is drawn as the square.
-pub fn triangles_vtp(walls: &Walls3d) -> String {
+pub fn wall_polygons(walls: &Walls3d) -> Vec<Vec<[f32; 3]>> {
     let mut polys: Vec<Vec<[f32; 3]>> = walls.triangles.iter().map(|t| vec![t.a, t.b, t.c]).collect();
     let points = walls
         .planes
@@ -189,6 +189,12 @@ pub fn triangles_vtp(walls: &Walls3d) -> String {
             });
         polys.push(if clipped.len() >= 3 { clipped } else { square });
     }
+    polys
+}
+
+/// 3D walls as polygons ([`wall_polygons`]).
+pub fn triangles_vtp(walls: &Walls3d) -> String {
+    let polys = wall_polygons(walls);
     let points: usize = polys.iter().map(Vec::len).sum();
     let n = polys.len();
     let mut s = String::new();
