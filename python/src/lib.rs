@@ -686,9 +686,15 @@ fn frame_list(dir: PathBuf) -> PyResult<Vec<(f64, PathBuf)>> {
 }
 
 /// One frame file (.vtp) as arrays: positions, velocities, radii, ids,
-/// angular_velocities, angles.
+/// angular_velocities, angles; of a 3D run (`dimension` 3): positions,
+/// velocities and angular_velocities (N, 3), orientations (N, 4) (unit
+/// quaternions w, x, y, z), radii, ids.
 #[pyfunction]
-fn read_frame<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (path, dimension=2))]
+fn read_frame<'py>(py: Python<'py>, path: PathBuf, dimension: u32) -> PyResult<Bound<'py, PyDict>> {
+    if dimension == 3 {
+        return read_sphere_frame(py, &path);
+    }
     let g = read::grains(&path).map_err(py_err)?;
     let d = PyDict::new(py);
     let n = g.len();
@@ -703,6 +709,45 @@ fn read_frame<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyDict
     d.set_item("angular_velocities", column(py, (0..n).map(|i| get(&g.ang_vel, i))))?;
     d.set_item("angles", column(py, (0..n).map(|i| get(&g.angle, i))))?;
     Ok(d)
+}
+
+/// A 3D frame ([`read_frame`]).
+fn read_sphere_frame<'py>(py: Python<'py>, path: &Path) -> PyResult<Bound<'py, PyDict>> {
+    let g = read::spheres(path).map_err(py_err)?;
+    let d = PyDict::new(py);
+    d.set_item("positions", rows(py, &g.pos))?;
+    d.set_item("velocities", rows(py, &g.vel))?;
+    d.set_item("radii", column(py, g.radius.iter().map(|&r| f64::from(r))))?;
+    d.set_item(
+        "ids",
+        Array1::from_iter(g.id.iter().map(|&i| i64::from(i))).into_pyarray(py),
+    )?;
+    d.set_item("angular_velocities", rows(py, &g.ang_vel))?;
+    d.set_item("orientations", rows(py, &g.angle))?;
+    Ok(d)
+}
+
+/// (N, K) float64 of N rows of K values.
+fn rows<'py, const K: usize>(py: Python<'py>, v: &[[f32; K]]) -> Bound<'py, PyArray2<f64>> {
+    let flat: Vec<f64> = v.iter().flatten().map(|&x| f64::from(x)).collect();
+    Array2::from_shape_vec((v.len(), K), flat)
+        .expect("K values per row")
+        .into_pyarray(py)
+}
+
+/// The dimension of the run in a result directory: 2 or 3 (`dimension` of
+/// its scene.toml; 2 without one).
+#[pyfunction]
+fn read_dimension(dir: PathBuf) -> PyResult<u32> {
+    read::dimension(&dir).map_err(py_err)
+}
+
+/// The walls of a 3D result directory (walls.vtp): one (k, 3) float64 array
+/// of corners per polygon (the mesh's triangles, each plane's polygon).
+#[pyfunction]
+fn read_walls3d<'py>(py: Python<'py>, dir: PathBuf) -> PyResult<Vec<Bound<'py, PyArray2<f64>>>> {
+    let polygons = read::wall_polygons3d(&dir.join("walls.vtp")).map_err(py_err)?;
+    Ok(polygons.iter().map(|p| rows(py, p)).collect())
 }
 
 /// The walls of a result directory: (M, 2, 2) float64, [[x0, y0], [x1, y1]]
@@ -751,6 +796,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_frame, m)?)?;
     m.add_function(wrap_pyfunction!(read_walls, m)?)?;
     m.add_function(wrap_pyfunction!(read_period, m)?)?;
+    m.add_function(wrap_pyfunction!(read_dimension, m)?)?;
+    m.add_function(wrap_pyfunction!(read_walls3d, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

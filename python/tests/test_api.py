@@ -183,3 +183,33 @@ kind = "nlgs"
     sim = hourglass.Simulation.from_scene(str(path))
     sim.add_grains(np.array([[0.6, 0.5]]), np.array([0.05]))
     assert sim.masses == pytest.approx([0.25, 0.25], rel=1e-6)
+
+
+def test_read_result_reads_a_3d_run_as_arrays_of_three(tmp_path, cli):
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "pile"
+    cli("run", root / "scenes" / "3d" / "pile_box.toml", "--duration", "2", "--every", "500", "-q", "--out", out)
+    r = hourglass.read_result(out)
+    assert r["dimension"] == 3
+    assert len(r["frames"]) == len(r["times"]) == 5
+    f = r["frames"][-1]
+    n = len(f["ids"])
+    assert n > 0 and np.array_equal(f["ids"], np.arange(n))
+    for key in ("positions", "velocities", "angular_velocities"):
+        assert f[key].shape == (n, 3) and f[key].dtype == np.float64, key
+    assert f["orientations"].shape == (n, 4)
+    assert np.allclose(np.linalg.norm(f["orientations"], axis=1), 1.0, atol=1e-5)
+    assert "angles" not in f
+    # The last frame is the saved state, exactly (f32 values as f64).
+    state = json.loads((out / "state.json").read_text())
+    order = np.argsort(state["grains"]["id"], kind="stable")
+    assert np.array_equal(f["positions"], np.array(state["grains"]["pos"], dtype=np.float64)[order])
+    # The box's floor and four sides, each a polygon of four corners in 3D.
+    assert len(r["walls"]) == 5 and all(w.shape == (4, 3) for w in r["walls"])
+    assert r["diagnostics"]["momentum_z"].shape == r["diagnostics"]["time"].shape
+    # The Simulation steps scenes in the plane: a 3D scene is refused, naming the key.
+    with pytest.raises(hourglass.HourglassError, match="dimension"):
+        hourglass.Simulation.from_scene(str(root / "scenes" / "3d" / "pile_box.toml"))

@@ -119,6 +119,13 @@ impl Placement {
     /// Validate `scene`, draw its grains and place them in its walls.
     pub fn new(scene: &Scene) -> Result<Placement> {
         scene.validate()?;
+        if scene.dimension == 3 {
+            return Err(Error::field(
+                &scene.origin,
+                "dimension",
+                "is 3: a scene of spheres is built by `scene::build3d` and runs with `hourglass run`",
+            ));
+        }
         let mut resolved = scene.clone();
         let mut notices = Vec::new();
         let fill = Fill::draw(scene)?;
