@@ -1,6 +1,7 @@
 // Spheres and wall edges of a 3D picture (src/render/spheres.rs).
 //   spheres: one quad (6 vertices) per instance, facing the eye through the
-//            sphere's centre, 1.5 r either side; the fragment casts the ray
+//            sphere's centre, wide enough for its outline under the
+//            perspective (quad_scale r, stretched); the fragment casts the ray
 //            from the eye, keeps where it meets the sphere, writes the true
 //            depth of that point and shades it (ambient + Lambert, light in
 //            eye coordinates)
@@ -64,7 +65,13 @@ fn sphere_vs(
     );
     let c = (v.view * vec4<f32>(centre_radius.xyz, 1.0)).xyz;
     let r = centre_radius.w;
-    let at = c + vec3<f32>(corners[k] * (v.quad_scale * r), 0.0);
+    // The outline seen from the eye: a sphere at distance d subtends
+    // r / sqrt(d^2 - r^2), and off the axis its image stretches by d / |c.z|
+    // (held to 8x, and a sphere around the eye to a quad of 8 r).
+    let d = length(c);
+    let stretch = min(d / max(-c.z, 1e-6 * d), 8.0);
+    let near = inverseSqrt(max(1.0 - (r * r) / max(d * d, 1e-30), 1.0 / 64.0));
+    let at = c + vec3<f32>(corners[k] * (v.quad_scale * r * stretch * near), 0.0);
     var out: SphereOut;
     out.clip = v.proj * vec4<f32>(at, 1.0);
     out.at = at;

@@ -70,7 +70,6 @@ fn frames_and_walls_round_trip_exactly_through_the_writer() {
     assert_eq!(read::walls(&dir).unwrap(), Walls::new(&f32_lines));
 }
 
-/// `walls()` moved by `k` times (0.25, -0.125) m.
 /// A 3D run's frames read back as written (positions, velocities, spin
 /// vectors, orientations), its dimension from scene.toml, and a triangle
 /// of walls.vtp as its three corners.
@@ -118,6 +117,7 @@ fn write_plane_frame(dir: &Path) -> PathBuf {
     path
 }
 
+/// `walls()` moved by `k` times (0.25, -0.125) m.
 fn moved_lines(k: usize) -> Vec<[[f64; 2]; 2]> {
     let d = [0.25 * k as f64, -0.125 * k as f64];
     walls()

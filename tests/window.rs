@@ -20,7 +20,15 @@ every = 50
 backend = "cpu"
 "#;
 
-/// How to reach an X server: the one in DISPLAY, or a fresh Xvfb through xvfb-run.
+/// One window test at a time: two `xvfb-run -a` started together can pick
+/// the same display number, and one of them then fails to start.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ONE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// How to reach an X server: the one in DISPLAY, or a fresh Xvfb through
+/// xvfb-run (the caller holds [`serial`]).
 fn launcher() -> Option<Vec<String>> {
     if std::env::var_os("DISPLAY").is_some() {
         return Some(Vec::new());
@@ -31,6 +39,7 @@ fn launcher() -> Option<Vec<String>> {
 
 #[test]
 fn window_opens_runs_and_screenshots_the_disks() {
+    let _serial = serial();
     if gpu_common::context().is_none() {
         return;
     }
@@ -84,6 +93,7 @@ fn window_opens_runs_and_screenshots_the_disks() {
 /// the window draws the frame's walls, not walls.vtp.
 #[test]
 fn view_draws_the_walls_of_the_frame_shown() {
+    let _serial = serial();
     use hourglass::model::{Grains, Walls};
     if gpu_common::context().is_none() {
         return;
@@ -154,6 +164,7 @@ fn view_draws_the_walls_of_the_frame_shown() {
 /// the orbit camera `render` would use, over the background.
 #[test]
 fn view_draws_a_3d_run_as_spheres() {
+    let _serial = serial();
     use hourglass::model::Grains;
     use hourglass::model::space::Dim3;
     if gpu_common::context().is_none() {
@@ -225,6 +236,7 @@ fn view_draws_a_3d_run_as_spheres() {
 /// close ends the run with its result directory complete.
 #[test]
 fn the_live_window_runs_a_3d_scene() {
+    let _serial = serial();
     if gpu_common::context().is_none() {
         return;
     }
@@ -305,6 +317,7 @@ fn hourglass_under(launch: &[String], args: &[&std::ffi::OsStr]) -> std::process
 /// no mark.
 #[test]
 fn view_and_the_live_window_mark_the_seams_of_a_periodic_domain() {
+    let _serial = serial();
     use hourglass::model::{Grains, Walls};
     if gpu_common::context().is_none() {
         return;

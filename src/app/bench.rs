@@ -185,7 +185,9 @@ pub fn discharge(
     if scene.dimension == 3 {
         // 3D runs on the CPU only.
         if choice == BackendChoice::Gpu {
-            return Err(crate::Error::Gpu("3D scenes have no GPU stages yet".to_string()));
+            return Err(crate::Error::Gpu(
+                "--backend gpu: 3D scenes have no GPU stages yet".to_string(),
+            ));
         }
         let setup = crate::scene::build3d(&scene)?;
         let grid = <Dim3 as crate::sim::RunSpace>::grid(&setup)?;

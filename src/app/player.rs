@@ -325,9 +325,12 @@ impl Orbiting {
         o.pitch = (o.pitch + (0.4 * dy).to_radians()).clamp(-limit, limit);
     }
 
-    /// Move the camera `lines` wheel lines closer (negative: away), 15 % a line.
+    /// Move the camera `lines` wheel lines closer (negative: away), 15 % a
+    /// line, within a twentieth and twenty times the fitted distance.
     pub fn zoom_by(&mut self, lines: f32) {
-        self.frame.orbit.distance /= 1.15f32.powf(lines);
+        let d = self.frame.orbit.distance / 1.15f32.powf(lines);
+        let fitted = self.fitted.distance;
+        self.frame.orbit.distance = d.clamp(0.05 * fitted, 20.0 * fitted);
     }
 }
 

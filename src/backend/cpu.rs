@@ -194,8 +194,15 @@ impl HostStepper<Dim3> for DemStepper<Dim3> {
     const COUNTS_CONTACTS: bool = false;
     /// The springs of a law with history (Hertz-Mindlin's), as the last
     /// step left them.
-    fn saved(&mut self, _grains: &Grains<Dim3>, _walls: &crate::model::Walls3d) -> Option<&ContactLists<Dim3>> {
-        self.keeps_history().then(|| self.history())
+    /// Spheres emitted since the last force have no springs yet: the
+    /// lists are padded to every sphere, so a state saved on such a step
+    /// keeps the others'.
+    fn saved(&mut self, grains: &Grains<Dim3>, _walls: &crate::model::Walls3d) -> Option<&ContactLists<Dim3>> {
+        if !self.keeps_history() {
+            return None;
+        }
+        self.pad_history(grains.len());
+        Some(self.history())
     }
     fn restore(&mut self, lists: &ContactLists<Dim3>) {
         self.set_history(lists);

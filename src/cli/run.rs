@@ -187,7 +187,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     if scene.dimension == 3 {
         let setup = hourglass::scene::build3d(&scene).map_err(blame_flag)?;
         let grid = <Dim3 as sim::RunSpace>::grid(&setup)?;
-        if args.window && state3.is_none() {
+        if args.window {
             // Claimed before any window opens: a directory that is not ours is refused here.
             hourglass::output::claim_for_run(&setup.scene.run.out, args.force)?;
             let opts = hourglass::app::window::WindowOptions {

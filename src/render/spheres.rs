@@ -40,9 +40,10 @@ pub const LIGHT: [f32; 3] = [-0.4, 0.6, 0.7];
 pub const FACE_ALPHA: f32 = 0.16;
 /// Edges between faces turning by more than this, degrees, are drawn.
 pub const FEATURE_DEG: f32 = 20.0;
-/// Quad half side over the sphere's radius: covers the sphere's outline
-/// under the field of view's perspective.
-const QUAD_SCALE: f32 = 1.5;
+/// Quad half side over the sphere's radius, before the shader widens it
+/// by the perspective's stretch of the outline (off the axis, and near the
+/// eye): a margin over the exact outline.
+const QUAD_SCALE: f32 = 1.1;
 /// The depth buffer's format.
 const DEPTH: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 

@@ -184,8 +184,13 @@ impl SavedContacts {
 fn saved_words<S: Space>() -> usize {
     std::mem::size_of::<crate::model::Contact<S>>() / 4 - S::DIM
 }
+// The wall velocity is the last field of either space's contact.
 const _: () = assert!(
     std::mem::offset_of!(crate::model::Contact, wall_vel) + 4 * 2 == std::mem::size_of::<crate::model::Contact>()
+);
+const _: () = assert!(
+    std::mem::offset_of!(crate::model::Contact<crate::model::space::Dim3>, wall_vel) + 4 * 3
+        == std::mem::size_of::<crate::model::Contact<crate::model::space::Dim3>>()
 );
 
 /// A contact from its [`saved_words`] saved words (a still wall's).

@@ -183,6 +183,7 @@ impl<S: CpuSpace> DemStepper<S> {
         self.torque.resize(n, S::Spin::default());
         let keeps_history = self.keeps_history();
         if keeps_history {
+            self.pad_history(n);
             super::warm_start::warm_start(&self.history, &mut self.lists);
         }
         let inp = ForceInput {
@@ -210,6 +211,17 @@ impl<S: CpuSpace> DemStepper<S> {
     /// empty lists otherwise): what a saved state keeps.
     pub fn history(&self) -> &ContactLists<S> {
         &self.history
+    }
+
+    /// The history's lists extended to `grains` grains (the new ones with
+    /// no contact): spheres emitted since the last force start without
+    /// springs, and the others keep theirs.
+    pub fn pad_history(&mut self, grains: usize) {
+        let h = &mut self.history;
+        if h.grains() < grains {
+            h.count.resize(grains, 0);
+            h.slots.resize(grains * h.capacity, Default::default());
+        }
     }
 
     /// Take the springs of `lists` (each contact's `impulse_t`, from
