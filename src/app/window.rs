@@ -299,29 +299,33 @@ impl App {
                 let cut = if l.view.frame.cut { " - cut away" } else { "" };
                 self.live_title(p, done, n, state) + cut
             }
-            Content::Replay(r) => format!(
-                "hourglass view {} - frame {}/{} - t = {:.3} s - passed {} - {}{}",
-                r.dir.display(),
-                r.index + 1,
-                r.frames.len(),
-                r.time(),
-                r.passed().map_or("?".to_string(), |p| p.to_string()),
-                self.mode.name(),
-                state
-            ),
-            Content::Replay3(r) => format!(
-                "hourglass view {} - frame {}/{} - t = {:.3} s - passed {} - {}{}{}",
-                r.dir.display(),
-                r.index + 1,
-                r.frames.len(),
-                r.time(),
-                r.passed().map_or("?".to_string(), |p| p.to_string()),
-                self.mode.name(),
-                if r.view.frame.cut { " - cut away" } else { "" },
-                state
-            ),
+            Content::Replay(r) => {
+                let at = (r.index, r.frames.len(), r.time(), r.passed());
+                self.replay_title(&r.dir, at, state)
+            }
+            Content::Replay3(r) => {
+                let at = (r.index, r.frames.len(), r.time(), r.passed());
+                let cut = if r.view.frame.cut { " - cut away" } else { "" };
+                self.replay_title(&r.dir, at, state) + cut
+            }
             Content::Pending(_) | Content::Pending3(_) => "hourglass".to_string(),
         }
+    }
+
+    /// The title of a replay of `dir` at frame `at` = (index from 0, frames,
+    /// time in s, grains passed).
+    fn replay_title(&self, dir: &std::path::Path, at: (usize, usize, f64, Option<u64>), state: &str) -> String {
+        let (index, frames, time, passed) = at;
+        format!(
+            "hourglass view {} - frame {}/{} - t = {:.3} s - passed {} - {}{}",
+            dir.display(),
+            index + 1,
+            frames,
+            time,
+            passed.map_or("?".to_string(), |p| p.to_string()),
+            self.mode.name(),
+            state
+        )
     }
 
     /// The title of a live run at progress `p` (`done`: it has ended; `n`
