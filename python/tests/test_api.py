@@ -203,10 +203,11 @@ def test_read_result_reads_a_3d_run_as_arrays_of_three(tmp_path, cli):
     assert f["orientations"].shape == (n, 4)
     assert np.allclose(np.linalg.norm(f["orientations"], axis=1), 1.0, atol=1e-5)
     assert "angles" not in f
-    # The last frame is the saved state, exactly (f32 values as f64).
+    # The last frame is the saved state, exactly (both hold f32 values).
     state = json.loads((out / "state.json").read_text())
     order = np.argsort(state["grains"]["id"], kind="stable")
-    assert np.array_equal(f["positions"], np.array(state["grains"]["pos"], dtype=np.float64)[order])
+    saved = np.array(state["grains"]["pos"], dtype=np.float32)[order]
+    assert np.array_equal(f["positions"].astype(np.float32), saved)
     # The box's floor and four sides, each a polygon of four corners in 3D.
     assert len(r["walls"]) == 5 and all(w.shape == (4, 3) for w in r["walls"])
     assert r["diagnostics"]["momentum_z"].shape == r["diagnostics"]["time"].shape
