@@ -161,7 +161,8 @@ fn view_draws_the_walls_of_the_frame_shown() {
 }
 
 /// `view` of a 3D result directory: the window draws its spheres through
-/// the orbit camera `render` would use, over the background.
+/// the orbit camera `render` would use, over the background, as `render`
+/// draws them.
 #[test]
 fn view_draws_a_3d_run_as_spheres() {
     let _serial = serial();
@@ -229,6 +230,13 @@ fn view_draws_a_3d_run_as_spheres() {
         );
     }
     assert_eq!(*shot.get_pixel(w - 2, h - 2), bg, "a corner");
+    // The window's picture is `render`'s of the same frame and camera, pixel for pixel.
+    let ctx = gpu_common::context().unwrap();
+    let spheres = hourglass::output::read::spheres(&frames[0].1).unwrap();
+    let same = hourglass::render::spheres::SphereMovie::new(&ctx, &polygons, frame, [w, h])
+        .draw(&spheres)
+        .unwrap();
+    assert!(shot == same, "the window's picture differs from render's");
 }
 
 /// `run --window` of a 3D scene: the lab's pile runs live, its spheres
