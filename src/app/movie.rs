@@ -11,9 +11,10 @@ use super::save_png;
 use crate::error::{Error, Result};
 use crate::gpu::{AdapterChoice, GpuContext};
 use crate::output::{Outputs, read};
+use crate::render::Ranges;
 use crate::render::movie::MovieRenderer;
 use crate::render::orbit::Orbit;
-use crate::render::spheres::{SphereFrame, SphereMovie, sphere_ranges};
+use crate::render::spheres::{SphereFrame, SphereMovie};
 use crate::render::{ColorMode, encode_gif};
 
 /// How to render a result directory.
@@ -206,7 +207,7 @@ pub fn sphere_frame(frames: &[(f64, PathBuf)], walls: &[Vec<[f32; 3]>], opts: &M
             opts.width as f32 / opts.height as f32,
         ),
         mode: opts.mode,
-        ranges: sphere_ranges(more, hi[1] - lo[1], 9.81),
+        ranges: Ranges::over(more, hi[1] - lo[1], 9.81, 1e-3),
         cut: opts.cut,
         legend: true,
     })

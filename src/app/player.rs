@@ -13,7 +13,7 @@ use crate::model::space::{Dim2, Dim3, Space};
 use crate::model::{Grains, Walls};
 use crate::output::{ResultDir, Summary, read};
 use crate::render::orbit::Orbit;
-use crate::render::spheres::{SphereFrame, sphere_ranges};
+use crate::render::spheres::SphereFrame;
 use crate::render::{Ranges, Source};
 use crate::scene::{BackendChoice, Setup};
 use crate::sim::{self, Observer, Run};
@@ -68,7 +68,7 @@ impl LiveSpace for Dim3 {
     fn ranges(setup: &Setup<Dim3>) -> Ranges {
         let (lo, hi) = Dim3::box_corners(setup.walls_box);
         let g = setup.params.gravity;
-        let mut ranges = sphere_ranges(&setup.grains, hi[1] - lo[1], g[0].hypot(g[1]));
+        let mut ranges = Ranges::over(&setup.grains, hi[1] - lo[1], g[0].hypot(g[1]), setup.params.dt);
         let emitted: u32 = setup.emitters.iter().map(|e| e.grains.radius.len() as u32).sum();
         ranges.ids = ranges.ids.max(setup.grains.radius.len() as u32 + emitted).max(1);
         ranges

@@ -174,8 +174,15 @@ pub struct Ranges {
 impl Ranges {
     pub fn for_scene(grains: &crate::model::Grains, walls: &crate::model::Walls, gravity: [f32; 2], dt: f32) -> Self {
         let bb = walls.bounding_box();
-        let h = if bb[3] > bb[1] { bb[3] - bb[1] } else { 1.0 };
         let g = (gravity[0] * gravity[0] + gravity[1] * gravity[1]).sqrt();
+        Ranges::over(grains, bb[3] - bb[1], g, dt)
+    }
+
+    /// The scales of `grains` in either space, falling at most `height` m
+    /// (1 m where it is not positive) under gravity of magnitude `g`
+    /// (m/s^2), steps of `dt` s.
+    pub fn over<S: crate::model::Space>(grains: &crate::model::Grains<S>, height: f32, g: f32, dt: f32) -> Self {
+        let h = if height > 0.0 { height } else { 1.0 };
         let r_min = grains.radius.iter().copied().fold(f32::INFINITY, f32::min);
         let r_max = grains.max_radius();
         let (r_min, r_max) = if r_min.is_finite() && r_max > r_min {

@@ -7,8 +7,11 @@
 //!   view: right-handed look-at; projection: wgpu's clip space (depth 0..1)
 //! ```
 //! Matrices are column-major `[[f32; 4]; 4]` (`m[column][row]`), as WGSL's
-//! `mat4x4<f32>` reads them. Written by hand: four small functions, not
-//! worth a linear-algebra dependency.
+//! `mat4x4<f32>` reads them. Written by hand on the space's vector
+//! operations (`model::space`): a look-at and a perspective are not worth a
+//! linear-algebra dependency.
+
+use crate::model::space::{Dim3, Space, cross};
 
 /// Vertical field of view, rad (35 degrees).
 pub const FOV_Y: f32 = 0.610_865_2;
@@ -26,17 +29,9 @@ pub struct Orbit {
     pub pitch: f32,
 }
 
-fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
+/// `a` over its length (unchanged at length 0).
 fn unit(a: [f32; 3]) -> [f32; 3] {
-    let l = dot(a, a).sqrt().max(f32::MIN_POSITIVE);
-    [a[0] / l, a[1] / l, a[2] / l]
+    Dim3::scale(a, 1.0 / Dim3::dot(a, a).sqrt().max(f32::MIN_POSITIVE))
 }
 
 impl Orbit {
@@ -49,8 +44,8 @@ impl Orbit {
         let lo = [bounds[0], bounds[1], bounds[2]];
         let hi = [bounds[3], bounds[4], bounds[5]];
         let target = [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2])];
-        let d = sub(hi, lo);
-        let radius = (0.5 * dot(d, d).sqrt()).max(1e-6);
+        let d = Dim3::sub(hi, lo);
+        let radius = (0.5 * Dim3::dot(d, d).sqrt()).max(1e-6);
         let half_y = 0.5 * FOV_Y;
         let half_x = (half_y.tan() * aspect.max(1e-3)).atan();
         let half = half_y.min(half_x);
@@ -74,7 +69,7 @@ impl Orbit {
 
     /// The unit vector from the target towards the eye.
     pub fn towards_eye(&self) -> [f32; 3] {
-        unit(sub(self.eye(), self.target))
+        unit(Dim3::sub(self.eye(), self.target))
     }
 
     /// The unit normal of the cut-away's plane, towards the eye: the
@@ -89,7 +84,7 @@ impl Orbit {
     /// Whether `p` lies on the eye's side of the cut-away's plane (through
     /// the target, [`Orbit::cut_normal`]): the half a cut-away leaves out.
     pub fn in_front(&self, p: [f32; 3]) -> bool {
-        dot(sub(p, self.target), self.cut_normal()) > 0.0
+        Dim3::dot(Dim3::sub(p, self.target), self.cut_normal()) > 0.0
     }
 
     /// The view matrix: world to eye coordinates (x right, y up, the eye
@@ -98,17 +93,12 @@ impl Orbit {
         let eye = self.eye();
         let back = self.towards_eye();
         let right = unit([back[2], 0.0, -back[0]]);
-        // up = back x right
-        let up = [
-            back[1] * right[2] - back[2] * right[1],
-            back[2] * right[0] - back[0] * right[2],
-            back[0] * right[1] - back[1] * right[0],
-        ];
+        let up = cross(back, right);
         [
             [right[0], up[0], back[0], 0.0],
             [right[1], up[1], back[1], 0.0],
             [right[2], up[2], back[2], 0.0],
-            [-dot(right, eye), -dot(up, eye), -dot(back, eye), 1.0],
+            [-Dim3::dot(right, eye), -Dim3::dot(up, eye), -Dim3::dot(back, eye), 1.0],
         ]
     }
 
@@ -164,8 +154,8 @@ mod tests {
             let p = o.to_pixel(o.target, 300, 200).unwrap();
             assert!((p[0] - 150.0).abs() < 1e-3 && (p[1] - 100.0).abs() < 1e-3, "{p:?}");
             let e = o.eye();
-            let d = sub(e, o.target);
-            assert!((dot(d, d).sqrt() - o.distance).abs() < 1e-4 * o.distance);
+            let d = Dim3::sub(e, o.target);
+            assert!((Dim3::dot(d, d).sqrt() - o.distance).abs() < 1e-4 * o.distance);
         }
     }
 

@@ -203,32 +203,6 @@ pub struct SphereFrame {
     pub legend: bool,
 }
 
-/// The fixed colour scales of a 3D scene: as [`Ranges::for_scene`] in the
-/// plane, with `height` (m) the height the grains can fall and `g` (m/s^2)
-/// gravity's magnitude.
-pub fn sphere_ranges(grains: &Grains<Dim3>, height: f32, g: f32) -> Ranges {
-    let r_min = grains.radius.iter().copied().fold(f32::INFINITY, f32::min);
-    let r_max = grains.radius.iter().copied().fold(0.0, f32::max);
-    let (r_min, r_max) = if r_min.is_finite() && r_max > r_min {
-        (r_min, r_max)
-    } else {
-        (0.0, r_max.max(1e-6))
-    };
-    let r_mean = if grains.radius.is_empty() {
-        1.0
-    } else {
-        grains.radius.iter().sum::<f32>() / grains.radius.len() as f32
-    };
-    let h = if height > 0.0 { height } else { 1.0 };
-    Ranges {
-        ids: grains.id.iter().copied().max().map_or(1, |m| m + 1),
-        speed: [0.0, (2.0 * g * h).sqrt().max(1e-3)],
-        radius: [r_min, r_max],
-        load: [0.0, (0.5 * h / (2.0 * r_mean)).max(2.0)],
-        g_dt: 1.0,
-    }
-}
-
 /// The colour (sRGB bytes) of each sphere under `mode`: the band of its
 /// id, or its speed or radius on the colour map over `ranges`; frames hold
 /// no contact loads, so [`ColorMode::Load`] colours by height.
