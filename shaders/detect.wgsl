@@ -1,41 +1,42 @@
 // Stage detect: potential contacts (gap < alert) of each grain into its list of
 // CAPACITY slots; count[i] = contacts FOUND (may exceed CAPACITY; only the first
-// CAPACITY are written). Order: grains of the 3x3 cells (row order, bin order),
-// then segments (only where the centre projects inside, 0 <= s_t <= 1; a segment
-// with an inside measures the gap with a sign along its inward normal, see
-// one_sided in shared.wgsl), then
-// corners (only where the grain lies beyond every incident segment).
-// A wall contact carries the wall's velocity at the contact, wall_vel: a
-// segment's where the centre projects onto it (s_t clamped to [0, 1], linear
-// between its ends' velocities segment_vel[k] = (v_a, v_b)), a corner's
-// corner_vel[k]; zero for a grain (and, from zero velocities, for still walls).
+// CAPACITY are written). Order: grains of the 3x3 (x 3 in 3D) cells (layer, row
+// and column order, bin order), then the walls in the space's body order
+// (wall_contacts: shaders/space/plane_walls.wgsl, segments then corners;
+// shaders/space/solid_walls.wgsl, planes, triangles, edges, vertices).
+// A wall contact carries the wall's velocity at the contact, wall_vel; zero
+// for a grain (and, from zero velocities, for still walls).
 // Per workgroup, the overflow sum(max(0, count - K)) and the distinct listed
 // contacts (a grain pair once) are added to stats, and the deepest listed
 // overlap max(0, -gap) is maxed into stats[STAT_OVERLAP] (f32 bits; twin
 // ContactLists::max_overlap). On a grid periodic along x (params.period > 0) the
 // 3x3 block wraps around in x and a grain pair's offset is its minimum image
-// (grain_contacts_periodic). CPU twin: cpu::detect::detect.
+// (grain_contacts_periodic, the plane's). CPU twin: cpu::detect::detect.
 
 var<workgroup> wg_overflow: atomic<u32>;
 var<workgroup> wg_distinct: atomic<u32>;
 var<workgroup> wg_overlap: atomic<u32>;
 
-// (n.x, n.y, |x - from|); a coincident pair gets a fixed axis normal whose sign
-// depends on flip, so the two copies stay opposite (cpu::detect::normal_between).
-fn normal_between(x: vec2<f32>, origin: vec2<f32>, flip: bool) -> vec3<f32> {
+// A unit normal and a distance.
+struct Dir {
+    n: Vec,
+    len: f32,
+}
+
+// The normal from `origin` to x and their distance; a coincident pair gets a
+// fixed axis normal whose sign depends on flip, so the two copies stay
+// opposite (cpu::detect::normal_between).
+fn normal_between(x: Vec, origin: Vec, flip: bool) -> Dir {
     return normal_along(x - origin, flip);
 }
 
 // normal_between of the offset d = x - from (cpu::detect::normal_along).
-fn normal_along(d: vec2<f32>, flip: bool) -> vec3<f32> {
-    let len = sqrt(d.x * d.x + d.y * d.y);
+fn normal_along(d: Vec, flip: bool) -> Dir {
+    let len = sqrt(dot_exact(d, d));
     if len > 0.0 {
-        return vec3<f32>(d.x / len, d.y / len, len);
+        return Dir(d / len, len);
     }
-    if flip {
-        return vec3<f32>(-1.0, 0.0, 0.0);
-    }
-    return vec3<f32>(1.0, 0.0, 0.0);
+    return Dir(axis_x(flip), 0.0);
 }
 
 fn push(i: u32, found: u32, c: Contact) {
@@ -44,30 +45,41 @@ fn push(i: u32, found: u32, c: Contact) {
     }
 }
 
-// The grain contacts of grain i in cell c: the grains of the 3x3 cells around
-// it (row order, bin order). Returns how many.
-fn grain_contacts(i: u32, c: vec2<u32>) -> u32 {
-    let x = pos[i];
+// Grain j's contact with grain i (at x, radius r, inverse mass im) at offset
+// d = x - x_j, if within the alert distance: pushed as grain i's next; returns
+// the new count.
+fn grain_pair(i: u32, j: u32, d: Vec, r: f32, im: f32, found: u32) -> u32 {
+    let nd = normal_along(d, i < j);
+    let gap = nd.len - (r + radius[j]);
+    if gap < params.alert {
+        push(i, found, Contact(j, gap, im + inv_mass[j], 0.0, vec_out(nd.n), tangent_out(tangent_zero()), 0.0, vec_out(vec_zero())));
+        return found + 1u;
+    }
+    return found;
+}
+
+// The grain contacts of grain i in cell c: the grains of the 3 x 3 (x 3)
+// cells around it (layer, row, then column order, bin order). Returns how many.
+fn grain_contacts(i: u32, c: vec3<u32>) -> u32 {
+    let x = vec_in(pos[i]);
     let r = radius[i];
     let im = inv_mass[i];
     var found = 0u;
+    let z0 = select(0u, c.z - 1u, c.z > 0u);
     let y0 = select(0u, c.y - 1u, c.y > 0u);
     let x0 = select(0u, c.x - 1u, c.x > 0u);
+    let z1 = min(c.z + 1u, params.nz - 1u);
     let y1 = min(c.y + 1u, params.ny - 1u);
     let x1 = min(c.x + 1u, params.nx - 1u);
-    for (var ny = y0; ny <= y1; ny++) {
-        for (var nx = x0; nx <= x1; nx++) {
-            let cell = ny * params.nx + nx;
-            for (var s = cell_start[cell]; s < cell_start[cell + 1u]; s++) {
-                let j = sorted[s];
-                if j == i {
-                    continue;
-                }
-                let nd = normal_between(x, pos[j], i < j);
-                let gap = nd.z - (r + radius[j]);
-                if gap < params.alert {
-                    push(i, found, Contact(j, gap, im + inv_mass[j], 0.0, nd.xy, 0.0, 0.0, vec2<f32>(0.0, 0.0)));
-                    found++;
+    for (var nz = z0; nz <= z1; nz++) {
+        for (var ny = y0; ny <= y1; ny++) {
+            for (var nx = x0; nx <= x1; nx++) {
+                let cell = (nz * params.ny + ny) * params.nx + nx;
+                for (var s = cell_start[cell]; s < cell_start[cell + 1u]; s++) {
+                    let j = sorted[s];
+                    if j != i {
+                        found = grain_pair(i, j, x - vec_in(pos[j]), r, im, found);
+                    }
                 }
             }
         }
@@ -75,12 +87,12 @@ fn grain_contacts(i: u32, c: vec2<u32>) -> u32 {
     return found;
 }
 
-// The grain contacts of grain i in cell c of a grid periodic along x: the 3x3
-// block's columns wrap modulo nx, in the order (cx - 1, cx, cx + 1) wrapped (0,
-// 1, 2 when nx = 3), and each offset is its minimum image
+// The grain contacts of grain i in cell c of a grid periodic along x (the
+// plane's): the 3x3 block's columns wrap modulo nx, in the order (cx - 1, cx,
+// cx + 1) wrapped (0, 1, 2 when nx = 3), and each offset is its minimum image
 // (cpu::detect::grain_contacts_periodic, wrapped_columns). Returns how many.
-fn grain_contacts_periodic(i: u32, c: vec2<u32>) -> u32 {
-    let x = pos[i];
+fn grain_contacts_periodic(i: u32, c: vec3<u32>) -> u32 {
+    let x = vec_in(pos[i]);
     let r = radius[i];
     let im = inv_mass[i];
     var found = 0u;
@@ -97,14 +109,8 @@ fn grain_contacts_periodic(i: u32, c: vec2<u32>) -> u32 {
             let cell = ny * params.nx + cols[k];
             for (var s = cell_start[cell]; s < cell_start[cell + 1u]; s++) {
                 let j = sorted[s];
-                if j == i {
-                    continue;
-                }
-                let nd = normal_along(min_image(x - pos[j], params), i < j);
-                let gap = nd.z - (r + radius[j]);
-                if gap < params.alert {
-                    push(i, found, Contact(j, gap, im + inv_mass[j], 0.0, nd.xy, 0.0, 0.0, vec2<f32>(0.0, 0.0)));
-                    found++;
+                if j != i {
+                    found = grain_pair(i, j, min_image(x - vec_in(pos[j]), params), r, im, found);
                 }
             }
         }
@@ -113,62 +119,15 @@ fn grain_contacts_periodic(i: u32, c: vec2<u32>) -> u32 {
 }
 
 fn detect_grain(i: u32) -> u32 {
-    let x = pos[i];
-    let r = radius[i];
-    let im = inv_mass[i];
-    var found = 0u;
+    let x = vec_in(pos[i]);
     let c = cell_coords(x, params);
+    var found = 0u;
     if params.period > 0.0 {
         found = grain_contacts_periodic(i, c);
     } else {
         found = grain_contacts(i, c);
     }
-    for (var k = 0u; k < params.n_segments; k++) {
-        let seg = segments[k];
-        let t = seg.b - seg.a;
-        let rel = x - seg.a;
-        let st = (rel.x * t.x + rel.y * t.y) / (t.x * t.x + t.y * t.y);
-        if !(st >= 0.0 && st <= 1.0) {
-            continue;
-        }
-        let p = vec2<f32>(seg.a.x + st * t.x, seg.a.y + st * t.y);
-        let nd = normal_between(x, p, false);
-        var n = nd.xy;
-        if nd.z == 0.0 {
-            let len = sqrt(t.x * t.x + t.y * t.y);
-            n = vec2<f32>(-t.y / len, t.x / len);
-        }
-        if nd.z - r < params.alert {
-            let sd = one_sided(seg, x, p, n, nd.z);
-            // model::walls::Walls::segment_velocity_at
-            let ends = segment_vel[k];
-            let s = clamp(st, 0.0, 1.0);
-            let wv = vec2<f32>(ends[0].x + s * (ends[1].x - ends[0].x), ends[0].y + s * (ends[1].y - ends[0].y));
-            push(i, found, Contact(BODY_SEGMENT | k, sd.z - r, im, 0.0, sd.xy, 0.0, 0.0, wv));
-            found++;
-        }
-    }
-    for (var k = 0u; k < params.n_corners; k++) {
-        let corner = corners[k];
-        let rel = x - corner.pos;
-        var beyond = true;
-        for (var e = 0u; e < CORNER_DIRS; e++) {
-            let d = corner.dirs[e];
-            if rel.x * d.x + rel.y * d.y > 0.0 {
-                beyond = false;
-            }
-        }
-        if !beyond {
-            continue;
-        }
-        let nd = normal_between(x, corner.pos, false);
-        let gap = nd.z - r;
-        if gap < params.alert {
-            push(i, found, Contact(BODY_CORNER | k, gap, im, 0.0, nd.xy, 0.0, 0.0, corner_vel[k]));
-            found++;
-        }
-    }
-    return found;
+    return wall_contacts(i, x, radius[i], inv_mass[i], found);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)

@@ -1,7 +1,10 @@
-// Structs and helpers shared by every stage. The generated prelude
-// (src/gpu/mod.rs, ShaderConfig::prelude) comes first and defines
-// WORKGROUP_SIZE, CAPACITY, CORNER_DIRS, BODY_* and STAT_*.
-// tests/gpu_layout.rs checks every size and offset below against Rust.
+// Structs and helpers shared by every stage in either space. The generated
+// prelude (src/gpu/mod.rs, ShaderConfig::prelude) comes first and defines
+// WORKGROUP_SIZE, CAPACITY, CORNER_DIRS, BODY_* and STAT_*; the space's file
+// (shaders/space/plane.wgsl or solid.wgsl) follows this one and defines Vec,
+// VecS, Spin, Tangent and their operations, the walls' structs and the
+// helpers of that space alone. tests/gpu_layout.rs checks every size and
+// offset below against Rust.
 
 // Keep in sync with model::contact::Contact (src/model/contact.rs).
 struct Contact {
@@ -9,23 +12,10 @@ struct Contact {
     gap: f32,            // surface gap at detection, m (negative = overlap)
     inv_mass_sum: f32,   // W = im_a + im_b, 1/kg
     impulse: f32,        // accumulated normal impulse P >= 0, N s
-    normal: vec2<f32>,   // unit normal from the other body towards this grain
-    impulse_t: f32,      // accumulated tangential impulse along t = (-n.y, n.x), N s (docs/nscd.md#coulomb-friction-and-rotation)
+    normal: VecS,        // unit normal from the other body towards this grain
+    impulse_t: TangentS, // accumulated tangential impulse, N s: along t = (-n.y, n.x) in the plane, a vector of the contact plane in 3D (docs/nscd.md#coulomb-friction-and-rotation)
     bounce: f32,         // restitution: separate at u >= bounce (m/s), 0 = no bounce (model::contact::bounce)
-    wall_vel: vec2<f32>, // a moving wall's velocity at the contact, m/s (zero: a grain or a still wall)
-}
-
-// Keep in sync with model::walls::Segment.
-struct Segment {
-    a: vec2<f32>,
-    b: vec2<f32>,
-    n: vec2<f32>,   // inward unit normal (zero = two-sided), see model::walls
-}
-
-// Keep in sync with model::walls::Corner.
-struct Corner {
-    pos: vec2<f32>,
-    dirs: array<vec2<f32>, CORNER_DIRS>,   // unit directions of incident segments (zero = unused)
+    wall_vel: VecS,      // a moving wall's velocity at the contact, m/s (zero: a grain or a still wall)
 }
 
 // Keep in sync with gpu::Params (src/gpu/mod.rs).
@@ -55,6 +45,8 @@ struct Params {
     seed: u32,            // the forcing's folded seed (model::noise::fold_seed)
     step: u32,            // the step index of the forcing's draws
     period: f32,          // period along x, m (xmin = origin.x; 0 = not periodic, model::Grid::period)
+    nz: u32,              // cells along z (1 in the plane; n_cells = nx * ny * nz)
+    origin_z: f32,        // the grid's lowest z, m (3D; 0 in the plane)
     pad: u32,             // 8-byte struct alignment
 }
 
@@ -84,19 +76,6 @@ fn flat_workgroup(inv: Invocation) -> u32 {
 // Flat invocation index.
 fn flat_index(inv: Invocation) -> u32 {
     return flat_workgroup(inv) * WORKGROUP_SIZE + inv.lid;
-}
-
-// Cell coordinates of a point, clamped into the grid; NaN goes to 0; on a grid
-// periodic along x the column is first wrapped modulo nx (model::Grid::coords).
-fn cell_coords(p: vec2<f32>, params: Params) -> vec2<u32> {
-    let f = floor((p - params.origin) / params.cell);
-    var column = f.x;
-    if params.period > 0.0 {
-        column = rem_euclid(column, f32(params.nx));
-    }
-    let fx = min(select(0.0, column, column > 0.0), f32(params.nx - 1u));
-    let fy = min(select(0.0, f.y, f.y > 0.0), f32(params.ny - 1u));
-    return vec2<u32>(u32(fx), u32(fy));
 }
 
 // a - b trunc(a / b) for b > 0, exactly (C's fmod, Rust's f32 %): the sign of a,
@@ -140,16 +119,6 @@ fn round_away(q: f32) -> f32 {
     return select(t, t + sign(q), abs(q - t) >= 0.5);
 }
 
-// The offset d between two points as its minimum image along x on a grid
-// periodic along x, d.x - L round(d.x / L) for period L; d itself otherwise
-// (model::Grid::min_image).
-fn min_image(d: vec2<f32>, params: Params) -> vec2<f32> {
-    if params.period > 0.0 {
-        return vec2<f32>(d.x - params.period * round_away(d.x / params.period), d.y);
-    }
-    return d;
-}
-
 // x wrapped into [xmin, xmax) on a grid periodic along x (xmin = origin.x; a
 // sum rounded onto xmax gives xmin); x itself otherwise or when not finite
 // (model::Grid::wrap_x).
@@ -160,29 +129,6 @@ fn wrap_x(x: f32, params: Params) -> f32 {
         return select(w, xmin, w >= xmin + params.period);
     }
     return x;
-}
-
-// Normal and signed distance from a segment's closest point p to x: the inward
-// normal and -|x - p| where x has crossed a segment with an inside, else (n, dist)
-// unchanged (cpu::detect::one_sided).
-fn one_sided(s: Segment, x: vec2<f32>, p: vec2<f32>, n: vec2<f32>, dist: f32) -> vec3<f32> {
-    if s.n.x == 0.0 && s.n.y == 0.0 {
-        return vec3<f32>(n, dist);
-    }
-    let d = x - p;
-    let behind = d.x * s.n.x + d.y * s.n.y < 0.0;
-    return vec3<f32>(s.n, select(dist, -dist, behind));
-}
-
-// The local frictional update of docs/nscd.md#coulomb-friction-and-rotation (model::contact::coulomb): from
-// (P_n, P_t), the normal target velocity, the slip u_t, W and the relaxation,
-// returns (P_n', P_t') with P_n' = max(0, P_n - relax target / W) and
-// P_t' = clamp(P_t - relax u_t / (3 W), -mu P_n', mu P_n').
-fn coulomb(p_n: f32, p_t: f32, goal: f32, u_t: f32, w: f32, relax: f32, mu: f32) -> vec2<f32> {
-    let pn = max(p_n - relax * goal / w, 0.0);
-    let bound = mu * pn;
-    let pt = clamp(p_t - relax * u_t / (TANGENT_MASS_RATIO * w), -bound, bound);
-    return vec2<f32>(pn, pt);
 }
 
 // The friction coefficient of a contact with body `other` (StepParams::mu_of).
@@ -196,42 +142,3 @@ fn friction_correction(dp_n: f32, dp_t: f32, w: f32, relax: f32) -> f32 {
     return max((abs(dp_n) * w) / relax, t);
 }
 
-// dw = -2 im dP_t / r (model::contact::spin_kick; 0 for r = 0).
-fn spin_kick(im: f32, r: f32, dp_t: f32) -> f32 {
-    return select(0.0, -2.0 * im * dp_t / r, r > 0.0);
-}
-
-// A moving wall's normal velocity at the contact, w_n = wall_vel . n, m/s
-// (model::contact::Contact::wall_normal_velocity).
-fn wall_normal_velocity(c: Contact) -> f32 {
-    return c.wall_vel.x * c.normal.x + c.wall_vel.y * c.normal.y;
-}
-
-// The velocity a contact drives to zero or above (model::contact::Contact::target):
-// u >= bounce for a bouncing contact (restitution), else u + max(d, 0)/dt
-// + beta min(d + slop, 0)/dt >= 0. A moving wall (wall_vel != 0) drives the
-// relative normal velocity u - w_n instead: u + (offset - w_n), offset the
-// still target's part past u (Contact::target_offset); a still wall and a
-// grain keep the still target's expressions, bit for bit.
-fn normal_goal(c: Contact, u: f32, params: Params) -> f32 {
-    if c.wall_vel.x != 0.0 || c.wall_vel.y != 0.0 {
-        var offset = -c.bounce;
-        if !(c.bounce > 0.0) {
-            offset = (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
-        }
-        return u + (offset - wall_normal_velocity(c));
-    }
-    if c.bounce > 0.0 {
-        return u - c.bounce;
-    }
-    return u + (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
-}
-
-// The tangential slip of a contact seen from grain i (model::contact::Contact::slip):
-// u_t = (v_i - (v_o + wall_vel)) . t - (r_i w_i + r_o w_o) with t = (-n.y, n.x);
-// v_o and r_o w_o are 0 for a wall or corner, whose surface moves at wall_vel.
-fn contact_slip(c: Contact, v: vec2<f32>, vo: vec2<f32>, rw: f32, rwo: f32) -> f32 {
-    let dx = v.x - (vo.x + c.wall_vel.x);
-    let dy = v.y - (vo.y + c.wall_vel.y);
-    return dx * -c.normal.y + dy * c.normal.x - (rw + rwo);
-}

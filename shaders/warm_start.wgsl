@@ -1,6 +1,7 @@
 // Stage warm_start: every listed contact of grain i found again in last step's
 // list of grain i (same other body) starts from its previous impulses (normal
-// and tangential); others
+// and tangential, the tangent carried into the new contact plane in 3D,
+// carry_tangent); others
 // start at 0. CPU twin: cpu::warm_start::warm_start. The DEM runs it too, to
 // carry a contact law's history (model::law), kept in impulse_t.
 // Entry point bounce (restitution e > 0, docs/nscd.md#restitution): every listed contact gets
@@ -19,16 +20,16 @@ fn main(inv: Invocation) {
         let s = i * CAPACITY + k;
         let other = slots[s].other;
         var p = 0.0;
-        var pt = 0.0;
+        var pt = tangent_zero();
         for (var o = 0u; o < m; o++) {
             if prev_slots[i * CAPACITY + o].other == other {
                 p = prev_slots[i * CAPACITY + o].impulse;
-                pt = prev_slots[i * CAPACITY + o].impulse_t;
+                pt = carry_tangent(tangent_in(prev_slots[i * CAPACITY + o].impulse_t), vec_in(slots[s].normal));
                 break;
             }
         }
         slots[s].impulse = p;
-        slots[s].impulse_t = pt;
+        slots[s].impulse_t = tangent_out(pt);
     }
 }
 
@@ -40,12 +41,12 @@ fn bounce(inv: Invocation) {
     for (var k = 0u; k < n; k++) {
         let s = i * CAPACITY + k;
         let c = slots[s];
-        var vo = c.wall_vel;
+        var vo = vec_in(c.wall_vel);
         if (c.other & (BODY_SEGMENT | BODY_CORNER)) == 0u {
-            vo = vel[c.other];
+            vo = vec_in(vel[c.other]);
         }
-        let dv = vec2<f32>(vel[i].x - vo.x, vel[i].y - vo.y);
-        let u = dv.x * c.normal.x + dv.y * c.normal.y;
+        let dv = vec_in(vel[i]) - vo;
+        let u = dot_exact(dv, vec_in(c.normal));
         var b = 0.0;
         if u < 0.0 && c.gap + params.dt * u <= 0.0 {
             b = -params.restitution * u;

@@ -27,7 +27,7 @@ fn law(walls: bool) -> Cohesion {
 
 #[test]
 fn cohesion_layout_matches_rust() {
-    let cfg = ShaderConfig { capacity: 16 };
+    let cfg = ShaderConfig::new(16);
     let src = cfg.source(Stage::Cohesion);
     let module = naga::front::wgsl::parse_str(&src).expect("cohesion.wgsl parses");
     let (span, offsets) = module
@@ -87,7 +87,7 @@ fn cohesion_matches_cpu() {
             let vel_free: Vec<[f32; 2]> = g.vel.clone();
             let mut want = vel_free.clone();
             cpu::cohesion::cohesion(&co, p.dt, &lists, &g.radius, &g.inv_mass, &mut want);
-            let cfg = ShaderConfig { capacity: k as u32 };
+            let cfg = ShaderConfig::new(k as u32);
             let stage = Kernel::new(&ctx, &cfg, Stage::Cohesion, "main");
             let law = uni(&ctx, &co);
             let (pb, count, slots) = (uni(&ctx, &p), buf(&ctx, &lists.count), buf(&ctx, &lists.slots));

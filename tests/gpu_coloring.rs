@@ -64,7 +64,7 @@ fn coloring_matches_cpu() {
         let (g, _, grid, lists) = pile(n_side);
         let n = g.len();
         let cpu_col = cpu::coloring::color_contacts(&lists, &g.inv_mass);
-        let cfg = ShaderConfig { capacity: 16 };
+        let cfg = ShaderConfig::new(16);
         let k = coloring::Coloring::new(&ctx, &cfg);
         let pb = uni(&ctx, &params(&grid, n));
         let count = buf(&ctx, &lists.count);
@@ -136,7 +136,7 @@ fn colored_buckets_match_cpu() {
         let coloring = cpu::coloring::color_contacts(&lists, &g.inv_mass);
         let mut sweep = cpu::colored::ColoredSweep::default();
         sweep.build(&lists.count, &lists.slots, 16, &coloring);
-        let kernels = Colored::new(&ctx, &ShaderConfig { capacity: 16 });
+        let kernels = Colored::new(&ctx, &ShaderConfig::new(16));
         let (pb, count, slots) = (
             uni(&ctx, &params(&grid, n)),
             buf(&ctx, &lists.count),

@@ -54,7 +54,7 @@ fn scene(n: usize, seed: u64) -> (Grains, Walls, ContactLists) {
 
 #[test]
 fn dem_law_layout_matches_rust() {
-    let src = ShaderConfig { capacity: K as u32 }.source(Stage::DemForce);
+    let src = ShaderConfig::new(K as u32).source(Stage::DemForce);
     let m = naga::front::wgsl::parse_str(&src).expect("dem_force parses");
     let span = m
         .types
@@ -158,7 +158,7 @@ fn forces_agree(n: usize, want: (&[[f32; 2]], &[f32]), got: (&[[f32; 2]], &[f32]
 #[test]
 fn dem_force_matches_cpu() {
     let Some(ctx) = context() else { return };
-    let cfg = ShaderConfig { capacity: K as u32 };
+    let cfg = ShaderConfig::new(K as u32);
     let k = Kernel::new(&ctx, &cfg, Stage::DemForce, "main");
     for (n, seed) in [(0usize, 1u64), (1, 2), (257, 3), (1031, 4)] {
         let (g, _walls, lists) = scene(n, seed);
@@ -193,7 +193,7 @@ fn dem_force_matches_cpu() {
 #[test]
 fn dem_force_with_moving_walls_matches_cpu() {
     let ctx = context().expect("a GPU adapter");
-    let cfg = ShaderConfig { capacity: K as u32 };
+    let cfg = ShaderConfig::new(K as u32);
     let k = Kernel::new(&ctx, &cfg, Stage::DemForce, "main");
     for (n, seed) in [(257usize, 8u64), (1031, 9)] {
         let (g, _walls, mut still) = scene(n, seed);
@@ -243,7 +243,7 @@ fn dem_force_with_moving_walls_matches_cpu() {
 #[test]
 fn dem_integrate_matches_cpu() {
     let Some(ctx) = context() else { return };
-    let cfg = ShaderConfig { capacity: K as u32 };
+    let cfg = ShaderConfig::new(K as u32);
     let (drift_k, kick_k) = (
         Kernel::new(&ctx, &cfg, Stage::DemIntegrate, "kick_drift"),
         Kernel::new(&ctx, &cfg, Stage::DemIntegrate, "kick"),
@@ -345,7 +345,7 @@ fn dem_integrate_matches_cpu() {
 #[test]
 fn dem_force_hertz_mindlin_matches_cpu() {
     let Some(ctx) = context() else { return };
-    let cfg = ShaderConfig { capacity: K as u32 };
+    let cfg = ShaderConfig::new(K as u32);
     let k = Kernel::new(&ctx, &cfg, Stage::DemForce, "main");
     for (n, seed) in [(1usize, 5u64), (257, 6), (1031, 7)] {
         let (g, _walls, mut lists) = scene(n, seed);

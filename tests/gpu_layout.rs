@@ -4,8 +4,9 @@
 use std::mem::{offset_of, size_of};
 
 use hourglass::gpu::prefix_sum::ScanLevel;
-use hourglass::gpu::{Params, ReducePartial, ShaderConfig, Stage};
-use hourglass::model::{Contact, Corner, Segment};
+use hourglass::gpu::space::{Face, Ridge};
+use hourglass::gpu::{Params, ReducePartial, SOLID_STAGES, ShaderConfig, Stage};
+use hourglass::model::{Contact, Corner, Dim3, Segment};
 
 /// Parse and validate the full source of `stage`.
 fn module(stage: Stage, cfg: &ShaderConfig) -> naga::Module {
@@ -47,7 +48,7 @@ fn check(module: &naga::Module, stage: Stage, name: &str, size: usize, offsets: 
 #[test]
 fn shared_structs_match_rust_in_every_stage() {
     for capacity in [0, 4, 16] {
-        let cfg = ShaderConfig { capacity };
+        let cfg = ShaderConfig::new(capacity);
         for stage in Stage::ALL {
             let m = module(stage, &cfg);
             check(
@@ -115,6 +116,8 @@ fn shared_structs_match_rust_in_every_stage() {
                     ("seed", offset_of!(Params, seed)),
                     ("step", offset_of!(Params, step)),
                     ("period", offset_of!(Params, period)),
+                    ("nz", offset_of!(Params, nz)),
+                    ("origin_z", offset_of!(Params, origin_z)),
                     ("pad", offset_of!(Params, pad)),
                 ],
             );
@@ -147,13 +150,76 @@ fn shared_structs_match_rust_in_every_stage() {
     }
 }
 
+/// In 3D the contact is `Contact<Dim3>` (vectors as three f32: 56 bytes, no
+/// padding), and the walls' bodies are `gpu::space::Face` and `Ridge`, in
+/// every stage written over the space.
+#[test]
+fn structs_of_3d_match_rust_in_every_stage_that_runs_there() {
+    type C3 = Contact<Dim3>;
+    for capacity in [0, 4, 16] {
+        let cfg = ShaderConfig::of::<Dim3>(capacity);
+        for stage in SOLID_STAGES {
+            let m = module(stage, &cfg);
+            check(
+                &m,
+                stage,
+                "Contact",
+                size_of::<C3>(),
+                &[
+                    ("other", offset_of!(C3, other)),
+                    ("gap", offset_of!(C3, gap)),
+                    ("inv_mass_sum", offset_of!(C3, inv_mass_sum)),
+                    ("impulse", offset_of!(C3, impulse)),
+                    ("normal", offset_of!(C3, normal)),
+                    ("impulse_t", offset_of!(C3, impulse_t)),
+                    ("bounce", offset_of!(C3, bounce)),
+                    ("wall_vel", offset_of!(C3, wall_vel)),
+                ],
+            );
+            check(
+                &m,
+                stage,
+                "Segment",
+                size_of::<Face>(),
+                &[
+                    ("a", offset_of!(Face, a)),
+                    ("kind", offset_of!(Face, kind)),
+                    ("b", offset_of!(Face, b)),
+                    ("owns", offset_of!(Face, owns)),
+                    ("c", offset_of!(Face, c)),
+                    ("pad", offset_of!(Face, pad)),
+                    ("n", offset_of!(Face, n)),
+                    ("pad2", offset_of!(Face, pad2)),
+                ],
+            );
+            check(
+                &m,
+                stage,
+                "Corner",
+                size_of::<Ridge>(),
+                &[
+                    ("a", offset_of!(Ridge, a)),
+                    ("kind", offset_of!(Ridge, kind)),
+                    ("b", offset_of!(Ridge, b)),
+                    ("count", offset_of!(Ridge, count)),
+                    ("dirs", offset_of!(Ridge, dirs)),
+                ],
+            );
+        }
+    }
+    let m = module(Stage::Detect, &ShaderConfig::of::<Dim3>(16));
+    for name in ["Contact", "Segment", "Corner", "Params"] {
+        assert!(layout(&m, name).is_some(), "{name} missing from the 3D detection");
+    }
+}
+
 #[test]
 fn every_struct_is_declared_once_in_shared_wgsl() {
-    let m = module(Stage::Detect, &ShaderConfig { capacity: 16 });
+    let m = module(Stage::Detect, &ShaderConfig::new(16));
     for name in ["Contact", "Segment", "Corner", "Params", "ReducePartial"] {
         assert!(layout(&m, name).is_some(), "{name} missing from shaders/shared.wgsl");
     }
-    let scan = module(Stage::PrefixSum, &ShaderConfig { capacity: 16 });
+    let scan = module(Stage::PrefixSum, &ShaderConfig::new(16));
     assert!(layout(&scan, "ScanLevel").is_some());
 }
 
@@ -161,7 +227,7 @@ fn every_struct_is_declared_once_in_shared_wgsl() {
 /// `[f32; 5]` (`gpu::apgd::Momentum`): word i at byte 4 i, no padding.
 #[test]
 fn the_apgd_state_is_the_hosts_five_words() {
-    let m = module(Stage::Apgd, &ShaderConfig { capacity: 16 });
+    let m = module(Stage::Apgd, &ShaderConfig::new(16));
     let (size, members) = layout(&m, "ApgdState").expect("ApgdState in shaders/apgd.wgsl");
     assert_eq!(size as usize, size_of::<hourglass::gpu::apgd::Momentum>());
     let got: Vec<(&str, u32)> = members.iter().map(|(n, o)| (n.as_str(), *o)).collect();

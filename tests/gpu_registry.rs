@@ -9,7 +9,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use hourglass::gpu::registry::{Binding, ENTRY_POINTS, Kind, NOT_STAGES, Twin};
-use hourglass::gpu::{ShaderConfig, Stage};
+use hourglass::gpu::{SOLID_STAGES, ShaderConfig, Stage};
+use hourglass::model::Dim3;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -94,13 +95,20 @@ fn every_shader_file_is_a_stage_or_says_what_it_is() {
     );
 }
 
+/// Every stage in the plane, and every stage written over the space
+/// (`SOLID_STAGES`) in 3D too: (the stage's label, its config).
+fn stage_sources() -> Vec<(Stage, String, ShaderConfig)> {
+    let plane = Stage::ALL.map(|s| (s, s.name().to_string(), ShaderConfig::new(16)));
+    let solid = SOLID_STAGES.map(|s| (s, format!("{} (3D)", s.name()), ShaderConfig::of::<Dim3>(16)));
+    plane.into_iter().chain(solid).collect()
+}
+
 #[test]
 fn registry_matches_the_wgsl_entry_points_and_bindings() {
-    let cfg = ShaderConfig { capacity: 16 };
     let mut errors = Vec::new();
     let mut checked = 0;
-    for stage in Stage::ALL {
-        let (module, info) = parse(stage.name(), &cfg.source(stage));
+    for (stage, label, cfg) in stage_sources() {
+        let (module, info) = parse(&label, &cfg.source(stage));
         let in_wgsl = compute_entries(&module);
         let registered: Vec<&str> = ENTRY_POINTS
             .iter()
@@ -110,8 +118,7 @@ fn registry_matches_the_wgsl_entry_points_and_bindings() {
         for entry in &registered {
             if !in_wgsl.contains(*entry) {
                 errors.push(format!(
-                    "{}::{entry}: registered, but no such @compute fn in the WGSL",
-                    stage.name()
+                    "{label}::{entry}: registered, but no such @compute fn in the WGSL"
                 ));
             }
         }
@@ -119,13 +126,13 @@ fn registry_matches_the_wgsl_entry_points_and_bindings() {
             if ep.stage != naga::ShaderStage::Compute {
                 continue;
             }
-            let name = format!("{}::{}", stage.name(), ep.name);
+            let name = format!("{label}::{}", ep.name);
             match registered.iter().filter(|&&e| e == ep.name).count() {
                 0 => {
                     errors.push(format!("{name}: @compute fn missing from the registry"));
                     continue;
                 }
-                1 => checked += 1,
+                1 => checked += usize::from(cfg.dim == 2),
                 _ => errors.push(format!("{name}: registered more than once")),
             }
             let entry = hourglass::gpu::registry::find(stage, &ep.name).unwrap();
@@ -182,10 +189,9 @@ fn stage_files_leave_their_bindings_to_the_registry() {
 /// for `ReadOnly` that would cost the driver a needless barrier.
 #[test]
 fn every_read_write_binding_is_written_by_its_stage() {
-    let cfg = ShaderConfig { capacity: 16 };
     let mut unwritten = Vec::new();
-    for stage in Stage::ALL {
-        let (module, info) = parse(stage.name(), &cfg.source(stage));
+    for (stage, label, cfg) in stage_sources() {
+        let (module, info) = parse(&label, &cfg.source(stage));
         for (h, g) in module.global_variables.iter() {
             let Some(b) = &g.binding else { continue };
             let naga::AddressSpace::Storage { access } = g.space else {
@@ -201,7 +207,7 @@ fn every_read_write_binding_is_written_by_its_stage() {
                 naga::TypeInner::Array { base, .. } if matches!(module.types[*base].inner, naga::TypeInner::Atomic(_))
             );
             if !written && !atomic {
-                unwritten.push(format!("{}: binding {} ({:?})", stage.name(), b.binding, g.name));
+                unwritten.push(format!("{label}: binding {} ({:?})", b.binding, g.name));
             }
         }
     }
@@ -282,7 +288,7 @@ fn every_twin_resolves_to_a_cpu_function_and_a_test() {
 /// each has one entry point per pass and no frictional copy of it.
 #[test]
 fn solver_stages_choose_friction_by_a_pipeline_constant() {
-    let cfg = ShaderConfig { capacity: 16 };
+    let cfg = ShaderConfig::new(16);
     for stage in [Stage::JacobiContact, Stage::JacobiGather, Stage::Apgd, Stage::Colored] {
         let (module, _) = parse(stage.name(), &cfg.source(stage));
         let friction = module

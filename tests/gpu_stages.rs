@@ -126,7 +126,7 @@ fn kernel(ctx: &GpuContext, c: &Case, stage: Stage, entry: &str) -> Kernel {
 }
 
 fn cfg(c: &Case) -> ShaderConfig {
-    ShaderConfig { capacity: c.k as u32 }
+    ShaderConfig::new(c.k as u32)
 }
 
 fn copy(ctx: &GpuContext, src: &wgpu::Buffer, dst: &wgpu::Buffer, bytes: u64) {
@@ -202,7 +202,7 @@ fn forcing_generator_is_standard_normal_and_matches_cpu() {
     let grid = Grid::covering([0.0, 0.0, 1.0, 1.0], 0.1).unwrap();
     let mut p = Params::new(&grid, n, 0, 0);
     (p.dt, p.kick, p.seed, p.step) = (1.0, 1.0, 3, 41);
-    let k = Kernel::new(&ctx, &ShaderConfig { capacity: 4 }, Stage::FreeVelocity, "main");
+    let k = Kernel::new(&ctx, &ShaderConfig::new(4), Stage::FreeVelocity, "main");
     let ids: Vec<u32> = (0..n as u32).collect();
     let (pb, vel, im) = (
         uni(&ctx, &p),
@@ -560,7 +560,7 @@ fn bin_sort_matches_cpu() {
 #[test]
 fn prefix_sum_matches_cpu() {
     let Some(ctx) = context() else { return };
-    let scan = prefix_sum::PrefixSum::new(&ctx, &ShaderConfig { capacity: 16 });
+    let scan = prefix_sum::PrefixSum::new(&ctx, &ShaderConfig::new(16));
     let mut rng = Rng::new(9);
     for len in [0usize, 1, 255, 256, 257, 15071, (1 << 20) + 3] {
         let counts: Vec<u32> = (0..len).map(|_| rng.below(9)).collect();
@@ -1554,7 +1554,7 @@ fn panic_message(f: impl FnOnce()) -> String {
 #[test]
 fn kernel_group_by_a_wrong_or_missing_name_panics_naming_the_entry_point() {
     let Some(ctx) = context() else { return };
-    let cfg = ShaderConfig { capacity: 4 };
+    let cfg = ShaderConfig::new(4);
     let k = Kernel::new(&ctx, &cfg, Stage::Integrate, "integrate_angle");
     let (pb, angle, spin) = (
         uni(&ctx, &Params::default()),

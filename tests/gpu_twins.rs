@@ -144,7 +144,7 @@ fn params(p: &Pile) -> Params {
 }
 
 fn cfg(p: &Pile) -> ShaderConfig {
-    ShaderConfig { capacity: p.k as u32 }
+    ShaderConfig::new(p.k as u32)
 }
 
 fn assert_impulses(what: &str, gpu: &[Contact], cpu: &ContactLists) {
@@ -209,7 +209,7 @@ fn residual_max_matches_cpu() {
             }
             let (want_r, want_s) = cpu::residual_max::residual_max(&residual, &vel);
             let want_hist = hourglass::model::speeds::histogram(&vel);
-            let k = Kernel::new(&ctx, &ShaderConfig { capacity: 16 }, Stage::ResidualMax, "main");
+            let k = Kernel::new(&ctx, &ShaderConfig::new(16), Stage::ResidualMax, "main");
             let p = Params {
                 n_grains: n as u32,
                 ..Params::default()
@@ -767,7 +767,7 @@ fn apgd_momentum_matches_cpu() {
             (k_next, r_run),
             "from {state:?}: k and the run's start on the CPU"
         );
-        let k = apgd::Apgd::new(&ctx, &ShaderConfig { capacity: 16 });
+        let k = apgd::Apgd::new(&ctx, &ShaderConfig::new(16));
         let mut q = Params::new(&Grid::covering([0.0, 0.0, 1.0, 1.0], 0.1).unwrap(), 1531, 5, 6);
         q.omega = 0.5;
         let pb = uni(&ctx, &q);

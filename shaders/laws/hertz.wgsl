@@ -1,5 +1,5 @@
 // Hertz k_n delta^1.5 with damping, viscous friction (model::law::hertz).
-fn hertz_pair(law: DemLaw, p: Pair, hist: ptr<function, f32>) -> vec2<f32> {
+fn hertz_pair(law: DemLaw, p: Pair, hist: ptr<function, Tangent>) -> LawForce {
     let f_n = law_normal(law, law.kn * p.delta * sqrt(p.delta), p.u);
-    return vec2<f32>(f_n, law_viscous(law, p, f_n));
+    return LawForce(f_n, law_viscous(law, p, f_n));
 }

@@ -5,6 +5,8 @@
 //!   shaders/<stage>.wgsl  =  prelude (generated here: WORKGROUP_SIZE, CAPACITY, tags)
 //!                          + group-0 bindings (generated from gpu::registry)
 //!                          + shaders/shared.wgsl (structs, keep in sync with Rust)
+//!                          + the space: shaders/space/plane.wgsl or solid.wgsl
+//!                            (Vec, Spin, Tangent and their operations, the walls)
 //!                          + the stage's entry points
 //! ```
 //! Every kernel runs one invocation per element: `len.div_ceil(WORKGROUP_SIZE)`
@@ -41,6 +43,7 @@ pub mod prefix_sum;
 pub mod reduce;
 pub mod registry;
 pub mod solver;
+pub mod space;
 pub mod state;
 pub mod step;
 pub mod view;
@@ -52,11 +55,13 @@ pub use context::{AdapterChoice, GpuContext};
 pub use view::{DeviceGrains, GrainView};
 
 use crate::model::Grid;
-use crate::model::contact::{BODY_CORNER, BODY_INDEX_MASK, BODY_SEGMENT, TANGENT_MASS_RATIO};
+use crate::model::contact::{BODY_CORNER, BODY_INDEX_MASK, BODY_SEGMENT};
 use crate::model::noise::{BITS as NOISE_BITS, SALT as NOISE_SALT, TERMS as NOISE_TERMS};
+use crate::model::space::{Dim2, Space};
 use crate::model::speeds::{BINS as SPEED_BINS, LOW as SPEED_LOW};
 use crate::model::walls::CORNER_DIRS;
 use crate::model::{APGD_RESTART_AGE, MAX_COLORS, OVERFLOW, UNCOLORED};
+use space::{FACE_PLANE, FACE_TRIANGLE, RIDGE_EDGE, RIDGE_VERTEX, SOLID_DIRS};
 
 /// Invocations per workgroup for every stage. 256 is a multiple of every
 /// vendor's wave/warp size and the workgroup-memory scan tile of prefix_sum.
@@ -183,14 +188,37 @@ impl Stage {
     /// Shared WGSL a stage needs besides shaders/shared.wgsl.
     /// The DEM force's also holds every contact law's WGSL and their
     /// dispatch (`model::law::wgsl`).
-    fn extra_shared(self) -> String {
+    /// The detection's also holds the space's walls (`space::walls_wgsl`).
+    fn extra_shared(self, dim: u32) -> String {
         let row = STAGES[self as usize].extra_shared;
         match self {
             Stage::DemForce => format!("{row}\n{}", crate::model::law::wgsl()),
+            Stage::Detect => format!("{row}\n{}", space::walls_wgsl(dim)),
             _ => row.to_string(),
         }
     }
+
+    /// Whether the stage runs on spheres too: its WGSL written over the
+    /// space (shaders/space/), compiled for 3D by [`ShaderConfig::of`].
+    pub fn in_3d(self) -> bool {
+        SOLID_STAGES.contains(&self)
+    }
 }
+
+/// The stages written over the space, which run in 3D as in the plane:
+/// binning, detection and the DEM's (the warm start carries a law's history).
+pub const SOLID_STAGES: [Stage; 8] = [
+    Stage::BinCount,
+    Stage::PrefixSum,
+    Stage::BinScatter,
+    Stage::BinSort,
+    Stage::Detect,
+    Stage::WarmStart,
+    Stage::DemForce,
+    Stage::DemIntegrate,
+];
+
+impl Stage {}
 
 /// shaders/shared.wgsl, the struct definitions every stage sees.
 pub const SHARED_WGSL: &str = include_str!("../../shaders/shared.wgsl");
@@ -200,9 +228,24 @@ pub const SHARED_WGSL: &str = include_str!("../../shaders/shared.wgsl");
 pub struct ShaderConfig {
     /// K, contact slots per grain (`solver.contact_capacity`).
     pub capacity: u32,
+    /// The space's dimension, 2 or 3: which of shaders/space/ the stages see.
+    pub dim: u32,
 }
 
 impl ShaderConfig {
+    /// The plane's stages with `capacity` contact slots per grain.
+    pub fn new(capacity: u32) -> ShaderConfig {
+        ShaderConfig::of::<Dim2>(capacity)
+    }
+
+    /// The stages of space `S` with `capacity` contact slots per grain.
+    pub fn of<S: Space>(capacity: u32) -> ShaderConfig {
+        ShaderConfig {
+            capacity,
+            dim: S::DIM as u32,
+        }
+    }
+
     /// The generated prelude: constants defined once in Rust.
     pub fn prelude(&self) -> String {
         format!(
@@ -224,24 +267,32 @@ impl ShaderConfig {
              const MAX_COLORS: u32 = {MAX_COLORS}u;\n\
              const OVERFLOW_COLOR: u32 = {OVERFLOW}u;\n\
              const UNCOLORED: u32 = {UNCOLORED:#x}u;\n\
-             const TANGENT_MASS_RATIO: f32 = {TANGENT_MASS_RATIO:?};\n\
+             const TANGENT_MASS_RATIO: f32 = {:?};\n\
+             const SOLID_DIRS: u32 = {SOLID_DIRS}u;\n\
+             const FACE_PLANE: u32 = {FACE_PLANE}u;\n\
+             const FACE_TRIANGLE: u32 = {FACE_TRIANGLE}u;\n\
+             const RIDGE_EDGE: u32 = {RIDGE_EDGE}u;\n\
+             const RIDGE_VERTEX: u32 = {RIDGE_VERTEX}u;\n\
              const NOISE_SALT: u32 = {NOISE_SALT:#x}u;\n\
              const NOISE_TERMS: u32 = {NOISE_TERMS}u;\n\
              const NOISE_BITS: u32 = {NOISE_BITS}u;\n\
              const APGD_RESTART_AGE: f32 = {APGD_RESTART_AGE:?};\n",
-            self.capacity
+            self.capacity,
+            space::tangent_mass_ratio(self.dim),
         )
     }
 
     /// The full source the pipeline of `stage` compiles: the prelude, the
-    /// group-0 declarations from the registry, the shared structs, the stage.
+    /// group-0 declarations from the registry, the shared structs, the
+    /// space's definitions, the stage.
     pub fn source(&self, stage: Stage) -> String {
         format!(
-            "{}{}\n{}\n{}\n{}",
+            "{}{}\n{}\n{}\n{}\n{}",
             self.prelude(),
             registry::declarations(stage),
             SHARED_WGSL,
-            stage.extra_shared(),
+            space::wgsl(self.dim),
+            stage.extra_shared(self.dim),
             stage.wgsl()
         )
     }
@@ -249,6 +300,9 @@ impl ShaderConfig {
 
 /// Per-step uniform of every stage. Keep in sync with `Params` in shaders/shared.wgsl
 /// (vec2 fields first, so every offset is the same under WGSL's 8-byte vec2 alignment).
+/// In 3D gravity stays in the x-y plane (`Space::in_plane`), the grid's
+/// origin adds `origin_z` and its size `nz`; the bounding box and the neck
+/// are the plane's (`reduce`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Default, Pod, Zeroable)]
 pub struct Params {
@@ -299,6 +353,10 @@ pub struct Params {
     /// detection the 3 x 3 block's columns and the offsets between grains
     /// (the minimum image), the integration the positions.
     pub period: f32,
+    /// Cells along z (1 in the plane; `n_cells` = nx ny nz).
+    pub nz: u32,
+    /// The grid's lowest z, m (0 in the plane).
+    pub origin_z: f32,
     /// Padding to WGSL's 8-byte struct alignment; always 0.
     pub pad: u32,
 }
@@ -306,12 +364,20 @@ pub struct Params {
 impl Params {
     /// Grid and counts; the step and region fields are set by their users.
     pub fn new(grid: &Grid, n_grains: usize, n_segments: usize, n_corners: usize) -> Params {
+        Params::of(grid, n_grains, n_segments, n_corners)
+    }
+
+    /// [`Params::new`] of a grid of either space.
+    pub fn of<S: Space>(grid: &Grid<S>, n_grains: usize, n_segments: usize, n_corners: usize) -> Params {
+        let origin = S::xyz(grid.origin);
         Params {
-            origin: grid.origin,
+            origin: [origin[0], origin[1]],
+            origin_z: origin[2],
             cell: grid.cell,
             nx: grid.nx,
             ny: grid.ny,
-            n_cells: grid.nx * grid.ny,
+            nz: grid.nz,
+            n_cells: grid.nx * grid.ny * grid.nz,
             period: grid.period,
             n_grains: n_grains as u32,
             n_segments: n_segments as u32,

@@ -17,9 +17,11 @@
 use super::buffers::{GrainBuffers, read, read_grains, storage, storage_zeroed, uniform};
 use super::prefix_sum::{PrefixSum, ScanPlan};
 use super::reduce::{partials, sum_partials};
+use super::space::GpuSpace;
 use super::step::StepStage;
 use super::{GpuContext, Kernel, Params, ReducePartial, STAT_WORDS, ShaderConfig, Stage, pass};
 use crate::error::{Error, Result};
+use crate::model::Dim2;
 use crate::model::{Contact, Grains, Grid, Region, Totals, Walls};
 
 /// Indices of [`CoreBuffers::grains`].
@@ -127,9 +129,7 @@ impl Pipeline {
         lists: usize,
     ) -> Result<Pipeline> {
         check_limits(&ctx, grains.len(), walls, &grid, capacity)?;
-        let cfg = ShaderConfig {
-            capacity: capacity as u32,
-        };
+        let cfg = ShaderConfig::new(capacity as u32);
         let kernels = CoreKernels {
             bin_count: Kernel::new(&ctx, &cfg, Stage::BinCount, "main"),
             prefix_sum: PrefixSum::new(&ctx, &cfg),
@@ -300,17 +300,14 @@ impl Pipeline {
     }
 }
 
-/// The velocity of each segment's ends (`Walls::segment_velocity`'s ends:
-/// zero for still walls and past the end of `segment_vel`), one per segment.
+/// The velocity of each segment's ends, one per segment (zeros for still walls).
 fn segment_velocities(walls: &Walls) -> Vec<[[f32; 2]; 2]> {
-    (0..walls.segments.len())
-        .map(|k| walls.segment_vel.get(k).copied().unwrap_or_default())
-        .collect()
+    Dim2::wall_velocities(walls).0
 }
 
-/// The velocity of each corner (`Walls::corner_velocity`), one per corner.
+/// The velocity of each corner, one per corner.
 fn corner_velocities(walls: &Walls) -> Vec<[f32; 2]> {
-    (0..walls.corners.len()).map(|k| walls.corner_velocity(k)).collect()
+    Dim2::wall_velocities(walls).1
 }
 
 /// The adapter limits and 32-bit indexing against the buffers of a scene.

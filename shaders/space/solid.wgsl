@@ -1,0 +1,141 @@
+// Space (model::space::Dim3): what the stages see of their space when they
+// run on spheres; the same names as shaders/space/plane.wgsl, so a stage
+// written with them runs in either space. Follows shaders/shared.wgsl in
+// every stage's source. A vector is stored as three f32 (VecS, the layout
+// of Rust's [f32; 3]: 12 bytes, where WGSL's vec3 would take 16) and worked
+// on as a vec3 (Vec).
+
+const DIM: u32 = 3u;
+alias Vec = vec3<f32>;          // a position, velocity or force
+alias VecS = array<f32, 3>;     // as stored (model::space::Space::Vec)
+alias Spin = vec3<f32>;         // an angular velocity or torque
+alias SpinS = array<f32, 3>;
+alias Tangent = vec3<f32>;      // a tangential slip or impulse, in the contact plane
+alias TangentS = array<f32, 3>;
+alias SegmentVel = array<f32, 3>;   // a face's velocity, m/s (zero: still walls)
+alias CornerVel = array<f32, 3>;    // an edge's or vertex's velocity, m/s
+
+fn vec_in(v: VecS) -> Vec { return vec3<f32>(v[0], v[1], v[2]); }
+fn vec_out(v: Vec) -> VecS { return VecS(v.x, v.y, v.z); }
+fn spin_in(w: SpinS) -> Spin { return vec3<f32>(w[0], w[1], w[2]); }
+fn spin_out(w: Spin) -> SpinS { return SpinS(w.x, w.y, w.z); }
+fn tangent_in(t: TangentS) -> Tangent { return vec3<f32>(t[0], t[1], t[2]); }
+fn tangent_out(t: Tangent) -> TangentS { return TangentS(t.x, t.y, t.z); }
+fn vec_zero() -> Vec { return vec3<f32>(0.0, 0.0, 0.0); }
+fn spin_zero() -> Spin { return vec3<f32>(0.0, 0.0, 0.0); }
+fn tangent_zero() -> Tangent { return vec3<f32>(0.0, 0.0, 0.0); }
+
+// a . b, coordinate by coordinate in order (model::space::Space::dot).
+fn dot_exact(a: Vec, b: Vec) -> f32 {
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+
+// a x b (model::space::cross).
+fn cross_exact(a: Vec, b: Vec) -> Vec {
+    return vec3<f32>(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+
+// The unit vector along +x, negated for flip (cpu::detect::normal_along).
+fn axis_x(flip: bool) -> Vec {
+    return vec3<f32>(select(1.0, -1.0, flip), 0.0, 0.0);
+}
+
+// The inverse moment of inertia 1/I of a sphere, 5/2 im / r^2 (Space::inv_inertia).
+fn inv_inertia(im: f32, r: f32) -> f32 {
+    return 2.5 * im / (r * r);
+}
+
+// F_n n + F_t: the force of a contact on its grain (cpu::dem::force::contact_force).
+fn contact_force(n: Vec, f_n: f32, f_t: Tangent) -> Vec {
+    return f_n * n + f_t;
+}
+
+// n x F_t (Space::contact_moment).
+fn contact_moment(n: Vec, f_t: Tangent) -> Spin {
+    return cross_exact(n, f_t);
+}
+
+// v - (v . n) n: the part of v normal to unit n (Space::tangential).
+fn tangential(v: Vec, n: Vec) -> Vec {
+    return v - n * dot_exact(v, n);
+}
+
+// The slip of the contact points, the tangential part of (v_a - v_b) -
+// (r_a w_a x n + r_b w_b x n) (Space::slip), rw = r w.
+fn slip(n: Vec, v_a: Vec, v_b: Vec, rw_a: Spin, rw_b: Spin) -> Tangent {
+    let spin = cross_exact(rw_a, n) + cross_exact(rw_b, n);
+    return tangential((v_a - v_b) - spin, n);
+}
+
+// |t| (Coords::norm).
+fn tangent_norm(t: Tangent) -> f32 {
+    return sqrt(t.x * t.x + t.y * t.y + t.z * t.z);
+}
+
+// t shortened to length bound if longer: the ball (Coords::cap).
+fn tangent_cap(t: Tangent, bound: f32) -> Tangent {
+    let len = tangent_norm(t);
+    if len > bound {
+        return t * (bound / len);
+    }
+    return t;
+}
+
+// A spin shortened to length bound if longer (Coords::cap).
+fn spin_cap(w: Spin, bound: f32) -> Spin {
+    return tangent_cap(w, bound);
+}
+
+// Last step's tangent carried into the contact plane of normal n
+// (Space::carry_tangent).
+fn carry_tangent(t: Tangent, n: Vec) -> Tangent {
+    return tangential(t, n);
+}
+
+// Gravity, m/s^2: Params::gravity in the x-y plane (Space::in_plane).
+fn gravity_of(params: Params) -> Vec {
+    return vec3<f32>(params.gravity, 0.0);
+}
+
+// x + dt v (no periodic grid in 3D).
+fn drift(x: Vec, v: Vec, dt: f32, params: Params) -> Vec {
+    return x + dt * v;
+}
+
+// Cell coordinates of a point, clamped into the grid; NaN goes to 0
+// (model::Grid::cell_coords).
+fn cell_coords(p: Vec, params: Params) -> vec3<u32> {
+    let f = floor((p - vec3<f32>(params.origin, params.origin_z)) / params.cell);
+    let fx = min(select(0.0, f.x, f.x > 0.0), f32(params.nx - 1u));
+    let fy = min(select(0.0, f.y, f.y > 0.0), f32(params.ny - 1u));
+    let fz = min(select(0.0, f.z, f.z > 0.0), f32(params.nz - 1u));
+    return vec3<u32>(u32(fx), u32(fy), u32(fz));
+}
+
+// The offset d itself: no periodic grid in 3D (model::Grid::min_image).
+fn min_image(d: Vec, params: Params) -> Vec {
+    return d;
+}
+
+// Keep in sync with gpu::space::Face (src/gpu/space.rs): what a contact
+// names BODY_SEGMENT | k, the planes then the triangles of model::Walls3d.
+struct Segment {
+    a: VecS,       // a triangle's first vertex; a point of a plane
+    kind: u32,     // FACE_PLANE or FACE_TRIANGLE
+    b: VecS,
+    owns: u32,     // bit k: the triangle owns its edge k (ab, bc, ca) (model::walls3d::Triangle::owns)
+    c: VecS,
+    pad: u32,
+    n: VecS,       // unit normal: the triangle's (b - a) x (c - a), the plane's towards the grains
+    pad2: u32,
+}
+
+// Keep in sync with gpu::space::Ridge (src/gpu/space.rs): what a contact
+// names BODY_CORNER | k, the edges then the vertices of model::Walls3d.
+struct Corner {
+    a: VecS,       // an edge's first end; a vertex
+    kind: u32,     // RIDGE_EDGE or RIDGE_VERTEX
+    b: VecS,       // an edge's second end (a vertex: its position again)
+    count: u32,    // directions used of dirs
+    dirs: array<VecS, SOLID_DIRS>,   // an edge's into its faces, a vertex's along its edges (model::walls3d)
+}
