@@ -3,7 +3,8 @@
 // CAPACITY are written). Order: grains of the 3x3 (x 3 in 3D) cells (layer, row
 // and column order, bin order), then the walls in the space's body order
 // (wall_contacts: shaders/space/plane_walls.wgsl, segments then corners;
-// shaders/space/solid_walls.wgsl, planes, triangles, edges, vertices).
+// shaders/space/solid_walls.wgsl, planes, triangles, edges, vertices, the
+// mesh's through its index, wall_index, when it has one).
 // A wall contact carries the wall's velocity at the contact, wall_vel; zero
 // for a grain (and, from zero velocities, for still walls).
 // Per workgroup, the overflow sum(max(0, count - K)) and the distinct listed
@@ -114,6 +115,51 @@ fn grain_contacts_periodic(i: u32, c: vec3<u32>) -> u32 {
                 }
             }
         }
+    }
+    return found;
+}
+
+// The walls' index (gpu::space::wall_index): a header, then per cell of a
+// grid over the mesh the start of its bodies' list, then the lists.
+const INDEX_DIMS: u32 = 0u;       // cells along x, y, z (0: no index)
+const INDEX_LO: u32 = 3u;         // the grid's lower corner, f32 bits
+const INDEX_CELL: u32 = 6u;       // its cell side, f32 bits
+const INDEX_REACH: u32 = 7u;      // the reach its lists hold for, f32 bits
+const INDEX_PLANES: u32 = 8u;     // walls tried before the indexed bodies (3D's planes)
+const INDEX_SPLIT: u32 = 9u;      // bodies of the segment kind among the indexed ones
+const INDEX_BODIES: u32 = 10u;    // bodies indexed
+const INDEX_HEADER: u32 = 16u;
+
+// The contacts of grain i (at x, radius r, inverse mass im) with the walls,
+// pushed after its `found` grain contacts in the body order of the CPU
+// (cpu::detect::Detect::wall_contacts): the space's first walls
+// (first_walls), then its indexed bodies (body_contact) near x: with an
+// index for this reach ((r + alert) SURELY_BEYOND) those of x's cell, none
+// outside its grid (model::walls3d::WallIndex::near); else every one.
+fn wall_contacts(i: u32, x: Vec, r: f32, im: f32, found_before: u32) -> u32 {
+    var found = first_walls(i, x, r, im, found_before);
+    let split = wall_index[INDEX_SPLIT];
+    let dims = vec3<u32>(wall_index[INDEX_DIMS], wall_index[INDEX_DIMS + 1u], wall_index[INDEX_DIMS + 2u]);
+    let reach = (r + params.alert) * SURELY_BEYOND;
+    if dims.x == 0u || bitcast<f32>(wall_index[INDEX_REACH]) < reach {
+        for (var b = 0u; b < wall_index[INDEX_BODIES]; b++) {
+            found = body_contact(i, b, split, x, r, im, found);
+        }
+        return found;
+    }
+    let cell = bitcast<f32>(wall_index[INDEX_CELL]);
+    var c = vec3<u32>(0u, 0u, 0u);
+    for (var k = 0u; k < DIM; k++) {
+        let f = (x[k] - bitcast<f32>(wall_index[INDEX_LO + k])) / cell;
+        if !(f >= 0.0 && f < f32(dims[k])) {
+            return found;
+        }
+        c[k] = min(u32(f), dims[k] - 1u);
+    }
+    let at = INDEX_HEADER + (c.z * dims.y + c.y) * dims.x + c.x;
+    let first = INDEX_HEADER + dims.x * dims.y * dims.z + 1u;
+    for (var s = wall_index[at]; s < wall_index[at + 1u]; s++) {
+        found = body_contact(i, wall_index[first + s], split, x, r, im, found);
     }
     return found;
 }

@@ -202,6 +202,8 @@ fn structs_of_3d_match_rust_in_every_stage_that_runs_there() {
                     ("kind", offset_of!(Ridge, kind)),
                     ("b", offset_of!(Ridge, b)),
                     ("count", offset_of!(Ridge, count)),
+                    ("more", offset_of!(Ridge, more)),
+                    ("pad", offset_of!(Ridge, pad)),
                     ("dirs", offset_of!(Ridge, dirs)),
                 ],
             );

@@ -19,6 +19,8 @@ use hourglass::model::{
 };
 
 const K: usize = 24;
+/// The apex of the cone in every case's walls.
+const APEX: [f64; 3] = [0.03, 0.035, 0.03];
 const ALERT: f32 = 0.001;
 const R_MAX: f32 = 0.004;
 
@@ -50,14 +52,44 @@ fn case(n: usize, seed: u64) -> Case {
             triangles.push([at(i, k), at(i + 1, k + 1), at(i, k + 1)]);
         }
     }
+    // A cone of 30 faces standing in the box: its apex is a vertex of 30
+    // edges (its directions go on past one record of the GPU's).
+    let ring = |k: usize| {
+        let t = k as f64 * std::f64::consts::TAU / 30.0;
+        [0.03 + 0.012 * t.cos(), 0.02, 0.03 + 0.012 * t.sin()]
+    };
+    for k in 0..30 {
+        triangles.push([APEX, ring(k + 1), ring(k)]);
+    }
     let (lo, hi) = ([0.0f32, -0.01, 0.0], [0.06f32, 0.05, 0.06]);
     let walls = Walls3d::mesh(&triangles)
         .unwrap()
         .with(&Walls3d::boxed(lo, hi).unwrap());
-    let pos: Vec<[f32; 3]> = (0..n)
+    let mut pos: Vec<[f32; 3]> = (0..n)
         .map(|_| std::array::from_fn(|k| rng.f32(lo[k] - 0.002, hi[k] + 0.002)))
         .collect();
     let radius: Vec<f32> = (0..n).map(|_| rng.f32(0.5 * R_MAX, R_MAX)).collect();
+    // One sphere just above the apex, touching it, alone there (its list
+    // holds the apex, not only the crowd's first K).
+    pos[0] = [
+        APEX[0] as f32 + 2e-4,
+        APEX[1] as f32 + 0.9 * radius[0],
+        APEX[2] as f32 - 1e-4,
+    ];
+    // One beside it, in front of the apex's edges around 240 degrees only
+    // (its 13th to 30th directions: no vertex contact).
+    let t = 240f32.to_radians();
+    pos[1] = [
+        APEX[0] as f32 + 0.9 * radius[1] * t.cos(),
+        APEX[1] as f32,
+        APEX[2] as f32 + 0.9 * radius[1] * t.sin(),
+    ];
+    let apex = APEX.map(|x| x as f32);
+    for p in pos.iter_mut().skip(2) {
+        if Dim3::dot(Dim3::sub(*p, apex), Dim3::sub(*p, apex)) < 0.015 * 0.015 {
+            p[1] -= 0.03;
+        }
+    }
     let vel: Vec<[f32; 3]> = (0..n).map(|_| std::array::from_fn(|_| rng.f32(-0.5, 0.5))).collect();
     let mut grains = Grains::<Dim3>::of_density(pos, vel, radius, 2500.0);
     for i in 0..n {
@@ -127,15 +159,28 @@ fn bin_count_matches_cpu_in_3d() {
 /// Stage detect in 3D, on the CPU's bins: the same count per sphere, the
 /// same bodies in the same order (spheres of the 27 cells, planes,
 /// triangles, edges, vertices), the same gaps and normals to rounding, and
-/// the same counters; every kind of body is met.
+/// the same counters; every kind of body is met. With the mesh indexed
+/// (`Walls3d::indexed`, its lists read through `wall_index`) and without.
 #[test]
 fn detect_matches_cpu_in_3d() {
     let Some(ctx) = context() else { return };
-    let c = case(2500, 7);
+    let mut c = case(2500, 7);
+    detect_case(&ctx, &c);
+    c.walls = c.walls.clone().indexed((R_MAX + ALERT) * 1.01);
+    let index = c.walls.index.as_ref().expect("an index");
+    assert!(index.dims.iter().product::<u32>() > 100);
+    detect_case(&ctx, &c);
+    // An index for a shorter reach than a sphere's is not read: every body is tried.
+    c.walls = c.walls.clone().indexed(0.5 * R_MAX);
+    detect_case(&ctx, &c);
+}
+
+fn detect_case(ctx: &hourglass::gpu::GpuContext, c: &Case) {
+    let ctx = ctx.clone();
     let n = c.grains.len();
     let mut bins = Bins::default();
     bins.build(&c.grid, &c.grains.pos);
-    let want = cpu_detect(&c, &bins);
+    let want = cpu_detect(c, &bins);
     let (faces, ridges) = Dim3::wall_bodies(&c.walls).unwrap();
     let (face_vel, ridge_vel) = Dim3::wall_velocities(&c.walls);
     let k = Kernel::new(&ctx, &cfg(), Stage::Detect, "main");
@@ -152,8 +197,9 @@ fn detect_matches_cpu_in_3d() {
         buf(&ctx, &ridges),
         buf(&ctx, &face_vel),
         buf(&ctx, &ridge_vel),
+        buf(&ctx, &Dim3::wall_index(&c.walls)),
     ];
-    let pb = uni(&ctx, &params(&c));
+    let pb = uni(&ctx, &params(c));
     let g = k.group(
         &ctx,
         &[
@@ -170,6 +216,7 @@ fn detect_matches_cpu_in_3d() {
             ("stats", &stats),
             ("segment_vel", &b[7]),
             ("corner_vel", &b[8]),
+            ("wall_index", &b[9]),
         ],
     );
     run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
@@ -202,6 +249,17 @@ fn detect_matches_cpu_in_3d() {
     assert!(
         triangles > 0 && kinds.iter().all(|&k| k > 0),
         "contacts per kind {kinds:?}"
+    );
+    let apex = c
+        .walls
+        .vertices
+        .iter()
+        .position(|v| v.dirs.len() == 30)
+        .expect("the cone's apex");
+    let on_apex = Body::Corner((edges + apex) as u32);
+    assert!(
+        (0..n).any(|i| want.of(i).iter().any(|c| c.body() == on_apex)),
+        "a sphere meets the apex"
     );
     assert_eq!(u64::from(words[STAT_OVERFLOW as usize]), want.overflow(), "overflow");
     assert_eq!(u64::from(words[STAT_CONTACTS as usize]), want.distinct(), "contacts");

@@ -13,6 +13,7 @@ use gpu_common::{Rng, buf, close, context, get, run, uni};
 use hourglass::cpu;
 use hourglass::cpu::grid::Bins;
 use hourglass::gpu::buffers::storage_zeroed;
+use hourglass::gpu::space::GpuSpace;
 use hourglass::gpu::{
     GpuContext, Kernel, Params, ReducePartial, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_RESIDUAL, STAT_SPEED2,
     STAT_WORDS, ShaderConfig, Stage, prefix_sum, reduce,
@@ -597,6 +598,7 @@ fn gpu_detect(ctx: &GpuContext, c: &Case, cell_start: &[u32], sorted: &[u32]) ->
         .collect();
     let corner_vel: Vec<[f32; 2]> = (0..c.walls.corners.len()).map(|k| c.walls.corner_velocity(k)).collect();
     let wall_vel = (buf(ctx, &segment_vel), buf(ctx, &corner_vel));
+    let index = buf(ctx, &Dim2::wall_index(&c.walls));
     let g = k.group(
         ctx,
         &[
@@ -613,6 +615,7 @@ fn gpu_detect(ctx: &GpuContext, c: &Case, cell_start: &[u32], sorted: &[u32]) ->
             ("stats", &stats),
             ("segment_vel", &wall_vel.0),
             ("corner_vel", &wall_vel.1),
+            ("wall_index", &index),
         ],
     );
     run(ctx, |ps| k.dispatch(ps, &g, n as u32));

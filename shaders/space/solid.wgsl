@@ -132,10 +132,14 @@ struct Segment {
 
 // Keep in sync with gpu::space::Ridge (src/gpu/space.rs): what a contact
 // names BODY_CORNER | k, the edges then the vertices of model::Walls3d.
+// A body's directions past the first SOLID_DIRS go on in records of kind
+// RIDGE_MORE after every body, chained by `more`.
 struct Corner {
     a: VecS,       // an edge's first end; a vertex
-    kind: u32,     // RIDGE_EDGE or RIDGE_VERTEX
+    kind: u32,     // RIDGE_EDGE, RIDGE_VERTEX or RIDGE_MORE
     b: VecS,       // an edge's second end (a vertex: its position again)
-    count: u32,    // directions used of dirs
+    count: u32,    // the body's directions in all
+    more: u32,     // the record of its directions past these (0: none)
+    pad: array<u32, 3>,
     dirs: array<VecS, SOLID_DIRS>,   // an edge's into its faces, a vertex's along its edges (model::walls3d)
 }

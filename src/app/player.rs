@@ -53,15 +53,15 @@ impl LiveSpace for Dim2 {
 }
 
 impl LiveSpace for Dim3 {
-    /// The CPU backend: 3D runs on the CPU only.
+    /// [`backend::select_solid`] with the window's own device.
     fn open(
         setup: &Setup<Dim3>,
         grid: Grid<Dim3>,
-        _choice: BackendChoice,
-        _ctx: &GpuContext,
-        _notices: &mut Vec<String>,
+        choice: BackendChoice,
+        ctx: &GpuContext,
+        notices: &mut Vec<String>,
     ) -> Result<Box<dyn Backend<Dim3>>> {
-        Ok(backend::cpu_backend_of(setup, grid))
+        backend::select_solid(setup, grid, choice, Device::Shared(ctx), notices)
     }
 
     /// Over the height of the walls' box, the emitters' spheres counted in.

@@ -5,7 +5,8 @@ use super::{Backend, BackendKind, GrainView};
 use crate::error::Result;
 use crate::gpu::GpuBackend;
 use crate::gpu::dem::GpuDemBackend;
-use crate::model::{Grains, Phase, Region, StepParams, StepStats, Totals, Walls};
+use crate::gpu::space::GpuSpace;
+use crate::model::{Dim2, Dim3, Grains, Phase, Region, StepParams, StepStats, Totals, Walls};
 
 impl Backend for GpuBackend {
     fn transfers(&self) -> Option<crate::gpu::context::Transfers> {
@@ -54,7 +55,31 @@ impl Backend for GpuBackend {
     }
 }
 
-impl Backend for GpuDemBackend {
+/// A space the GPU's DEM runs in as a [`Backend`]: how its diagnostics row
+/// is found.
+pub trait DemTotals: GpuSpace {
+    fn totals(dem: &mut GpuDemBackend<Self>, region: &Region<Self>) -> Result<Totals>;
+}
+
+/// The device's reduction.
+impl DemTotals for Dim2 {
+    fn totals(dem: &mut GpuDemBackend, region: &Region) -> Result<Totals> {
+        dem.totals(region)
+    }
+}
+
+/// The grains and the last detection's lists read back, summed on the host
+/// by the CPU's `reduce` (the DEM never reorders its grains on the device,
+/// so the lists number them as the grains read back do).
+impl DemTotals for Dim3 {
+    fn totals(dem: &mut GpuDemBackend<Dim3>, region: &Region<Dim3>) -> Result<Totals> {
+        let lists = dem.lists()?;
+        let walls = dem.walls().clone();
+        Ok(crate::cpu::reduce::reduce(dem.grains()?, &lists, &walls, region))
+    }
+}
+
+impl<S: DemTotals> Backend<S> for GpuDemBackend<S> {
     fn transfers(&self) -> Option<crate::gpu::context::Transfers> {
         Some(self.context().transfers())
     }
@@ -67,17 +92,17 @@ impl Backend for GpuDemBackend {
     fn step(&mut self, p: &StepParams) -> Result<StepStats> {
         GpuDemBackend::step(self, p)
     }
-    fn set_walls(&mut self, walls: &Walls) {
+    fn set_walls(&mut self, walls: &S::Walls) {
         GpuDemBackend::set_walls(self, walls)
     }
-    fn move_walls(&mut self, walls: &Walls) {
+    fn move_walls(&mut self, walls: &S::Walls) {
         GpuDemBackend::move_walls(self, walls)
     }
-    fn grains(&mut self) -> Result<&Grains> {
+    fn grains(&mut self) -> Result<&Grains<S>> {
         GpuDemBackend::grains(self)
     }
-    fn totals(&mut self, region: &Region) -> Result<Totals> {
-        GpuDemBackend::totals(self, region)
+    fn totals(&mut self, region: &Region<S>) -> Result<Totals> {
+        S::totals(self, region)
     }
     fn set_phase(&mut self, phase: Phase) {
         GpuDemBackend::set_phase(self, phase)

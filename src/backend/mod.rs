@@ -29,7 +29,9 @@ pub use crate::gpu::GrainView;
 
 use crate::error::{Error, Result};
 use crate::gpu::{AdapterChoice, GpuContext};
-use crate::model::{ContactLists, Dim2, Grains, Grid, Phase, Region, SolverKind, Space, StepParams, StepStats, Totals};
+use crate::model::{
+    ContactLists, Dim2, Dim3, Grains, Grid, Phase, Region, SolverKind, Space, StepParams, StepStats, Totals,
+};
 use crate::scene::{BackendChoice, Setup};
 
 /// Which kind of backend runs the steps.
@@ -216,12 +218,34 @@ pub fn cpu_backend_from(start: &Start<'_>) -> Box<dyn Backend> {
 
 /// The GPU backend of `setup`'s solver on `ctx`; one that rebuilds itself
 /// when grains are added ([`regrow::Regrown`]) when the scene has emitters.
-pub fn gpu_backend(setup: &Setup, grid: Grid, ctx: GpuContext) -> Result<Box<dyn Backend>> {
+pub fn gpu_backend<S: GpuRun>(setup: &Setup<S>, grid: Grid<S>, ctx: GpuContext) -> Result<Box<dyn Backend<S>>> {
     let start = Start::of(setup, grid);
     if setup.emitters.is_empty() {
-        gpu_backend_from(&start, ctx)
+        S::gpu_backend_from(&start, ctx)
     } else {
         Ok(Box::new(regrow::Regrown::new(&start, ctx)?))
+    }
+}
+
+/// A space the GPU backends run in: the backend of a start on a device.
+pub trait GpuRun: crate::gpu::space::GpuSpace {
+    /// The GPU backend of `start`'s solver on `ctx`.
+    fn gpu_backend_from(start: &Start<'_, Self>, ctx: GpuContext) -> Result<Box<dyn Backend<Self>>>;
+}
+
+/// Every GPU stepper of the plane, and bisection ([`gpu_backend_from`]).
+impl GpuRun for Dim2 {
+    fn gpu_backend_from(start: &Start<'_>, ctx: GpuContext) -> Result<Box<dyn Backend>> {
+        gpu_backend_from(start, ctx)
+    }
+}
+
+/// The DEM and the spring model: the solvers of 3D the GPU runs.
+impl GpuRun for Dim3 {
+    fn gpu_backend_from(start: &Start<'_, Dim3>, ctx: GpuContext) -> Result<Box<dyn Backend<Dim3>>> {
+        let (grains, walls) = (start.grains.clone(), start.walls.clone());
+        let gpu = crate::gpu::dem::GpuDemBackend::new(ctx, grains, walls, start.grid, start.capacity, start.dem)?;
+        Ok(Box::new(gpu))
     }
 }
 
@@ -323,6 +347,16 @@ pub fn select(
         ));
         return Ok(cpu_backend(setup, grid));
     }
+    match gpu_context(choice, device, notices)? {
+        Some(ctx) => gpu_backend(setup, grid, ctx),
+        None => Ok(cpu_backend(setup, grid)),
+    }
+}
+
+/// The device of a run whose solver runs on the GPU: `gpu` takes any
+/// adapter (none is an error), `auto` a real GPU only (None: the CPU, said
+/// in `notices`, as is the GPU it takes).
+fn gpu_context(choice: BackendChoice, device: Device<'_>, notices: &mut Vec<String>) -> Result<Option<GpuContext>> {
     let ctx = match (choice, device) {
         (BackendChoice::Gpu, Device::Shared(ctx)) => Some(ctx.clone()),
         (BackendChoice::Gpu, Device::Open) => {
@@ -344,13 +378,66 @@ pub fn select(
             ctx
         }
     };
-    match ctx {
-        Some(ctx) => {
-            if choice == BackendChoice::Auto {
-                notices.push(format!("backend auto: running on the GPU ({})", ctx.adapter_name()));
-            }
-            gpu_backend(setup, grid, ctx)
+    if let Some(ctx) = &ctx
+        && choice == BackendChoice::Auto
+    {
+        notices.push(format!("backend auto: running on the GPU ({})", ctx.adapter_name()));
+    }
+    Ok(ctx)
+}
+
+/// The refusal of what `choice` cannot run in 3D: a solver other than the
+/// DEM and the spring model on `--backend gpu` (naming `solver.kind`), or
+/// walls whose bodies the GPU cannot hold (`GpuSpace::wall_bodies`). Checked
+/// by [`select_solid`] before any backend is built.
+pub fn refuse_unrunnable_solid(setup: &Setup<Dim3>, choice: BackendChoice) -> Result<()> {
+    if choice != BackendChoice::Gpu {
+        return Ok(());
+    }
+    if !matches!(setup.params.solver, SolverKind::Dem | SolverKind::Spring) {
+        return Err(Error::field(
+            &setup.scene.origin,
+            "solver.kind",
+            crate::scene::SOLID_ON_GPU,
+        ));
+    }
+    for walls in [setup.walls(true), setup.walls(false)] {
+        <Dim3 as crate::gpu::space::GpuSpace>::wall_bodies(walls)?;
+    }
+    Ok(())
+}
+
+/// The backend policy of [`select`] for a scene of 3D: the GPU runs its
+/// DEM and spring model (rebuilt over the same device as emitters add
+/// spheres); `auto` runs every other solver, and walls the GPU cannot hold,
+/// on the CPU and says so in `notices`.
+pub fn select_solid(
+    setup: &Setup<Dim3>,
+    grid: Grid<Dim3>,
+    choice: BackendChoice,
+    device: Device<'_>,
+    notices: &mut Vec<String>,
+) -> Result<Box<dyn Backend<Dim3>>> {
+    if choice == BackendChoice::Cpu {
+        return Ok(cpu_backend_of(setup, grid));
+    }
+    refuse_unrunnable_solid(setup, choice)?;
+    if choice == BackendChoice::Auto {
+        let solver = setup.params.solver;
+        if !matches!(solver, SolverKind::Dem | SolverKind::Spring) {
+            notices.push(format!(
+                "backend auto: solver `{}` runs only on the CPU in 3D; running on the CPU",
+                solver.name()
+            ));
+            return Ok(cpu_backend_of(setup, grid));
         }
-        None => Ok(cpu_backend(setup, grid)),
+        if let Err(e) = refuse_unrunnable_solid(setup, BackendChoice::Gpu) {
+            notices.push(format!("backend auto: {e}; running on the CPU"));
+            return Ok(cpu_backend_of(setup, grid));
+        }
+    }
+    match gpu_context(choice, device, notices)? {
+        Some(ctx) => gpu_backend(setup, grid, ctx),
+        None => Ok(cpu_backend_of(setup, grid)),
     }
 }

@@ -9,16 +9,16 @@
 //! order of the grains, as after a change of walls. Before the first grain
 //! arrives (a scene of emitters only) there is no stepper: steps do nothing.
 
-use super::{Backend, BackendKind, GrainView, Start, gpu_backend_from};
+use super::{Backend, BackendKind, GpuRun, GrainView, Start};
 use crate::error::Result;
 use crate::gpu::GpuContext;
-use crate::model::{DemParams, Grains, Grid, Phase, Region, SolverKind, StepParams, StepStats, Totals, Walls};
+use crate::model::{DemParams, Dim2, Grains, Grid, Phase, Region, SolverKind, StepParams, StepStats, Totals};
 
-/// A GPU backend rebuilt whenever grains are added.
-pub struct Regrown {
+/// A GPU backend rebuilt whenever grains are added, in the space `S`.
+pub struct Regrown<S: GpuRun = Dim2> {
     ctx: GpuContext,
-    walls: Walls,
-    grid: Grid,
+    walls: S::Walls,
+    grid: Grid<S>,
     capacity: usize,
     solver: SolverKind,
     dem: DemParams,
@@ -26,16 +26,16 @@ pub struct Regrown {
     phase: Option<Phase>,
     profiling: bool,
     /// The stepper over the grains so far; `None` while there are none.
-    inner: Option<Box<dyn Backend>>,
+    inner: Option<Box<dyn Backend<S>>>,
     /// No grains (what `grains` returns before the first one).
-    none: Grains,
+    none: Grains<S>,
     /// Steps taken, with or without a stepper: a rebuilt stepper goes on
     /// counting from here (the stochastic forcing's draws follow the count).
     steps: u64,
 }
 
-impl Regrown {
-    pub fn new(start: &Start<'_>, ctx: GpuContext) -> Result<Regrown> {
+impl<S: GpuRun> Regrown<S> {
+    pub fn new(start: &Start<'_, S>, ctx: GpuContext) -> Result<Regrown<S>> {
         let mut r = Regrown {
             ctx,
             walls: start.walls.clone(),
@@ -55,7 +55,7 @@ impl Regrown {
         Ok(r)
     }
 
-    fn rebuild(&mut self, grains: &Grains) -> Result<()> {
+    fn rebuild(&mut self, grains: &Grains<S>) -> Result<()> {
         let start = Start {
             grains,
             walls: &self.walls,
@@ -66,7 +66,7 @@ impl Regrown {
             // The impulse model never runs on the GPU (refused at validation).
             impulse: Default::default(),
         };
-        let mut inner = gpu_backend_from(&start, self.ctx.clone())?;
+        let mut inner = S::gpu_backend_from(&start, self.ctx.clone())?;
         if let Some(phase) = self.phase {
             inner.set_phase(phase);
         }
@@ -77,7 +77,7 @@ impl Regrown {
     }
 }
 
-impl Backend for Regrown {
+impl<S: GpuRun> Backend<S> for Regrown<S> {
     fn kind(&self) -> BackendKind {
         BackendKind::Gpu
     }
@@ -103,37 +103,37 @@ impl Backend for Regrown {
             b.set_step_count(n);
         }
     }
-    fn move_walls(&mut self, walls: &Walls) {
+    fn move_walls(&mut self, walls: &S::Walls) {
         self.walls.clone_from(walls);
         if let Some(b) = &mut self.inner {
             b.move_walls(walls);
         }
     }
-    fn set_walls(&mut self, walls: &Walls) {
+    fn set_walls(&mut self, walls: &S::Walls) {
         self.walls = walls.clone();
         if let Some(b) = &mut self.inner {
             b.set_walls(walls);
         }
     }
-    fn grains(&mut self) -> Result<&Grains> {
+    fn grains(&mut self) -> Result<&Grains<S>> {
         match &mut self.inner {
             Some(b) => b.grains(),
             None => Ok(&self.none),
         }
     }
-    fn totals(&mut self, region: &Region) -> Result<Totals> {
+    fn totals(&mut self, region: &Region<S>) -> Result<Totals> {
         match &mut self.inner {
             Some(b) => b.totals(region),
             None => Ok(Totals::default()),
         }
     }
-    fn max_speed(&mut self, region: &Region) -> Result<f64> {
+    fn max_speed(&mut self, region: &Region<S>) -> Result<f64> {
         match &mut self.inner {
             Some(b) => b.max_speed(region),
             None => Ok(0.0),
         }
     }
-    fn add_grains(&mut self, new: &Grains) -> Result<()> {
+    fn add_grains(&mut self, new: &Grains<S>) -> Result<()> {
         let mut all = match &mut self.inner {
             Some(b) => b.grains()?.clone(),
             None => Grains::default(),
@@ -156,7 +156,7 @@ impl Backend for Regrown {
             None => Ok(0.0),
         }
     }
-    fn view(&mut self) -> Result<GrainView<'_>> {
+    fn view(&mut self) -> Result<GrainView<'_, S>> {
         match &mut self.inner {
             Some(b) => b.view(),
             None => Ok(GrainView::Host {

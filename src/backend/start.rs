@@ -6,7 +6,7 @@
 
 use crate::cpu::CpuStepper;
 use crate::error::{Error, Result};
-use crate::model::{Body, DemParams, Grains, Grid, ImpulseParams, SolverKind, Space, Walls};
+use crate::model::{Body, DemParams, Dim2, Grains, Grid, ImpulseParams, SolverKind, Space};
 use crate::scene::Setup;
 use crate::scene::bounds::BoundsRule;
 
@@ -48,12 +48,11 @@ pub fn grid_covering<S: Space>(setup: &Setup<S>) -> Result<Grid<S>> {
 
 /// The state a backend is built from: a scene's ([`Start::of`]) or a packed
 /// state of the study.
-#[derive(Clone, Copy)]
-pub struct Start<'a> {
-    pub grains: &'a Grains,
+pub struct Start<'a, S: Space = Dim2> {
+    pub grains: &'a Grains<S>,
     /// The walls of the first step (gate closed).
-    pub walls: &'a Walls,
-    pub grid: Grid,
+    pub walls: &'a S::Walls,
+    pub grid: Grid<S>,
     /// Contact slots per grain.
     pub capacity: usize,
     /// Picks the stepper: DEM or NSCD (every NSCD solver shares one stepper).
@@ -64,9 +63,17 @@ pub struct Start<'a> {
     pub impulse: ImpulseParams,
 }
 
-impl<'a> Start<'a> {
+impl<S: Space> Clone for Start<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S: Space> Copy for Start<'_, S> {}
+
+impl<'a, S: Space> Start<'a, S> {
     /// `setup`'s grains behind its closed walls, on `grid`.
-    pub fn of(setup: &'a Setup, grid: Grid) -> Start<'a> {
+    pub fn of(setup: &'a Setup<S>, grid: Grid<S>) -> Start<'a, S> {
         Start {
             grains: &setup.grains,
             walls: setup.walls(true),

@@ -187,6 +187,8 @@ pub fn run(args: RunArgs) -> Result<()> {
     if scene.dimension == 3 {
         let setup = hourglass::scene::build3d(&scene).map_err(blame_flag)?;
         let grid = <Dim3 as sim::RunSpace>::grid(&setup)?;
+        // What the backend cannot run is refused before the directory is claimed.
+        hourglass::backend::refuse_unrunnable_solid(&setup, setup.scene.run.backend)?;
         if args.window {
             // Claimed before any window opens: a directory that is not ours is refused here.
             hourglass::output::claim_for_run(&setup.scene.run.out, args.force)?;
@@ -202,8 +204,9 @@ pub fn run(args: RunArgs) -> Result<()> {
             }
             return Ok(());
         }
-        let open = |setup: &hourglass::scene::Setup<Dim3>, _: &mut Vec<String>| {
-            Ok(hourglass::backend::cpu_backend_of(setup, grid))
+        let open = |from: &hourglass::scene::Setup<Dim3>, notices: &mut Vec<String>| {
+            let device = hourglass::backend::Device::Open;
+            hourglass::backend::select_solid(from, grid, from.scene.run.backend, device, notices)
         };
         if let Some(state) = state3 {
             let summary = resumed(&setup, &state, args.quiet, open)?;

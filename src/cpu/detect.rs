@@ -110,14 +110,7 @@ impl Detect for Dim3 {
     }
 }
 
-/// Relative margin of the screens that skip a candidate before its distance
-/// is computed: a candidate is skipped only when it is farther than its reach
-/// by this factor, far beyond the rounding of the exact test that follows,
-/// so the contacts found are the same, bit for bit. Most candidates of the
-/// 3 x 3 cells are out of reach (about 60 per grain, 3-6 contacts), so
-/// skipping their square root and divisions, and every segment away from
-/// the grain, shortens detection (docs/solvers.md#why-the-cpu-constants).
-pub const SURELY_BEYOND: f32 = 1.0 + 1e-4;
+pub use crate::model::contact::SURELY_BEYOND;
 
 /// Normal and distance from `from` to `x`; a coincident pair gets a fixed
 /// axis normal whose sign depends on `flip`, so the two copies stay opposite.

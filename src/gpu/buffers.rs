@@ -9,9 +9,14 @@ use wgpu::util::DeviceExt;
 
 use super::GpuContext;
 use crate::error::{Error, Result};
+use crate::model::{Grains, Space};
 
-/// Smallest buffer created (bytes): room for one `Contact` or `Corner`, 8-byte aligned.
-pub const MIN_BYTES: u64 = 48;
+/// Smallest buffer created (bytes): room for one element of any binding
+/// (a `Contact` or `Corner` of either space: 3D's corner, `gpu::space::Ridge`,
+/// is the largest), 16-byte aligned.
+pub const MIN_BYTES: u64 = 192;
+
+const _: () = assert!(std::mem::size_of::<super::space::Ridge>() as u64 <= MIN_BYTES);
 
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
     .union(wgpu::BufferUsages::COPY_DST)
@@ -66,34 +71,38 @@ pub struct GrainBuffers<'a> {
     pub id: &'a wgpu::Buffer,
     /// None where the model has no rotation: read back as zeros.
     pub ang_vel: Option<&'a wgpu::Buffer>,
-    /// Rotation angles, rad (NSCD); None: read back as zeros.
+    /// Orientations (NSCD): angles, rad, or quaternions; None: read back as
+    /// `Space::UNTURNED`.
     pub angle: Option<&'a wgpu::Buffer>,
 }
 
-/// Read `n` grains from `b` and put them in id order (the GPU arrays may be
-/// permuted, e.g. into cell order).
-pub fn read_grains(ctx: &GpuContext, b: &GrainBuffers, n: usize) -> Result<crate::model::Grains> {
-    let mut two = read_many::<[f32; 2]>(ctx, &[(b.pos, n), (b.vel, n)])?.into_iter();
-    let mut scalars = vec![(b.radius, n), (b.inv_mass, n), (b.id, n)];
-    scalars.extend(b.ang_vel.map(|w| (w, n)));
-    scalars.extend(b.angle.map(|a| (a, n)));
-    let mut one = read_many::<u32>(ctx, &scalars)?.into_iter();
+/// Read `n` grains of space `S` from `b` and put them in id order (the GPU
+/// arrays may be permuted, e.g. into cell order).
+pub fn read_grains<S: Space>(ctx: &GpuContext, b: &GrainBuffers, n: usize) -> Result<Grains<S>> {
+    let mut vectors = read_many::<S::Vec>(ctx, &[(b.pos, n), (b.vel, n)])?.into_iter();
+    // Every other array as 32-bit words, in one more submit.
+    let words = |len: usize, size: usize| len * size / 4;
+    let spin = words(n, std::mem::size_of::<S::Spin>());
+    let turn = words(n, std::mem::size_of::<S::Orientation>());
+    let mut reads = vec![(b.radius, n), (b.inv_mass, n), (b.id, n)];
+    reads.extend(b.ang_vel.map(|w| (w, spin)));
+    reads.extend(b.angle.map(|a| (a, turn)));
+    let mut one = read_many::<u32>(ctx, &reads)?.into_iter();
     let mut next = || one.next().unwrap_or_default();
-    let to_f32 = |v: Vec<u32>| -> Vec<f32> { bytemuck::cast_vec(v) };
-    let (radius, inv_mass, id) = (to_f32(next()), to_f32(next()), next());
+    let (radius, inv_mass, id) = (next(), next(), next());
     let ang_vel = match b.ang_vel {
-        Some(_) => to_f32(next()),
-        None => vec![0.0; n],
+        Some(_) => bytemuck::pod_collect_to_vec(&next()),
+        None => vec![S::Spin::default(); n],
     };
     let angle = match b.angle {
-        Some(_) => to_f32(next()),
-        None => vec![0.0; n],
+        Some(_) => bytemuck::pod_collect_to_vec(&next()),
+        None => vec![S::UNTURNED; n],
     };
-    Ok(crate::model::Grains {
-        pos: two.next().unwrap_or_default(),
-        vel: two.next().unwrap_or_default(),
-        radius,
-        inv_mass,
+    Ok(Grains {
+        pos: vectors.next().unwrap_or_default(),
+        vel: vectors.next().unwrap_or_default(),
+        radius: bytemuck::cast_vec(radius),
+        inv_mass: bytemuck::cast_vec(inv_mass),
         id,
         ang_vel,
         angle,

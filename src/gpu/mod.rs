@@ -55,7 +55,7 @@ pub use context::{AdapterChoice, GpuContext};
 pub use view::{DeviceGrains, GrainView};
 
 use crate::model::Grid;
-use crate::model::contact::{BODY_CORNER, BODY_INDEX_MASK, BODY_SEGMENT};
+use crate::model::contact::{BODY_CORNER, BODY_INDEX_MASK, BODY_SEGMENT, SURELY_BEYOND};
 use crate::model::noise::{BITS as NOISE_BITS, SALT as NOISE_SALT, TERMS as NOISE_TERMS};
 use crate::model::space::{Dim2, Space};
 use crate::model::speeds::{BINS as SPEED_BINS, LOW as SPEED_LOW};
@@ -276,7 +276,8 @@ impl ShaderConfig {
              const NOISE_SALT: u32 = {NOISE_SALT:#x}u;\n\
              const NOISE_TERMS: u32 = {NOISE_TERMS}u;\n\
              const NOISE_BITS: u32 = {NOISE_BITS}u;\n\
-             const APGD_RESTART_AGE: f32 = {APGD_RESTART_AGE:?};\n",
+             const APGD_RESTART_AGE: f32 = {APGD_RESTART_AGE:?};\n\
+             const SURELY_BEYOND: f32 = {SURELY_BEYOND:?};\n",
             self.capacity,
             space::tangent_mass_ratio(self.dim),
         )

@@ -10,7 +10,9 @@
 //!   lists[p]: count (n) slots (n K Contact)   p < lists (NSCD 2: this step's and last; DEM 1)
 //!   stats:    [residual bits, |v|^2 bits, overflow, contacts]  (+ a MAP_READ staging copy)
 //!   partials: one ReducePartial per workgroup; walls: segments, corners,
-//!     segment_vel (2 vec2 per segment: its ends' velocities), corner_vel (1 vec2 per corner)
+//!     segment_vel (2 vec2 per segment: its ends' velocities), corner_vel (1 vec2 per corner),
+//!     wall_index (which bodies lie near each cell; 3D's planes, triangles, edges and vertices:
+//!     gpu::space)
 //! ```
 //! Every buffer is labelled `<prefix>.<name>` (`hourglass.pos`, `hourglass.dem.pos`).
 
@@ -21,8 +23,7 @@ use super::space::GpuSpace;
 use super::step::StepStage;
 use super::{GpuContext, Kernel, Params, ReducePartial, STAT_WORDS, ShaderConfig, Stage, pass};
 use crate::error::{Error, Result};
-use crate::model::Dim2;
-use crate::model::{Contact, Grains, Grid, Region, Totals, Walls};
+use crate::model::{Contact, Dim2, Grains, Grid, Region, Space, Totals, Walls};
 
 /// Indices of [`CoreBuffers::grains`].
 pub const POS: usize = 0;
@@ -63,7 +64,8 @@ pub struct CoreKernels {
     pub detect: Kernel,
     /// `reduce::main`: the diagnostics, one f32 `ReducePartial` per workgroup
     /// of grains, summed on the host by [`sum_partials`]. Twin `cpu::reduce::reduce`.
-    pub reduce: Kernel,
+    /// The plane's (None in 3D, whose totals are found on the host).
+    pub reduce: Option<Kernel>,
 }
 
 /// Buffers of the shared stages (see the module doc).
@@ -88,6 +90,8 @@ pub struct CoreBuffers {
     pub segment_vel: wgpu::Buffer,
     /// The velocity of each corner, m/s (`Walls::corner_vel`; zeros for still walls).
     pub corner_vel: wgpu::Buffer,
+    /// Which wall bodies lie near each cell (`GpuSpace::wall_index`).
+    pub wall_index: wgpu::Buffer,
 }
 
 /// Bind groups of the shared stages; `[p]` entries work on lists p.
@@ -100,8 +104,8 @@ pub struct CoreGroups {
     pub reduce: Vec<wgpu::BindGroup>,
 }
 
-/// The shared core of a GPU stepper (see the module doc).
-pub struct Pipeline {
+/// The shared core of a GPU stepper (see the module doc), in the space `S`.
+pub struct Pipeline<S: GpuSpace = Dim2> {
     pub ctx: GpuContext,
     pub cfg: ShaderConfig,
     pub kernels: CoreKernels,
@@ -109,37 +113,41 @@ pub struct Pipeline {
     pub groups: CoreGroups,
     /// Host copy of the `Params` uniform; [`Pipeline::write_params`] uploads it.
     pub params: Params,
-    pub grid: Grid,
+    pub grid: Grid<S>,
     /// Grains, and contact slots per grain (K).
     pub n: usize,
     pub capacity: usize,
     prefix: &'static str,
 }
 
-impl Pipeline {
+impl<S: GpuSpace> Pipeline<S> {
     /// Upload `grains` and `walls` with `lists` contact lists; fails with
-    /// [`Error::Gpu`] naming the adapter limit a buffer of this scene exceeds.
+    /// [`Error::Gpu`] naming the adapter limit a buffer of this scene
+    /// exceeds, or a wall body the GPU cannot hold.
     pub fn new(
         ctx: GpuContext,
         prefix: &'static str,
-        grains: &Grains,
-        walls: &Walls,
-        grid: Grid,
+        grains: &Grains<S>,
+        walls: &S::Walls,
+        grid: Grid<S>,
         capacity: usize,
         lists: usize,
-    ) -> Result<Pipeline> {
-        check_limits(&ctx, grains.len(), walls, &grid, capacity)?;
-        let cfg = ShaderConfig::new(capacity as u32);
+    ) -> Result<Pipeline<S>> {
+        let bodies = S::wall_bodies(walls)?;
+        let corner_bytes = std::mem::size_of_val(bodies.1.as_slice());
+        check_limits::<S>(&ctx, grains.len(), corner_bytes, grid.cells(), capacity)?;
+        let cfg = ShaderConfig::of::<S>(capacity as u32);
         let kernels = CoreKernels {
             bin_count: Kernel::new(&ctx, &cfg, Stage::BinCount, "main"),
             prefix_sum: PrefixSum::new(&ctx, &cfg),
             bin_scatter: Kernel::new(&ctx, &cfg, Stage::BinScatter, "main"),
             bin_sort: Kernel::new(&ctx, &cfg, Stage::BinSort, "main"),
             detect: Kernel::new(&ctx, &cfg, Stage::Detect, "main"),
-            reduce: Kernel::new(&ctx, &cfg, Stage::Reduce, "main"),
+            reduce: (S::DIM == 2).then(|| Kernel::new(&ctx, &cfg, Stage::Reduce, "main")),
         };
-        let params = Params::new(&grid, grains.len(), walls.segments.len(), walls.corners.len());
-        let bufs = CoreBuffers::new(&ctx, prefix, &params, grains, walls, capacity, lists);
+        let (n_segments, n_corners) = S::body_counts(walls);
+        let params = Params::of(&grid, grains.len(), n_segments, n_corners);
+        let bufs = CoreBuffers::new::<S>(&ctx, prefix, &params, grains, (&bodies, walls), capacity, lists);
         let groups = CoreGroups::new(&ctx, &kernels, &bufs, grid.cells() as u32);
         Ok(Pipeline {
             ctx,
@@ -172,43 +180,22 @@ impl Pipeline {
             .write_buffer(&self.bufs.params, 0, bytemuck::bytes_of(&self.params));
     }
 
-    /// Replace the wall buffers (the gate opens) and the bind groups that read them.
-    pub fn set_walls(&mut self, walls: &Walls) {
-        self.bufs.segments = storage(&self.ctx, &self.label("segments"), &walls.segments);
-        self.bufs.corners = storage(&self.ctx, &self.label("corners"), &walls.corners);
-        self.bufs.segment_vel = storage(&self.ctx, &self.label("segment_vel"), &segment_velocities(walls));
-        self.bufs.corner_vel = storage(&self.ctx, &self.label("corner_vel"), &corner_velocities(walls));
-        self.params.n_segments = walls.segments.len() as u32;
-        self.params.n_corners = walls.corners.len() as u32;
+    /// Replace the wall buffers (the gate opens) and the bind groups that
+    /// read them. Walls whose bodies the GPU cannot hold leave no wall
+    /// (the backend's selection refuses them first: `GpuSpace::wall_bodies`).
+    pub fn set_walls(&mut self, walls: &S::Walls) {
+        let (faces, ridges) = S::wall_bodies(walls).unwrap_or_default();
+        let (face_vel, ridge_vel) = S::wall_velocities(walls);
+        self.bufs.segments = storage(&self.ctx, &self.label("segments"), &faces);
+        self.bufs.corners = storage(&self.ctx, &self.label("corners"), &ridges);
+        self.bufs.segment_vel = storage(&self.ctx, &self.label("segment_vel"), &face_vel);
+        self.bufs.corner_vel = storage(&self.ctx, &self.label("corner_vel"), &ridge_vel);
+        self.bufs.wall_index = storage(&self.ctx, &self.label("wall_index"), &S::wall_index(walls));
+        let (n_segments, n_corners) = S::body_counts(walls);
+        self.params.n_segments = n_segments as u32;
+        self.params.n_corners = n_corners as u32;
         self.write_params();
         self.groups = CoreGroups::new(&self.ctx, &self.kernels, &self.bufs, self.grid.cells() as u32);
-    }
-
-    /// The same walls at a new pose with their velocities (`Backend::move_walls`):
-    /// the positions, normals, directions and velocities written over the
-    /// wall buffers in place, so the bind groups and the contact lists stay.
-    ///
-    /// # Panics
-    /// If `walls` does not have as many segments and corners as the walls
-    /// uploaded last (moving walls are the same walls).
-    pub fn move_walls(&mut self, walls: &Walls) {
-        let (n_segments, n_corners) = (walls.segments.len() as u32, walls.corners.len() as u32);
-        assert!(
-            (n_segments, n_corners) == (self.params.n_segments, self.params.n_corners),
-            "moved walls have {n_segments} segments and {n_corners} corners, the walls {} and {}",
-            self.params.n_segments,
-            self.params.n_corners
-        );
-        let write = |buffer: &wgpu::Buffer, bytes: &[u8]| {
-            if !bytes.is_empty() {
-                self.ctx.queue.write_buffer(buffer, 0, bytes);
-            }
-        };
-        let b = &self.bufs;
-        write(&b.segments, bytemuck::cast_slice(&walls.segments));
-        write(&b.corners, bytemuck::cast_slice(&walls.corners));
-        write(&b.segment_vel, bytemuck::cast_slice(&segment_velocities(walls)));
-        write(&b.corner_vel, bytemuck::cast_slice(&corner_velocities(walls)));
     }
 
     /// A bind group of the detection writing lists `list` against other
@@ -268,24 +255,8 @@ impl Pipeline {
         Ok(out)
     }
 
-    /// The diagnostics row of the grains with contact lists `list`.
-    pub fn totals(&mut self, region: &Region, list: usize) -> Result<Totals> {
-        self.params.set_region(region);
-        self.write_params();
-        let mut enc = self.encoder(&Stage::Reduce.label());
-        {
-            let mut ps = pass(&mut enc, &Stage::Reduce.label());
-            self.kernels
-                .reduce
-                .dispatch(&mut ps, &self.groups.reduce[list], self.n as u32);
-        }
-        self.ctx.submit(enc.finish());
-        let parts: Vec<ReducePartial> = read(&self.ctx, &self.bufs.partials, partials(self.n))?;
-        Ok(sum_partials(&parts))
-    }
-
     /// The grains in id order (`ang_vel` and `angle` where the model has them).
-    pub fn read_grains(&self, ang_vel: Option<&wgpu::Buffer>, angle: Option<&wgpu::Buffer>) -> Result<Grains> {
+    pub fn read_grains(&self, ang_vel: Option<&wgpu::Buffer>, angle: Option<&wgpu::Buffer>) -> Result<Grains<S>> {
         let g = &self.bufs.grains;
         let bufs = GrainBuffers {
             pos: &g[POS],
@@ -300,6 +271,51 @@ impl Pipeline {
     }
 }
 
+/// What the plane alone has: moving walls and the reduction on the device.
+impl Pipeline<Dim2> {
+    /// The same walls at a new pose with their velocities (`Backend::move_walls`):
+    /// the positions, normals, directions and velocities written over the
+    /// wall buffers in place, so the bind groups and the contact lists stay.
+    ///
+    /// # Panics
+    /// If `walls` does not have as many segments and corners as the walls
+    /// uploaded last (moving walls are the same walls).
+    pub fn move_walls(&mut self, walls: &Walls) {
+        let (n_segments, n_corners) = (walls.segments.len() as u32, walls.corners.len() as u32);
+        assert!(
+            (n_segments, n_corners) == (self.params.n_segments, self.params.n_corners),
+            "moved walls have {n_segments} segments and {n_corners} corners, the walls {} and {}",
+            self.params.n_segments,
+            self.params.n_corners
+        );
+        let write = |buffer: &wgpu::Buffer, bytes: &[u8]| {
+            if !bytes.is_empty() {
+                self.ctx.queue.write_buffer(buffer, 0, bytes);
+            }
+        };
+        let b = &self.bufs;
+        write(&b.segments, bytemuck::cast_slice(&walls.segments));
+        write(&b.corners, bytemuck::cast_slice(&walls.corners));
+        write(&b.segment_vel, bytemuck::cast_slice(&segment_velocities(walls)));
+        write(&b.corner_vel, bytemuck::cast_slice(&corner_velocities(walls)));
+    }
+
+    /// The diagnostics row of the grains with contact lists `list`.
+    pub fn totals(&mut self, region: &Region, list: usize) -> Result<Totals> {
+        self.params.set_region(region);
+        self.write_params();
+        let mut enc = self.encoder(&Stage::Reduce.label());
+        {
+            let mut ps = pass(&mut enc, &Stage::Reduce.label());
+            let reduce = self.kernels.reduce.as_ref().expect("the plane's reduction");
+            reduce.dispatch(&mut ps, &self.groups.reduce[list], self.n as u32);
+        }
+        self.ctx.submit(enc.finish());
+        let parts: Vec<ReducePartial> = read(&self.ctx, &self.bufs.partials, partials(self.n))?;
+        Ok(sum_partials(&parts))
+    }
+}
+
 /// The velocity of each segment's ends, one per segment (zeros for still walls).
 fn segment_velocities(walls: &Walls) -> Vec<[[f32; 2]; 2]> {
     Dim2::wall_velocities(walls).0
@@ -311,18 +327,21 @@ fn corner_velocities(walls: &Walls) -> Vec<[f32; 2]> {
 }
 
 /// The adapter limits and 32-bit indexing against the buffers of a scene.
-fn check_limits(ctx: &GpuContext, n: usize, walls: &Walls, grid: &Grid, capacity: usize) -> Result<()> {
-    let cells = grid.cells();
-    let slots = (n as u64) * (capacity as u64) * std::mem::size_of::<Contact>() as u64;
+fn check_limits<S: Space>(
+    ctx: &GpuContext,
+    n: usize,
+    corner_bytes: usize,
+    cells: usize,
+    capacity: usize,
+) -> Result<()> {
+    let slots = (n as u64) * (capacity as u64) * std::mem::size_of::<Contact<S>>() as u64;
+    let vector = std::mem::size_of::<S::Vec>() as u64;
     ctx.check(
         &[
             (&format!("the contact lists ({n} grains x {capacity} slots)"), slots),
-            (&format!("the positions of {n} grains"), n as u64 * 8),
+            (&format!("the positions of {n} grains"), n as u64 * vector),
             (&format!("the grid ({cells} cells)"), (cells as u64 + 1) * 4),
-            (
-                "the wall corners",
-                std::mem::size_of_val(walls.corners.as_slice()) as u64,
-            ),
+            ("the wall corners", corner_bytes as u64),
         ],
         DETECT_STORAGE_BUFFERS,
     )?;
@@ -337,15 +356,16 @@ fn check_limits(ctx: &GpuContext, n: usize, walls: &Walls, grid: &Grid, capacity
 impl CoreBuffers {
     /// The buffers of `lists` contact lists of `k` slots per grain, over
     /// `params.n_cells` cells (within 32-bit indexing: `check_limits`).
-    fn new(
+    fn new<S: GpuSpace>(
         ctx: &GpuContext,
         prefix: &str,
         params: &Params,
-        grains: &Grains,
-        walls: &Walls,
+        grains: &Grains<S>,
+        (bodies, walls): (&super::space::Bodies<S>, &S::Walls),
         k: usize,
         lists: usize,
     ) -> CoreBuffers {
+        let (face_vel, ridge_vel) = S::wall_velocities(walls);
         let (n, cells) = (grains.len(), params.n_cells as usize);
         let l = |s: &str| format!("{prefix}.{s}");
         let arrays: [&[u8]; 5] = [
@@ -365,7 +385,7 @@ impl CoreBuffers {
             cell_start: storage_zeroed::<u32>(ctx, &l("cell_start"), cells + 1),
             count: (0..lists).map(|_| storage_zeroed::<u32>(ctx, &l("count"), n)).collect(),
             slots: (0..lists)
-                .map(|_| storage_zeroed::<Contact>(ctx, &l("slots"), n * k))
+                .map(|_| storage_zeroed::<u8>(ctx, &l("slots"), n * k * std::mem::size_of::<Contact<S>>()))
                 .collect(),
             stats: storage_zeroed::<u32>(ctx, &l("stats"), STAT_WORDS as usize),
             stats_staging: ctx.device.create_buffer(&wgpu::BufferDescriptor {
@@ -375,10 +395,11 @@ impl CoreBuffers {
                 mapped_at_creation: false,
             }),
             partials: storage_zeroed::<ReducePartial>(ctx, &l("partials"), partials(n)),
-            segments: storage(ctx, &l("segments"), &walls.segments),
-            corners: storage(ctx, &l("corners"), &walls.corners),
-            segment_vel: storage(ctx, &l("segment_vel"), &segment_velocities(walls)),
-            corner_vel: storage(ctx, &l("corner_vel"), &corner_velocities(walls)),
+            segments: storage(ctx, &l("segments"), &bodies.0),
+            corners: storage(ctx, &l("corners"), &bodies.1),
+            segment_vel: storage(ctx, &l("segment_vel"), &face_vel),
+            corner_vel: storage(ctx, &l("corner_vel"), &ridge_vel),
+            wall_index: storage(ctx, &l("wall_index"), &S::wall_index(walls)),
         }
     }
 }
@@ -428,9 +449,12 @@ impl CoreGroups {
             detect: (lists.clone())
                 .map(|p| detect_group(ctx, k, b, p, &b.segments, &b.corners))
                 .collect(),
-            reduce: lists
-                .map(|p| k.reduce.group(ctx, &[&shared(p)[..], &reduce[..]].concat()))
-                .collect(),
+            reduce: match &k.reduce {
+                Some(kernel) => lists
+                    .map(|p| kernel.group(ctx, &[&shared(p)[..], &reduce[..]].concat()))
+                    .collect(),
+                None => Vec::new(),
+            },
         }
     }
 }
@@ -461,6 +485,7 @@ fn detect_group(
         ("stats", &b.stats),
         ("segment_vel", &b.segment_vel),
         ("corner_vel", &b.corner_vel),
+        ("wall_index", &b.wall_index),
     ];
     k.detect.group(ctx, &entries)
 }

@@ -145,6 +145,7 @@ macro_rules! wgsl_type {
     (corners) => { "array<Corner>" };
     (segment_vel) => { "array<SegmentVel>" };
     (corner_vel) => { "array<CornerVel>" };
+    (wall_index) => { "array<u32>" };
     (partials) => { "array<ReducePartial>" };
     (cell_count) => { "array<atomic<u32>>" };
     (cursor) => { "array<atomic<u32>>" };
@@ -189,8 +190,9 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     entry!(BinSort :: "main", [0: Uniform params, 1: ReadOnly cell_start, 2: ReadWrite sorted], cpu("cpu::grid::bin_sort", "bin_sort_matches_cpu")),
     entry!(Reorder :: "gather1", [0: Uniform params, 1: ReadOnly sorted, 2: ReadOnly src1, 3: ReadWrite dst1], cpu("cpu::reorder::gather", "reorder_matches_cpu")),
     entry!(Reorder :: "gather2", [0: Uniform params, 1: ReadOnly sorted, 4: ReadOnly src2, 5: ReadWrite dst2], cpu("cpu::reorder::gather", "reorder_matches_cpu")),
-    // segment_vel, corner_vel: the walls' velocities (Walls::segment_vel, corner_vel; zeros for still walls), into Contact::wall_vel.
-    entry!(Detect :: "main", [0: Uniform params, 1: ReadOnly cell_start, 2: ReadOnly sorted, 3: ReadOnly pos, 4: ReadOnly radius, 5: ReadOnly inv_mass, 6: ReadOnly segments, 7: ReadOnly corners, 8: ReadWrite count, 9: ReadWrite slots, 10: ReadWrite stats, 11: ReadOnly segment_vel, 12: ReadOnly corner_vel], cpu("cpu::detect::detect", "detect_matches_cpu")),
+    // segment_vel, corner_vel: the walls' velocities (Walls::segment_vel, corner_vel; zeros for still walls), into Contact::wall_vel;
+    // wall_index: which wall bodies lie near each cell (gpu::space::wall_index).
+    entry!(Detect :: "main", [0: Uniform params, 1: ReadOnly cell_start, 2: ReadOnly sorted, 3: ReadOnly pos, 4: ReadOnly radius, 5: ReadOnly inv_mass, 6: ReadOnly segments, 7: ReadOnly corners, 8: ReadWrite count, 9: ReadWrite slots, 10: ReadWrite stats, 11: ReadOnly segment_vel, 12: ReadOnly corner_vel, 13: ReadOnly wall_index], cpu("cpu::detect::detect", "detect_matches_cpu")),
     // Capillary cohesion (docs/cohesion.md), after detection, into the free velocities.
     entry!(Cohesion :: "main", [0: Uniform params, 1: Uniform law as "Cohesion", 2: ReadOnly count, 3: ReadOnly slots, 4: ReadOnly radius, 5: ReadOnly inv_mass, 6: ReadWrite vel_free], cpu("cpu::cohesion::cohesion", "cohesion_matches_cpu")),
     entry!(WarmStart :: "main", [0: Uniform params, 1: ReadOnly count, 2: ReadWrite slots, 3: ReadOnly prev_count, 4: ReadOnly prev_slots], cpu("cpu::warm_start::warm_start", "warm_start_matches_cpu")),

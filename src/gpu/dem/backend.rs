@@ -34,12 +34,13 @@
 use crate::error::Result;
 use crate::gpu::buffers::{read, storage, storage_zeroed, uniform};
 use crate::gpu::pipeline::{INV_MASS, POS, Pipeline, RADIUS, VEL};
+use crate::gpu::space::GpuSpace;
 use crate::gpu::step::{Recorder, StepStage, record, stages_of};
 use crate::gpu::{GpuContext, Kernel, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_SPEED2, STAT_WORDS, Stage};
 use crate::model::plan::{DEM_STAGES, Stage as PlanStage, split};
-use crate::model::walls::walls_ahead;
+use crate::model::space::Coords;
 use crate::model::{
-    ContactLists, DemLaw, DemParams, Grains, Grid, Phase, Region, StepParams, StepStats, Totals, Walls, dem_plan, law,
+    ContactLists, DemLaw, DemParams, Dim2, Grains, Grid, Phase, Region, StepParams, StepStats, Totals, dem_plan, law,
 };
 
 /// Steps between two reads of the step counters.
@@ -68,20 +69,21 @@ struct Kernels {
 
 /// The walls a step ahead of the step's walls: what the detection after the
 /// drift reads while the walls move.
-struct Ahead {
-    /// Host scratch: `walls_ahead` of the step's walls.
-    walls: Walls,
+struct Ahead<S: GpuSpace> {
+    /// Host scratch: `GpuSpace::walls_ahead` of the step's walls.
+    walls: S::Walls,
     segments: wgpu::Buffer,
     corners: wgpu::Buffer,
     /// `detect::main` on lists 0 against `segments` and `corners`.
     detect: wgpu::BindGroup,
 }
 
-impl Ahead {
+impl<S: GpuSpace> Ahead<S> {
     /// Buffers as large as `walls`' (the pipeline's walls), and their detection group.
-    fn new(core: &Pipeline, walls: &Walls) -> Ahead {
-        let segments = storage(&core.ctx, &core.label("segments.ahead"), &walls.segments);
-        let corners = storage(&core.ctx, &core.label("corners.ahead"), &walls.corners);
+    fn new(core: &Pipeline<S>, walls: &S::Walls) -> Ahead<S> {
+        let (faces, ridges) = S::wall_bodies(walls).unwrap_or_default();
+        let segments = storage(&core.ctx, &core.label("segments.ahead"), &faces);
+        let corners = storage(&core.ctx, &core.label("corners.ahead"), &ridges);
         let detect = core.detect_group(0, &segments, &corners);
         Ahead {
             walls: walls.clone(),
@@ -92,15 +94,16 @@ impl Ahead {
     }
 
     /// `walls` moved on by `dt` into the buffers.
-    fn write(&mut self, core: &Pipeline, walls: &Walls, dt: f32) {
-        walls_ahead(walls, dt, &mut self.walls);
+    fn write(&mut self, core: &Pipeline<S>, walls: &S::Walls, dt: f32) {
+        S::walls_ahead(walls, dt, &mut self.walls);
+        let (faces, ridges) = S::wall_bodies(&self.walls).unwrap_or_default();
         let write = |buffer: &wgpu::Buffer, bytes: &[u8]| {
             if !bytes.is_empty() {
                 core.ctx.queue.write_buffer(buffer, 0, bytes);
             }
         };
-        write(&self.segments, bytemuck::cast_slice(&self.walls.segments));
-        write(&self.corners, bytemuck::cast_slice(&self.walls.corners));
+        write(&self.segments, bytemuck::cast_slice(&faces));
+        write(&self.corners, bytemuck::cast_slice(&ridges));
     }
 }
 
@@ -110,15 +113,16 @@ struct Groups {
     kick: wgpu::BindGroup,
 }
 
-pub struct GpuDemBackend {
-    core: Pipeline,
+/// The DEM (and the spring model) on the GPU, in the space `S`.
+pub struct GpuDemBackend<S: GpuSpace = Dim2> {
+    core: Pipeline<S>,
     kernels: Kernels,
     pub bufs: DemBuffers,
     groups: Groups,
     dem: DemParams,
     phase: Phase,
     law: DemLaw,
-    host: Grains,
+    host: Grains<S>,
     host_fresh: bool,
     /// `force`, `torque` belong to the current positions and walls.
     primed: bool,
@@ -132,20 +136,22 @@ pub struct GpuDemBackend {
     /// (each contact's history from the last step's, see `state::Kernels::warm_start`).
     history: Option<(Kernel, wgpu::BindGroup)>,
     /// The walls at the step's start, with their velocities.
-    walls: Walls,
-    ahead: Ahead,
+    walls: S::Walls,
+    /// While the walls move: the walls a step ahead.
+    ahead: Option<Ahead<S>>,
 }
 
-impl GpuDemBackend {
-    /// Upload grains and walls; fails with [`crate::Error::Gpu`] naming the adapter limit a buffer exceeds.
+impl<S: GpuSpace> GpuDemBackend<S> {
+    /// Upload grains and walls; fails with [`crate::Error::Gpu`] naming the
+    /// adapter limit a buffer exceeds or a wall body the GPU cannot hold.
     pub fn new(
         ctx: GpuContext,
-        grains: Grains,
-        walls: Walls,
-        grid: Grid,
+        grains: Grains<S>,
+        walls: S::Walls,
+        grid: Grid<S>,
         capacity: usize,
         dem: DemParams,
-    ) -> Result<GpuDemBackend> {
+    ) -> Result<GpuDemBackend<S>> {
         let keeps_history = crate::model::law::spec(dem.law).history > 0;
         let lists = 1 + usize::from(keeps_history);
         let core = Pipeline::new(ctx, "hourglass.dem", &grains, &walls, grid, capacity, lists)?;
@@ -161,11 +167,11 @@ impl GpuDemBackend {
         let bufs = DemBuffers {
             law: uniform(ctx, &core.label("law"), &law),
             ang_vel: storage(ctx, &core.label("ang_vel"), &grains.ang_vel),
-            force: storage_zeroed::<[f32; 2]>(ctx, &core.label("force"), n),
-            torque: storage_zeroed::<f32>(ctx, &core.label("torque"), n),
+            force: storage_zeroed::<S::Vec>(ctx, &core.label("force"), n),
+            torque: storage_zeroed::<S::Spin>(ctx, &core.label("torque"), n),
         };
         let groups = Self::groups(&core, &kernels, &bufs);
-        let ahead = Ahead::new(&core, &walls);
+        let ahead = S::moving(&walls).then(|| Ahead::new(&core, &walls));
         let history = keeps_history.then(|| {
             let (warm, b) = (kernel(Stage::WarmStart, "main"), &core.bufs);
             let lists = [("params", &b.params), ("count", &b.count[0]), ("slots", &b.slots[0])];
@@ -194,7 +200,7 @@ impl GpuDemBackend {
         })
     }
 
-    fn groups(core: &Pipeline, k: &Kernels, own: &DemBuffers) -> Groups {
+    fn groups(core: &Pipeline<S>, k: &Kernels, own: &DemBuffers) -> Groups {
         let (ctx, b) = (&core.ctx, &core.bufs);
         let g = &b.grains;
         // What both half kicks read and write.
@@ -254,7 +260,7 @@ impl GpuDemBackend {
         self.primed = self.dem.integrator.kdk();
         let start = split(&plan, &DEM_STAGES, from);
         let drift = plan.iter().position(|&s| s == PlanStage::DemKickDrift);
-        let moving = self.walls.moving();
+        let moving = S::moving(&self.walls);
         let mut stages = Vec::new();
         for (k, &stage) in plan.iter().enumerate().skip(start) {
             let ahead = moving && drift.is_some_and(|d| k > d);
@@ -305,14 +311,19 @@ impl GpuDemBackend {
     }
 }
 
-impl Recorder for GpuDemBackend {
+impl<S: GpuSpace> Recorder for GpuDemBackend<S> {
     fn dispatch(&self, stage: StepStage, ps: &mut wgpu::ComputePass) {
         let (g, n) = (&self.groups, self.core.n as u32);
         match stage {
             StepStage::DemKickDrift => self.kernels.kick_drift.dispatch(ps, &g.kick_drift, n),
             StepStage::DemForce => self.kernels.force.dispatch(ps, &g.force, n),
             StepStage::DemKick => self.kernels.kick.dispatch(ps, &g.kick, n),
-            StepStage::DetectAhead => self.core.kernels.detect.dispatch(ps, &self.ahead.detect, n),
+            // Planned only while the walls move.
+            StepStage::DetectAhead => {
+                if let Some(ahead) = &self.ahead {
+                    self.core.kernels.detect.dispatch(ps, &ahead.detect, n);
+                }
+            }
             // Planned only for a law with history.
             StepStage::WarmStart => {
                 if let Some((warm, group)) = &self.history {
@@ -330,7 +341,7 @@ impl Recorder for GpuDemBackend {
 }
 
 /// The step itself and what [`crate::backend::Backend`] needs of it.
-impl GpuDemBackend {
+impl<S: GpuSpace> GpuDemBackend<S> {
     /// One DEM step (see the module doc).
     pub fn step(&mut self, p: &StepParams) -> Result<StepStats> {
         self.step_from(p, PlanStage::DemPrime)
@@ -341,8 +352,9 @@ impl GpuDemBackend {
     /// uploaded.
     pub fn step_from(&mut self, p: &StepParams, from: PlanStage) -> Result<StepStats> {
         self.write_params(p);
-        if self.walls.moving() {
-            self.ahead.write(&self.core, &self.walls, p.dt);
+        if S::moving(&self.walls) {
+            let ahead = self.ahead.get_or_insert_with(|| Ahead::new(&self.core, &self.walls));
+            ahead.write(&self.core, &self.walls, p.dt);
         }
         let stages = self.plan(from);
         let enc = self.core.encoder("hourglass.dem.step");
@@ -377,10 +389,10 @@ impl GpuDemBackend {
 
     /// Replace the walls (the gate opens): the kept force is recomputed
     /// before the next drift, and a law's history starts afresh.
-    pub fn set_walls(&mut self, walls: &Walls) {
+    pub fn set_walls(&mut self, walls: &S::Walls) {
         self.core.set_walls(walls);
         self.walls = walls.clone();
-        self.ahead = Ahead::new(&self.core, walls);
+        self.ahead = S::moving(walls).then(|| Ahead::new(&self.core, walls));
         self.primed = false;
     }
 
@@ -392,12 +404,12 @@ impl GpuDemBackend {
     /// # Panics
     /// If `walls` does not have as many segments and corners as the walls
     /// uploaded last.
-    pub fn move_walls(&mut self, walls: &Walls) {
-        self.core.move_walls(walls);
+    pub fn move_walls(&mut self, walls: &S::Walls) {
+        S::move_walls(&mut self.core, walls);
         self.walls.clone_from(walls);
     }
 
-    pub fn grains(&mut self) -> Result<&Grains> {
+    pub fn grains(&mut self) -> Result<&Grains<S>> {
         if !self.host_fresh {
             self.host = self.core.read_grains(Some(&self.bufs.ang_vel), None)?;
             self.host_fresh = true;
@@ -405,8 +417,22 @@ impl GpuDemBackend {
         Ok(&self.host)
     }
 
-    pub fn totals(&mut self, region: &Region) -> Result<Totals> {
-        self.core.totals(region, 0)
+    /// The walls of the step.
+    pub fn walls(&self) -> &S::Walls {
+        &self.walls
+    }
+
+    /// The contact lists of the last detection (this step's, with the
+    /// history a law keeps), read back.
+    pub fn lists(&self) -> Result<ContactLists<S>> {
+        let (ctx, n, k) = (&self.core.ctx, self.core.n, self.core.capacity);
+        let size = std::mem::size_of::<crate::model::Contact<S>>();
+        let bytes: Vec<u8> = read(ctx, &self.core.bufs.slots[0], n * k * size)?;
+        Ok(ContactLists {
+            capacity: k,
+            count: read(ctx, &self.core.bufs.count[0], n)?,
+            slots: S::contacts(&bytes),
+        })
     }
 
     pub fn set_phase(&mut self, phase: Phase) {
@@ -414,8 +440,15 @@ impl GpuDemBackend {
     }
 
     pub fn max_angular_speed(&mut self) -> Result<f32> {
-        let w: Vec<f32> = read(&self.core.ctx, &self.bufs.ang_vel, self.core.n)?;
-        Ok(w.iter().fold(0.0f32, |m, w| m.max(w.abs())))
+        let w: Vec<S::Spin> = read(&self.core.ctx, &self.bufs.ang_vel, self.core.n)?;
+        Ok(w.iter().fold(0.0f32, |m, w| m.max(w.norm())))
+    }
+}
+
+/// The plane's totals: the device's reduction.
+impl GpuDemBackend {
+    pub fn totals(&mut self, region: &Region) -> Result<Totals> {
+        self.core.totals(region, 0)
     }
 }
 

@@ -164,8 +164,9 @@ impl Scene {
         if kind.nscd() && self.solver.dt.is_none() {
             return Err(self.refuse("solver.dt", "a 3D NSCD scene states its time step (s)"));
         }
-        if self.run.backend == crate::scene::BackendChoice::Gpu {
-            return Err(self.refuse("run.backend", "3D scenes run on the CPU only yet (use --backend cpu)"));
+        let on_gpu = matches!(kind, SolverKind::Dem | SolverKind::Spring);
+        if self.run.backend == crate::scene::BackendChoice::Gpu && !on_gpu {
+            return Err(self.refuse("run.backend", super::SOLID_ON_GPU));
         }
         Ok(())
     }
