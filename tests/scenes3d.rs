@@ -270,11 +270,12 @@ fn the_cli_runs_a_3d_scene_and_refuses_what_3d_cannot_do_yet() {
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["emitted"], 3, "{summary}");
     assert_eq!(summary["steps"], 400, "{summary}");
-    // The GPU has no 3D stages: refused, blamed on the flag, nothing written.
+    // The GPU runs no NSCD solver in 3D: refused, blamed on the flag,
+    // nothing written.
     let target = tmp.path().join("gpu");
     let o = hourglass(&[
         "run",
-        "scenes/3d/pile_box.toml",
+        "scenes/3d/silo.toml",
         "--out",
         target.to_str().unwrap(),
         "--backend",
@@ -282,7 +283,10 @@ fn the_cli_runs_a_3d_scene_and_refuses_what_3d_cannot_do_yet() {
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        !o.status.success() && err.contains("--backend") && err.lines().count() == 1,
+        !o.status.success()
+            && err.contains("--backend")
+            && err.contains("the GPU runs the dem and spring solvers only")
+            && err.lines().count() == 1,
         "{err}"
     );
     assert!(!target.exists(), "wrote {}", target.display());

@@ -183,15 +183,18 @@ pub fn discharge(
     // The figure is the solver's: no per-step contact census (diagnostics.csv's collision columns).
     scene.run.collisions = Some(false);
     if scene.dimension == 3 {
-        // 3D runs on the CPU only.
-        if choice == BackendChoice::Gpu {
-            return Err(crate::Error::Gpu(
-                "--backend gpu: 3D scenes have no GPU stages yet".to_string(),
-            ));
+        // The GPU runs the DEM and the spring model of 3D.
+        let on_gpu = matches!(scene.solver.kind, SolverKind::Dem | SolverKind::Spring);
+        if choice == BackendChoice::Gpu && !on_gpu {
+            return Err(crate::Error::Gpu(format!(
+                "--backend gpu: {}",
+                crate::scene::SOLID_ON_GPU
+            )));
         }
         let setup = crate::scene::build3d(&scene)?;
         let grid = <Dim3 as crate::sim::RunSpace>::grid(&setup)?;
-        let backend = backend::cpu_backend_of(&setup, grid);
+        let mut notices = Vec::new();
+        let backend = backend::select_solid(&setup, grid, choice, Device::Open, &mut notices)?;
         return row(&setup, backend, n);
     }
     let setup = build(&scene)?;
