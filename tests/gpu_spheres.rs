@@ -6,62 +6,15 @@
 //! at g (sin a - mu cos a); and a whole run of the lab's pile (`hourglass
 //! run --backend gpu`, emitters included) follows the CPU's.
 
+mod common;
 mod gpu_common;
 
+use common::spheres::{G, R, RHO_LAB, floor, grid, params, spring};
 use gpu_common::context;
 use hourglass::backend::Backend;
 use hourglass::gpu::GpuContext;
 use hourglass::gpu::dem::GpuDemBackend;
-use hourglass::model::{
-    DemParams, Dim3, Grains, Grid, Integrator, NormalLaw, Plane, Region, SolverKind, Space, StepParams, Walls3d,
-};
-
-const G: f32 = 9.81;
-const R: f32 = 0.3;
-/// The lab's spheres: radius 0.3 m, 1 kg.
-const RHO_LAB: f64 = 1.0 / (4.0 / 3.0 * std::f64::consts::PI * 0.027);
-
-fn params(gravity: [f32; 2], dt: f32, solver: SolverKind) -> StepParams {
-    StepParams {
-        gravity,
-        dt,
-        alert: 0.02,
-        tol: 1e-6,
-        itmax: 1,
-        omega: 0.5,
-        overlap_relax: 0.0,
-        overlap_relax_default: false,
-        overlap_iterations: 0,
-        solver,
-        warm_start: false,
-        mu: 0.0,
-        mu_wall: 0.0,
-        cohesion: Default::default(),
-        restitution: 0.0,
-        forcing: Default::default(),
-    }
-}
-
-fn spring(ks: f32, kd: f32, integrator: Integrator) -> DemParams {
-    DemParams {
-        kn: ks,
-        kt: 0.0,
-        gamma_n: kd,
-        gamma_relax: kd,
-        mu: 0.0,
-        mu_roll: 0.0,
-        law: NormalLaw::Linear,
-        integrator,
-        ..DemParams::default()
-    }
-}
-
-fn floor() -> Walls3d {
-    Walls3d {
-        planes: vec![Plane::new([0.0; 3], [0.0, 1.0, 0.0]).unwrap()],
-        ..Walls3d::default()
-    }
-}
+use hourglass::model::{DemParams, Dim3, Grains, Grid, Integrator, NormalLaw, Region, SolverKind, Space, Walls3d};
 
 fn gpu(ctx: &GpuContext, g: Grains<Dim3>, walls: Walls3d, grid: Grid<Dim3>, dem: DemParams) -> GpuDemBackend<Dim3> {
     let mut b = GpuDemBackend::new(ctx.clone(), g, walls, grid, 8, dem).expect("the GPU DEM");
@@ -82,7 +35,7 @@ fn an_elastic_spring_pair_of_spheres_of_masses_8_to_1_collides_elastically_on_th
         RHO_LAB,
     );
     let (ma, mb) = (g.mass(0), g.mass(1));
-    let grid = Grid::<Dim3>::covering_box([-2.0; 3], [2.0; 3], 2.0 * ra + p.alert).unwrap();
+    let grid = grid([-2.0; 3], [2.0; 3], ra, &p);
     let mut b = gpu(
         &ctx,
         g,
@@ -116,7 +69,7 @@ fn a_resting_column_of_spheres_is_compressed_by_k_m_g_over_ks_on_the_gpu() {
     let pos: Vec<[f32; 3]> = (0..n).map(|i| [0.0, R + 2.0 * R * i as f32, 0.0]).collect();
     let g = Grains::<Dim3>::of_density(pos, vec![[0.0; 3]; n], vec![R; n], RHO_LAB);
     let top = 2.0 * R * n as f32 + 1.0;
-    let grid = Grid::<Dim3>::covering_box([-1.0, -0.5, -1.0], [1.0, top, 1.0], 2.0 * R + p.alert).unwrap();
+    let grid = grid([-1.0, -0.5, -1.0], [1.0, top, 1.0], R, &p);
     let dem = spring(ks, 2.0 * ks.sqrt(), Integrator::SemiImplicitEuler);
     let mut b = gpu(&ctx, g, floor(), grid, dem);
     for _ in 0..10_000 {
@@ -158,8 +111,7 @@ fn hertz_mindlin_on_slope(ctx: &GpuContext, a: f32, mu: f32, t: f32) -> ([f32; 3
     // Start at the overlap that carries the weight's normal part.
     let delta = (g.mass(0) as f32 * G * a.cos() / dem.kn).powf(2.0 / 3.0);
     g.pos[0][1] = r - delta;
-    let grid = Grid::<Dim3>::covering_box([0.0; 3], [0.4, 0.05, 0.1], 2.0 * r + p.alert).unwrap();
-    let mut b = gpu(ctx, g, floor(), grid, dem);
+    let mut b = gpu(ctx, g, floor(), grid([0.0; 3], [0.4, 0.05, 0.1], r, &p), dem);
     for _ in 0..(t / p.dt).round() as usize {
         b.step(&p).unwrap();
     }
@@ -206,7 +158,7 @@ fn the_gpu_totals_of_spheres_are_those_of_their_state() {
         vec![R, R],
         RHO_LAB,
     );
-    let grid = Grid::<Dim3>::covering_box([0.0; 3], [2.0; 3], 2.0 * R + p.alert).unwrap();
+    let grid = grid([0.0; 3], [2.0; 3], R, &p);
     let mut b = gpu(&ctx, g, floor(), grid, spring(8000.0, 0.0, Integrator::Leapfrog));
     b.step(&p).unwrap();
     let region = Region::<Dim3> {

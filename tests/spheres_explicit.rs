@@ -8,62 +8,12 @@
 //! k_d = 100 N s/m, semi-implicit Euler, h = 1e-3 s, 70 s) keeps every
 //! sphere and comes to rest on a floor that carries its weight.
 
+mod common;
+
+use common::spheres::{G, R, RHO_LAB, floor, grid, params, spring};
 use hourglass::cpu::dem::{DemStepper, kinetic_energy, spring_energy};
 use hourglass::cpu::impulse::ImpulseStepper;
-use hourglass::model::{
-    Body, DemParams, Dim3, Grains, Grid, ImpulseParams, Integrator, NormalLaw, Plane, SolverKind, StepParams, Walls3d,
-};
-
-const G: f32 = 9.81;
-/// The lab's particles: radius 0.3 m, 1 kg (a sphere of this density).
-const R: f32 = 0.3;
-const RHO_LAB: f64 = 1.0 / (4.0 / 3.0 * std::f64::consts::PI * 0.027);
-
-fn params(gravity: [f32; 2], dt: f32, solver: SolverKind) -> StepParams {
-    StepParams {
-        gravity,
-        dt,
-        alert: 0.02,
-        tol: 1e-6,
-        itmax: 1,
-        omega: 0.5,
-        overlap_relax: 0.0,
-        overlap_relax_default: false,
-        overlap_iterations: 0,
-        solver,
-        warm_start: false,
-        mu: 0.0,
-        mu_wall: 0.0,
-        cohesion: Default::default(),
-        restitution: 0.0,
-        forcing: Default::default(),
-    }
-}
-
-fn spring(ks: f32, kd: f32, integrator: Integrator) -> DemParams {
-    DemParams {
-        kn: ks,
-        kt: 0.0,
-        gamma_n: kd,
-        gamma_relax: kd,
-        mu: 0.0,
-        mu_roll: 0.0,
-        law: NormalLaw::Linear,
-        integrator,
-        ..DemParams::default()
-    }
-}
-
-fn grid(lo: [f32; 3], hi: [f32; 3], r_max: f32, p: &StepParams) -> Grid<Dim3> {
-    Grid::<Dim3>::covering_box(lo, hi, 2.0 * r_max + p.alert).unwrap()
-}
-
-fn floor() -> Walls3d {
-    Walls3d {
-        planes: vec![Plane::new([0.0; 3], [0.0, 1.0, 0.0]).unwrap()],
-        ..Walls3d::default()
-    }
-}
+use hourglass::model::{Body, DemParams, Dim3, Grains, ImpulseParams, Integrator, NormalLaw, SolverKind, Walls3d};
 
 #[test]
 fn an_elastic_spring_pair_of_spheres_of_masses_8_to_1_collides_elastically() {

@@ -1,6 +1,8 @@
 //! Small builders shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod spheres;
+
 use hourglass::cpu::CpuStepper;
 use hourglass::model::Grid;
 use hourglass::model::{Grains, SolverKind, StepParams, Walls};

@@ -1,0 +1,50 @@
+//! Builders of the explicit models' sphere tests, on either backend
+//! (tests/spheres_explicit.rs, tests/gpu_spheres.rs).
+
+use hourglass::model::{DemParams, Dim3, Grid, Integrator, NormalLaw, Plane, SolverKind, StepParams, Walls3d};
+
+pub const G: f32 = 9.81;
+/// The lab's particles: radius 0.3 m, 1 kg (a sphere of this density).
+pub const R: f32 = 0.3;
+pub const RHO_LAB: f64 = 1.0 / (4.0 / 3.0 * std::f64::consts::PI * 0.027);
+
+/// An explicit step of `dt` under `gravity` (alert 2 cm, no warm start, no push-out).
+pub fn params(gravity: [f32; 2], dt: f32, solver: SolverKind) -> StepParams {
+    StepParams {
+        gravity,
+        dt,
+        alert: 0.02,
+        itmax: 1,
+        overlap_relax: 0.0,
+        warm_start: false,
+        ..super::params(solver)
+    }
+}
+
+/// The linear spring-dashpot (k_s, k_d), frictionless.
+pub fn spring(ks: f32, kd: f32, integrator: Integrator) -> DemParams {
+    DemParams {
+        kn: ks,
+        kt: 0.0,
+        gamma_n: kd,
+        gamma_relax: kd,
+        mu: 0.0,
+        mu_roll: 0.0,
+        law: NormalLaw::Linear,
+        integrator,
+        ..DemParams::default()
+    }
+}
+
+/// The floor y = 0.
+pub fn floor() -> Walls3d {
+    Walls3d {
+        planes: vec![Plane::new([0.0; 3], [0.0, 1.0, 0.0]).unwrap()],
+        ..Walls3d::default()
+    }
+}
+
+/// A grid over the box from `lo` to `hi`, cells of 2 r_max + alert.
+pub fn grid(lo: [f32; 3], hi: [f32; 3], r_max: f32, p: &StepParams) -> Grid<Dim3> {
+    Grid::<Dim3>::covering_box(lo, hi, 2.0 * r_max + p.alert).unwrap()
+}
