@@ -7,6 +7,8 @@ use std::process::{Command, Output};
 
 use tempfile::TempDir;
 
+mod gpu_common;
+
 fn hourglass(tmp: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_hourglass"))
         .current_dir(tmp)
@@ -228,6 +230,9 @@ fn a_3d_scene_gives_cpu_rows_under_its_own_solver() {
 /// in CI) under the scene's solver, with nothing lost.
 #[test]
 fn a_3d_dem_scene_gives_rows_on_the_gpu_too() {
+    if gpu_common::context().is_none() {
+        return;
+    }
     let tmp = TempDir::new().unwrap();
     let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/3d/hourglass.toml");
     let o = hourglass(

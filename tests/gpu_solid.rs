@@ -170,38 +170,59 @@ fn detect_matches_cpu_in_3d() {
     let index = c.walls.index.as_ref().expect("an index");
     assert!(index.dims.iter().product::<u32>() > 100);
     detect_case(&ctx, &c);
+    // The index is what the GPU reads: with every cell's list emptied, the
+    // spheres meet the planes alone.
+    let mut bins = Bins::default();
+    bins.build(&c.grid, &c.grains.pos);
+    let mut empty = Dim3::wall_index(&c.walls);
+    let cells = index.dims.iter().product::<u32>() as usize;
+    empty.truncate(hourglass::gpu::space::INDEX_HEADER + cells + 1);
+    empty[hourglass::gpu::space::INDEX_HEADER..].fill(0);
+    let (lists, _) = gpu_detect(&ctx, &c, &bins, &empty);
+    let planes = c.walls.planes.len() as u32;
+    let on_mesh = |l: &ContactLists<Dim3>| {
+        (0..l.count.len())
+            .flat_map(|i| l.of(i).to_vec())
+            .filter(|x| matches!(x.body(), Body::Segment(k) if k >= planes) || matches!(x.body(), Body::Corner(_)))
+            .count()
+    };
+    assert_eq!(on_mesh(&lists), 0, "no mesh body without the lists");
+    assert!(on_mesh(&cpu_detect(&c, &bins)) > 100);
     // An index for a shorter reach than a sphere's is not read: every body is tried.
     c.walls = c.walls.clone().indexed(0.5 * R_MAX);
     detect_case(&ctx, &c);
 }
 
-fn detect_case(ctx: &hourglass::gpu::GpuContext, c: &Case) {
-    let ctx = ctx.clone();
+/// Stage detect on the GPU over `c` binned as `bins`, reading the walls'
+/// index `index` (`gpu::space::wall_index`): the lists and the counters.
+fn gpu_detect(
+    ctx: &hourglass::gpu::GpuContext,
+    c: &Case,
+    bins: &Bins,
+    index: &[u32],
+) -> (ContactLists<Dim3>, Vec<u32>) {
     let n = c.grains.len();
-    let mut bins = Bins::default();
-    bins.build(&c.grid, &c.grains.pos);
-    let want = cpu_detect(c, &bins);
-    let (faces, ridges) = Dim3::wall_bodies(&c.walls).unwrap();
+    let (faces, ridges) = Dim3::wall_bodies(&c.walls);
     let (face_vel, ridge_vel) = Dim3::wall_velocities(&c.walls);
-    let k = Kernel::new(&ctx, &cfg(), Stage::Detect, "main");
-    let count = storage_zeroed::<u32>(&ctx, "t", n);
-    let slots = storage_zeroed::<C3>(&ctx, "t", n * K);
-    let stats = storage_zeroed::<u32>(&ctx, "t", STAT_WORDS as usize);
+    let k = Kernel::new(ctx, &cfg(), Stage::Detect, "main");
+    let count = storage_zeroed::<u32>(ctx, "t", n);
+    let slots = storage_zeroed::<C3>(ctx, "t", n * K);
+    let stats = storage_zeroed::<u32>(ctx, "t", STAT_WORDS as usize);
     let b = [
-        buf(&ctx, &bins.cell_start),
-        buf(&ctx, &bins.sorted),
-        buf(&ctx, &c.grains.pos),
-        buf(&ctx, &c.grains.radius),
-        buf(&ctx, &c.grains.inv_mass),
-        buf(&ctx, &faces),
-        buf(&ctx, &ridges),
-        buf(&ctx, &face_vel),
-        buf(&ctx, &ridge_vel),
-        buf(&ctx, &Dim3::wall_index(&c.walls)),
+        buf(ctx, &bins.cell_start),
+        buf(ctx, &bins.sorted),
+        buf(ctx, &c.grains.pos),
+        buf(ctx, &c.grains.radius),
+        buf(ctx, &c.grains.inv_mass),
+        buf(ctx, &faces),
+        buf(ctx, &ridges),
+        buf(ctx, &face_vel),
+        buf(ctx, &ridge_vel),
+        buf(ctx, index),
     ];
-    let pb = uni(&ctx, &params(c));
+    let pb = uni(ctx, &params(c));
     let g = k.group(
-        &ctx,
+        ctx,
         &[
             ("params", &pb),
             ("cell_start", &b[0]),
@@ -219,13 +240,21 @@ fn detect_case(ctx: &hourglass::gpu::GpuContext, c: &Case) {
             ("wall_index", &b[9]),
         ],
     );
-    run(&ctx, |ps| k.dispatch(ps, &g, n as u32));
-    let got = ContactLists::<Dim3> {
+    run(ctx, |ps| k.dispatch(ps, &g, n as u32));
+    let lists = ContactLists::<Dim3> {
         capacity: K,
-        count: get(&ctx, &count, n),
-        slots: get(&ctx, &slots, n * K),
+        count: get(ctx, &count, n),
+        slots: get(ctx, &slots, n * K),
     };
-    let words: Vec<u32> = get(&ctx, &stats, STAT_WORDS as usize);
+    (lists, get(ctx, &stats, STAT_WORDS as usize))
+}
+
+fn detect_case(ctx: &hourglass::gpu::GpuContext, c: &Case) {
+    let n = c.grains.len();
+    let mut bins = Bins::default();
+    bins.build(&c.grid, &c.grains.pos);
+    let want = cpu_detect(c, &bins);
+    let (got, words) = gpu_detect(ctx, c, &bins, &Dim3::wall_index(&c.walls));
     assert_eq!(got.count, want.count, "contacts found per sphere");
     let (planes, triangles, edges) = (c.walls.planes.len(), c.walls.triangles.len(), c.walls.edges.len());
     let mut kinds = [0usize; 5];

@@ -290,6 +290,24 @@ fn the_cli_runs_a_3d_scene_and_refuses_what_3d_cannot_do_yet() {
         "{err}"
     );
     assert!(!target.exists(), "wrote {}", target.display());
+    // `auto` runs it on the CPU and says so, in one line before the run's.
+    let o = hourglass(&[
+        "run",
+        "scenes/3d/silo.toml",
+        "--out",
+        target.to_str().unwrap(),
+        "--backend",
+        "auto",
+        "--steps",
+        "2",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("backend auto: solver `nlgs` runs only on the CPU in 3D; running on the CPU"),
+        "{err}"
+    );
+    assert!(err.contains("backend cpu"), "{err}");
 }
 
 /// A 3D run resumed from its state.json takes the very steps the

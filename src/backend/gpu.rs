@@ -70,12 +70,16 @@ impl DemTotals for Dim2 {
 
 /// The grains and the last detection's lists read back, summed on the host
 /// by the CPU's `reduce` (the DEM never reorders its grains on the device,
-/// so the lists number them as the grains read back do).
+/// so the lists number them as the grains read back do); the contacts are
+/// those lists' distinct pairs, as the CPU's DEM counts them at a row.
 impl DemTotals for Dim3 {
     fn totals(dem: &mut GpuDemBackend<Dim3>, region: &Region<Dim3>) -> Result<Totals> {
         let lists = dem.lists()?;
         let walls = dem.walls().clone();
-        Ok(crate::cpu::reduce::reduce(dem.grains()?, &lists, &walls, region))
+        Ok(Totals {
+            contacts: Some(lists.distinct()),
+            ..crate::cpu::reduce::reduce(dem.grains()?, &lists, &walls, region)
+        })
     }
 }
 

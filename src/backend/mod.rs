@@ -387,9 +387,8 @@ fn gpu_context(choice: BackendChoice, device: Device<'_>, notices: &mut Vec<Stri
 }
 
 /// The refusal of what `choice` cannot run in 3D: a solver other than the
-/// DEM and the spring model on `--backend gpu` (naming `solver.kind`), or
-/// walls whose bodies the GPU cannot hold (`GpuSpace::wall_bodies`). Checked
-/// by [`select_solid`] before any backend is built.
+/// DEM and the spring model on `--backend gpu` (naming `solver.kind`).
+/// Checked by [`select_solid`] before any backend is built.
 pub fn refuse_unrunnable_solid(setup: &Setup<Dim3>, choice: BackendChoice) -> Result<()> {
     if choice != BackendChoice::Gpu {
         return Ok(());
@@ -401,16 +400,13 @@ pub fn refuse_unrunnable_solid(setup: &Setup<Dim3>, choice: BackendChoice) -> Re
             crate::scene::SOLID_ON_GPU,
         ));
     }
-    for walls in [setup.walls(true), setup.walls(false)] {
-        <Dim3 as crate::gpu::space::GpuSpace>::wall_bodies(walls)?;
-    }
     Ok(())
 }
 
 /// The backend policy of [`select`] for a scene of 3D: the GPU runs its
 /// DEM and spring model (rebuilt over the same device as emitters add
-/// spheres); `auto` runs every other solver, and walls the GPU cannot hold,
-/// on the CPU and says so in `notices`.
+/// spheres); `auto` runs every other solver on the CPU and says so in
+/// `notices`.
 pub fn select_solid(
     setup: &Setup<Dim3>,
     grid: Grid<Dim3>,
@@ -422,19 +418,13 @@ pub fn select_solid(
         return Ok(cpu_backend_of(setup, grid));
     }
     refuse_unrunnable_solid(setup, choice)?;
-    if choice == BackendChoice::Auto {
-        let solver = setup.params.solver;
-        if !matches!(solver, SolverKind::Dem | SolverKind::Spring) {
-            notices.push(format!(
-                "backend auto: solver `{}` runs only on the CPU in 3D; running on the CPU",
-                solver.name()
-            ));
-            return Ok(cpu_backend_of(setup, grid));
-        }
-        if let Err(e) = refuse_unrunnable_solid(setup, BackendChoice::Gpu) {
-            notices.push(format!("backend auto: {e}; running on the CPU"));
-            return Ok(cpu_backend_of(setup, grid));
-        }
+    let solver = setup.params.solver;
+    if !matches!(solver, SolverKind::Dem | SolverKind::Spring) {
+        notices.push(format!(
+            "backend auto: solver `{}` runs only on the CPU in 3D; running on the CPU",
+            solver.name()
+        ));
+        return Ok(cpu_backend_of(setup, grid));
     }
     match gpu_context(choice, device, notices)? {
         Some(ctx) => gpu_backend(setup, grid, ctx),

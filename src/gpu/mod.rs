@@ -197,12 +197,6 @@ impl Stage {
             _ => row.to_string(),
         }
     }
-
-    /// Whether the stage runs on spheres too: its WGSL written over the
-    /// space (shaders/space/), compiled for 3D by [`ShaderConfig::of`].
-    pub fn in_3d(self) -> bool {
-        SOLID_STAGES.contains(&self)
-    }
 }
 
 /// The stages written over the space, which run in 3D as in the plane:
@@ -217,8 +211,6 @@ pub const SOLID_STAGES: [Stage; 8] = [
     Stage::DemForce,
     Stage::DemIntegrate,
 ];
-
-impl Stage {}
 
 /// shaders/shared.wgsl, the struct definitions every stage sees.
 pub const SHARED_WGSL: &str = include_str!("../../shaders/shared.wgsl");

@@ -35,7 +35,7 @@ pub const ID: usize = 4;
 pub const GRAIN_ARRAYS: [&str; 5] = ["pos", "vel", "radius", "inv_mass", "id"];
 
 /// Storage buffers `detect::main` binds (the most of any entry point; checked against the adapter).
-pub const DETECT_STORAGE_BUFFERS: u32 = 12;
+pub const DETECT_STORAGE_BUFFERS: u32 = 13;
 
 /// Kernels of the shared stages, built once: each entry point's contract and CPU twin.
 pub struct CoreKernels {
@@ -133,9 +133,13 @@ impl<S: GpuSpace> Pipeline<S> {
         capacity: usize,
         lists: usize,
     ) -> Result<Pipeline<S>> {
-        let bodies = S::wall_bodies(walls)?;
-        let corner_bytes = std::mem::size_of_val(bodies.1.as_slice());
-        check_limits::<S>(&ctx, grains.len(), corner_bytes, grid.cells(), capacity)?;
+        let bodies = S::wall_bodies(walls);
+        let wall_bytes = [
+            std::mem::size_of_val(bodies.0.as_slice()),
+            std::mem::size_of_val(bodies.1.as_slice()),
+            S::wall_index(walls).len() * 4,
+        ];
+        check_limits::<S>(&ctx, grains.len(), wall_bytes, grid.cells(), capacity)?;
         let cfg = ShaderConfig::of::<S>(capacity as u32);
         let kernels = CoreKernels {
             bin_count: Kernel::new(&ctx, &cfg, Stage::BinCount, "main"),
@@ -181,10 +185,9 @@ impl<S: GpuSpace> Pipeline<S> {
     }
 
     /// Replace the wall buffers (the gate opens) and the bind groups that
-    /// read them. Walls whose bodies the GPU cannot hold leave no wall
-    /// (the backend's selection refuses them first: `GpuSpace::wall_bodies`).
+    /// read them.
     pub fn set_walls(&mut self, walls: &S::Walls) {
-        let (faces, ridges) = S::wall_bodies(walls).unwrap_or_default();
+        let (faces, ridges) = S::wall_bodies(walls);
         let (face_vel, ridge_vel) = S::wall_velocities(walls);
         self.bufs.segments = storage(&self.ctx, &self.label("segments"), &faces);
         self.bufs.corners = storage(&self.ctx, &self.label("corners"), &ridges);
@@ -326,14 +329,9 @@ fn corner_velocities(walls: &Walls) -> Vec<[f32; 2]> {
     Dim2::wall_velocities(walls).1
 }
 
-/// The adapter limits and 32-bit indexing against the buffers of a scene.
-fn check_limits<S: Space>(
-    ctx: &GpuContext,
-    n: usize,
-    corner_bytes: usize,
-    cells: usize,
-    capacity: usize,
-) -> Result<()> {
+/// The adapter limits and 32-bit indexing against the buffers of a scene
+/// (`walls`: the bytes of the wall segments, corners and index).
+fn check_limits<S: Space>(ctx: &GpuContext, n: usize, walls: [usize; 3], cells: usize, capacity: usize) -> Result<()> {
     let slots = (n as u64) * (capacity as u64) * std::mem::size_of::<Contact<S>>() as u64;
     let vector = std::mem::size_of::<S::Vec>() as u64;
     ctx.check(
@@ -341,7 +339,9 @@ fn check_limits<S: Space>(
             (&format!("the contact lists ({n} grains x {capacity} slots)"), slots),
             (&format!("the positions of {n} grains"), n as u64 * vector),
             (&format!("the grid ({cells} cells)"), (cells as u64 + 1) * 4),
-            ("the wall corners", corner_bytes as u64),
+            ("the wall segments", walls[0] as u64),
+            ("the wall corners", walls[1] as u64),
+            ("the walls' index", walls[2] as u64),
         ],
         DETECT_STORAGE_BUFFERS,
     )?;

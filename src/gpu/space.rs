@@ -17,7 +17,6 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::pipeline::Pipeline;
-use crate::error::Result;
 use crate::model::space::{Dim2, Dim3, Space};
 use crate::model::walls3d::WallIndex;
 use crate::model::{Contact, Walls, Walls3d};
@@ -203,9 +202,8 @@ pub trait GpuSpace: Space {
     type FaceVel: Pod;
     type RidgeVel: Pod;
 
-    /// The walls' segments and corners as the stages read them; refused
-    /// where the GPU cannot hold a body.
-    fn wall_bodies(walls: &Self::Walls) -> Result<Bodies<Self>>;
+    /// The walls' segments and corners as the stages read them.
+    fn wall_bodies(walls: &Self::Walls) -> Bodies<Self>;
 
     /// The bodies a contact names as segments and as corners (`n_segments`,
     /// `n_corners`: the records past them only hold directions).
@@ -236,8 +234,8 @@ impl GpuSpace for Dim2 {
     type FaceVel = [[f32; 2]; 2];
     type RidgeVel = [f32; 2];
 
-    fn wall_bodies(walls: &Walls) -> Result<Bodies<Dim2>> {
-        Ok((walls.segments.clone(), walls.corners.clone()))
+    fn wall_bodies(walls: &Walls) -> Bodies<Dim2> {
+        (walls.segments.clone(), walls.corners.clone())
     }
 
     fn body_counts(walls: &Walls) -> (usize, usize) {
@@ -282,8 +280,8 @@ impl GpuSpace for Dim3 {
     type FaceVel = [f32; 3];
     type RidgeVel = [f32; 3];
 
-    fn wall_bodies(walls: &Walls3d) -> Result<Bodies<Dim3>> {
-        Ok((faces(walls), ridges(walls)))
+    fn wall_bodies(walls: &Walls3d) -> Bodies<Dim3> {
+        (faces(walls), ridges(walls))
     }
 
     fn body_counts(walls: &Walls3d) -> (usize, usize) {

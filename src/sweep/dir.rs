@@ -322,10 +322,12 @@ pub fn run_scene(scene: &Scene) -> Result<Summary> {
         });
     }
     if scene.dimension == 3 {
-        // 3D runs on the CPU (docs/spheres.md).
+        // The policy of 3D (docs/spheres.md#on-the-gpu).
         let setup = crate::scene::build3d(scene)?;
         let grid = <crate::model::Dim3 as crate::sim::RunSpace>::grid(&setup)?;
-        let mut backend = backend::cpu_backend_of(&setup, grid);
+        let mut notices = setup.notices.clone();
+        let choice = setup.scene.run.backend;
+        let mut backend = backend::select_solid(&setup, grid, choice, backend::Device::Open, &mut notices)?;
         let mut out = ResultDir::create_with(&setup.scene.run.out, &setup.scene.to_toml(), false)?;
         let summary = crate::sim::run(&setup, backend.as_mut(), &mut out, &mut crate::sim::Silent)?;
         out.finish(&summary)?;

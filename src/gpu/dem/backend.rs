@@ -81,7 +81,7 @@ struct Ahead<S: GpuSpace> {
 impl<S: GpuSpace> Ahead<S> {
     /// Buffers as large as `walls`' (the pipeline's walls), and their detection group.
     fn new(core: &Pipeline<S>, walls: &S::Walls) -> Ahead<S> {
-        let (faces, ridges) = S::wall_bodies(walls).unwrap_or_default();
+        let (faces, ridges) = S::wall_bodies(walls);
         let segments = storage(&core.ctx, &core.label("segments.ahead"), &faces);
         let corners = storage(&core.ctx, &core.label("corners.ahead"), &ridges);
         let detect = core.detect_group(0, &segments, &corners);
@@ -96,7 +96,7 @@ impl<S: GpuSpace> Ahead<S> {
     /// `walls` moved on by `dt` into the buffers.
     fn write(&mut self, core: &Pipeline<S>, walls: &S::Walls, dt: f32) {
         S::walls_ahead(walls, dt, &mut self.walls);
-        let (faces, ridges) = S::wall_bodies(&self.walls).unwrap_or_default();
+        let (faces, ridges) = S::wall_bodies(&self.walls);
         let write = |buffer: &wgpu::Buffer, bytes: &[u8]| {
             if !bytes.is_empty() {
                 core.ctx.queue.write_buffer(buffer, 0, bytes);
@@ -143,7 +143,7 @@ pub struct GpuDemBackend<S: GpuSpace = Dim2> {
 
 impl<S: GpuSpace> GpuDemBackend<S> {
     /// Upload grains and walls; fails with [`crate::Error::Gpu`] naming the
-    /// adapter limit a buffer exceeds or a wall body the GPU cannot hold.
+    /// adapter limit a buffer exceeds.
     pub fn new(
         ctx: GpuContext,
         grains: Grains<S>,
