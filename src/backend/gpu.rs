@@ -59,6 +59,11 @@ impl Backend for GpuBackend {
 /// is found.
 pub trait DemTotals: GpuSpace {
     fn totals(dem: &mut GpuDemBackend<Self>, region: &Region<Self>) -> Result<Totals>;
+
+    /// The fastest grain's speed, m/s: by default the totals'.
+    fn max_speed(dem: &mut GpuDemBackend<Self>, region: &Region<Self>) -> Result<f64> {
+        Ok(Self::totals(dem, region)?.max_speed)
+    }
 }
 
 /// The device's reduction.
@@ -80,6 +85,12 @@ impl DemTotals for Dim3 {
             contacts: Some(lists.distinct()),
             ..crate::cpu::reduce::reduce(dem.grains()?, &lists, &walls, region)
         })
+    }
+
+    /// From the spheres alone (no lists read back, no reduction): the
+    /// settle phase asks every 50 steps.
+    fn max_speed(dem: &mut GpuDemBackend<Dim3>, _region: &Region<Dim3>) -> Result<f64> {
+        Ok(f64::from(dem.grains()?.max_speed()))
     }
 }
 
@@ -107,6 +118,9 @@ impl<S: DemTotals> Backend<S> for GpuDemBackend<S> {
     }
     fn totals(&mut self, region: &Region<S>) -> Result<Totals> {
         S::totals(self, region)
+    }
+    fn max_speed(&mut self, region: &Region<S>) -> Result<f64> {
+        S::max_speed(self, region)
     }
     fn set_phase(&mut self, phase: Phase) {
         GpuDemBackend::set_phase(self, phase)

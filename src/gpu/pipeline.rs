@@ -299,8 +299,9 @@ impl Pipeline<Dim2> {
         let b = &self.bufs;
         write(&b.segments, bytemuck::cast_slice(&walls.segments));
         write(&b.corners, bytemuck::cast_slice(&walls.corners));
-        write(&b.segment_vel, bytemuck::cast_slice(&segment_velocities(walls)));
-        write(&b.corner_vel, bytemuck::cast_slice(&corner_velocities(walls)));
+        let (segment_vel, corner_vel) = Dim2::wall_velocities(walls);
+        write(&b.segment_vel, bytemuck::cast_slice(&segment_vel));
+        write(&b.corner_vel, bytemuck::cast_slice(&corner_vel));
     }
 
     /// The diagnostics row of the grains with contact lists `list`.
@@ -317,16 +318,6 @@ impl Pipeline<Dim2> {
         let parts: Vec<ReducePartial> = read(&self.ctx, &self.bufs.partials, partials(self.n))?;
         Ok(sum_partials(&parts))
     }
-}
-
-/// The velocity of each segment's ends, one per segment (zeros for still walls).
-fn segment_velocities(walls: &Walls) -> Vec<[[f32; 2]; 2]> {
-    Dim2::wall_velocities(walls).0
-}
-
-/// The velocity of each corner, one per corner.
-fn corner_velocities(walls: &Walls) -> Vec<[f32; 2]> {
-    Dim2::wall_velocities(walls).1
 }
 
 /// The adapter limits and 32-bit indexing against the buffers of a scene
