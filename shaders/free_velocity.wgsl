@@ -1,6 +1,7 @@
 // Stage free_velocity: v_free = v + dt g for movable grains (im > 0), v otherwise;
 // with stochastic forcing (kick = sqrt(dt) sigma > 0, docs/nscd.md#stochastic-forcing) movable grains
-// also get kick w, w two standard draws from (seed, step, id).
+// also get kick w, w two standard draws from (seed, step, id) (the plane's:
+// 3D refuses the forcing before a step, so kick is 0 there).
 // CPU twin: cpu::integrate::free_velocity, then cpu::integrate::forcing;
 // the generator is model::noise (same arithmetic).
 
@@ -33,15 +34,15 @@ fn normal2(seed: u32, step: u32, gid: u32) -> vec2<f32> {
 fn main(inv: Invocation) {
     let i = flat_index(inv);
     if i >= params.n_grains { return; }
-    let v = vel[i];
+    let v = vec_in(vel[i]);
     if inv_mass[i] > 0.0 {
-        var vf = vec2<f32>(v.x + params.dt * params.gravity.x, v.y + params.dt * params.gravity.y);
+        var vf = v + params.dt * gravity_of(params);
         if params.kick > 0.0 {
-            let w = normal2(params.seed, params.step, id[i]);
-            vf = vec2<f32>(vf.x + params.kick * w.x, vf.y + params.kick * w.y);
+            let w = forcing_kick(normal2(params.seed, params.step, id[i]));
+            vf = vf + params.kick * w;
         }
-        vel_free[i] = vf;
+        vel_free[i] = vec_out(vf);
     } else {
-        vel_free[i] = v;
+        vel_free[i] = vec_out(v);
     }
 }

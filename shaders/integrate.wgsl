@@ -1,14 +1,13 @@
 // Stage integrate: x += dt v with the solved velocity, then on a grid periodic
-// along x the new x wrapped into [xmin, xmax) (wrap_x; nothing otherwise).
+// along x the new x wrapped into [xmin, xmax) (drift; the plane's wrap_x,
+// no period in 3D). Written over the space.
 // CPU twin: cpu::integrate::integrate, then cpu::integrate::wrap.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(inv: Invocation) {
     let i = flat_index(inv);
     if i >= params.n_grains { return; }
-    let v = vel[i];
-    let x = pos[i];
-    pos[i] = vec2<f32>(wrap_x(x.x + params.dt * v.x, params), x.y + params.dt * v.y);
+    pos[i] = vec_out(drift(vec_in(pos[i]), vec_in(vel[i]), params.dt, params));
 }
 
 // Entry point shift (the split push-out's pseudo-velocity): x += dt v, never
@@ -19,17 +18,16 @@ fn main(inv: Invocation) {
 fn shift(inv: Invocation) {
     let i = flat_index(inv);
     if i >= params.n_grains { return; }
-    let v = vel[i];
-    let x = pos[i];
-    pos[i] = vec2<f32>(x.x + params.dt * v.x, x.y + params.dt * v.y);
+    pos[i] = vec_out(vec_in(pos[i]) + params.dt * vec_in(vel[i]));
 }
 
-// Entry point integrate_angle (NSCD with friction): theta += dt w, rad.
-// CPU twin: cpu::integrate::integrate_angle.
+// Entry point integrate_angle (NSCD with friction): the orientation turned
+// at the spin for dt (turn: theta += dt w in the plane, the unit quaternion
+// in 3D). CPU twin: cpu::integrate::integrate_angle.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn integrate_angle(inv: Invocation) {
     let i = flat_index(inv);
     if i >= params.n_grains { return; }
-    angle[i] = angle[i] + params.dt * spin[i];
+    angle[i] = orient_out(turn(orient_in(angle[i]), spin_in(spin[i]), params.dt));
 }

@@ -6,27 +6,26 @@
 // the one it leaves at the end and the copy sees the wall still:
 //   d' = d + dt ((v_i - v_other) . n - w_n),   P = 0,   bounce = 0,   wall_vel = 0
 // with w_n = wall_vel . n (zero for a grain or a still wall).
-// CPU twin: cpu::correct::predict_gap.
+// Written over the space. CPU twin: cpu::correct::predict_gap.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(inv: Invocation) {
     let i = flat_index(inv);
     if i >= params.n_grains { return; }
     let n = min(count[i], CAPACITY);
-    let v = vel[i];
+    let v = vec_in(vel[i]);
     for (var k = 0u; k < n; k++) {
         let s = i * CAPACITY + k;
         var c = slots[s];
-        var vo = vec2<f32>(0.0, 0.0);
+        var vo = vec_zero();
         if (c.other & (BODY_SEGMENT | BODY_CORNER)) == 0u {
-            vo = vel[c.other];
+            vo = vec_in(vel[c.other]);
         }
-        let dv = vec2<f32>(v.x - vo.x, v.y - vo.y);
-        let u = dv.x * c.normal.x + dv.y * c.normal.y - wall_normal_velocity(c);
+        let u = dot_exact(v - vo, vec_in(c.normal)) - wall_normal_velocity(c);
         c.gap = c.gap + params.dt * u;
         c.impulse = 0.0;
         c.bounce = 0.0;
-        c.wall_vel = vec2<f32>(0.0, 0.0);
+        c.wall_vel = vec_out(vec_zero());
         out[s] = c;
     }
 }

@@ -23,8 +23,8 @@ fn main(inv: Invocation) {
     workgroupBarrier();
     let i = flat_index(inv);
     if i < params.n_grains {
-        let v = vel[i];
-        let v2 = v.x * v.x + v.y * v.y;
+        let v = vec_in(vel[i]);
+        let v2 = dot_exact(v, v);
         // max(x, 0.0) maps -0.0 and NaN-free negatives to +0.0 before the bit cast.
         atomicMax(&wg_residual, bitcast<u32>(max(residual[i], 0.0)));
         atomicMax(&wg_speed2, bitcast<u32>(max(v2, 0.0)));

@@ -136,9 +136,59 @@ fn mu_of(other: u32, params: Params) -> f32 {
     return select(params.mu_wall, params.mu, (other & (BODY_SEGMENT | BODY_CORNER)) == 0u);
 }
 
-// max(|dP_n| W, |dP_t| 3 W) / relax (cpu::jacobi::friction_correction).
-fn friction_correction(dp_n: f32, dp_t: f32, w: f32, relax: f32) -> f32 {
-    let t = (abs(dp_t) * TANGENT_MASS_RATIO * w) / relax;
+// max(|dP_n| W, |dP_t| W_tt) / relax, W_tt = TANGENT_MASS_RATIO W
+// (cpu::jacobi::friction_correction_in).
+fn friction_correction(dp_n: f32, dp_t: Tangent, w: f32, relax: f32) -> f32 {
+    let t = (tangent_norm(dp_t) * TANGENT_MASS_RATIO * w) / relax;
     return max((abs(dp_n) * w) / relax, t);
 }
 
+// A contact's normal and tangential impulses.
+struct Impulses {
+    n: f32,
+    t: Tangent,
+}
+
+// The local frictional update of docs/nscd.md#coulomb-friction-and-rotation
+// (model::contact::coulomb_in): from (P_n, P_t), the normal target
+// velocity, the slip u_t, W and the relaxation, P_n' = max(0, P_n - relax
+// target / W) and P_t' = P_t - relax u_t / W_tt cut to the Coulomb bound mu
+// P_n' (tangent_cap: the interval in the plane, the disk in 3D).
+fn coulomb_in(p_n: f32, p_t: Tangent, goal: f32, u_t: Tangent, w: f32, relax: f32, mu: f32) -> Impulses {
+    let pn = max(p_n - relax * goal / w, 0.0);
+    let pt = tangent_cap(tangent_step(p_t, u_t, relax, TANGENT_MASS_RATIO * w), mu * pn);
+    return Impulses(pn, pt);
+}
+
+// A moving wall's normal velocity at the contact, w_n = wall_vel . n, m/s
+// (model::contact::Contact::wall_normal_velocity).
+fn wall_normal_velocity(c: Contact) -> f32 {
+    return dot_exact(vec_in(c.wall_vel), vec_in(c.normal));
+}
+
+// The velocity a contact drives to zero or above (model::contact::Contact::target):
+// u >= bounce for a bouncing contact (restitution), else u + max(d, 0)/dt
+// + beta min(d + slop, 0)/dt >= 0. A moving wall (wall_vel != 0) drives the
+// relative normal velocity u - w_n instead: u + (offset - w_n), offset the
+// still target's part past u (Contact::target_offset); a still wall and a
+// grain keep the still target's expressions, bit for bit.
+fn normal_goal(c: Contact, u: f32, params: Params) -> f32 {
+    if any(vec_in(c.wall_vel) != vec_zero()) {
+        var offset = -c.bounce;
+        if !(c.bounce > 0.0) {
+            offset = (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
+        }
+        return u + (offset - wall_normal_velocity(c));
+    }
+    if c.bounce > 0.0 {
+        return u - c.bounce;
+    }
+    return u + (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
+}
+
+// The tangential slip of a contact seen from grain i (model::contact's
+// Friction::velocities): slip(n, v_i, v_o + wall_vel, r_i w_i, r_o w_o);
+// v_o and r_o w_o are 0 for a wall or corner, whose surface moves at wall_vel.
+fn contact_slip(c: Contact, v: Vec, vo: Vec, rw: Spin, rwo: Spin) -> Tangent {
+    return slip(vec_in(c.normal), v, vo + vec_in(c.wall_vel), rw, rwo);
+}

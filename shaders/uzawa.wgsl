@@ -4,23 +4,23 @@
 //   t   = u + (max(d, 0) + beta min(d + slop, 0)) / dt   (Contact::target)
 //   P'  = max(0, P - rho t)
 // residual[i] = max over its contacts of |P' - P| / rho, m/s.
-// CPU twin: cpu::uzawa::uzawa_contact.
+// Written over the space. CPU twin: cpu::uzawa::uzawa_contact.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn uzawa_contact(inv: Invocation) {
     let i = flat_index(inv);
     if i >= params.n_grains { return; }
     let n = min(count[i], CAPACITY);
-    let v = vel[i];
+    let v = vec_in(vel[i]);
     let gi = inv_mass[i] * f32(n);
     var worst = 0.0;
     for (var k = 0u; k < n; k++) {
         let s = i * CAPACITY + k;
         let c = slots[s];
-        var vo = vec2<f32>(0.0, 0.0);
+        var vo = vec_zero();
         var gb = 0.0;
         if (c.other & (BODY_SEGMENT | BODY_CORNER)) == 0u {
-            vo = vel[c.other];
+            vo = vec_in(vel[c.other]);
             gb = inv_mass[c.other] * f32(min(count[c.other], CAPACITY));
         }
         let g = gi + gb;
@@ -32,8 +32,7 @@ fn uzawa_contact(inv: Invocation) {
         if rho == 0.0 {
             continue;
         }
-        let dv = vec2<f32>(v.x - vo.x, v.y - vo.y);
-        let u = dv.x * c.normal.x + dv.y * c.normal.y;
+        let u = dot_exact(v - vo, vec_in(c.normal));
         // Contact::target (src/model/contact.rs)
         let t = normal_goal(c, u, params);
         let p = max(c.impulse - rho * t, 0.0);

@@ -12,6 +12,8 @@ alias Spin = f32;             // an angular velocity or torque, about z
 alias SpinS = f32;
 alias Tangent = f32;          // a tangential slip or impulse, along t = (-n.y, n.x)
 alias TangentS = f32;
+alias Orient = f32;           // an orientation: the angle, rad
+alias OrientS = f32;
 alias SegmentVel = array<vec2<f32>, 2>;   // the velocities of a segment's ends a and b, m/s
 alias CornerVel = vec2<f32>;
 
@@ -21,6 +23,8 @@ fn spin_in(w: SpinS) -> Spin { return w; }
 fn spin_out(w: Spin) -> SpinS { return w; }
 fn tangent_in(t: TangentS) -> Tangent { return t; }
 fn tangent_out(t: Tangent) -> TangentS { return t; }
+fn orient_in(o: OrientS) -> Orient { return o; }
+fn orient_out(o: Orient) -> OrientS { return o; }
 fn vec_zero() -> Vec { return vec2<f32>(0.0, 0.0); }
 fn spin_zero() -> Spin { return 0.0; }
 fn tangent_zero() -> Tangent { return 0.0; }
@@ -135,55 +139,42 @@ fn one_sided(s: Segment, x: vec2<f32>, p: vec2<f32>, n: vec2<f32>, dist: f32) ->
     return vec3<f32>(s.n, select(dist, -dist, behind));
 }
 
-// The local frictional update of docs/nscd.md#coulomb-friction-and-rotation (model::contact::coulomb): from
-// (P_n, P_t), the normal target velocity, the slip u_t, W and the relaxation,
-// returns (P_n', P_t') with P_n' = max(0, P_n - relax target / W) and
-// P_t' = clamp(P_t - relax u_t / (3 W), -mu P_n', mu P_n').
+// The local frictional update of docs/nscd.md#coulomb-friction-and-rotation
+// as a pair (P_n', P_t') (coulomb_in, in shaders/shared.wgsl; the coloured
+// and APGD stages of the plane read it so).
 fn coulomb(p_n: f32, p_t: f32, goal: f32, u_t: f32, w: f32, relax: f32, mu: f32) -> vec2<f32> {
-    let pn = max(p_n - relax * goal / w, 0.0);
-    let bound = mu * pn;
-    let pt = clamp(p_t - relax * u_t / (TANGENT_MASS_RATIO * w), -bound, bound);
-    return vec2<f32>(pn, pt);
+    let p = coulomb_in(p_n, p_t, goal, u_t, w, relax, mu);
+    return vec2<f32>(p.n, p.t);
 }
 
-// dw = -2 im dP_t / r (model::contact::spin_kick; 0 for r = 0).
+// dw = -2 im dP_t / r (Space::spin_kick; 0 for r = 0).
 fn spin_kick(im: f32, r: f32, dp_t: f32) -> f32 {
     return select(0.0, -2.0 * im * dp_t / r, r > 0.0);
 }
 
-// A moving wall's normal velocity at the contact, w_n = wall_vel . n, m/s
-// (model::contact::Contact::wall_normal_velocity).
-fn wall_normal_velocity(c: Contact) -> f32 {
-    return c.wall_vel.x * c.normal.x + c.wall_vel.y * c.normal.y;
+// r w (Space::spin_scale).
+fn spin_scale(w: Spin, r: f32) -> Spin {
+    return w * r;
 }
 
-// The velocity a contact drives to zero or above (model::contact::Contact::target):
-// u >= bounce for a bouncing contact (restitution), else u + max(d, 0)/dt
-// + beta min(d + slop, 0)/dt >= 0. A moving wall (wall_vel != 0) drives the
-// relative normal velocity u - w_n instead: u + (offset - w_n), offset the
-// still target's part past u (Contact::target_offset); a still wall and a
-// grain keep the still target's expressions, bit for bit.
-fn normal_goal(c: Contact, u: f32, params: Params) -> f32 {
-    if c.wall_vel.x != 0.0 || c.wall_vel.y != 0.0 {
-        var offset = -c.bounce;
-        if !(c.bounce > 0.0) {
-            offset = (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
-        }
-        return u + (offset - wall_normal_velocity(c));
-    }
-    if c.bounce > 0.0 {
-        return u - c.bounce;
-    }
-    return u + (max(c.gap, 0.0) + params.beta * min(c.gap + params.slop, 0.0)) * params.inv_dt;
+// The vector of the tangent coordinate t, t (-n.y, n.x) (Space::tangent_vec).
+fn tangent_vec(n: Vec, t: Tangent) -> Vec {
+    return vec2<f32>(-n.y * t, n.x * t);
 }
 
-// The tangential slip of a contact seen from grain i (model::contact::Contact::slip):
-// u_t = (v_i - (v_o + wall_vel)) . t - (r_i w_i + r_o w_o) with t = (-n.y, n.x);
-// v_o and r_o w_o are 0 for a wall or corner, whose surface moves at wall_vel.
-fn contact_slip(c: Contact, v: vec2<f32>, vo: vec2<f32>, rw: f32, rwo: f32) -> f32 {
-    let dx = v.x - (vo.x + c.wall_vel.x);
-    let dy = v.y - (vo.y + c.wall_vel.y);
-    return dx * -c.normal.y + dy * c.normal.x - (rw + rwo);
+// The tangent step p - relax u / w (Space::tangent_step).
+fn tangent_step(p: Tangent, u: Tangent, relax: f32, w: f32) -> Tangent {
+    return p - relax * u / w;
+}
+
+// An orientation turned at spin w for dt: theta + dt w (Space::turn).
+fn turn(theta: Orient, w: Spin, dt: f32) -> Orient {
+    return theta + dt * w;
+}
+
+// A stochastic kick's two draws as a velocity (the forcing's, free_velocity).
+fn forcing_kick(w: vec2<f32>) -> Vec {
+    return w;
 }
 
 // Gravity, m/s^2 (Params::gravity).

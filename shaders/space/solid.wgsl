@@ -12,6 +12,8 @@ alias Spin = vec3<f32>;         // an angular velocity or torque
 alias SpinS = array<f32, 3>;
 alias Tangent = vec3<f32>;      // a tangential slip or impulse, in the contact plane
 alias TangentS = array<f32, 3>;
+alias Orient = vec4<f32>;       // an orientation: the unit quaternion (w, x, y, z)
+alias OrientS = vec4<f32>;      // 16 bytes, the layout of Rust's [f32; 4]
 alias SegmentVel = array<f32, 3>;   // a face's velocity, m/s (zero: still walls)
 alias CornerVel = array<f32, 3>;    // an edge's or vertex's velocity, m/s
 
@@ -21,6 +23,8 @@ fn spin_in(w: SpinS) -> Spin { return vec3<f32>(w[0], w[1], w[2]); }
 fn spin_out(w: Spin) -> SpinS { return SpinS(w.x, w.y, w.z); }
 fn tangent_in(t: TangentS) -> Tangent { return vec3<f32>(t[0], t[1], t[2]); }
 fn tangent_out(t: Tangent) -> TangentS { return TangentS(t.x, t.y, t.z); }
+fn orient_in(o: OrientS) -> Orient { return o; }
+fn orient_out(o: Orient) -> OrientS { return o; }
 fn vec_zero() -> Vec { return vec3<f32>(0.0, 0.0, 0.0); }
 fn spin_zero() -> Spin { return vec3<f32>(0.0, 0.0, 0.0); }
 fn tangent_zero() -> Tangent { return vec3<f32>(0.0, 0.0, 0.0); }
@@ -84,6 +88,54 @@ fn tangent_cap(t: Tangent, bound: f32) -> Tangent {
 // A spin shortened to length bound if longer (Coords::cap).
 fn spin_cap(w: Spin, bound: f32) -> Spin {
     return tangent_cap(w, bound);
+}
+
+// dw = -5/2 im m / r for the summed moments m = sum n x P_t
+// (Space::spin_kick; 0 for r = 0).
+fn spin_kick(im: f32, r: f32, m: Spin) -> Spin {
+    if r > 0.0 {
+        return m * (-2.5 * im / r);
+    }
+    return spin_zero();
+}
+
+// r w (Space::spin_scale).
+fn spin_scale(w: Spin, r: f32) -> Spin {
+    return w * r;
+}
+
+// The tangent as a vector: itself in 3D (Space::tangent_vec).
+fn tangent_vec(n: Vec, t: Tangent) -> Vec {
+    return t;
+}
+
+// The tangent step p - relax u / w, coordinate by coordinate (Space::tangent_step).
+fn tangent_step(p: Tangent, u: Tangent, relax: f32, w: f32) -> Tangent {
+    return p - relax * u / w;
+}
+
+// The unit quaternion q turned at spin w for dt: q + dt/2 (0, w) q,
+// normalised; q itself where that has no finite nonzero length (Space::turn).
+fn turn(q: Orient, w: Spin, dt: f32) -> Orient {
+    let h = 0.5 * dt;
+    let dq = vec4<f32>(
+        -w.x * q.y - w.y * q.z - w.z * q.w,
+        w.x * q.x + w.y * q.w - w.z * q.z,
+        -w.x * q.w + w.y * q.x + w.z * q.y,
+        w.x * q.z - w.y * q.y + w.z * q.x,
+    );
+    let p = vec4<f32>(q.x + h * dq.x, q.y + h * dq.y, q.z + h * dq.z, q.w + h * dq.w);
+    let len = sqrt(p.x * p.x + p.y * p.y + p.z * p.z + p.w * p.w);
+    if len > 0.0 && len <= 3.40282347e38 {
+        return p / len;
+    }
+    return q;
+}
+
+// Stochastic forcing has no 3D draws: refused before a 3D step on either
+// backend (`kick` is 0), so this is never added.
+fn forcing_kick(w: vec2<f32>) -> Vec {
+    return vec3<f32>(w, 0.0);
 }
 
 // Last step's tangent carried into the contact plane of normal n

@@ -183,8 +183,8 @@ pub fn discharge(
     // The figure is the solver's: no per-step contact census (diagnostics.csv's collision columns).
     scene.run.collisions = Some(false);
     if scene.dimension == 3 {
-        // The GPU runs the DEM and the spring model of 3D.
-        let on_gpu = matches!(scene.solver.kind, SolverKind::Dem | SolverKind::Spring);
+        // What the GPU runs in 3D.
+        let on_gpu = crate::scene::GPU_SOLVERS_3D.contains(&scene.solver.kind);
         if choice == BackendChoice::Gpu && !on_gpu {
             return Err(crate::Error::Gpu(format!(
                 "--backend gpu: {}",

@@ -6,9 +6,59 @@ use crate::error::Result;
 use crate::gpu::GpuBackend;
 use crate::gpu::dem::GpuDemBackend;
 use crate::gpu::space::GpuSpace;
-use crate::model::{Dim2, Dim3, Grains, Phase, Region, StepParams, StepStats, Totals, Walls};
+use crate::model::{Dim2, Dim3, Grains, Phase, Region, StepParams, StepStats, Totals};
 
-impl Backend for GpuBackend {
+/// A space the GPU's NSCD stepper runs in as a [`Backend`]: how its
+/// diagnostics row is found and how its grains are drawn.
+pub trait NscdTotals: GpuSpace {
+    fn totals(be: &mut GpuBackend<Self>, region: &Region<Self>) -> Result<Totals>;
+
+    /// The fastest grain's speed, m/s: by default the totals'.
+    fn max_speed(be: &mut GpuBackend<Self>, region: &Region<Self>) -> Result<f64> {
+        Ok(Self::totals(be, region)?.max_speed)
+    }
+
+    /// The grains for drawing: by default the host copy.
+    fn view(be: &mut GpuBackend<Self>) -> Result<GrainView<'_, Self>> {
+        Ok(GrainView::Host {
+            grains: be.grains()?,
+            contacts: None,
+        })
+    }
+}
+
+/// The device's reduction, and the device buffers drawn in place.
+impl NscdTotals for Dim2 {
+    fn totals(be: &mut GpuBackend, region: &Region) -> Result<Totals> {
+        be.totals(region)
+    }
+
+    fn view(be: &mut GpuBackend) -> Result<GrainView<'_>> {
+        Ok(GrainView::Device(be.device_grains()))
+    }
+}
+
+/// The spheres and the last step's lists read back, summed on the host by
+/// the CPU's `reduce` (3D never reorders its grains on the device, so the
+/// lists number them as the spheres read back do); the contacts are the
+/// lists' distinct pairs, as the CPU counts them.
+impl NscdTotals for Dim3 {
+    fn totals(be: &mut GpuBackend<Dim3>, region: &Region<Dim3>) -> Result<Totals> {
+        let lists = be.read_lists()?;
+        let walls = be.walls().clone();
+        Ok(Totals {
+            contacts: Some(lists.distinct()),
+            ..crate::cpu::reduce::reduce(be.grains()?, &lists, &walls, region)
+        })
+    }
+
+    /// From the spheres alone (no lists read back, no reduction).
+    fn max_speed(be: &mut GpuBackend<Dim3>, _region: &Region<Dim3>) -> Result<f64> {
+        Ok(f64::from(be.grains()?.max_speed()))
+    }
+}
+
+impl<S: NscdTotals> Backend<S> for GpuBackend<S> {
     fn transfers(&self) -> Option<crate::gpu::context::Transfers> {
         Some(self.context().transfers())
     }
@@ -21,10 +71,10 @@ impl Backend for GpuBackend {
     fn step(&mut self, p: &StepParams) -> Result<StepStats> {
         GpuBackend::step(self, p)
     }
-    fn set_walls(&mut self, walls: &Walls) {
+    fn set_walls(&mut self, walls: &S::Walls) {
         GpuBackend::set_walls(self, walls)
     }
-    fn move_walls(&mut self, walls: &Walls) {
+    fn move_walls(&mut self, walls: &S::Walls) {
         GpuBackend::move_walls(self, walls)
     }
     fn step_count(&self) -> u64 {
@@ -35,14 +85,17 @@ impl Backend for GpuBackend {
     fn set_step_count(&mut self, n: u64) {
         self.set_steps(n);
     }
-    fn grains(&mut self) -> Result<&Grains> {
+    fn grains(&mut self) -> Result<&Grains<S>> {
         GpuBackend::grains(self)
     }
-    fn totals(&mut self, region: &Region) -> Result<Totals> {
-        GpuBackend::totals(self, region)
+    fn totals(&mut self, region: &Region<S>) -> Result<Totals> {
+        S::totals(self, region)
     }
-    fn view(&mut self) -> Result<GrainView<'_>> {
-        Ok(GrainView::Device(self.device_grains()))
+    fn max_speed(&mut self, region: &Region<S>) -> Result<f64> {
+        S::max_speed(self, region)
+    }
+    fn view(&mut self) -> Result<GrainView<'_, S>> {
+        S::view(self)
     }
     fn record_residuals(&mut self, on: bool) {
         GpuBackend::record_residuals(self, on)

@@ -240,12 +240,17 @@ impl GpuRun for Dim2 {
     }
 }
 
-/// The DEM and the spring model: the solvers of 3D the GPU runs.
+/// The DEM and the spring model, and the NSCD solvers of 3D the GPU runs
+/// (`scene::GPU_SOLVERS_3D`).
 impl GpuRun for Dim3 {
     fn gpu_backend_from(start: &Start<'_, Dim3>, ctx: GpuContext) -> Result<Box<dyn Backend<Dim3>>> {
-        let (grains, walls) = (start.grains.clone(), start.walls.clone());
-        let gpu = crate::gpu::dem::GpuDemBackend::new(ctx, grains, walls, start.grid, start.capacity, start.dem)?;
-        Ok(Box::new(gpu))
+        let (grains, walls, grid, k) = (start.grains.clone(), start.walls.clone(), start.grid, start.capacity);
+        if matches!(start.solver, SolverKind::Dem | SolverKind::Spring) {
+            let gpu = crate::gpu::dem::GpuDemBackend::new(ctx, grains, walls, grid, k, start.dem)?;
+            Ok(Box::new(gpu))
+        } else {
+            Ok(Box::new(crate::gpu::GpuBackend::new(ctx, grains, walls, grid, k)?))
+        }
     }
 }
 
@@ -386,14 +391,14 @@ fn gpu_context(choice: BackendChoice, device: Device<'_>, notices: &mut Vec<Stri
     Ok(ctx)
 }
 
-/// The refusal of what `choice` cannot run in 3D: a solver other than the
-/// DEM and the spring model on `--backend gpu` (naming `solver.kind`).
-/// Checked by [`select_solid`] before any backend is built.
+/// The refusal of what `choice` cannot run in 3D: a solver the GPU does
+/// not run there (`scene::GPU_SOLVERS_3D`) on `--backend gpu` (naming
+/// `solver.kind`). Checked by [`select_solid`] before any backend is built.
 pub fn refuse_unrunnable_solid(setup: &Setup<Dim3>, choice: BackendChoice) -> Result<()> {
     if choice != BackendChoice::Gpu {
         return Ok(());
     }
-    if !matches!(setup.params.solver, SolverKind::Dem | SolverKind::Spring) {
+    if !crate::scene::GPU_SOLVERS_3D.contains(&setup.params.solver) {
         return Err(Error::field(
             &setup.scene.origin,
             "solver.kind",
@@ -403,10 +408,10 @@ pub fn refuse_unrunnable_solid(setup: &Setup<Dim3>, choice: BackendChoice) -> Re
     Ok(())
 }
 
-/// The backend policy of [`select`] for a scene of 3D: the GPU runs its
-/// DEM and spring model (rebuilt over the same device as emitters add
-/// spheres); `auto` runs every other solver on the CPU and says so in
-/// `notices`.
+/// The backend policy of [`select`] for a scene of 3D: the GPU runs the
+/// solvers of `scene::GPU_SOLVERS_3D` (rebuilt over the same device as
+/// emitters add spheres); `auto` runs every other solver on the CPU and
+/// says so in `notices`.
 pub fn select_solid(
     setup: &Setup<Dim3>,
     grid: Grid<Dim3>,
@@ -419,7 +424,7 @@ pub fn select_solid(
     }
     refuse_unrunnable_solid(setup, choice)?;
     let solver = setup.params.solver;
-    if !matches!(solver, SolverKind::Dem | SolverKind::Spring) {
+    if !crate::scene::GPU_SOLVERS_3D.contains(&solver) {
         notices.push(format!(
             "backend auto: solver `{}` runs only on the CPU in 3D; running on the CPU",
             solver.name()

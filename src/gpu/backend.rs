@@ -49,9 +49,16 @@
 //! Bisection: [`GpuBackend::step_from`] runs only the plan's stages from a
 //! given one on, after the `upload_*` methods put the CPU's output of the
 //! stages before it on the device (`crate::backend::bisect` drives this).
+//!
+//! In 3D (`GpuBackend<Dim3>`) the same step runs the solvers of
+//! `solver::SOLID_SOLVERS` (projected Jacobi, with friction, and Uzawa),
+//! restitution and the split push-out, with vector spins and quaternion
+//! orientations; the grains are never reordered, the cohesion and the
+//! forcing are refused as on the CPU, and the totals are summed on the host.
 
 use super::pipeline::{ID, INV_MASS, POS, Pipeline, RADIUS, VEL};
 use super::solver::{self, Batch, GpuSolver, Iteration};
+use super::space::GpuSpace;
 use super::state::{Buffers, Groups, Kernels, wide};
 use super::step::{Recorder, StepStage, record, stages_of};
 use super::view::DeviceGrains;
@@ -61,7 +68,7 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::model::plan::{self, Stage as PlanStage};
-use crate::model::{Contact, ContactLists, Grains, Grid, Region, SolverKind, StepParams, StepStats, Totals, Walls};
+use crate::model::{Contact, ContactLists, Dim2, Grains, Grid, Region, SolverKind, StepParams, StepStats, Totals};
 use crate::model::{MAX_COLORS, SOLVERS, nscd_plan, speeds};
 
 /// Jacobi iterations between two convergence checks (host readbacks).
@@ -69,14 +76,16 @@ pub const CHECK_EVERY: u32 = 10;
 /// Steps between two reorders of the grain arrays into cell order.
 pub const REORDER_EVERY: u64 = 100;
 
-pub struct GpuBackend {
-    core: Pipeline,
+pub struct GpuBackend<S: GpuSpace = Dim2> {
+    core: Pipeline<S>,
     kernels: Kernels,
     bufs: Buffers,
     groups: Groups,
     /// Host copy of the grains (id order), valid when `host_fresh`.
-    host: Grains,
+    host: Grains<S>,
     host_fresh: bool,
+    /// The walls on the device (a 3D diagnostics row sums over them on the host).
+    walls: S::Walls,
     /// Parity of the contact lists the next step writes.
     cur: usize,
     /// The other lists hold last step's impulses for the current indices.
@@ -121,21 +130,27 @@ fn split(p: &StepParams) -> bool {
 
 /// The step in progress: what its host stages read and write (one context
 /// for every stage, as Box2D's step context).
-struct StepRun<'a> {
-    be: &'a mut GpuBackend,
+struct StepRun<'a, S: GpuSpace> {
+    be: &'a mut GpuBackend<S>,
     p: StepParams,
     stats: StepStats,
 }
 
-impl GpuBackend {
+impl<S: GpuSpace> GpuBackend<S> {
     /// Upload the grains and walls; fails with [`Error::Gpu`] naming the adapter
     /// limit a buffer of this scene exceeds.
-    pub fn new(ctx: GpuContext, grains: Grains, walls: Walls, grid: Grid, capacity: usize) -> Result<GpuBackend> {
+    pub fn new(
+        ctx: GpuContext,
+        grains: Grains<S>,
+        walls: S::Walls,
+        grid: Grid<S>,
+        capacity: usize,
+    ) -> Result<GpuBackend<S>> {
         let core = Pipeline::new(ctx, "hourglass", &grains, &walls, grid, capacity, 2)?;
         let kernels = Kernels::new(&core.ctx, &core.cfg);
         let bufs = Buffers::new(&core.ctx, &grains);
         let groups = Groups::new(&core, &kernels, &bufs);
-        let (speed, speeds) = (grains.max_speed(), speeds::histogram(&grains.vel));
+        let (speed, speeds) = (grains.max_speed(), speeds::histogram_in::<S>(&grains.vel));
         Ok(GpuBackend {
             core,
             kernels,
@@ -143,6 +158,7 @@ impl GpuBackend {
             groups,
             host: grains,
             host_fresh: true,
+            walls,
             cur: 0,
             warm_valid: false,
             binned: false,
@@ -189,7 +205,9 @@ impl GpuBackend {
     pub fn context(&self) -> &GpuContext {
         &self.core.ctx
     }
+}
 
+impl GpuBackend {
     /// The device buffers of the grains and of the last step's contact lists.
     pub fn device_grains(&self) -> DeviceGrains<'_> {
         let (g, last) = (&self.core.bufs.grains, 1 - self.cur);
@@ -207,7 +225,9 @@ impl GpuBackend {
             angle: Some(&self.bufs.spins.angle),
         }
     }
+}
 
+impl<S: GpuSpace> GpuBackend<S> {
     /// One NSCD step (see the module doc).
     pub fn step(&mut self, p: &StepParams) -> Result<StepStats> {
         self.step_from(p, PlanStage::FreeVelocity)
@@ -242,10 +262,11 @@ impl GpuBackend {
     fn begin(&mut self, p: &StepParams) -> Result<StepParams> {
         let p = p.resolved(true);
         let facts = p.solver.facts();
+        let here = |kind| S::NSCD_SOLVERS.iter().any(|(k, _)| *k == kind);
         let gpu = |carry: fn(&crate::model::SolverFacts) -> bool| {
             let names: Vec<&str> = SOLVERS
                 .iter()
-                .filter(|f| f.nscd && f.gpu && carry(f))
+                .filter(|f| f.nscd && f.gpu && here(f.kind) && carry(f))
                 .map(|f| f.name)
                 .collect();
             names.join(", ")
@@ -259,13 +280,24 @@ impl GpuBackend {
                 ),
             });
         }
-        if !(facts.nscd && facts.gpu) {
+        if !(facts.nscd && facts.gpu && here(p.solver)) {
+            let space = if S::DIM == 3 { " in 3D" } else { "" };
             return Err(Error::NotImplemented {
                 what: format!(
-                    "solver `{}` on the GPU backend ({} run there)",
+                    "solver `{}` on the GPU backend{space} ({} run there)",
                     facts.name,
                     gpu(|_| true)
                 ),
+            });
+        }
+        if S::DIM == 3 && p.cohesion.on() {
+            return Err(Error::NotImplemented {
+                what: "capillary cohesion in 3D".into(),
+            });
+        }
+        if S::DIM == 3 && p.forcing.scale(p.dt) > 0.0 {
+            return Err(Error::NotImplemented {
+                what: "stochastic forcing in 3D".into(),
             });
         }
         let q = &mut self.core.params;
@@ -345,7 +377,8 @@ impl GpuBackend {
         if start == 0 {
             stages.push(StepStage::ClearStats);
             let due = self.reorder_every > 0 && self.steps > 0 && self.steps.is_multiple_of(self.reorder_every);
-            if self.binned && (self.reorder_pending || due) {
+            // The plane alone reorders (3D keeps its grains in id order).
+            if self.binned && (self.reorder_pending || due) && self.kernels.plane.is_some() {
                 stages.push(StepStage::Reorder);
                 // Indices change: last step's impulses cannot be matched; cold start.
                 self.warm_valid = false;
@@ -366,10 +399,13 @@ impl GpuBackend {
     /// Permute the grain arrays into the cell order of the last binning.
     fn record_reorder(&self, enc: &mut wgpu::CommandEncoder) {
         let n = self.core.n as u32;
+        let Some(k) = &self.kernels.plane else {
+            return;
+        };
         {
             let mut p = pass(enc, &Stage::Reorder.label());
             for (w, group) in &self.groups.reorder {
-                self.kernels.reorder[*w].dispatch(&mut p, group, n);
+                k.reorder[*w].dispatch(&mut p, group, n);
             }
         }
         for (a, (buf, tmp)) in self.core.bufs.grains.iter().zip(&self.bufs.tmp).enumerate() {
@@ -382,7 +418,7 @@ impl GpuBackend {
         {
             let mut p = pass(enc, &Stage::Reorder.label());
             for group in &self.groups.reorder_spins {
-                self.kernels.reorder[0].dispatch(&mut p, group, n);
+                k.reorder[0].dispatch(&mut p, group, n);
             }
         }
         let s = &self.bufs.spins;
@@ -548,13 +584,17 @@ impl GpuBackend {
     }
 }
 
-impl Recorder for StepRun<'_> {
+impl<S: GpuSpace> Recorder for StepRun<'_, S> {
     fn dispatch(&self, stage: StepStage, ps: &mut wgpu::ComputePass) {
         let be = &*self.be;
         let (k, g, n, c) = (&be.kernels, &be.groups, be.core.n as u32, be.cur);
         match stage {
             StepStage::FreeVelocity => k.free_velocity.dispatch(ps, &g.free_velocity, n),
-            StepStage::Cohesion => k.cohesion.dispatch(ps, &g.cohesion[c], n),
+            StepStage::Cohesion => {
+                if let (Some(pk), Some(groups)) = (&k.plane, &g.cohesion) {
+                    pk.cohesion.dispatch(ps, &groups[c], n);
+                }
+            }
             StepStage::WarmStart => k.warm_start.dispatch(ps, &g.warm_start[c], n),
             StepStage::Bounce => k.bounce.dispatch(ps, &g.bounce[c], n),
             StepStage::Gather => {
@@ -583,7 +623,7 @@ impl Recorder for StepRun<'_> {
             StepStage::Reorder => self.be.record_reorder(&mut enc),
             StepStage::SpinFree => {
                 let s = &self.be.bufs.spins;
-                let bytes = self.be.core.n as u64 * 4;
+                let bytes = (self.be.core.n * std::mem::size_of::<S::Spin>()) as u64;
                 if bytes > 0 {
                     enc.copy_buffer_to_buffer(&s.spin, 0, &s.spin_free, 0, bytes);
                 }
@@ -597,9 +637,10 @@ impl Recorder for StepRun<'_> {
 }
 
 /// What [`crate::backend::Backend`] needs besides the step.
-impl GpuBackend {
-    pub fn set_walls(&mut self, walls: &Walls) {
+impl<S: GpuSpace> GpuBackend<S> {
+    pub fn set_walls(&mut self, walls: &S::Walls) {
         self.core.set_walls(walls);
+        self.walls = walls.clone();
         // Old lists name old segments: forget them (as CpuStepper::reset_warm_start does).
         let mut enc = self.core.encoder("hourglass.set_walls");
         for count in &self.core.bufs.count {
@@ -617,11 +658,17 @@ impl GpuBackend {
     /// # Panics
     /// If `walls` has another number of segments or corners than the walls
     /// of the last [`GpuBackend::new`] or [`GpuBackend::set_walls`].
-    pub fn move_walls(&mut self, walls: &Walls) {
-        self.core.move_walls(walls);
+    pub fn move_walls(&mut self, walls: &S::Walls) {
+        S::move_walls(&mut self.core, walls);
+        self.walls.clone_from(walls);
     }
 
-    pub fn grains(&mut self) -> Result<&Grains> {
+    /// The walls on the device.
+    pub fn walls(&self) -> &S::Walls {
+        &self.walls
+    }
+
+    pub fn grains(&mut self) -> Result<&Grains<S>> {
         if !self.host_fresh {
             let s = &self.bufs.spins;
             self.host = self.core.read_grains(Some(&s.spin), Some(&s.angle))?;
@@ -630,6 +677,25 @@ impl GpuBackend {
         Ok(&self.host)
     }
 
+    /// The last step's contact lists, with their final impulses (device order).
+    pub fn read_lists(&self) -> Result<ContactLists<S>> {
+        let (b, last, n, k) = (&self.core.bufs, 1 - self.cur, self.core.n, self.core.capacity);
+        let count = super::buffers::read::<u32>(&self.core.ctx, &b.count[last], n)?;
+        let bytes = super::buffers::read::<u8>(
+            &self.core.ctx,
+            &b.slots[last],
+            n * k * std::mem::size_of::<Contact<S>>(),
+        )?;
+        Ok(ContactLists {
+            capacity: k,
+            count,
+            slots: S::contacts(&bytes),
+        })
+    }
+}
+
+impl GpuBackend {
+    /// One diagnostics reduction, on the device.
     pub fn totals(&mut self, region: &Region) -> Result<Totals> {
         // The last completed step's lists (1 - cur).
         self.core.totals(region, 1 - self.cur)
@@ -694,17 +760,5 @@ impl GpuBackend {
         words[STAT_OVERFLOW as usize] = overflow as u32;
         words[STAT_CONTACTS as usize] = contacts as u32;
         self.write(&self.core.bufs.stats, &words);
-    }
-
-    /// The last step's contact lists, with their final impulses (device order).
-    pub fn read_lists(&self) -> Result<ContactLists> {
-        let (b, last, n, k) = (&self.core.bufs, 1 - self.cur, self.core.n, self.core.capacity);
-        let count = super::buffers::read::<u32>(&self.core.ctx, &b.count[last], n)?;
-        let slots = super::buffers::read::<Contact>(&self.core.ctx, &b.slots[last], n * k)?;
-        Ok(ContactLists {
-            capacity: k,
-            count,
-            slots,
-        })
     }
 }

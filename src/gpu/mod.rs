@@ -200,14 +200,23 @@ impl Stage {
 }
 
 /// The stages written over the space, which run in 3D as in the plane:
-/// binning, detection and the DEM's (the warm start carries a law's history).
-pub const SOLID_STAGES: [Stage; 8] = [
+/// binning, detection, the DEM's (the warm start carries a law's history)
+/// and the NSCD's of projected Jacobi and Uzawa (free velocities, bounce,
+/// solve, push-out, integration).
+pub const SOLID_STAGES: [Stage; 15] = [
+    Stage::FreeVelocity,
     Stage::BinCount,
     Stage::PrefixSum,
     Stage::BinScatter,
     Stage::BinSort,
     Stage::Detect,
     Stage::WarmStart,
+    Stage::JacobiContact,
+    Stage::JacobiGather,
+    Stage::ResidualMax,
+    Stage::Integrate,
+    Stage::PredictGap,
+    Stage::Uzawa,
     Stage::DemForce,
     Stage::DemIntegrate,
 ];

@@ -112,9 +112,9 @@ macro_rules! wgsl_type {
     (force) => { "array<VecS>" };
     (radius) => { "array<f32>" };
     (inv_mass) => { "array<f32>" };
-    (spin) => { "array<f32>" };
-    (spin_free) => { "array<f32>" };
-    (angle) => { "array<f32>" };
+    (spin) => { "array<SpinS>" };
+    (spin_free) => { "array<SpinS>" };
+    (angle) => { "array<OrientS>" };
     (ang_vel) => { "array<SpinS>" };
     (torque) => { "array<SpinS>" };
     (residual) => { "array<f32>" };

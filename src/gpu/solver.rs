@@ -3,17 +3,19 @@
 //! backend records a solver's iterations, and its hooks, without knowing
 //! which it is. A new GPU solver is its WGSL file, its registry lines, its
 //! `GpuSolver` and one row of [`GPU_SOLVERS`] (`model::SOLVERS` says it runs
-//! on the GPU; a test holds the two tables together).
+//! on the GPU; a test holds the two tables together). 3D has its own table,
+//! [`SOLID_SOLVERS`] (the solvers whose stages are written over the space).
 
 use super::pipeline::Pipeline;
+use super::space::GpuSpace;
 use super::state::{Buffers, Groups, Kernels};
 use super::{GpuContext, Kernel, Stage};
-use crate::model::SolverKind;
+use crate::model::{Dim2, Dim3, SolverKind};
 
 /// What a solver is built from: the shared pipeline (grains, contact lists)
 /// and the NSCD stepper's buffers (free velocities, residual, spins).
-pub struct Build<'a> {
-    pub core: &'a Pipeline,
+pub struct Build<'a, S: GpuSpace = Dim2> {
+    pub core: &'a Pipeline<S>,
     pub bufs: &'a Buffers,
 }
 
@@ -78,10 +80,10 @@ pub trait GpuSolver {
     fn mirror(&self, _ps: &mut wgpu::ComputePass, _cur: usize, _n: u32) {}
 }
 
-/// How a [`GPU_SOLVERS`] row builds its solver.
-pub type BuildSolver = fn(&Build<'_>) -> Box<dyn GpuSolver>;
+/// How a [`GPU_SOLVERS`] or [`SOLID_SOLVERS`] row builds its solver.
+pub type BuildSolver<S = Dim2> = fn(&Build<'_, S>) -> Box<dyn GpuSolver>;
 
-/// One row per GPU solver: its kind and how to build it.
+/// One row per GPU solver of the plane: its kind and how to build it.
 pub const GPU_SOLVERS: &[(SolverKind, BuildSolver)] = &[
     (SolverKind::Jacobi, |_| Box::new(Jacobi)),
     (SolverKind::Colored, |b| {
@@ -95,9 +97,18 @@ pub const GPU_SOLVERS: &[(SolverKind, BuildSolver)] = &[
     (SolverKind::Apgd, |b| Box::new(super::apgd::ApgdSolver::new(b))),
 ];
 
-/// Build the GPU solver of `kind` (None: it has no GPU version).
-pub fn build(kind: SolverKind, b: &Build<'_>) -> Option<Box<dyn GpuSolver>> {
-    GPU_SOLVERS.iter().find(|(k, _)| *k == kind).map(|(_, make)| make(b))
+/// The GPU solvers of 3D: those whose stages run there (`super::SOLID_STAGES`).
+pub const SOLID_SOLVERS: &[(SolverKind, BuildSolver<Dim3>)] = &[
+    (SolverKind::Jacobi, |_| Box::new(Jacobi)),
+    (SolverKind::Uzawa, |b| Box::new(Uzawa::new(b))),
+];
+
+/// Build the GPU solver of `kind` in space `S` (None: it has no GPU version there).
+pub fn build<S: GpuSpace>(kind: SolverKind, b: &Build<'_, S>) -> Option<Box<dyn GpuSolver>> {
+    S::NSCD_SOLVERS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, make)| make(b))
 }
 
 /// Projected Jacobi: `jacobi_contact` then `jacobi_gather`, with the
@@ -128,7 +139,7 @@ pub struct Uzawa {
 }
 
 impl Uzawa {
-    pub fn new(b: &Build<'_>) -> Self {
+    pub fn new<S: GpuSpace>(b: &Build<'_, S>) -> Self {
         use super::pipeline::{INV_MASS, VEL};
         let (core, g) = (b.core, &b.core.bufs);
         let kernel = Kernel::new(&core.ctx, &core.cfg, Stage::Uzawa, "uzawa_contact");

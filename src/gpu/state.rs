@@ -10,6 +10,11 @@
 //!     and their reorder scratch
 //!   lists p = 0, 1 of the pipeline: this step's and the previous one's, swapped by parity
 //! ```
+//! In 3D the spins are vectors and the orientations unit quaternions
+//! (`Space::Spin`, `Space::Orientation`); the reorder and the cohesion are
+//! the plane's alone ([`PlaneKernels`]: none of their buffers or groups is
+//! made in 3D).
+//!
 //! The split push-out (`StepParams::overlap_iterations` > 0, twin
 //! `cpu::correct::Correction::apply`) works on a copy of this step's lists
 //! written into the other lists, 1 - p: they are dead once warm start has
@@ -17,7 +22,9 @@
 
 use super::buffers::{storage, storage_zeroed, uniform};
 use super::pipeline::{GRAIN_ARRAYS, ID, INV_MASS, POS, Pipeline, RADIUS, VEL};
+use super::space::GpuSpace;
 use super::{GpuContext, Kernel, Params, ShaderConfig, Stage};
+use crate::model::{Grains, Space};
 
 /// A list of buffers by binding name, as [`Kernel::group`] takes it.
 type Named<'a, const N: usize> = [(&'static str, &'a wgpu::Buffer); N];
@@ -30,12 +37,6 @@ pub struct Kernels {
     /// grain's original `id`. Twin `cpu::integrate::free_velocity`, then
     /// `cpu::integrate::forcing`.
     pub free_velocity: Kernel,
-    /// `reorder::gather1` (4-byte arrays) and `gather2` (8-byte: pos, vel),
-    /// indexed by `[wide]`: `dst[k] = src[sorted[k]]` with `sorted` from the
-    /// last binning, for memory locality; the stepper then copies dst back
-    /// over src, every `REORDER_EVERY` steps and when the walls change.
-    /// Twin `cpu::reorder::gather`.
-    pub reorder: [Kernel; 2],
     /// `warm_start::main`: a listed contact found again in last step's list
     /// of the same grain (same other body) starts from its previous impulse,
     /// others from 0. Twin `cpu::warm_start::warm_start`.
@@ -74,6 +75,18 @@ pub struct Kernels {
     /// solved velocities leave after the step, d' = d + dt (v_i - v_j).n, and
     /// a zero impulse, for the split push-out. Twin `cpu::correct::predict_gap`.
     pub predict_gap: Kernel,
+    /// The plane's own stages (None in 3D).
+    pub plane: Option<PlaneKernels>,
+}
+
+/// The NSCD stages of the plane alone.
+pub struct PlaneKernels {
+    /// `reorder::gather1` (4-byte arrays) and `gather2` (8-byte: pos, vel),
+    /// indexed by `[wide]`: `dst[k] = src[sorted[k]]` with `sorted` from the
+    /// last binning, for memory locality; the stepper then copies dst back
+    /// over src, every `REORDER_EVERY` steps and when the walls change.
+    /// Twin `cpu::reorder::gather`.
+    pub reorder: [Kernel; 2],
     /// `cohesion::main`: capillary bridges (docs/cohesion.md) added to the free
     /// velocities, each grain over its own contact list; the law is the
     /// `Buffers::cohesion_law` uniform. Twin `cpu::cohesion::cohesion`.
@@ -81,11 +94,15 @@ pub struct Kernels {
 }
 
 impl Kernels {
+    /// The stages of `cfg`'s space (the plane's own with `cfg.dim` 2).
     pub fn new(ctx: &GpuContext, cfg: &ShaderConfig) -> Kernels {
         let kernel = |stage, entry| Kernel::new(ctx, cfg, stage, entry);
         Kernels {
             free_velocity: kernel(Stage::FreeVelocity, "main"),
-            reorder: [kernel(Stage::Reorder, "gather1"), kernel(Stage::Reorder, "gather2")],
+            plane: (cfg.dim == 2).then(|| PlaneKernels {
+                reorder: [kernel(Stage::Reorder, "gather1"), kernel(Stage::Reorder, "gather2")],
+                cohesion: kernel(Stage::Cohesion, "main"),
+            }),
             warm_start: kernel(Stage::WarmStart, "main"),
             bounce: kernel(Stage::WarmStart, "bounce"),
             jacobi_contact: Kernel::pair(ctx, cfg, Stage::JacobiContact, "main"),
@@ -95,7 +112,6 @@ impl Kernels {
             shift: kernel(Stage::Integrate, "shift"),
             integrate_angle: kernel(Stage::Integrate, "integrate_angle"),
             predict_gap: kernel(Stage::PredictGap, "main"),
-            cohesion: kernel(Stage::Cohesion, "main"),
         }
     }
 }
@@ -108,27 +124,38 @@ pub fn wide(a: usize) -> usize {
 /// The rotation of NSCD grains (docs/nscd.md#coulomb-friction-and-rotation): only friction turns a grain, so
 /// without it these stay as uploaded (zeros) and no stage touches them.
 pub struct Spins {
-    /// Spins, rad/s (ccw).
+    /// Spins, rad/s (ccw in the plane; vectors in 3D).
     pub spin: wgpu::Buffer,
     /// The spins at the start of the step (copied from `spin`), rad/s.
     pub spin_free: wgpu::Buffer,
-    /// Rotation angles, rad.
+    /// Orientations: angles, rad, in the plane; unit quaternions in 3D.
     pub angle: wgpu::Buffer,
-    /// Reorder scratch of `spin` and `angle`.
+    /// Reorder scratch of `spin` and `angle` (the plane's; empty in 3D).
     pub tmp: [wgpu::Buffer; 2],
 }
 
 impl Spins {
-    /// Upload the grains' spins and angles (zeros where the host has none).
-    pub fn new(ctx: &GpuContext, grains: &crate::model::Grains) -> Spins {
+    /// Upload the grains' spins and orientations (zero spins, unturned
+    /// grains where the host has none).
+    pub fn new<S: Space>(ctx: &GpuContext, grains: &Grains<S>) -> Spins {
         let n = grains.len();
-        let or_zeros = |v: &[f32]| if v.len() == n { v.to_vec() } else { vec![0.0f32; n] };
+        let spins = if grains.ang_vel.len() == n {
+            grains.ang_vel.clone()
+        } else {
+            vec![S::Spin::default(); n]
+        };
+        let turns = if grains.angle.len() == n {
+            grains.angle.clone()
+        } else {
+            vec![S::UNTURNED; n]
+        };
         let l = |s: &str| format!("hourglass.{s}");
+        let reordered = if S::DIM == 2 { n } else { 0 };
         Spins {
-            spin: storage(ctx, &l("spin"), &or_zeros(&grains.ang_vel)),
-            spin_free: storage_zeroed::<f32>(ctx, &l("spin_free"), n),
-            angle: storage(ctx, &l("angle"), &or_zeros(&grains.angle)),
-            tmp: [l("spin.reorder"), l("angle.reorder")].map(|s| storage_zeroed::<f32>(ctx, &s, n)),
+            spin: storage(ctx, &l("spin"), &spins),
+            spin_free: storage_zeroed::<S::Spin>(ctx, &l("spin_free"), n),
+            angle: storage(ctx, &l("angle"), &turns),
+            tmp: [l("spin.reorder"), l("angle.reorder")].map(|s| storage_zeroed::<f32>(ctx, &s, reordered)),
         }
     }
 
@@ -142,7 +169,7 @@ impl Spins {
 pub struct Buffers {
     pub vel_free: wgpu::Buffer,
     pub residual: wgpu::Buffer,
-    /// Reorder scratch of each grain array.
+    /// Reorder scratch of each grain array (the plane's; empty in 3D).
     pub tmp: [wgpu::Buffer; 5],
     /// Pseudo-velocity of the overlap correction, m/s (n).
     pub shift: wgpu::Buffer,
@@ -156,18 +183,19 @@ pub struct Buffers {
 }
 
 impl Buffers {
-    pub fn new(ctx: &GpuContext, grains: &crate::model::Grains) -> Buffers {
+    pub fn new<S: Space>(ctx: &GpuContext, grains: &Grains<S>) -> Buffers {
         let n = grains.len();
         let l = |s: &str| format!("hourglass.{s}");
+        let reordered = if S::DIM == 2 { n } else { 0 };
         Buffers {
-            vel_free: storage_zeroed::<[f32; 2]>(ctx, &l("vel_free"), n),
+            vel_free: storage_zeroed::<S::Vec>(ctx, &l("vel_free"), n),
             residual: storage_zeroed::<f32>(ctx, &l("residual"), n),
             tmp: std::array::from_fn(|a| {
-                let bytes = n * 4 * (1 + wide(a));
+                let bytes = reordered * 4 * (1 + wide(a));
                 storage_zeroed::<u8>(ctx, &l(&format!("{}.reorder", GRAIN_ARRAYS[a])), bytes)
             }),
-            shift: storage_zeroed::<[f32; 2]>(ctx, &l("shift"), n),
-            zero: storage_zeroed::<[f32; 2]>(ctx, &l("zero"), n),
+            shift: storage_zeroed::<S::Vec>(ctx, &l("shift"), n),
+            zero: storage_zeroed::<S::Vec>(ctx, &l("zero"), n),
             correct_params: uniform(ctx, &l("correct.params"), &Params::default()),
             cohesion_law: uniform(ctx, &l("cohesion.law"), &crate::model::Cohesion::default()),
             spins: Spins::new(ctx, grains),
@@ -180,9 +208,10 @@ impl Buffers {
 /// solver pairs (f = friction: both pipelines take the same bindings).
 pub struct Groups {
     pub free_velocity: wgpu::BindGroup,
-    /// (kernel of `Kernels::reorder`, group) per grain array.
+    /// (kernel of `PlaneKernels::reorder`, group) per grain array (empty in 3D).
     pub reorder: Vec<(usize, wgpu::BindGroup)>,
-    /// Reorder of the spins and angles (`Spins::arrays` into `Spins::tmp`; 4-byte).
+    /// Reorder of the spins and angles (`Spins::arrays` into `Spins::tmp`;
+    /// 4-byte; empty in 3D).
     pub reorder_spins: Vec<wgpu::BindGroup>,
     pub warm_start: [wgpu::BindGroup; 2],
     /// Entry point `bounce` of warm_start on lists p (restitution).
@@ -201,12 +230,12 @@ pub struct Groups {
     pub correct_gather: [wgpu::BindGroup; 2],
     /// `shift` of the correction: pos += dt shift.
     pub shift: wgpu::BindGroup,
-    /// `cohesion` on lists p, into `vel_free`.
-    pub cohesion: [wgpu::BindGroup; 2],
+    /// `cohesion` on lists p, into `vel_free` (None in 3D).
+    pub cohesion: Option<[wgpu::BindGroup; 2]>,
 }
 
 impl Groups {
-    pub fn new(core: &Pipeline, k: &Kernels, own: &Buffers) -> Groups {
+    pub fn new<S: GpuSpace>(core: &Pipeline<S>, k: &Kernels, own: &Buffers) -> Groups {
         let (ctx, b) = (&core.ctx, &core.bufs);
         let (g, params) = (&b.grains, &b.params);
         let lists = |p: usize| [("params", params), ("count", &b.count[p]), ("slots", &b.slots[p])];
@@ -224,10 +253,14 @@ impl Groups {
                     ("id", &g[ID]),
                 ],
             ),
-            reorder: (0..g.len())
-                .map(|a| (wide(a), reorder_group(core, k, wide(a), &g[a], &own.tmp[a])))
-                .collect(),
-            reorder_spins: spins.map(|(a, t)| reorder_group(core, k, 0, a, t)).collect(),
+            reorder: k.plane.as_ref().map_or_else(Vec::new, |pk| {
+                (0..g.len())
+                    .map(|a| (wide(a), reorder_group(core, pk, wide(a), &g[a], &own.tmp[a])))
+                    .collect()
+            }),
+            reorder_spins: k.plane.as_ref().map_or_else(Vec::new, |pk| {
+                spins.map(|(a, t)| reorder_group(core, pk, 0, a, t)).collect()
+            }),
             warm_start: [0, 1].map(|p| {
                 let prev = [("prev_count", &b.count[1 - p]), ("prev_slots", &b.slots[1 - p])];
                 k.warm_start.group(ctx, &[&lists(p)[..], &prev[..]].concat())
@@ -264,21 +297,29 @@ impl Groups {
             shift: k
                 .shift
                 .group(ctx, &[("params", params), ("pos", &g[POS]), ("vel", &own.shift)]),
-            cohesion: [0, 1].map(|p| {
-                let more = [
-                    ("law", &own.cohesion_law),
-                    ("radius", &g[RADIUS]),
-                    ("inv_mass", &g[INV_MASS]),
-                    ("vel_free", &own.vel_free),
-                ];
-                k.cohesion.group(ctx, &[&lists(p)[..], &more[..]].concat())
+            cohesion: k.plane.as_ref().map(|pk| {
+                [0, 1].map(|p| {
+                    let more = [
+                        ("law", &own.cohesion_law),
+                        ("radius", &g[RADIUS]),
+                        ("inv_mass", &g[INV_MASS]),
+                        ("vel_free", &own.vel_free),
+                    ];
+                    pk.cohesion.group(ctx, &[&lists(p)[..], &more[..]].concat())
+                })
             }),
         }
     }
 }
 
 /// `reorder.gather1` (`w` = 0) or `gather2` (1) of one array: `src` into `dst`.
-fn reorder_group(core: &Pipeline, k: &Kernels, w: usize, src: &wgpu::Buffer, dst: &wgpu::Buffer) -> wgpu::BindGroup {
+fn reorder_group<S: GpuSpace>(
+    core: &Pipeline<S>,
+    k: &PlaneKernels,
+    w: usize,
+    src: &wgpu::Buffer,
+    dst: &wgpu::Buffer,
+) -> wgpu::BindGroup {
     let (s, d) = [("src1", "dst1"), ("src2", "dst2")][w];
     let b = &core.bufs;
     k.reorder[w].group(
@@ -289,7 +330,7 @@ fn reorder_group(core: &Pipeline, k: &Kernels, w: usize, src: &wgpu::Buffer, dst
 
 /// `jacobi_contact` on lists p: the step's velocities into `residual`; `spin`
 /// and `radius` are read with friction only, but both pipelines take them.
-fn contact_named<'a>(core: &'a Pipeline, own: &'a Buffers, p: usize) -> Named<'a, 7> {
+fn contact_named<'a, S: GpuSpace>(core: &'a Pipeline<S>, own: &'a Buffers, p: usize) -> Named<'a, 7> {
     let b = &core.bufs;
     [
         ("params", &b.params),
@@ -304,7 +345,7 @@ fn contact_named<'a>(core: &'a Pipeline, own: &'a Buffers, p: usize) -> Named<'a
 
 /// `jacobi_gather` on lists p: the step's velocities from `vel_free`;
 /// `spin_free`, `radius` and `spin` serve friction only.
-fn gather_named<'a>(core: &'a Pipeline, own: &'a Buffers, p: usize) -> Named<'a, 9> {
+fn gather_named<'a, S: GpuSpace>(core: &'a Pipeline<S>, own: &'a Buffers, p: usize) -> Named<'a, 9> {
     let b = &core.bufs;
     [
         ("params", &b.params),
@@ -334,7 +375,7 @@ fn rebind<'a, const N: usize>(mut named: Named<'a, N>, over: &[(&str, &'a wgpu::
 /// The split push-out's frictionless `jacobi_contact` and `jacobi_gather`
 /// groups: on the scratch lists 1 - p, with `correct_params`, from a zero
 /// free velocity into `shift`.
-fn correction_groups(core: &Pipeline, k: &Kernels, own: &Buffers) -> [[wgpu::BindGroup; 2]; 2] {
+fn correction_groups<S: GpuSpace>(core: &Pipeline<S>, k: &Kernels, own: &Buffers) -> [[wgpu::BindGroup; 2]; 2] {
     let (ctx, b) = (&core.ctx, &core.bufs);
     let over = |p: usize| {
         [

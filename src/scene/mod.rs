@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 pub use build::{Placement, Setup, build};
 pub use build3d::build3d;
 pub use spec::*;
-pub use validate::{CROWD_ON_GPU, IMPULSE_ON_GPU, SOLID_ON_GPU};
+pub use validate::{CROWD_ON_GPU, GPU_SOLVERS_3D, IMPULSE_ON_GPU, SOLID_ON_GPU};
 
 use crate::error::{Error, Result};
 

@@ -17,6 +17,15 @@ pub const SOLVERS_3D: [SolverKind; 7] = [
     SolverKind::Uzawa,
 ];
 
+/// The solvers a 3D scene runs on the GPU: the DEM and the spring model,
+/// and the NSCD solvers of `gpu::solver::SOLID_SOLVERS`.
+pub const GPU_SOLVERS_3D: [SolverKind; 4] = [
+    SolverKind::Dem,
+    SolverKind::Spring,
+    SolverKind::Jacobi,
+    SolverKind::Uzawa,
+];
+
 impl Scene {
     /// `dimension`: 2 or 3, and the keys of the other space refused.
     pub(super) fn validate_dimension(&self, c: &Check<'_>) -> Result<()> {
@@ -164,7 +173,7 @@ impl Scene {
         if kind.nscd() && self.solver.dt.is_none() {
             return Err(self.refuse("solver.dt", "a 3D NSCD scene states its time step (s)"));
         }
-        let on_gpu = matches!(kind, SolverKind::Dem | SolverKind::Spring);
+        let on_gpu = GPU_SOLVERS_3D.contains(&kind);
         if self.run.backend == crate::scene::BackendChoice::Gpu && !on_gpu {
             return Err(self.refuse("run.backend", super::SOLID_ON_GPU));
         }
