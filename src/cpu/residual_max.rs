@@ -7,7 +7,12 @@
 
 /// `(max_i residual[i], max_i |v_i|^2)`, both 0 when there are no grains.
 pub fn residual_max(residual: &[f32], vel: &[[f32; 2]]) -> (f32, f32) {
+    residual_max_in::<crate::model::Dim2>(residual, vel)
+}
+
+/// [`residual_max`] in either space (|v|^2 = `Space::dot(v, v)`).
+pub fn residual_max_in<S: crate::model::Space>(residual: &[f32], vel: &[S::Vec]) -> (f32, f32) {
     let r = residual.iter().copied().fold(0.0f32, f32::max);
-    let s = vel.iter().map(|v| v[0] * v[0] + v[1] * v[1]).fold(0.0f32, f32::max);
+    let s = vel.iter().map(|&v| S::dot(v, v)).fold(0.0f32, f32::max);
     (r, s)
 }

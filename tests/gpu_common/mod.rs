@@ -1,6 +1,8 @@
 //! Shared by the GPU tests: a device (or a reasoned skip), buffers, a small RNG.
 #![allow(dead_code)]
 
+pub mod solid;
+
 use bytemuck::Pod;
 use hourglass::gpu::buffers::{read, storage, submit_pass, uniform};
 use hourglass::gpu::{AdapterChoice, GpuContext};
