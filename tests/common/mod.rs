@@ -1,6 +1,7 @@
 //! Small builders shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod nscd3;
 pub mod spheres;
 
 use hourglass::cpu::CpuStepper;

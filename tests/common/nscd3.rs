@@ -1,0 +1,218 @@
+//! The NSCD experiments on spheres, over any backend: tests/spheres.rs
+//! runs them on the CPU, tests/gpu_spheres_nscd.rs on the GPU.
+
+use hourglass::backend::Backend;
+use hourglass::model::{Dim3, Grains, Grid, Plane, SolverKind, StepParams, Walls3d};
+
+/// A backend over spheres, walls and a grid (the solver is the step's).
+pub type Make<'a> = &'a dyn Fn(Grains<Dim3>, Walls3d, Grid<Dim3>) -> Box<dyn Backend<Dim3>>;
+
+pub const RHO: f64 = 2500.0;
+
+/// Jacobi at a tight tolerance, no push-out through the moved positions.
+pub fn params(gravity: [f32; 2], e: f32, mu: f32) -> StepParams {
+    StepParams {
+        gravity,
+        dt: 1e-4,
+        alert: 0.002,
+        tol: 1e-10,
+        itmax: 5000,
+        omega: 0.5,
+        overlap_relax: 0.2,
+        overlap_relax_default: false,
+        overlap_iterations: 0,
+        solver: SolverKind::Jacobi,
+        warm_start: true,
+        mu,
+        mu_wall: mu,
+        cohesion: Default::default(),
+        restitution: e,
+        forcing: Default::default(),
+    }
+}
+
+/// The grid over the box from `lo` to `hi`, cells of 2 r_max + alert.
+pub fn grid(lo: [f32; 3], hi: [f32; 3], r_max: f32, p: &StepParams) -> Grid<Dim3> {
+    Grid::<Dim3>::covering_box(lo, hi, 2.0 * r_max + p.alert).unwrap()
+}
+
+/// `params` under `solver`.
+pub fn under(solver: SolverKind, p: StepParams) -> StepParams {
+    StepParams { solver, ..p }
+}
+
+/// Two spheres of radii `ra`, `rb` approaching along x at `va`, `vb`,
+/// without gravity; their velocities along x once they have separated or
+/// stuck, after 0.05 s, and the spheres.
+pub fn head_on(make: Make<'_>, solver: SolverKind, r: [f32; 2], v: [f32; 2], e: f32) -> (f32, f32, Grains<Dim3>) {
+    let ([ra, rb], [va, vb]) = (r, v);
+    let p = under(solver, params([0.0, 0.0], e, 0.0));
+    let gap = 0.002;
+    let g = Grains::<Dim3>::of_density(
+        vec![[0.0, 0.0, 0.0], [ra + rb + gap, 0.0, 0.0]],
+        vec![[va, 0.0, 0.0], [vb, 0.0, 0.0]],
+        vec![ra, rb],
+        RHO,
+    );
+    let box_ = ([-0.05; 3], [0.05; 3]);
+    let mut b = make(g, Walls3d::default(), grid(box_.0, box_.1, ra.max(rb), &p));
+    for _ in 0..500 {
+        b.step(&p).unwrap();
+    }
+    let g = b.grains().unwrap().clone();
+    (g.vel[0][0], g.vel[1][0], g)
+}
+
+/// A sphere dropped from rest with its lowest point `h` above a floor at
+/// y = 0 (a plane of a box): the highest point of its first rebound and
+/// the largest gap over its last 0.1 s, m.
+pub fn drop(make: Make<'_>, solver: SolverKind, h: f32, e: f32) -> (f32, f32) {
+    let r = 0.005f32;
+    let p = under(solver, params([0.0, -9.81], e, 0.0));
+    let g = Grains::<Dim3>::of_density(vec![[0.05, r + h, 0.05]], vec![[0.0; 3]], vec![r], RHO);
+    let walls = Walls3d::boxed([0.0; 3], [0.1, 0.3, 0.1]).unwrap();
+    let mut b = make(g, walls, grid([0.0; 3], [0.1, 0.3, 0.1], r, &p));
+    let (mut bounced, mut apex, mut last) = (false, 0.0f32, 0.0f32);
+    // Fall 0.14 s, rise 0.07 s and fall back (e = 0.5), settle.
+    let steps = 8000;
+    for k in 0..steps {
+        b.step(&p).unwrap();
+        let g = b.grains().unwrap();
+        bounced |= g.vel[0][1] > 0.0;
+        if bounced && k < 3500 {
+            apex = apex.max(g.pos[0][1] - r);
+        }
+        if k >= steps - 1000 {
+            last = last.max((g.pos[0][1] - r).abs());
+        }
+    }
+    let g = b.grains().unwrap();
+    for k in [0, 2] {
+        assert!(
+            (g.pos[0][k] - 0.05).abs() < 1e-6,
+            "drifted off the vertical: {:?}",
+            g.pos[0]
+        );
+    }
+    (apex, last)
+}
+
+/// A sphere of radius r on a floor (y = 0) under gravity tilted by `a`
+/// (the slope, seen from the floor): its velocity and spin after `t` s from
+/// rest, with friction `mu`, and r.
+pub fn on_slope(make: Make<'_>, solver: SolverKind, a: f32, mu: f32, t: f32) -> ([f32; 3], [f32; 3], f32) {
+    let r = 0.005f32;
+    let g = 9.81f32;
+    let p = under(solver, params([g * a.sin(), -g * a.cos()], 0.0, mu));
+    let grains = Grains::<Dim3>::of_density(vec![[0.02, r, 0.05]], vec![[0.0; 3]], vec![r], RHO);
+    let walls = Walls3d {
+        planes: vec![Plane::new([0.0; 3], [0.0, 1.0, 0.0]).unwrap()],
+        ..Walls3d::default()
+    };
+    let mut b = make(grains, walls, grid([0.0, 0.0, 0.0], [0.4, 0.05, 0.1], r, &p));
+    let steps = (t / p.dt).round() as usize;
+    for _ in 0..steps {
+        b.step(&p).unwrap();
+    }
+    let g = b.grains().unwrap();
+    (g.vel[0], g.ang_vel[0], r)
+}
+
+/// A perfectly inelastic head-on pair moves on with the momentum of
+/// spheres (masses 8 : 1), stuck together, nothing turning (`solver` on
+/// `make`'s backend).
+pub fn inelastic_pair(make: Make<'_>, solver: SolverKind) {
+    // Radii 4 and 2 mm: masses 8 : 1 for spheres (4 : 1 would be disks).
+    let (ra, rb, va, vb) = (0.004f32, 0.002f32, 0.1f32, -0.3f32);
+    let (ua, ub, g) = head_on(make, solver, [ra, rb], [va, vb], 0.0);
+    let (ma, mb) = (g.mass(0), g.mass(1));
+    assert!((ma / mb - 8.0).abs() < 1e-4, "{ma} {mb}");
+    let common = (ma * f64::from(va) + mb * f64::from(vb)) / (ma + mb);
+    assert!((f64::from(ua) - common).abs() < 1e-5, "{ua} against {common}");
+    assert!((f64::from(ub) - common).abs() < 1e-5, "{ub} against {common}");
+    // Nothing moved off the line of centres, nothing spins.
+    for v in &g.vel {
+        assert!(v[1].abs() < 1e-7 && v[2].abs() < 1e-7, "{v:?}");
+    }
+    assert_eq!(g.ang_vel, vec![[0.0; 3]; 2]);
+    // Sticking together, not overlapping by more than the solve's tolerance.
+    let d = ((g.pos[1][0] - g.pos[0][0]).powi(2) + g.pos[1][1].powi(2) + g.pos[1][2].powi(2)).sqrt();
+    assert!((d - (ra + rb)).abs() < 1e-6, "{solver:?}: centres {d} apart");
+}
+
+/// A head-on pair with restitution e separates at e times its approach,
+/// keeping its momentum (`solver` on `make`'s backend).
+pub fn restitution_pair(make: Make<'_>, solver: SolverKind) {
+    let (ra, rb, va, vb, e) = (0.003f32, 0.003f32, 0.2f32, -0.1f32, 0.5f32);
+    let (ua, ub, g) = head_on(make, solver, [ra, rb], [va, vb], e);
+    let approach = va - vb;
+    let separation = ub - ua;
+    assert!(
+        (separation / approach - e).abs() < 1e-3,
+        "{separation} against {approach}"
+    );
+    let (ma, mb) = (g.mass(0), g.mass(1));
+    let before = ma * f64::from(va) + mb * f64::from(vb);
+    let after = ma * f64::from(ua) + mb * f64::from(ub);
+    assert!(
+        (after - before).abs() < 1e-6 * before.abs().max(ma * 0.1),
+        "{solver:?}: {after} against {before}"
+    );
+}
+
+/// A dropped sphere rebounds to e^2 of its height and then rests; with e =
+/// 0 it does not rebound (`solver` on `make`'s backend).
+pub fn drop_rebound(make: Make<'_>, solver: SolverKind) {
+    let h = 0.1;
+    let (apex, rest) = drop(make, solver, h, 0.5);
+    // The bounce happens up to |v| dt = 0.14 mm above the floor.
+    assert!(
+        (apex / h - 0.25).abs() < 0.01,
+        "{solver:?}: rebound to {apex} m of {h} m"
+    );
+    assert!(rest < 2e-5, "{solver:?}: {rest} m off the floor at the end");
+    let (apex, rest) = drop(make, solver, h, 0.0);
+    assert!(
+        apex < 2e-4,
+        "{solver:?}: a perfectly inelastic drop rebounded to {apex} m"
+    );
+    assert!(rest < 2e-5, "{solver:?}: {rest} m off the floor at the end");
+}
+
+/// A sphere rolls down a slope at 5/7 g sin a without slipping (`solver`
+/// on `make`'s backend).
+pub fn rolling(make: Make<'_>, solver: SolverKind) {
+    let (a, t, g) = (0.3f32, 0.1f32, 9.81f32);
+    // Rolling needs mu >= 2/7 tan a = 0.088.
+    let (v, w, r) = on_slope(make, solver, a, 0.5, t);
+    let want = 5.0 / 7.0 * g * a.sin() * t;
+    assert!(
+        (v[0] / want - 1.0).abs() < 0.01,
+        "{solver:?}: {} m/s against {want}",
+        v[0]
+    );
+    // Without slipping: the contact point at rest, v_x = -w_z r.
+    assert!((v[0] + w[2] * r).abs() < 1e-3 * want, "{solver:?}: v {v:?}, w {w:?}");
+    assert!(v[1].abs() < 1e-4 && v[2].abs() < 1e-6 && w[0].abs() < 1e-6 && w[1].abs() < 1e-6);
+}
+
+/// A sphere with too little friction slides at g (sin a - mu cos a) and
+/// spins up at 5/2 mu g cos a / r (`solver` on `make`'s backend).
+pub fn sliding(make: Make<'_>, solver: SolverKind) {
+    let (a, t, g, mu) = (0.3f32, 0.1f32, 9.81f32, 0.03f32);
+    let (v, w, r) = on_slope(make, solver, a, mu, t);
+    let want = g * (a.sin() - mu * a.cos()) * t;
+    assert!(
+        (v[0] / want - 1.0).abs() < 0.01,
+        "{solver:?}: {} m/s against {want}",
+        v[0]
+    );
+    // Friction spins it up at 5/2 mu g cos a / r, slower than rolling needs.
+    let spin = 2.5 * mu * g * a.cos() / r * t;
+    assert!(
+        (-w[2] / spin - 1.0).abs() < 0.01,
+        "{solver:?}: {} rad/s against {spin}",
+        -w[2]
+    );
+    assert!(-w[2] * r < 0.9 * v[0]);
+}

@@ -1,0 +1,96 @@
+//! The NSCD solvers of 3D on the GPU (`GpuBackend<Dim3>`, lavapipe in CI),
+//! held to the physics tests/spheres.rs holds the CPU to
+//! (tests/common/nscd3.rs): head-on pairs keep the momentum of spheres and
+//! separate at e times their approach, a dropped sphere rebounds to e^2 of
+//! its height, and a sphere on a slope rolls at 5/7 g sin a or slides at
+//! g (sin a - mu cos a) under projected Jacobi; frictionless, Uzawa too.
+//! A solver the GPU does not run in 3D, and the plane's forcing and
+//! cohesion, are refused by name.
+
+mod common;
+mod gpu_common;
+
+use common::nscd3::{RHO, drop_rebound, grid, inelastic_pair, params, restitution_pair, rolling, sliding};
+use gpu_common::context;
+use hourglass::backend::Backend;
+use hourglass::gpu::{GpuBackend, GpuContext};
+use hourglass::model::{Dim3, Forcing, Grains, Grid, SolverKind, StepParams, Walls3d};
+
+/// A maker of GPU backends on `ctx`.
+fn on(ctx: &GpuContext) -> impl Fn(Grains<Dim3>, Walls3d, Grid<Dim3>) -> Box<dyn Backend<Dim3>> + '_ {
+    |g, walls, grid| Box::new(GpuBackend::new(ctx.clone(), g, walls, grid, 16).expect("the GPU NSCD backend"))
+}
+
+#[test]
+fn a_perfectly_inelastic_head_on_pair_moves_on_with_the_momentum_of_spheres_on_the_gpu() {
+    let Some(ctx) = context() else { return };
+    for solver in [SolverKind::Jacobi, SolverKind::Uzawa] {
+        inelastic_pair(&on(&ctx), solver);
+    }
+}
+
+#[test]
+fn a_head_on_pair_with_restitution_separates_at_e_times_its_approach_on_the_gpu() {
+    let Some(ctx) = context() else { return };
+    restitution_pair(&on(&ctx), SolverKind::Jacobi);
+}
+
+#[test]
+fn a_dropped_sphere_rebounds_to_e_squared_of_its_height_and_then_rests_on_the_gpu() {
+    let Some(ctx) = context() else { return };
+    for solver in [SolverKind::Jacobi, SolverKind::Uzawa] {
+        drop_rebound(&on(&ctx), solver);
+    }
+}
+
+#[test]
+fn a_sphere_rolls_down_a_slope_at_five_sevenths_g_sin_a_on_the_gpu() {
+    let Some(ctx) = context() else { return };
+    rolling(&on(&ctx), SolverKind::Jacobi);
+}
+
+#[test]
+fn a_sphere_with_too_little_friction_slides_at_g_sin_a_less_mu_g_cos_a_on_the_gpu() {
+    let Some(ctx) = context() else { return };
+    sliding(&on(&ctx), SolverKind::Jacobi);
+}
+
+/// The first step's error under `p`.
+fn refusal(ctx: &GpuContext, p: &StepParams) -> String {
+    let g = Grains::<Dim3>::of_density(vec![[0.05, 0.05, 0.05]], vec![[0.0; 3]], vec![0.005], RHO);
+    let grid = grid([0.0; 3], [0.1; 3], 0.005, p);
+    let mut b = GpuBackend::new(ctx.clone(), g, Walls3d::default(), grid, 16).unwrap();
+    b.step(p).unwrap_err().to_string()
+}
+
+#[test]
+fn what_the_gpu_does_not_run_in_3d_is_refused_by_name() {
+    let Some(ctx) = context() else { return };
+    let base = params([0.0, -9.81], 0.0, 0.0);
+    for solver in [SolverKind::Nlgs, SolverKind::Apgd, SolverKind::Colored] {
+        let e = refusal(&ctx, &StepParams { solver, ..base });
+        let name = format!(
+            "solver `{}` on the GPU backend in 3D (jacobi, uzawa run there)",
+            solver.name()
+        );
+        assert!(e.contains(&name), "{e}");
+    }
+    let forced = StepParams {
+        forcing: Forcing {
+            sigma: 0.1,
+            seed: 1,
+            step: 0,
+        },
+        ..base
+    };
+    assert!(refusal(&ctx, &forced).contains("stochastic forcing in 3D"));
+    let frictional_uzawa = StepParams {
+        solver: SolverKind::Uzawa,
+        ..params([0.0, -9.81], 0.0, 0.3)
+    };
+    let e = refusal(&ctx, &frictional_uzawa);
+    assert!(
+        e.contains("solver `uzawa` with friction on the GPU backend (jacobi carry it there)"),
+        "{e}"
+    );
+}
