@@ -185,9 +185,8 @@ fn a_dem_row_skips_the_relaxation_phase() {
 }
 
 /// A 3D scene's rows: the scene's own solver where none is asked, its
-/// figures in the plane's columns; the GPU backend, which runs only the DEM
-/// and the spring model in 3D, ends its rows of an NSCD scene with one line
-/// saying so.
+/// figures in the plane's columns; the GPU backend, which runs neither NLGS
+/// nor APGD in 3D, ends its rows of the NLGS silo with one line saying so.
 #[test]
 fn a_3d_scene_gives_cpu_rows_under_its_own_solver() {
     let tmp = TempDir::new().unwrap();
@@ -221,7 +220,7 @@ fn a_3d_scene_gives_cpu_rows_under_its_own_solver() {
     assert_eq!(col("lost"), "0");
     assert!(col("mean it.").parse::<f64>().unwrap() >= 1.0, "{stdout}");
     assert!(
-        stderr.lines().count() == 1 && stderr.contains("the GPU runs the dem and spring solvers only"),
+        stderr.lines().count() == 1 && stderr.contains(hourglass::scene::SOLID_ON_GPU),
         "{stderr}"
     );
 }
@@ -230,26 +229,32 @@ fn a_3d_scene_gives_cpu_rows_under_its_own_solver() {
 /// in CI) under the scene's solver, with nothing lost.
 #[test]
 fn a_3d_dem_scene_gives_rows_on_the_gpu_too() {
+    rows_on_both(
+        "hourglass.toml",
+        &["--sizes", "300", "--duration", "0.002"],
+        "dem",
+        "300",
+    );
+}
+
+/// The NLGS silo under `--solver jacobi`: a CPU and a GPU row.
+#[test]
+fn a_3d_jacobi_bench_gives_rows_on_the_gpu_too() {
+    let args = ["--solver", "jacobi", "--sizes", "200", "--duration", "0.005"];
+    rows_on_both("silo.toml", &args, "jacobi", "200");
+}
+
+/// `bench --discharge` of scenes/3d/`scene` with `args` on the CPU and
+/// the GPU (any adapter): one row each under `solver`, `n` spheres, none lost.
+fn rows_on_both(scene: &str, args: &[&str], solver: &str, n: &str) {
     if gpu_common::context().is_none() {
         return;
     }
     let tmp = TempDir::new().unwrap();
-    let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/3d/hourglass.toml");
-    let o = hourglass(
-        tmp.path(),
-        &[
-            "bench",
-            "--discharge",
-            "--scene",
-            scene,
-            "--backend",
-            "cpu,gpu",
-            "--sizes",
-            "300",
-            "--duration",
-            "0.002",
-        ],
-    );
+    let scene = format!("{}/scenes/3d/{scene}", env!("CARGO_MANIFEST_DIR"));
+    let mut all = vec!["bench", "--discharge", "--scene", &scene, "--backend", "cpu,gpu"];
+    all.extend_from_slice(args);
+    let o = hourglass(tmp.path(), &all);
     let stdout = String::from_utf8_lossy(&o.stdout);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}\n{stdout}");
@@ -261,13 +266,9 @@ fn a_3d_dem_scene_gives_rows_on_the_gpu_too() {
         let col = |name: &str| row[header.iter().position(|h| h.starts_with(name)).unwrap()].clone();
         assert_eq!(
             (col("backend"), col("solver")),
-            (backend.to_string(), "dem".to_string())
+            (backend.to_string(), solver.to_string())
         );
-        assert_eq!(
-            (col("N"), col("lost")),
-            ("300".to_string(), "0".to_string()),
-            "{stdout}"
-        );
+        assert_eq!((col("N"), col("lost")), (n.to_string(), "0".to_string()), "{stdout}");
         assert!(col("wall s").parse::<f64>().unwrap() > 0.0, "{stdout}");
     }
 }

@@ -445,6 +445,29 @@ fn a_declared_binding_left_out_panics() {
 /// The GPU solver table and the solver facts agree: a solver said to run on
 /// the GPU has a row of `gpu::solver::GPU_SOLVERS` (its `GpuSolver`), and
 /// every row is an NSCD solver said to run there, once.
+/// The 3D solvers the scene lets onto the GPU are the DEM, the spring
+/// model and the rows of `SOLID_SOLVERS`, each a GPU solver of the plane
+/// too, and the refusal names each of them.
+#[test]
+fn the_3d_gpu_solvers_are_the_rows_of_solid_solvers() {
+    use hourglass::gpu::solver::{GPU_SOLVERS, SOLID_SOLVERS};
+    use hourglass::model::SolverKind;
+    use hourglass::scene::{GPU_SOLVERS_3D, SOLID_ON_GPU};
+    let mut want: Vec<SolverKind> = vec![SolverKind::Dem, SolverKind::Spring];
+    want.extend(SOLID_SOLVERS.iter().map(|(k, _)| *k));
+    assert_eq!(GPU_SOLVERS_3D.to_vec(), want);
+    for (kind, _) in SOLID_SOLVERS {
+        assert!(GPU_SOLVERS.iter().any(|(k, _)| k == kind), "{kind:?} has no plane row");
+    }
+    for kind in GPU_SOLVERS_3D {
+        assert!(
+            SOLID_ON_GPU.contains(kind.name()),
+            "{SOLID_ON_GPU} leaves out {}",
+            kind.name()
+        );
+    }
+}
+
 #[test]
 fn every_gpu_solver_has_its_row_and_every_row_its_facts() {
     use hourglass::gpu::solver::GPU_SOLVERS;

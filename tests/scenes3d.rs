@@ -270,8 +270,8 @@ fn the_cli_runs_a_3d_scene_and_refuses_what_3d_cannot_do_yet() {
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["emitted"], 3, "{summary}");
     assert_eq!(summary["steps"], 400, "{summary}");
-    // The GPU runs no NSCD solver in 3D: refused, blamed on the flag,
-    // nothing written.
+    // The GPU runs no NLGS in 3D: refused, blamed on the flag, nothing
+    // written.
     let target = tmp.path().join("gpu");
     let o = hourglass(&[
         "run",
@@ -285,7 +285,7 @@ fn the_cli_runs_a_3d_scene_and_refuses_what_3d_cannot_do_yet() {
     assert!(
         !o.status.success()
             && err.contains("--backend")
-            && err.contains("the GPU runs the dem and spring solvers only")
+            && err.contains(hourglass::scene::SOLID_ON_GPU)
             && err.lines().count() == 1,
         "{err}"
     );
