@@ -23,12 +23,14 @@
 // iterates (prev, prev_t), the spins gathered with the velocities, and the
 // local Coulomb update relaxed by omega taken at y:
 //   apgd_gather:   (y_n, y_t) = P + theta (P - Q) per component
-//                  v_i = v_free_i + im_i sum_c (y_n n + y_t t),
-//                  w_i = w_free_i + spin_kick(im_i, r_i, sum_c y_t)
-//   apgd_contact:  (P_n', P_t') = coulomb(y_n, y_t, target, u_t, W, omega, mu), Q' = P,
+//                  v_i = v_free_i + im_i sum_c (y_n n + y_t),
+//                  w_i = w_free_i + spin_kick(im_i, r_i, sum_c n x y_t)
+//   apgd_contact:  (P_n', P_t') = coulomb_in(y_n, y_t, target, u_t, W, omega, mu), Q' = P,
 //                  residual[i] = max of friction_correction(P' - y)
-// CPU twins: cpu::apgd::{apgd_gather, apgd_contact, apgd_momentum}, FRICTION
-// their const parameter.
+// (the tangent along t = (-n.y, n.x) in the plane, a vector of the contact
+// plane in 3D: jacobi_gather's and jacobi_contact's space functions).
+// Written over the space. CPU twins: cpu::apgd::{apgd_gather, apgd_contact,
+// apgd_momentum}, FRICTION their const parameter.
 
 override FRICTION: bool = false;
 
@@ -50,26 +52,26 @@ fn apgd_gather(inv: Invocation) {
     if i >= params.n_grains { return; }
     let theta = state.theta;
     let n = min(count[i], CAPACITY);
-    var acc = vec2<f32>(0.0, 0.0);
-    var acc_t = 0.0;
+    var acc = vec_zero();
+    var acc_t = spin_zero();
     for (var k = 0u; k < n; k++) {
         let s = i * CAPACITY + k;
         let c = slots[s];
+        let normal = vec_in(c.normal);
         let y = c.impulse + theta * (c.impulse - prev[s]);
         if FRICTION {
-            let y_t = c.impulse_t + theta * (c.impulse_t - prev_t[s]);
-            acc = vec2<f32>(acc.x + (y * c.normal.x + y_t * -c.normal.y),
-                            acc.y + (y * c.normal.y + y_t * c.normal.x));
-            acc_t += y_t;
+            let pt = tangent_in(c.impulse_t);
+            let y_t = pt + theta * (pt - tangent_in(prev_t[s]));
+            acc = acc + (y * normal + tangent_vec(normal, y_t));
+            acc_t = acc_t + contact_moment(normal, y_t);
         } else {
-            acc = vec2<f32>(acc.x + y * c.normal.x, acc.y + y * c.normal.y);
+            acc = acc + y * normal;
         }
     }
     let im = inv_mass[i];
-    let vf = vel_free[i];
-    vel[i] = vec2<f32>(vf.x + im * acc.x, vf.y + im * acc.y);
+    vel[i] = vec_out(vec_in(vel_free[i]) + im * acc);
     if FRICTION {
-        spin[i] = spin_free[i] + spin_kick(im, radius[i], acc_t);
+        spin[i] = spin_out(spin_in(spin_free[i]) + spin_kick(im, radius[i], acc_t));
     }
 }
 
@@ -99,37 +101,37 @@ fn apgd_contact(inv: Invocation) {
 fn project_grain(i: u32) -> f32 {
     let theta = state.theta;
     let n = min(count[i], CAPACITY);
-    let v = vel[i];
-    var rw = 0.0;
+    let v = vec_in(vel[i]);
+    var rw = spin_zero();
     if FRICTION {
-        rw = radius[i] * spin[i];
+        rw = spin_scale(spin_in(spin[i]), radius[i]);
     }
     var worst = 0.0;
     for (var k = 0u; k < n; k++) {
         let s = i * CAPACITY + k;
         let c = slots[s];
         let y = c.impulse + theta * (c.impulse - prev[s]);
-        var vo = vec2<f32>(0.0, 0.0);
-        var rwo = 0.0;
+        var vo = vec_zero();
+        var rwo = spin_zero();
         if (c.other & (BODY_SEGMENT | BODY_CORNER)) == 0u {
-            vo = vel[c.other];
+            vo = vec_in(vel[c.other]);
             if FRICTION {
-                rwo = radius[c.other] * spin[c.other];
+                rwo = spin_scale(spin_in(spin[c.other]), radius[c.other]);
             }
         }
-        let dv = vec2<f32>(v.x - vo.x, v.y - vo.y);
-        let u = dv.x * c.normal.x + dv.y * c.normal.y;
+        let u = dot_exact(v - vo, vec_in(c.normal));
         // Contact::target (src/model/contact.rs)
         let goal = normal_goal(c, u, params);
         prev[s] = c.impulse;
         if FRICTION {
-            let y_t = c.impulse_t + theta * (c.impulse_t - prev_t[s]);
+            let pt = tangent_in(c.impulse_t);
+            let y_t = pt + theta * (pt - tangent_in(prev_t[s]));
             let u_t = contact_slip(c, v, vo, rw, rwo);
-            let p = coulomb(y, y_t, goal, u_t, c.inv_mass_sum, params.omega, mu_of(c.other, params));
-            worst = max(worst, friction_correction(p.x - y, p.y - y_t, c.inv_mass_sum, params.omega));
+            let p = coulomb_in(y, y_t, goal, u_t, c.inv_mass_sum, params.omega, mu_of(c.other, params));
+            worst = max(worst, friction_correction(p.n - y, p.t - y_t, c.inv_mass_sum, params.omega));
             prev_t[s] = c.impulse_t;
-            slots[s].impulse = p.x;
-            slots[s].impulse_t = p.y;
+            slots[s].impulse = p.n;
+            slots[s].impulse_t = tangent_out(p.t);
         } else {
             let p = max(y - params.omega * goal / c.inv_mass_sum, 0.0);
             worst = max(worst, abs(p - y) * c.inv_mass_sum / params.omega);

@@ -3,7 +3,8 @@
 //! floor, a 30-face cone, a box of planes; random velocities and spins, a
 //! few fixed spheres): free_velocity, bounce, jacobi_contact and
 //! jacobi_gather with and without friction, residual_max, integrate (its
-//! shift and the quaternion turn), predict_gap and uzawa_contact. Each
+//! shift and the quaternion turn), predict_gap, uzawa_contact, and APGD's
+//! apgd_gather and apgd_contact with and without friction. Each
 //! stage is the plane's file compiled over the solid space.
 
 mod gpu_common;
@@ -13,7 +14,9 @@ use gpu_common::{Rng, buf, close, context, get, run, uni};
 use hourglass::cpu;
 use hourglass::cpu::grid::Bins;
 use hourglass::cpu::jacobi::{Free, Friction, Moving, Projection};
-use hourglass::gpu::{GpuContext, Kernel, Params, STAT_RESIDUAL, STAT_SPEED_HIST, STAT_SPEED2, STAT_WORDS, Stage};
+use hourglass::gpu::{
+    GpuContext, Kernel, Params, STAT_RESIDUAL, STAT_SPEED_HIST, STAT_SPEED2, STAT_WORDS, Stage, apgd,
+};
 use hourglass::model::{ContactLists, Dim3, Space, speeds};
 
 /// Relative and absolute tolerances of an impulse or velocity: one or two
@@ -443,6 +446,160 @@ fn uzawa_contact_matches_cpu_in_3d() {
         assert!(
             b >= 0.0 && close(a, b, 1e-4, 1e-7),
             "sphere {i}: residual gpu {a} cpu {b}"
+        );
+    }
+}
+
+/// APGD's momentum state of the twin tests: theta 0.7 (k = 7).
+const APGD_STATE: [f32; 5] = [0.7, 7.0, 0.25, 0.0, 0.5];
+
+/// Previous iterates Q of every slot: the impulses shrunk by a random
+/// share (normal), their tangents turned a little (tangential).
+fn apgd_prev(lists: &ContactLists<Dim3>, seed: u64) -> (Vec<f32>, Vec<[f32; 3]>) {
+    let mut rng = Rng::new(seed);
+    let prev = lists.slots.iter().map(|c| c.impulse * rng.f32(0.5, 1.0)).collect();
+    let prev_t = lists
+        .slots
+        .iter()
+        .map(|c| c.impulse_t.map(|t| t * rng.f32(0.5, 1.0)))
+        .collect();
+    (prev, prev_t)
+}
+
+/// The APGD kernels and groups of 3D over `b`'s buffers, with the previous
+/// iterates and momentum state given.
+struct ApgdCase {
+    apgd: apgd::Apgd,
+    bufs: apgd::ApgdBuffers,
+    groups: apgd::ApgdGroups,
+}
+
+impl ApgdCase {
+    fn new(
+        ctx: &GpuContext,
+        b: &Pass,
+        free: (&wgpu::Buffer, &wgpu::Buffer, &wgpu::Buffer),
+        q: (&[f32], &[[f32; 3]]),
+    ) -> ApgdCase {
+        let apgd = apgd::Apgd::new(ctx, &cfg());
+        let bufs = apgd::ApgdBuffers {
+            prev: buf(ctx, q.0),
+            prev_t: buf(ctx, q.1),
+            state: buf(ctx, &APGD_STATE),
+        };
+        let (vel_free, inv_mass, spin_free) = free;
+        let bindings = apgd::ApgdBindings {
+            params: &b.params,
+            count: &b.count,
+            slots: &b.slots,
+            vel_free,
+            inv_mass,
+            vel: &b.vel,
+            residual: &b.residual,
+            bufs: &bufs,
+            spin_free,
+            radius: &b.radius,
+            spin: &b.spin,
+        };
+        let groups = apgd.groups(ctx, &bindings);
+        ApgdCase { apgd, bufs, groups }
+    }
+}
+
+#[test]
+fn apgd_gather_matches_cpu_in_3d() {
+    let Some(ctx) = context() else { return };
+    let (c, lists) = listed(23);
+    let (g, p) = (&c.grains, step_params(&c));
+    let n = g.len();
+    let (prev, prev_t) = apgd_prev(&lists, 24);
+    let spin_free: Vec<[f32; 3]> = g.ang_vel.iter().map(|w| w.map(|x| 0.5 * x)).collect();
+    for friction in [false, true] {
+        let (mut vel, mut spin) = (g.vel.clone(), g.ang_vel.clone());
+        let free = Free::<Dim3> {
+            vel: &g.vel,
+            inv_mass: &g.inv_mass,
+            spin: &spin_free,
+            radius: &g.radius,
+        };
+        let out = Moving::<Dim3> {
+            vel: &mut vel,
+            spin: &mut spin,
+        };
+        let q = (&prev[..], &prev_t[..]);
+        if friction {
+            cpu::apgd::apgd_gather::<Dim3, true>(&lists, q, &free, out, &APGD_STATE);
+        } else {
+            cpu::apgd::apgd_gather::<Dim3, false>(&lists, q, &free, out, &APGD_STATE);
+        }
+        let b = Pass::new(&ctx, &c, &lists, &p);
+        let (vf, im, wf) = (buf(&ctx, &g.vel), buf(&ctx, &g.inv_mass), buf(&ctx, &spin_free));
+        let a = ApgdCase::new(&ctx, &b, (&vf, &im, &wf), (&prev, &prev_t));
+        let f = usize::from(friction);
+        run(&ctx, |ps| a.apgd.gather[f].dispatch(ps, &a.groups.gather[f], n as u32));
+        let what = format!("apgd_gather (friction {friction})");
+        assert_vecs(&what, &get(&ctx, &b.vel, n), &vel, REL, 1e-7);
+        assert_vecs(&format!("{what}: spins"), &get(&ctx, &b.spin, n), &spin, REL, 1e-5);
+        assert_eq!(friction, spin.iter().zip(&g.ang_vel).any(|(a, b)| a != b), "{what}");
+    }
+}
+
+#[test]
+fn apgd_contact_matches_cpu_in_3d() {
+    let Some(ctx) = context() else { return };
+    let (c, lists) = listed(25);
+    let (g, p) = (&c.grains, step_params(&c));
+    let n = g.len();
+    let (prev, prev_t) = apgd_prev(&lists, 26);
+    for friction in [false, true] {
+        let mut want = lists.clone();
+        let (mut want_q, mut want_qt) = (prev.clone(), prev_t.clone());
+        let mut want_r = vec![-1.0f32; n];
+        let mut state = APGD_STATE;
+        let f = Friction::<Dim3> {
+            spin: &g.ang_vel,
+            radius: &g.radius,
+            mu: p.mu,
+            mu_wall: p.mu_wall,
+        };
+        let (q, how) = ((&mut want_q[..], &mut want_qt[..]), projection(&p));
+        if friction {
+            cpu::apgd::apgd_contact::<Dim3, true>(&mut want, q, &g.vel, &mut want_r, &mut state, &f, &how);
+        } else {
+            cpu::apgd::apgd_contact::<Dim3, false>(&mut want, q, &g.vel, &mut want_r, &mut state, &f, &how);
+        }
+        let b = Pass::new(&ctx, &c, &lists, &p);
+        let (vf, im, wf) = (buf(&ctx, &g.vel), buf(&ctx, &g.inv_mass), buf(&ctx, &g.ang_vel));
+        let a = ApgdCase::new(&ctx, &b, (&vf, &im, &wf), (&prev, &prev_t));
+        let k = usize::from(friction);
+        run(&ctx, |ps| {
+            a.apgd.contact[k].dispatch(ps, &a.groups.contact[k], n as u32)
+        });
+        let what = format!("apgd_contact (friction {friction})");
+        assert_impulses(&what, &get(&ctx, &b.slots, n * K), &want, ABS * 1e-3);
+        // Q' = P: the impulses before the pass, copied.
+        let (got_q, got_qt): (Vec<f32>, Vec<[f32; 3]>) =
+            (get(&ctx, &a.bufs.prev, n * K), get(&ctx, &a.bufs.prev_t, n * K));
+        for i in 0..n {
+            for s in i * K..i * K + (lists.count[i] as usize).min(K) {
+                assert_eq!(got_q[s], want_q[s], "{what}: Q of sphere {i} slot {s}");
+                if friction {
+                    assert_eq!(got_qt[s], want_qt[s], "{what}: Q_t of sphere {i} slot {s}");
+                }
+            }
+        }
+        let residual: Vec<f32> = get(&ctx, &b.residual, n);
+        for (i, (&x, &y)) in residual.iter().zip(&want_r).enumerate() {
+            assert!(
+                y >= 0.0 && close(x, y, 1e-4, 1e-7),
+                "{what}: residual of sphere {i}: gpu {x} cpu {y}"
+            );
+        }
+        // The iteration's largest residual, raised into the state.
+        let got_state: Vec<u32> = get(&ctx, &a.bufs.state, 5);
+        assert!(
+            close(f32::from_bits(got_state[3]), state[3], 1e-4, 1e-7),
+            "{what}: worst"
         );
     }
 }

@@ -12,6 +12,7 @@
 use super::buffers::storage_zeroed;
 use super::{GpuContext, Kernel, ShaderConfig, Stage};
 use crate::model::APGD_START as MOMENTUM_START;
+use crate::model::Space;
 
 /// (theta, k, last largest residual, this iteration's largest residual's
 /// bits, the residual the momentum run began at), as `cpu::apgd::Momentum`
@@ -36,11 +37,11 @@ pub struct ApgdBuffers {
 }
 
 impl ApgdBuffers {
-    pub fn new(ctx: &GpuContext, slots: usize) -> Self {
+    pub fn new<S: Space>(ctx: &GpuContext, slots: usize) -> Self {
         let state = super::buffers::storage(ctx, "hourglass.apgd.state", &MOMENTUM_START);
         ApgdBuffers {
             prev: storage_zeroed::<f32>(ctx, "hourglass.apgd.prev", slots),
-            prev_t: storage_zeroed::<f32>(ctx, "hourglass.apgd.prev_t", slots),
+            prev_t: storage_zeroed::<S::Tangent>(ctx, "hourglass.apgd.prev_t", slots),
             state,
         }
     }
@@ -137,11 +138,11 @@ pub struct ApgdSolver {
 
 impl ApgdSolver {
     /// Iterating from the stepper's free velocities and spins into its residual.
-    pub fn new(b: &super::solver::Build<'_>) -> Self {
+    pub fn new<S: super::space::GpuSpace>(b: &super::solver::Build<'_, S>) -> Self {
         use super::pipeline::{INV_MASS, RADIUS, VEL};
         let (core, spins) = (b.core, &b.bufs.spins);
         let apgd = Apgd::new(&core.ctx, &core.cfg);
-        let bufs = ApgdBuffers::new(&core.ctx, core.n * core.capacity);
+        let bufs = ApgdBuffers::new::<S>(&core.ctx, core.n * core.capacity);
         let g = &core.bufs;
         let groups = [0, 1].map(|p| {
             let bindings = ApgdBindings {

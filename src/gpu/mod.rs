@@ -201,9 +201,9 @@ impl Stage {
 
 /// The stages written over the space, which run in 3D as in the plane:
 /// binning, detection, the DEM's (the warm start carries a law's history)
-/// and the NSCD's of projected Jacobi and Uzawa (free velocities, bounce,
-/// solve, push-out, integration).
-pub const SOLID_STAGES: [Stage; 15] = [
+/// and the NSCD's of projected Jacobi, Uzawa and APGD (free velocities,
+/// bounce, solve, push-out, integration).
+pub const SOLID_STAGES: [Stage; 16] = [
     Stage::FreeVelocity,
     Stage::BinCount,
     Stage::PrefixSum,
@@ -217,6 +217,7 @@ pub const SOLID_STAGES: [Stage; 15] = [
     Stage::Integrate,
     Stage::PredictGap,
     Stage::Uzawa,
+    Stage::Apgd,
     Stage::DemForce,
     Stage::DemIntegrate,
 ];

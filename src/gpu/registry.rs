@@ -119,7 +119,7 @@ macro_rules! wgsl_type {
     (torque) => { "array<SpinS>" };
     (residual) => { "array<f32>" };
     (prev) => { "array<f32>" };
-    (prev_t) => { "array<f32>" };
+    (prev_t) => { "array<TangentS>" };
     (count) => { "array<u32>" };
     (prev_count) => { "array<u32>" };
     (id) => { "array<u32>" };

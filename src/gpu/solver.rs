@@ -101,6 +101,7 @@ pub const GPU_SOLVERS: &[(SolverKind, BuildSolver)] = &[
 pub const SOLID_SOLVERS: &[(SolverKind, BuildSolver<Dim3>)] = &[
     (SolverKind::Jacobi, |_| Box::new(Jacobi)),
     (SolverKind::Uzawa, |b| Box::new(Uzawa::new(b))),
+    (SolverKind::Apgd, |b| Box::new(super::apgd::ApgdSolver::new(b))),
 ];
 
 /// Build the GPU solver of `kind` in space `S` (None: it has no GPU version there).

@@ -19,11 +19,12 @@ pub const SOLVERS_3D: [SolverKind; 7] = [
 
 /// The solvers a 3D scene runs on the GPU: the DEM and the spring model,
 /// and the NSCD solvers of `gpu::solver::SOLID_SOLVERS`.
-pub const GPU_SOLVERS_3D: [SolverKind; 4] = [
+pub const GPU_SOLVERS_3D: [SolverKind; 5] = [
     SolverKind::Dem,
     SolverKind::Spring,
     SolverKind::Jacobi,
     SolverKind::Uzawa,
+    SolverKind::Apgd,
 ];
 
 impl Scene {
