@@ -1,7 +1,7 @@
 // Stage free_velocity: v_free = v + dt g for movable grains (im > 0), v otherwise;
 // with stochastic forcing (kick = sqrt(dt) sigma > 0, docs/nscd.md#stochastic-forcing) movable grains
-// also get kick w, w two standard draws from (seed, step, id) (the plane's:
-// 3D refuses the forcing before a step, so kick is 0 there).
+// also get kick w, w DIM standard draws from (seed, step, id) (x and y, and
+// z in 3D). Written over the space.
 // CPU twin: cpu::integrate::free_velocity, then cpu::integrate::forcing;
 // the generator is model::noise (same arithmetic).
 
@@ -24,10 +24,15 @@ fn standard(key: u32) -> f32 {
     return f32(centred) * (1.0 / f32(1u << (NOISE_BITS + 1u)));
 }
 
-// model::noise::normal2: the x and y draws of grain `gid` at `step`.
-fn normal2(seed: u32, step: u32, gid: u32) -> vec2<f32> {
+// model::noise::normal: the draws of grain `gid` at `step`, x, y and (in
+// 3D; 0 in the plane) z.
+fn normal3(seed: u32, step: u32, gid: u32) -> vec3<f32> {
     let key = pcg(pcg(pcg(step) ^ gid) ^ seed);
-    return vec2<f32>(standard(pcg(key)), standard(pcg(key ^ NOISE_SALT)));
+    var z = 0.0;
+    if DIM == 3u {
+        z = standard(pcg(key ^ NOISE_SALT_Z));
+    }
+    return vec3<f32>(standard(pcg(key)), standard(pcg(key ^ NOISE_SALT)), z);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -38,7 +43,7 @@ fn main(inv: Invocation) {
     if inv_mass[i] > 0.0 {
         var vf = v + params.dt * gravity_of(params);
         if params.kick > 0.0 {
-            let w = forcing_kick(normal2(params.seed, params.step, id[i]));
+            let w = forcing_kick(normal3(params.seed, params.step, id[i]));
             vf = vf + params.kick * w;
         }
         vel_free[i] = vec_out(vf);

@@ -125,6 +125,29 @@ fn free_velocity_matches_cpu_in_3d() {
     assert_vecs("free_velocity", &got, &want, 0.0, 0.0);
     let fixed = (0..n).filter(|&i| g.inv_mass[i] == 0.0).count();
     assert!(fixed > 0 && got[..].iter().zip(&g.vel).any(|(a, b)| a[0] != b[0]));
+    // Stochastic forcing: three draws a sphere, the CPU's bit for bit.
+    let forcing = hourglass::model::Forcing {
+        sigma: 3.0,
+        seed: 77,
+        step: 12,
+    };
+    let mut kicked = want.clone();
+    cpu::integrate::forcing(&g.inv_mass, &g.id, forcing, p.dt, &mut kicked);
+    let mut q = p;
+    (q.kick, q.seed, q.step) = (forcing.scale(p.dt), forcing.seed, forcing.step);
+    let qb = uni(&ctx, &q);
+    let named = [
+        ("params", &qb),
+        ("vel", &vel),
+        ("inv_mass", &im),
+        ("vel_free", &out),
+        ("id", &id),
+    ];
+    let group = k.group(&ctx, &named);
+    run(&ctx, |ps| k.dispatch(ps, &group, n as u32));
+    let got: Vec<[f32; 3]> = get(&ctx, &out, n);
+    assert_vecs("free_velocity with forcing", &got, &kicked, 0.0, 0.0);
+    assert!((0..n).all(|i| (g.inv_mass[i] > 0.0) == (kicked[i][2] != want[i][2])));
 }
 
 #[test]

@@ -5,8 +5,7 @@
 //! its height, and a sphere on a slope rolls at 5/7 g sin a or slides at
 //! g (sin a - mu cos a) under projected Jacobi and APGD; frictionless,
 //! Uzawa too (the drop's rebound: Jacobi and Uzawa).
-//! A solver the GPU does not run in 3D, and the plane's forcing and
-//! cohesion, are refused by name.
+//! A solver the GPU does not run in 3D is refused by name.
 
 mod common;
 mod gpu_common;
@@ -15,7 +14,7 @@ use common::nscd3::{RHO, drop_rebound, grid, inelastic_pair, params, restitution
 use gpu_common::context;
 use hourglass::backend::Backend;
 use hourglass::gpu::{GpuBackend, GpuContext};
-use hourglass::model::{Dim3, Forcing, Grains, Grid, SolverKind, StepParams, Walls3d};
+use hourglass::model::{Dim3, Grains, Grid, SolverKind, StepParams, Walls3d};
 
 /// A maker of GPU backends on `ctx`.
 fn on(ctx: &GpuContext) -> impl Fn(Grains<Dim3>, Walls3d, Grid<Dim3>) -> Box<dyn Backend<Dim3>> + '_ {
@@ -82,15 +81,6 @@ fn what_the_gpu_does_not_run_in_3d_is_refused_by_name() {
         );
         assert!(e.contains(&name), "{e}");
     }
-    let forced = StepParams {
-        forcing: Forcing {
-            sigma: 0.1,
-            seed: 1,
-            step: 0,
-        },
-        ..base
-    };
-    assert!(refusal(&ctx, &forced).contains("stochastic forcing in 3D"));
     let frictional_uzawa = StepParams {
         solver: SolverKind::Uzawa,
         ..params([0.0, -9.81], 0.0, 0.3)

@@ -172,9 +172,9 @@ fn turn(theta: Orient, w: Spin, dt: f32) -> Orient {
     return theta + dt * w;
 }
 
-// A stochastic kick's two draws as a velocity (the forcing's, free_velocity).
-fn forcing_kick(w: vec2<f32>) -> Vec {
-    return w;
+// A stochastic kick's draws as a velocity: x and y (free_velocity).
+fn forcing_kick(w: vec3<f32>) -> Vec {
+    return w.xy;
 }
 
 // Gravity, m/s^2 (Params::gravity).

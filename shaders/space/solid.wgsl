@@ -132,10 +132,9 @@ fn turn(q: Orient, w: Spin, dt: f32) -> Orient {
     return q;
 }
 
-// Stochastic forcing has no 3D draws: refused before a 3D step on either
-// backend (`kick` is 0), so this is never added.
-fn forcing_kick(w: vec2<f32>) -> Vec {
-    return vec3<f32>(w, 0.0);
+// A stochastic kick's draws (x, y, z) as a velocity (free_velocity).
+fn forcing_kick(w: vec3<f32>) -> Vec {
+    return w;
 }
 
 // Last step's tangent carried into the contact plane of normal n

@@ -33,7 +33,8 @@ pub fn free_velocity<S: Space>(vel: &[S::Vec], inv_mass: &[f32], gravity: S::Vec
 /// `model::noise`): each movable grain's free velocity gets sqrt(dt) sigma w,
 /// w drawn from (seed, step, the grain's id). Runs after [`free_velocity`]
 /// when sigma > 0; together they are the twin of shaders/free_velocity.wgsl.
-pub fn forcing(inv_mass: &[f32], id: &[u32], forcing: Forcing, dt: f32, vel_free: &mut [[f32; 2]]) {
+/// `D` draws per grain: 2 in the plane, 3 in 3D (`model::noise::normal`).
+pub fn forcing<const D: usize>(inv_mass: &[f32], id: &[u32], forcing: Forcing, dt: f32, vel_free: &mut [[f32; D]]) {
     let scale = forcing.scale(dt);
     vel_free
         .par_iter_mut()
@@ -41,9 +42,10 @@ pub fn forcing(inv_mass: &[f32], id: &[u32], forcing: Forcing, dt: f32, vel_free
         .with_min_len(super::PAR_MIN)
         .for_each(|(vf, (&im, &id))| {
             if im > 0.0 {
-                let k = forcing.kick(id, scale);
-                vf[0] += k[0];
-                vf[1] += k[1];
+                let k = forcing.kick_in::<D>(id, scale);
+                for (v, k) in vf.iter_mut().zip(k) {
+                    *v += k;
+                }
             }
         });
 }

@@ -127,8 +127,9 @@ impl CpuSpace for Dim2 {
     }
 }
 
-/// Three dimensions: projected Jacobi, APGD and Uzawa so far; the bridges' law and the
-/// forcing are the plane's alone, and refused; the walls (planes) stand still.
+/// Three dimensions: projected Jacobi, APGD, Uzawa and NLGS sweeps; the
+/// forcing with three draws; the bridges' law is the plane's alone, and
+/// refused; the walls (planes) stand still.
 impl CpuSpace for Dim3 {
     fn make_solver(kind: SolverKind) -> Option<Box<dyn solver::Solver<Dim3>>> {
         match kind {
@@ -146,10 +147,14 @@ impl CpuSpace for Dim3 {
         })
     }
 
-    fn forcing(_: &Grains<Dim3>, _: crate::model::Forcing, _: f32, _: &mut [[f32; 3]]) -> Result<()> {
-        Err(Error::NotImplemented {
-            what: "stochastic forcing in 3D".into(),
-        })
+    fn forcing(
+        grains: &Grains<Dim3>,
+        forcing: crate::model::Forcing,
+        dt: f32,
+        vel_free: &mut [[f32; 3]],
+    ) -> Result<()> {
+        integrate::forcing(&grains.inv_mass, &grains.id, forcing, dt, vel_free);
+        Ok(())
     }
     /// Planes stand still.
     fn walls_moving(_: &Walls3d) -> bool {

@@ -53,8 +53,8 @@
 //! In 3D (`GpuBackend<Dim3>`) the same step runs the solvers of
 //! `solver::SOLID_SOLVERS` (projected Jacobi, with friction, and Uzawa),
 //! restitution and the split push-out, with vector spins and quaternion
-//! orientations; the grains are never reordered, the cohesion and the
-//! forcing are refused as on the CPU, and the totals are summed on the host.
+//! orientations; the grains are never reordered, the cohesion is refused as
+//! on the CPU, and the totals are summed on the host.
 
 use super::pipeline::{ID, INV_MASS, POS, Pipeline, RADIUS, VEL};
 use super::solver::{self, Batch, GpuSolver, Iteration};
@@ -293,11 +293,6 @@ impl<S: GpuSpace> GpuBackend<S> {
         if S::DIM == 3 && p.cohesion.on() {
             return Err(Error::NotImplemented {
                 what: "capillary cohesion in 3D".into(),
-            });
-        }
-        if S::DIM == 3 && p.forcing.scale(p.dt) > 0.0 {
-            return Err(Error::NotImplemented {
-                what: "stochastic forcing in 3D".into(),
             });
         }
         let q = &mut self.core.params;

@@ -56,7 +56,7 @@ pub use view::{DeviceGrains, GrainView};
 
 use crate::model::Grid;
 use crate::model::contact::{BODY_CORNER, BODY_INDEX_MASK, BODY_SEGMENT, SURELY_BEYOND};
-use crate::model::noise::{BITS as NOISE_BITS, SALT as NOISE_SALT, TERMS as NOISE_TERMS};
+use crate::model::noise::{BITS as NOISE_BITS, SALT as NOISE_SALT, SALT_Z as NOISE_SALT_Z, TERMS as NOISE_TERMS};
 use crate::model::space::{Dim2, Space};
 use crate::model::speeds::{BINS as SPEED_BINS, LOW as SPEED_LOW};
 use crate::model::walls::CORNER_DIRS;
@@ -276,6 +276,7 @@ impl ShaderConfig {
              const RIDGE_EDGE: u32 = {RIDGE_EDGE}u;\n\
              const RIDGE_VERTEX: u32 = {RIDGE_VERTEX}u;\n\
              const NOISE_SALT: u32 = {NOISE_SALT:#x}u;\n\
+             const NOISE_SALT_Z: u32 = {NOISE_SALT_Z:#x}u;\n\
              const NOISE_TERMS: u32 = {NOISE_TERMS}u;\n\
              const NOISE_BITS: u32 = {NOISE_BITS}u;\n\
              const APGD_RESTART_AGE: f32 = {APGD_RESTART_AGE:?};\n\

@@ -3,7 +3,8 @@
 //! same integer arithmetic, so their draws are bit-identical.
 //!
 //! ```text
-//!   key_c  = pcg(pcg(pcg(pcg(step) ^ id) ^ seed) ^ c SALT)   c = 0 (x), 1 (y)
+//!   key    = pcg(pcg(pcg(step) ^ id) ^ seed)
+//!   key_c  = pcg(key ^ salt_c)     salt = 0 (x), SALT (y), SALT_Z (z, in 3D)
 //!   h_j    = pcg(h_{j-1}), h_0 = key_c,  k_j = h_j >> 12     12 uniforms of 20 bits
 //!   w_c    = (2 sum_j k_j - 12 (2^20 - 1)) / 2^21            (Irwin-Hall: 12 uniforms - 6)
 //!   v_free += sqrt(dt) sigma w                                (movable grains)
@@ -33,6 +34,8 @@ pub fn pcg(x: u32) -> u32 {
 
 /// Decorrelates the second uniform of a pair from the first.
 pub const SALT: u32 = 0x9e37_79b9;
+/// Decorrelates the third draw (z, in 3D) from the first two.
+pub const SALT_Z: u32 = 0x85eb_ca6b;
 
 /// The scene's 64-bit seed folded into the generator's 32 bits.
 pub fn fold_seed(seed: u64) -> u32 {
@@ -61,8 +64,17 @@ pub fn standard(key: u32) -> f32 {
 /// step `step` of a run seeded with `seed`.
 #[inline]
 pub fn normal2(seed: u32, step: u32, id: u32) -> [f32; 2] {
+    normal::<2>(seed, step, id)
+}
+
+/// `D` independent standard draws (x, y and, for D = 3, z) for grain `id`
+/// at step `step` of a run seeded with `seed`: the first two are
+/// [`normal2`]'s, so a sphere's x and y draws are a disk's.
+#[inline]
+pub fn normal<const D: usize>(seed: u32, step: u32, id: u32) -> [f32; D] {
     let key = pcg(pcg(pcg(step) ^ id) ^ seed);
-    [standard(pcg(key)), standard(pcg(key ^ SALT))]
+    let salts = [0, SALT, SALT_Z];
+    std::array::from_fn(|c| standard(pcg(key ^ salts[c])))
 }
 
 /// The stochastic forcing of one step (`[forcing]`): standard deviation
@@ -85,8 +97,13 @@ impl Forcing {
     /// The velocity kick of grain `id` this step: `scale` w, m/s.
     #[inline]
     pub fn kick(&self, id: u32, scale: f32) -> [f32; 2] {
-        let w = normal2(self.seed, self.step, id);
-        [scale * w[0], scale * w[1]]
+        self.kick_in::<2>(id, scale)
+    }
+
+    /// [`Forcing::kick`] in `D` dimensions.
+    #[inline]
+    pub fn kick_in<const D: usize>(&self, id: u32, scale: f32) -> [f32; D] {
+        normal::<D>(self.seed, self.step, id).map(|w| scale * w)
     }
 }
 
@@ -114,6 +131,26 @@ mod tests {
             assert!((var - 1.0).abs() < 0.02, "variance {var}");
         }
         assert!((sxy / n).abs() < 4.0 / n.sqrt(), "x-y correlation {}", sxy / n);
+    }
+
+    /// The z draw is a third independent normal; x and y are the plane's.
+    #[test]
+    fn the_third_draw_is_independent_and_the_first_two_are_the_planes() {
+        let n = 200_000u32;
+        let (mut s, mut s2, mut sxz, mut syz) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+        for id in 0..n {
+            let w = normal::<3>(7, 3, id);
+            assert_eq!([w[0], w[1]], normal2(7, 3, id));
+            let z = f64::from(w[2]);
+            (s, s2) = (s + z, s2 + z * z);
+            sxz += f64::from(w[0]) * z;
+            syz += f64::from(w[1]) * z;
+        }
+        let n = f64::from(n);
+        let mean = s / n;
+        assert!(mean.abs() < 4.0 / n.sqrt(), "mean {mean}");
+        assert!((s2 / n - mean * mean - 1.0).abs() < 0.02, "variance {}", s2 / n);
+        assert!((sxz / n).abs() < 4.0 / n.sqrt() && (syz / n).abs() < 4.0 / n.sqrt());
     }
 
     #[test]

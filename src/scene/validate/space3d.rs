@@ -84,12 +84,6 @@ impl Scene {
         if let Some((key, _)) = plane_only.iter().find(|(_, given)| *given) {
             return Err(self.refuse(key, "runs in the plane only: a 3D scene does not take it yet"));
         }
-        if self.forcing.sigma != 0.0 {
-            return Err(self.refuse(
-                "forcing.sigma",
-                "runs in the plane only: a 3D scene does not take it yet",
-            ));
-        }
         // One body of walls, and planes besides it (a floor under a silo) or alone.
         let bodies = [
             w.box3d.is_some(),
