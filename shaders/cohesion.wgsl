@@ -5,7 +5,7 @@
 //   F = pi gamma r (exp(b - a max(d, 0)) + c) for d < rupture,
 //   r = 2 r_i r_j / (r_i + r_j) (grain j), r_i (a wall, when law.walls = 1)
 //   v_free_i -= dt im_i F n_c
-// CPU twin: cpu::cohesion::cohesion.
+// Written over the space. CPU twin: cpu::cohesion::cohesion.
 
 // Keep in sync with model::cohesion::Cohesion (src/model/cohesion.rs);
 // tests/gpu_cohesion.rs checks sizes and offsets.
@@ -28,8 +28,7 @@ fn main(inv: Invocation) {
     if im <= 0.0 { return; }
     let ri = radius[i];
     let n = min(count[i], CAPACITY);
-    var fx = 0.0;
-    var fy = 0.0;
+    var pull = vec_zero();
     for (var k = 0u; k < n; k++) {
         let c = slots[i * CAPACITY + k];
         var r = ri;
@@ -43,9 +42,7 @@ fn main(inv: Invocation) {
             continue;
         }
         let f = PI * law.gamma * r * (exp(law.b - law.a * max(c.gap, 0.0)) + law.c);
-        fx -= f * c.normal.x;
-        fy -= f * c.normal.y;
+        pull = pull - f * vec_in(c.normal);
     }
-    let vf = vel_free[i];
-    vel_free[i] = vec2<f32>(vf.x + params.dt * im * fx, vf.y + params.dt * im * fy);
+    vel_free[i] = vec_out(vec_in(vel_free[i]) + params.dt * im * pull);
 }

@@ -209,3 +209,23 @@ fn cohesion_round_trips_through_the_written_scene() {
     assert!(!dry.to_toml().contains("cohesion"), "a dry scene writes no [cohesion]");
     assert_eq!(Scene::parse(&dry.to_toml(), Path::new("d")).unwrap().cohesion, None);
 }
+
+/// In 3D (`CpuBackend<Dim3>`), the bridge between two spheres along a line
+/// of centres off every axis: the first step moves each at dt F / m of the
+/// sphere's mass, nothing beyond the rupture gap (tests/common/nscd3.rs).
+#[test]
+fn two_spheres_approach_with_the_force_law_acceleration() {
+    use hourglass::backend::{Backend, CpuBackend};
+    use hourglass::model::{Dim3, Grains, Grid, Walls3d};
+    let cpu = |g: Grains<Dim3>, w: Walls3d, grid: Grid<Dim3>| -> Box<dyn Backend<Dim3>> {
+        Box::new(CpuBackend::new(g, w, grid, 16))
+    };
+    for solver in [
+        SolverKind::Nlgs,
+        SolverKind::Jacobi,
+        SolverKind::Uzawa,
+        SolverKind::Apgd,
+    ] {
+        common::nscd3::wet_pair(&cpu, solver);
+    }
+}

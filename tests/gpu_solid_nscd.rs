@@ -3,8 +3,9 @@
 //! floor, a 30-face cone, a box of planes; random velocities and spins, a
 //! few fixed spheres): free_velocity, bounce, jacobi_contact and
 //! jacobi_gather with and without friction, residual_max, integrate (its
-//! shift and the quaternion turn), predict_gap, uzawa_contact, and APGD's
-//! apgd_gather and apgd_contact with and without friction. Each
+//! shift and the quaternion turn), predict_gap, uzawa_contact, APGD's
+//! apgd_gather and apgd_contact with and without friction, and the
+//! capillary bridges (cohesion). Each
 //! stage is the plane's file compiled over the solid space.
 
 mod gpu_common;
@@ -64,10 +65,13 @@ fn projection(p: &Params) -> Projection {
     }
 }
 
+/// Vectors within `rel` of the CPU's length plus `abs` (a component that
+/// cancels keeps the vector's rounding, not its own).
 fn assert_vecs(what: &str, got: &[[f32; 3]], want: &[[f32; 3]], rel: f32, abs: f32) {
     assert_eq!(got.len(), want.len(), "{what}: lengths");
     for (i, (a, b)) in got.iter().zip(want).enumerate() {
-        let same = (0..3).all(|d| close(a[d], b[d], rel, abs));
+        let off = Dim3::tangent_norm(Dim3::sub(*a, *b));
+        let same = a == b || off <= rel * Dim3::tangent_norm(*b) + abs;
         assert!(same, "{what}: sphere {i}: gpu {a:?} cpu {b:?}");
     }
 }
@@ -624,5 +628,47 @@ fn apgd_contact_matches_cpu_in_3d() {
             close(f32::from_bits(got_state[3]), state[3], 1e-4, 1e-7),
             "{what}: worst"
         );
+    }
+}
+
+#[test]
+fn cohesion_matches_cpu_in_3d() {
+    let Some(ctx) = context() else { return };
+    let (c, lists) = listed(27);
+    let (g, p) = (&c.grains, step_params(&c));
+    let n = g.len();
+    let mut rng = Rng::new(28);
+    let vel_free: Vec<[f32; 3]> = g.vel.iter().map(|v| v.map(|x| x + rng.f32(-0.1, 0.1))).collect();
+    for walls in [false, true] {
+        // A rupture gap past most listed gaps; grain-wall bridges with `walls`.
+        let law = hourglass::model::Cohesion {
+            gamma: 0.072,
+            a: 5000.0,
+            b: 8.0,
+            c: -1.0,
+            rupture: 8e-4,
+            walls: u32::from(walls),
+        };
+        let mut want = vel_free.clone();
+        cpu::cohesion::cohesion::<Dim3>(&law, p.dt, &lists, &g.radius, &g.inv_mass, &mut want);
+        let k = Kernel::new(&ctx, &cfg(), Stage::Cohesion, "main");
+        let b = Pass::new(&ctx, &c, &lists, &p);
+        let (lb, im, vf) = (uni(&ctx, &law), buf(&ctx, &g.inv_mass), buf(&ctx, &vel_free));
+        let named = [
+            ("params", &b.params),
+            ("law", &lb),
+            ("count", &b.count),
+            ("slots", &b.slots),
+            ("radius", &b.radius),
+            ("inv_mass", &im),
+            ("vel_free", &vf),
+        ];
+        let group = k.group(&ctx, &named);
+        run(&ctx, |ps| k.dispatch(ps, &group, n as u32));
+        let what = format!("cohesion (walls {walls})");
+        // exp is the platform's on the device: a few ulps of each bridge.
+        assert_vecs(&what, &get(&ctx, &vf, n), &want, 1e-5, 1e-7);
+        let pulled = want.iter().zip(&vel_free).filter(|(a, b)| a != b).count();
+        assert!(pulled > 200, "{what}: {pulled} spheres pulled");
     }
 }

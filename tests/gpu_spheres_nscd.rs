@@ -10,7 +10,7 @@
 mod common;
 mod gpu_common;
 
-use common::nscd3::{RHO, drop_rebound, grid, inelastic_pair, params, restitution_pair, rolling, sliding};
+use common::nscd3::{RHO, drop_rebound, grid, inelastic_pair, params, restitution_pair, rolling, sliding, wet_pair};
 use gpu_common::context;
 use hourglass::backend::Backend;
 use hourglass::gpu::{GpuBackend, GpuContext};
@@ -58,6 +58,14 @@ fn a_sphere_with_too_little_friction_slides_at_g_sin_a_less_mu_g_cos_a_on_the_gp
     let Some(ctx) = context() else { return };
     for solver in [SolverKind::Jacobi, SolverKind::Apgd] {
         sliding(&on(&ctx), solver);
+    }
+}
+
+#[test]
+fn two_wet_spheres_approach_with_the_force_law_acceleration_on_the_gpu() {
+    let Some(ctx) = context() else { return };
+    for solver in [SolverKind::Jacobi, SolverKind::Apgd, SolverKind::Uzawa] {
+        wet_pair(&on(&ctx), solver);
     }
 }
 

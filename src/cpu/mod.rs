@@ -10,8 +10,8 @@
 //! ```
 //!
 //! The stepper is written over the space (model::space): [`CpuSpace`] holds
-//! what differs, the solvers each space has and the stages the plane has
-//! alone so far (cohesion, the stochastic forcing).
+//! what differs, the solvers each space has, how its cohesion and forcing
+//! are applied, and its walls' motion.
 
 pub mod apgd;
 pub mod cohesion;
@@ -128,8 +128,8 @@ impl CpuSpace for Dim2 {
 }
 
 /// Three dimensions: projected Jacobi, APGD, Uzawa and NLGS sweeps; the
-/// forcing with three draws; the bridges' law is the plane's alone, and
-/// refused; the walls (planes) stand still.
+/// bridges along the normal of 3D contacts; the forcing with three draws;
+/// the walls (planes) stand still.
 impl CpuSpace for Dim3 {
     fn make_solver(kind: SolverKind) -> Option<Box<dyn solver::Solver<Dim3>>> {
         match kind {
@@ -141,10 +141,14 @@ impl CpuSpace for Dim3 {
         }
     }
 
-    fn cohesion(_: &StepParams, _: &ContactLists<Dim3>, _: &Grains<Dim3>, _: &mut [[f32; 3]]) -> Result<()> {
-        Err(Error::NotImplemented {
-            what: "capillary cohesion in 3D".into(),
-        })
+    fn cohesion(
+        p: &StepParams,
+        lists: &ContactLists<Dim3>,
+        grains: &Grains<Dim3>,
+        vel_free: &mut [[f32; 3]],
+    ) -> Result<()> {
+        cohesion::cohesion(&p.cohesion, p.dt, lists, &grains.radius, &grains.inv_mass, vel_free);
+        Ok(())
     }
 
     fn forcing(

@@ -53,8 +53,8 @@
 //! In 3D (`GpuBackend<Dim3>`) the same step runs the solvers of
 //! `solver::SOLID_SOLVERS` (projected Jacobi, with friction, and Uzawa),
 //! restitution and the split push-out, with vector spins and quaternion
-//! orientations; the grains are never reordered, the cohesion is refused as
-//! on the CPU, and the totals are summed on the host.
+//! orientations; the grains are never reordered, and the totals are summed
+//! on the host.
 
 use super::pipeline::{ID, INV_MASS, POS, Pipeline, RADIUS, VEL};
 use super::solver::{self, Batch, GpuSolver, Iteration};
@@ -288,11 +288,6 @@ impl<S: GpuSpace> GpuBackend<S> {
                     facts.name,
                     gpu(|_| true)
                 ),
-            });
-        }
-        if S::DIM == 3 && p.cohesion.on() {
-            return Err(Error::NotImplemented {
-                what: "capillary cohesion in 3D".into(),
             });
         }
         let q = &mut self.core.params;
@@ -585,11 +580,7 @@ impl<S: GpuSpace> Recorder for StepRun<'_, S> {
         let (k, g, n, c) = (&be.kernels, &be.groups, be.core.n as u32, be.cur);
         match stage {
             StepStage::FreeVelocity => k.free_velocity.dispatch(ps, &g.free_velocity, n),
-            StepStage::Cohesion => {
-                if let (Some(pk), Some(groups)) = (&k.plane, &g.cohesion) {
-                    pk.cohesion.dispatch(ps, &groups[c], n);
-                }
-            }
+            StepStage::Cohesion => k.cohesion.dispatch(ps, &g.cohesion[c], n),
             StepStage::WarmStart => k.warm_start.dispatch(ps, &g.warm_start[c], n),
             StepStage::Bounce => k.bounce.dispatch(ps, &g.bounce[c], n),
             StepStage::Gather => {

@@ -202,8 +202,8 @@ impl Stage {
 /// The stages written over the space, which run in 3D as in the plane:
 /// binning, detection, the DEM's (the warm start carries a law's history)
 /// and the NSCD's of projected Jacobi, Uzawa and APGD (free velocities,
-/// bounce, solve, push-out, integration).
-pub const SOLID_STAGES: [Stage; 16] = [
+/// cohesion, bounce, solve, push-out, integration).
+pub const SOLID_STAGES: [Stage; 17] = [
     Stage::FreeVelocity,
     Stage::BinCount,
     Stage::PrefixSum,
@@ -218,6 +218,7 @@ pub const SOLID_STAGES: [Stage; 16] = [
     Stage::PredictGap,
     Stage::Uzawa,
     Stage::Apgd,
+    Stage::Cohesion,
     Stage::DemForce,
     Stage::DemIntegrate,
 ];

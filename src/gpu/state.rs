@@ -11,9 +11,8 @@
 //!   lists p = 0, 1 of the pipeline: this step's and the previous one's, swapped by parity
 //! ```
 //! In 3D the spins are vectors and the orientations unit quaternions
-//! (`Space::Spin`, `Space::Orientation`); the reorder and the cohesion are
-//! the plane's alone ([`PlaneKernels`]: none of their buffers or groups is
-//! made in 3D).
+//! (`Space::Spin`, `Space::Orientation`); the reorder is the plane's alone
+//! ([`PlaneKernels`]: none of its buffers or groups is made in 3D).
 //!
 //! The split push-out (`StepParams::overlap_iterations` > 0, twin
 //! `cpu::correct::Correction::apply`) works on a copy of this step's lists
@@ -75,6 +74,10 @@ pub struct Kernels {
     /// solved velocities leave after the step, d' = d + dt (v_i - v_j).n, and
     /// a zero impulse, for the split push-out. Twin `cpu::correct::predict_gap`.
     pub predict_gap: Kernel,
+    /// `cohesion::main`: capillary bridges (docs/cohesion.md) added to the free
+    /// velocities, each grain over its own contact list; the law is the
+    /// `Buffers::cohesion_law` uniform. Twin `cpu::cohesion::cohesion`.
+    pub cohesion: Kernel,
     /// The plane's own stages (None in 3D).
     pub plane: Option<PlaneKernels>,
 }
@@ -87,10 +90,6 @@ pub struct PlaneKernels {
     /// over src, every `REORDER_EVERY` steps and when the walls change.
     /// Twin `cpu::reorder::gather`.
     pub reorder: [Kernel; 2],
-    /// `cohesion::main`: capillary bridges (docs/cohesion.md) added to the free
-    /// velocities, each grain over its own contact list; the law is the
-    /// `Buffers::cohesion_law` uniform. Twin `cpu::cohesion::cohesion`.
-    pub cohesion: Kernel,
 }
 
 impl Kernels {
@@ -101,8 +100,8 @@ impl Kernels {
             free_velocity: kernel(Stage::FreeVelocity, "main"),
             plane: (cfg.dim == 2).then(|| PlaneKernels {
                 reorder: [kernel(Stage::Reorder, "gather1"), kernel(Stage::Reorder, "gather2")],
-                cohesion: kernel(Stage::Cohesion, "main"),
             }),
+            cohesion: kernel(Stage::Cohesion, "main"),
             warm_start: kernel(Stage::WarmStart, "main"),
             bounce: kernel(Stage::WarmStart, "bounce"),
             jacobi_contact: Kernel::pair(ctx, cfg, Stage::JacobiContact, "main"),
@@ -230,8 +229,8 @@ pub struct Groups {
     pub correct_gather: [wgpu::BindGroup; 2],
     /// `shift` of the correction: pos += dt shift.
     pub shift: wgpu::BindGroup,
-    /// `cohesion` on lists p, into `vel_free` (None in 3D).
-    pub cohesion: Option<[wgpu::BindGroup; 2]>,
+    /// `cohesion` on lists p, into `vel_free`.
+    pub cohesion: [wgpu::BindGroup; 2],
 }
 
 impl Groups {
@@ -297,16 +296,14 @@ impl Groups {
             shift: k
                 .shift
                 .group(ctx, &[("params", params), ("pos", &g[POS]), ("vel", &own.shift)]),
-            cohesion: k.plane.as_ref().map(|pk| {
-                [0, 1].map(|p| {
-                    let more = [
-                        ("law", &own.cohesion_law),
-                        ("radius", &g[RADIUS]),
-                        ("inv_mass", &g[INV_MASS]),
-                        ("vel_free", &own.vel_free),
-                    ];
-                    pk.cohesion.group(ctx, &[&lists(p)[..], &more[..]].concat())
-                })
+            cohesion: [0, 1].map(|p| {
+                let more = [
+                    ("law", &own.cohesion_law),
+                    ("radius", &g[RADIUS]),
+                    ("inv_mass", &g[INV_MASS]),
+                    ("vel_free", &own.vel_free),
+                ];
+                k.cohesion.group(ctx, &[&lists(p)[..], &more[..]].concat())
             }),
         }
     }

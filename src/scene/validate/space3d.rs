@@ -78,7 +78,6 @@ impl Scene {
             ("grains.list", self.grains.list.is_some()),
             ("grains.region", self.grains.region.is_some()),
             ("motion", !self.motion.is_empty()),
-            ("cohesion", self.cohesion.is_some()),
             ("crowd", self.crowd.is_some()),
         ];
         if let Some((key, _)) = plane_only.iter().find(|(_, given)| *given) {
