@@ -267,9 +267,9 @@ pub fn wet_pair(make: Make<'_>, solver: SolverKind) {
         };
         for (i, sign) in [(0usize, 1.0), (1, -1.0)] {
             let m = g.mass(i);
-            for k in 0..3 {
-                let want = sign * f / m * f64::from(p.dt) * f64::from(d[k]);
-                let got = f64::from(g.vel[i][k]);
+            for (k, (&v, &along)) in g.vel[i].iter().zip(&d).enumerate() {
+                let want = sign * f / m * f64::from(p.dt) * f64::from(along);
+                let got = f64::from(v);
                 if f == 0.0 {
                     assert_eq!(
                         got, 0.0,
