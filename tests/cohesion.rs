@@ -13,14 +13,7 @@ use hourglass::scene::Scene;
 
 /// The default `[cohesion]` (water, 3 mm grains: see `scene::CohesionSpec`).
 fn law(walls: bool) -> Cohesion {
-    Cohesion {
-        gamma: 0.072,
-        a: 5000.0,
-        b: 8.0,
-        c: 0.0,
-        rupture: 1e-3,
-        walls: u32::from(walls),
-    }
+    common::nscd3::wet_law(walls)
 }
 
 fn wet(solver: SolverKind, walls: bool) -> StepParams {

@@ -9,7 +9,7 @@
 mod common;
 mod gpu_common;
 
-use common::spheres::{G, R, RHO_LAB, floor, grid, params, spring};
+use common::spheres::{G, R, RHO_LAB, floor, grid, params, run_positions, spring};
 use gpu_common::context;
 use hourglass::backend::Backend;
 use hourglass::gpu::GpuContext;
@@ -197,46 +197,12 @@ fn the_labs_pile_runs_on_the_gpu_as_on_the_cpu() {
     let dir = std::env::temp_dir().join(format!("hourglass-gpu-pile-{}", std::process::id()));
     let scene = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/3d/pile_box.toml");
     let run = |backend: &str| {
-        let out = dir.join(backend);
-        let status = std::process::Command::new(env!("CARGO_BIN_EXE_hourglass"))
-            .args([
-                "run",
-                scene,
-                "--backend",
-                backend,
-                "--duration",
-                "3",
-                "--quiet",
-                "--force",
-                "--out",
-            ])
-            .arg(&out)
-            .status()
-            .unwrap();
-        assert!(status.success(), "{backend} run");
-        let state: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(out.join("state.json")).unwrap()).unwrap();
-        let rows = std::fs::read_to_string(out.join("diagnostics.csv")).unwrap();
-        let last: Vec<f64> = rows
-            .lines()
-            .last()
-            .unwrap()
-            .split(',')
-            .map(|x| x.parse().unwrap())
-            .collect();
-        (state, last)
+        let args = [scene, "--backend", backend, "--duration", "3", "--quiet", "--force"];
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+        run_positions(&args, &dir.join(backend))
     };
-    let (gpu, gpu_row) = run("gpu");
-    let (cpu, cpu_row) = run("cpu");
-    let pos = |s: &serde_json::Value| -> Vec<f64> {
-        s["grains"]["pos"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .flat_map(|p| p.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()))
-            .collect()
-    };
-    let (a, b) = (pos(&gpu), pos(&cpu));
+    let (a, gpu_row) = run("gpu");
+    let (b, cpu_row) = run("cpu");
     assert_eq!(a.len(), 17 * 3, "17 spheres emitted in 3 s");
     assert_eq!(a.len(), b.len());
     let worst = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);

@@ -11,6 +11,7 @@ mod common;
 mod gpu_common;
 
 use common::nscd3::{RHO, drop_rebound, grid, inelastic_pair, params, restitution_pair, rolling, sliding, wet_pair};
+use common::spheres::run_positions;
 use gpu_common::context;
 use hourglass::backend::Backend;
 use hourglass::gpu::{GpuBackend, GpuContext};
@@ -118,35 +119,21 @@ fn the_3d_silo_runs_under_jacobi_on_the_gpu_as_on_the_cpu() {
     let scene = dir.join("silo.toml");
     std::fs::write(&scene, silo.replace("\nsettle = 0.2\n", "\nsettle = 0.0\n")).unwrap();
     let run = |backend: &str| {
-        let out = dir.join(backend);
-        let status = std::process::Command::new(env!("CARGO_BIN_EXE_hourglass"))
-            .arg("run")
-            .arg(&scene)
-            .args([
-                "--solver", "jacobi", "--grains", "200", "--steps", "40", "--quiet", "--force",
-            ])
-            .args(["--backend", backend, "--out"])
-            .arg(&out)
-            .status()
-            .unwrap();
-        assert!(status.success(), "{backend} run");
-        let state: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(out.join("state.json")).unwrap()).unwrap();
-        let rows = std::fs::read_to_string(out.join("diagnostics.csv")).unwrap();
-        let last: Vec<f64> = rows
-            .lines()
-            .last()
-            .unwrap()
-            .split(',')
-            .map(|x| x.parse().unwrap())
-            .collect();
-        let pos: Vec<f64> = state["grains"]["pos"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .flat_map(|p| p.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()))
-            .collect();
-        (pos, last)
+        let flags = [
+            "--solver",
+            "jacobi",
+            "--grains",
+            "200",
+            "--steps",
+            "40",
+            "--quiet",
+            "--force",
+            "--backend",
+            backend,
+        ];
+        let mut args = vec![scene.as_os_str()];
+        args.extend(flags.iter().map(std::ffi::OsStr::new));
+        run_positions(&args, &dir.join(backend))
     };
     let (gpu, gpu_row) = run("gpu");
     let (cpu, cpu_row) = run("cpu");

@@ -48,3 +48,34 @@ pub fn floor() -> Walls3d {
 pub fn grid(lo: [f32; 3], hi: [f32; 3], r_max: f32, p: &StepParams) -> Grid<Dim3> {
     Grid::<Dim3>::covering_box(lo, hi, 2.0 * r_max + p.alert).unwrap()
 }
+
+/// `hourglass run` with `args` then `--out out`: the run's final sphere
+/// positions (x, y, z of each, flattened, from state.json) and its last
+/// diagnostics row.
+pub fn run_positions(args: &[&std::ffi::OsStr], out: &std::path::Path) -> (Vec<f64>, Vec<f64>) {
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_hourglass"))
+        .arg("run")
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .status()
+        .unwrap();
+    assert!(status.success(), "run {args:?}");
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("state.json")).unwrap()).unwrap();
+    let rows = std::fs::read_to_string(out.join("diagnostics.csv")).unwrap();
+    let last: Vec<f64> = rows
+        .lines()
+        .last()
+        .unwrap()
+        .split(',')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    let pos: Vec<f64> = state["grains"]["pos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()))
+        .collect();
+    (pos, last)
+}
