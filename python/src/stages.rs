@@ -3,7 +3,7 @@
 //! are numpy arrays the run script changes between calls.
 
 use hourglass::cpu::CpuStepper;
-use hourglass::model::{Body, ContactLists, Grains, Grid, SolverKind, StepParams, Walls};
+use hourglass::model::{Body, ContactLists, Grains, Grid, SolverKind, Space, StepParams, Walls};
 use hourglass::scene::{Scene, build};
 use numpy::ndarray::{Array1, Array2};
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
@@ -14,9 +14,11 @@ use crate::{field_err, py_err, read_column, read_pairs};
 
 /// Contacts as arrays, each grain-grain pair once (from the copy of its
 /// lower index), indices mapped through `ids`; impulses NaN unless `known`.
-pub(crate) fn contact_arrays<'py>(
+/// In 3D `normal` and `impulse_t` have three columns (the plane's
+/// `impulse_t` is one number a contact, (C,)).
+pub(crate) fn contact_arrays<'py, S: Space>(
     py: Python<'py>,
-    lists: &ContactLists,
+    lists: &ContactLists<S>,
     ids: &[u32],
     known: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -34,10 +36,15 @@ pub(crate) fn contact_arrays<'py>(
             other.push(o);
             wall.push(w);
             kind.push(k);
-            normal.extend([f64::from(c.normal[0]), f64::from(c.normal[1])]);
+            normal.extend(
+                bytemuck::cast_slice::<_, f32>(&[c.normal])
+                    .iter()
+                    .map(|&x| f64::from(x)),
+            );
             gap.push(f64::from(c.gap));
             imp.push(if known { f64::from(c.impulse) } else { f64::NAN });
-            imp_t.push(if known { f64::from(c.impulse_t) } else { f64::NAN });
+            let t = bytemuck::cast_slice::<_, f32>(std::slice::from_ref(&c.impulse_t));
+            imp_t.extend(t.iter().map(|&x| if known { f64::from(x) } else { f64::NAN }));
         }
     }
     let d = PyDict::new(py);
@@ -48,13 +55,18 @@ pub(crate) fn contact_arrays<'py>(
     d.set_item("kind", Array1::from(kind).into_pyarray(py))?;
     d.set_item(
         "normal",
-        Array2::from_shape_vec((n, 2), normal)
-            .expect("two per contact")
+        Array2::from_shape_vec((n, S::DIM), normal)
+            .expect("DIM per contact")
             .into_pyarray(py),
     )?;
     d.set_item("gap", Array1::from(gap).into_pyarray(py))?;
     d.set_item("impulse", Array1::from(imp).into_pyarray(py))?;
-    d.set_item("impulse_t", Array1::from(imp_t).into_pyarray(py))?;
+    if imp_t.len() == n {
+        d.set_item("impulse_t", Array1::from(imp_t).into_pyarray(py))?;
+    } else {
+        let rows = Array2::from_shape_vec((n, imp_t.len() / n.max(1)), imp_t).expect("a tangent per contact");
+        d.set_item("impulse_t", rows.into_pyarray(py))?;
+    }
     Ok(d)
 }
 
@@ -225,7 +237,12 @@ impl Stages {
     fn contacts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         match &self.stepper {
             Some(s) => contact_arrays(py, s.detected(), &self.grains.id, true),
-            None => contact_arrays(py, &ContactLists::new(0, self.capacity), &[], true),
+            None => contact_arrays(
+                py,
+                &ContactLists::<hourglass::model::Dim2>::new(0, self.capacity),
+                &[],
+                true,
+            ),
         }
     }
 

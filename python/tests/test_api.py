@@ -211,6 +211,50 @@ def test_read_result_reads_a_3d_run_as_arrays_of_three(tmp_path, cli):
     # The box's floor and four sides, each a polygon of four corners in 3D.
     assert len(r["walls"]) == 5 and all(w.shape == (4, 3) for w in r["walls"])
     assert r["diagnostics"]["momentum_z"].shape == r["diagnostics"]["time"].shape
-    # The Simulation steps scenes in the plane: a 3D scene is refused, naming the key.
-    with pytest.raises(hourglass.HourglassError, match="dimension"):
-        hourglass.Simulation.from_scene(str(root / "scenes" / "3d" / "pile_box.toml"))
+
+
+def test_a_3d_scene_steps_with_arrays_of_three(tmp_path):
+    """A scene of spheres (dimension = 3) runs through the same Simulation:
+    (N, 3) positions, velocities and spins, masses of spheres, 3D walls and
+    contacts, momentum_z; velocities and new spheres are set as (K, 3)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    silo = str(root / "scenes" / "3d" / "silo.toml")
+    sim = hourglass.Simulation.from_scene(silo, grains=60, solver="jacobi", settle=0.0)
+    assert sim.dimension == 3 and sim.solver == "jacobi"
+    n = 60
+    for key in ("positions", "velocities", "angular_velocities"):
+        a = getattr(sim, key)
+        assert a.shape == (n, 3) and a.dtype == np.float64, key
+    # rho 4/3 pi r^3: a sphere's mass (kg), not a disk's per metre.
+    r, m = sim.radii, sim.masses
+    assert np.allclose(m, 2500.0 * 4.0 / 3.0 * np.pi * r**3, rtol=1e-5)
+    walls = sim.walls
+    assert isinstance(walls, list) and all(w.ndim == 2 and w.shape[1] == 3 for w in walls)
+    y0 = sim.positions[:, 1].copy()
+    sim.step(20)
+    assert sim.steps == 20 and sim.time == pytest.approx(20 * sim.dt)
+    # Gravity along -y: the spheres fall (behind the closed gate).
+    assert sim.positions[:, 1].mean() < y0.mean()
+    d = sim.diagnostics()
+    assert d["grains"] == n and "momentum_z" in d and d["lost"] == 0
+    c = sim.contacts()
+    assert c["normal"].shape == (len(c["gap"]), 3)
+    assert np.allclose(np.linalg.norm(c["normal"], axis=1), 1.0, atol=1e-5)
+    # Velocities are set as (N, 3); a plane's (N, 2) is refused by shape.
+    v = np.zeros((n, 3))
+    v[:, 2] = 0.01
+    sim.velocities = v
+    assert np.allclose(sim.velocities[:, 2], 0.01)
+    with pytest.raises(hourglass.HourglassError, match=r"velocities.*\(60, 3\)"):
+        sim.velocities = np.zeros((n, 2))
+    # A sphere added at the top of the silo, with its own id.
+    top = sim.positions[:, 1].max() + 0.02
+    sim.add_grains(np.array([[0.0, top, 0.0]]), np.array([0.003]), np.array([[0.0, -0.1, 0.0]]))
+    assert sim.positions.shape == (n + 1, 3) and sim.ids[-1] == n
+    assert sim.velocities[-1] == pytest.approx([0.0, -0.1, 0.0])
+    sim.open_gate()
+    summary = sim.run(steps=10, out=str(tmp_path / "silo"))
+    assert summary["steps"] == 10
+    assert hourglass.read_result(tmp_path / "silo")["dimension"] == 3
