@@ -185,8 +185,8 @@ fn a_dem_row_skips_the_relaxation_phase() {
 }
 
 /// A 3D scene's rows: the scene's own solver where none is asked, its
-/// figures in the plane's columns; the GPU backend, which runs neither NLGS
-/// nor APGD in 3D, ends its rows of the NLGS silo with one line saying so.
+/// figures in the plane's columns; the GPU backend, which runs no NLGS in
+/// 3D, ends its rows of the NLGS silo with one line saying so.
 #[test]
 fn a_3d_scene_gives_cpu_rows_under_its_own_solver() {
     let tmp = TempDir::new().unwrap();

@@ -442,9 +442,6 @@ fn a_declared_binding_left_out_panics() {
     hourglass::gpu::registry::numbered(e, &[("params", 0), ("slots", 2)]);
 }
 
-/// The GPU solver table and the solver facts agree: a solver said to run on
-/// the GPU has a row of `gpu::solver::GPU_SOLVERS` (its `GpuSolver`), and
-/// every row is an NSCD solver said to run there, once.
 /// The 3D solvers the scene lets onto the GPU are the DEM, the spring
 /// model and the rows of `SOLID_SOLVERS`, each a GPU solver of the plane
 /// too, and the refusal names each of them.
@@ -468,6 +465,9 @@ fn the_3d_gpu_solvers_are_the_rows_of_solid_solvers() {
     }
 }
 
+/// The GPU solver table and the solver facts agree: a solver said to run on
+/// the GPU has a row of `gpu::solver::GPU_SOLVERS` (its `GpuSolver`), and
+/// every row is an NSCD solver said to run there, once.
 #[test]
 fn every_gpu_solver_has_its_row_and_every_row_its_facts() {
     use hourglass::gpu::solver::GPU_SOLVERS;

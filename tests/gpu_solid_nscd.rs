@@ -315,8 +315,16 @@ fn jacobi_gather_matches_cpu_in_3d() {
         assert_vecs(&what, &get(&ctx, &b.vel, n), &vel, REL, 1e-7);
         let got_spin: Vec<[f32; 3]> = get(&ctx, &b.spin, n);
         assert_vecs(&format!("{what}: spins"), &got_spin, &spin, REL, 1e-5);
-        // Friction turns the spheres: the spins are no longer the free ones.
-        assert_eq!(friction, spin.iter().zip(&g.ang_vel).any(|(a, b)| a != b), "{what}");
+        // Friction turns the spheres: the spins are the free ones kicked;
+        // without, the spins are not written.
+        if friction {
+            assert!(
+                spin.iter().zip(&spin_free).filter(|(a, b)| a != b).count() > 200,
+                "{what}"
+            );
+        } else {
+            assert_eq!(spin, g.ang_vel, "{what}");
+        }
     }
 }
 
@@ -567,7 +575,14 @@ fn apgd_gather_matches_cpu_in_3d() {
         let what = format!("apgd_gather (friction {friction})");
         assert_vecs(&what, &get(&ctx, &b.vel, n), &vel, REL, 1e-7);
         assert_vecs(&format!("{what}: spins"), &get(&ctx, &b.spin, n), &spin, REL, 1e-5);
-        assert_eq!(friction, spin.iter().zip(&g.ang_vel).any(|(a, b)| a != b), "{what}");
+        if friction {
+            assert!(
+                spin.iter().zip(&spin_free).filter(|(a, b)| a != b).count() > 200,
+                "{what}"
+            );
+        } else {
+            assert_eq!(spin, g.ang_vel, "{what}");
+        }
     }
 }
 
@@ -639,6 +654,7 @@ fn cohesion_matches_cpu_in_3d() {
     let n = g.len();
     let mut rng = Rng::new(28);
     let vel_free: Vec<[f32; 3]> = g.vel.iter().map(|v| v.map(|x| x + rng.f32(-0.1, 0.1))).collect();
+    let mut dry_walls = Vec::new();
     for walls in [false, true] {
         // A rupture gap past most listed gaps; grain-wall bridges with `walls`.
         let law = hourglass::model::Cohesion {
@@ -670,5 +686,12 @@ fn cohesion_matches_cpu_in_3d() {
         assert_vecs(&what, &get(&ctx, &vf, n), &want, 1e-5, 1e-7);
         let pulled = want.iter().zip(&vel_free).filter(|(a, b)| a != b).count();
         assert!(pulled > 200, "{what}: {pulled} spheres pulled");
+        if walls {
+            // Bridges to the walls pull the spheres near them too.
+            let by_walls = want.iter().zip(&dry_walls).filter(|(a, b)| a != b).count();
+            assert!(by_walls > 50, "{what}: {by_walls} spheres pulled by the walls");
+        } else {
+            dry_walls = want;
+        }
     }
 }

@@ -15,7 +15,7 @@ use common::spheres::run_positions;
 use gpu_common::context;
 use hourglass::backend::Backend;
 use hourglass::gpu::{GpuBackend, GpuContext};
-use hourglass::model::{Dim3, Grains, Grid, SolverKind, StepParams, Walls3d};
+use hourglass::model::{Dim3, Grains, Grid, Region, SolverKind, Space, StepParams, Walls3d};
 
 /// A maker of GPU backends on `ctx`.
 fn on(ctx: &GpuContext) -> impl Fn(Grains<Dim3>, Walls3d, Grid<Dim3>) -> Box<dyn Backend<Dim3>> + '_ {
@@ -96,7 +96,7 @@ fn what_the_gpu_does_not_run_in_3d_is_refused_by_name() {
     };
     let e = refusal(&ctx, &frictional_uzawa);
     assert!(
-        e.contains("solver `uzawa` with friction on the GPU backend (jacobi, apgd carry it there)"),
+        e.contains("solver `uzawa` with friction on the GPU backend in 3D (jacobi, apgd carry it there)"),
         "{e}"
     );
 }
@@ -146,4 +146,47 @@ fn the_3d_silo_runs_under_jacobi_on_the_gpu_as_on_the_cpu() {
     assert!(gpu_row[4] > 0.0 && (gpu_row[4] / cpu_row[4] - 1.0).abs() < 0.03);
     assert!((gpu_row[5] / cpu_row[5] - 1.0).abs() < 1e-3);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Spheres handed over out of id order (a resumed CPU run keeps its cell
+/// order): the GPU's diagnostics row pairs each listed contact with its
+/// own spheres, so the pair that overlaps by 0.1 mm reads 0.1 mm.
+#[test]
+fn the_gpu_totals_of_spheres_out_of_id_order_pair_each_contact_with_its_spheres() {
+    let Some(ctx) = context() else { return };
+    // No push-out: the overlap stays as it is.
+    let p = StepParams {
+        overlap_relax: 0.0,
+        ..params([0.0, 0.0], 0.0, 0.0)
+    };
+    let r = 0.005f32;
+    let pos = vec![
+        [0.02, 0.02, 0.02],
+        [0.02 + 2.0 * r - 1e-4, 0.02, 0.02],
+        [0.08, 0.08, 0.08],
+    ];
+    let mut g = Grains::<Dim3>::of_density(pos, vec![[0.0; 3]; 3], vec![r; 3], RHO);
+    g.id = vec![2, 0, 1];
+    let grid = grid([0.0; 3], [0.1; 3], r, &p);
+    for solver in [SolverKind::Jacobi, SolverKind::Apgd] {
+        let mut b = GpuBackend::new(ctx.clone(), g.clone(), Walls3d::default(), grid, 16).unwrap();
+        b.step(&StepParams { solver, ..p }).unwrap();
+        let region = Region {
+            gravity: [0.0; 3],
+            neck_y: -1.0,
+            bbox: Dim3::box_of([0.0; 3], [0.1; 3]),
+            period: 0.0,
+        };
+        let t = Backend::totals(&mut b, &region).unwrap();
+        assert!(
+            (t.max_overlap - 1e-4).abs() < 1e-6,
+            "{solver:?}: max overlap {}",
+            t.max_overlap
+        );
+        assert_eq!(t.contacts, Some(1), "{solver:?}");
+        // The spheres come back in id order, where they were.
+        let back = b.grains().unwrap();
+        assert_eq!(back.id, [0, 1, 2]);
+        assert_eq!(back.pos[2], g.pos[0], "{solver:?}");
+    }
 }

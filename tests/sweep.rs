@@ -312,3 +312,34 @@ fn the_bundled_beverloo_sweep_is_four_necks_by_two_seeds() {
             .all(|p| p.scene.solver.mu == 0.4 && p.scene.grains.count == 2000 && p.scene.run.duration == Some(2.0))
     );
 }
+
+/// The 3D Beverloo sweeps: four outlets of the silo each, under NLGS and
+/// under the Hertz DEM (friction 0.5 either way), and every point builds.
+#[test]
+fn the_3d_beverloo_sweeps_are_four_outlets_under_nlgs_and_the_dem() {
+    use hourglass::model::SolverKind;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (file, kind) in [
+        ("beverloo3d.toml", SolverKind::Nlgs),
+        ("beverloo3d_dem.toml", SolverKind::Dem),
+    ] {
+        let s = hourglass::sweep::Sweep::load(&root.join("examples").join(file)).unwrap();
+        assert_eq!(s.keys, ["walls.silo.outlet"], "{file}");
+        let outlets: Vec<f64> = s
+            .points
+            .iter()
+            .map(|p| p.scene.walls.silo.as_ref().unwrap().outlet)
+            .collect();
+        assert_eq!(outlets, [0.012, 0.015, 0.018, 0.021], "{file}");
+        for p in &s.points {
+            assert_eq!((p.scene.dimension, p.scene.solver.kind), (3, kind), "{file}");
+            let mu = if kind == SolverKind::Dem {
+                p.scene.dem.mu
+            } else {
+                p.scene.solver.mu
+            };
+            assert_eq!(mu, 0.5, "{file}");
+            hourglass::scene::build3d(&p.scene).unwrap_or_else(|e| panic!("{file}: {e}"));
+        }
+    }
+}

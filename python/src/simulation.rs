@@ -38,6 +38,10 @@ pub(crate) trait PySpace: RunSpace {
     }
     /// The walls as Python gets them.
     fn walls_py(py: Python<'_>, walls: &Self::Walls) -> PyResult<Py<PyAny>>;
+    /// The box an added grain must lie in.
+    fn grain_box(setup: &Setup<Self>) -> Self::Bounds {
+        setup.walls_box
+    }
 }
 
 impl PySpace for Dim2 {
@@ -49,6 +53,10 @@ impl PySpace for Dim2 {
     }
     fn check_initial_state(setup: &Setup, grid: &Grid) -> Result<()> {
         backend::check_initial_state(setup, grid)
+    }
+    /// The walls' bounding box with the gate, where they stand at the start.
+    fn grain_box(setup: &Setup) -> [f32; 4] {
+        setup.walls(true).bounding_box()
     }
     /// (M, 2, 2) float64, [[x0, y0], [x1, y1]] per segment.
     fn walls_py(py: Python<'_>, walls: &hourglass::model::Walls) -> PyResult<Py<PyAny>> {
@@ -179,7 +187,7 @@ impl<S: PySpace> Sim<S> {
         let grid = S::grid(&setup).map_err(py_err)?;
         if new_from < setup.grains.len() {
             let walls = setup.walls(!self.gate_open);
-            let (lo, hi) = S::box_corners(setup.walls_box);
+            let (lo, hi) = S::box_corners(S::grain_box(&setup));
             let cap = setup.scene.solver.contact_capacity as usize;
             let mut stepper = hourglass::cpu::CpuStepper::<S>::new(grid, cap);
             let lists = stepper.detect(&setup.grains, walls, 0.0);

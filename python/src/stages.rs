@@ -61,10 +61,11 @@ pub(crate) fn contact_arrays<'py, S: Space>(
     )?;
     d.set_item("gap", Array1::from(gap).into_pyarray(py))?;
     d.set_item("impulse", Array1::from(imp).into_pyarray(py))?;
-    if imp_t.len() == n {
+    let width = std::mem::size_of::<S::Tangent>() / 4;
+    if width == 1 {
         d.set_item("impulse_t", Array1::from(imp_t).into_pyarray(py))?;
     } else {
-        let rows = Array2::from_shape_vec((n, imp_t.len() / n.max(1)), imp_t).expect("a tangent per contact");
+        let rows = Array2::from_shape_vec((n, width), imp_t).expect("a tangent per contact");
         d.set_item("impulse_t", rows.into_pyarray(py))?;
     }
     Ok(d)

@@ -51,10 +51,12 @@
 //! stages before it on the device (`crate::backend::bisect` drives this).
 //!
 //! In 3D (`GpuBackend<Dim3>`) the same step runs the solvers of
-//! `solver::SOLID_SOLVERS` (projected Jacobi, with friction, and Uzawa),
-//! restitution and the split push-out, with vector spins and quaternion
-//! orientations; the grains are never reordered, and the totals are summed
-//! on the host.
+//! `solver::SOLID_SOLVERS` (projected Jacobi and APGD, with friction, and
+//! Uzawa), the cohesion, the forcing, restitution and the split push-out,
+//! with vector spins and quaternion orientations; the spheres are uploaded
+//! in id order and never reordered (the host's totals pair the lists read
+//! back with the spheres in id order), and the totals are summed on the
+//! host.
 
 use super::pipeline::{ID, INV_MASS, POS, Pipeline, RADIUS, VEL};
 use super::solver::{self, Batch, GpuSolver, Iteration};
@@ -146,6 +148,8 @@ impl<S: GpuSpace> GpuBackend<S> {
         grid: Grid<S>,
         capacity: usize,
     ) -> Result<GpuBackend<S>> {
+        // 3D keeps its spheres in id order on the device (no reorder).
+        let grains = if S::DIM == 3 { grains.into_id_order() } else { grains };
         let core = Pipeline::new(ctx, "hourglass", &grains, &walls, grid, capacity, 2)?;
         let kernels = Kernels::new(&core.ctx, &core.cfg);
         let bufs = Buffers::new(&core.ctx, &grains);
@@ -271,17 +275,17 @@ impl<S: GpuSpace> GpuBackend<S> {
                 .collect();
             names.join(", ")
         };
+        let space = if S::DIM == 3 { " in 3D" } else { "" };
         if p.friction() && !(facts.friction && facts.gpu) {
             return Err(Error::NotImplemented {
                 what: format!(
-                    "solver `{}` with friction on the GPU backend ({} carry it there)",
+                    "solver `{}` with friction on the GPU backend{space} ({} carry it there)",
                     facts.name,
                     gpu(|f| f.friction)
                 ),
             });
         }
         if !(facts.nscd && facts.gpu && here(p.solver)) {
-            let space = if S::DIM == 3 { " in 3D" } else { "" };
             return Err(Error::NotImplemented {
                 what: format!(
                     "solver `{}` on the GPU backend{space} ({} run there)",

@@ -154,6 +154,9 @@ impl<S: GpuSpace> GpuDemBackend<S> {
     ) -> Result<GpuDemBackend<S>> {
         let keeps_history = crate::model::law::spec(dem.law).history > 0;
         let lists = 1 + usize::from(keeps_history);
+        // 3D keeps its spheres in id order on the device: its totals pair
+        // the lists read back with the spheres in id order.
+        let grains = if S::DIM == 3 { grains.into_id_order() } else { grains };
         let core = Pipeline::new(ctx, "hourglass.dem", &grains, &walls, grid, capacity, lists)?;
         let (ctx, n) = (&core.ctx, core.n);
         let kernel = |stage, entry| Kernel::new(ctx, &core.cfg, stage, entry);

@@ -285,7 +285,7 @@ impl Scene {
                 &self.origin,
                 "cohesion",
                 format!(
-                    "capillary cohesion acts in the NSCD projection only; `{}` refuses [cohesion] (use nlgs, jacobi, colored, uzawa or apgd)",
+                    "capillary cohesion acts in the NSCD projection only; `{}` refuses [cohesion] (use nlgs, jacobi, uzawa or apgd)",
                     self.solver.kind.name()
                 ),
             ));
