@@ -112,6 +112,8 @@ impl Stages {
     /// `segments` ((M, 2, 2) flattened to (M, 4): x0, y0, x1, y1). A pair
     /// found by the last detection starts from its last impulse (warm
     /// start). Returns the contacts as arrays (see `Simulation.contacts`).
+    // The course's call: each argument is one of the problem's arrays.
+    #[allow(clippy::too_many_arguments)]
     fn detect<'py>(
         &mut self,
         py: Python<'py>,
@@ -143,7 +145,7 @@ impl Stages {
             if radius[i] <= 0.0 {
                 return Err(field_err(&format!("radii[{i}]"), "must be > 0"));
             }
-            if !(mass[i] > 0.0) {
+            if mass[i].is_nan() || mass[i] <= 0.0 {
                 return Err(field_err(
                     &format!("masses[{i}]"),
                     "must be > 0 (inf for a fixed grain)",
