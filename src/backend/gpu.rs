@@ -10,7 +10,7 @@ use crate::model::{Dim2, Dim3, Grains, Phase, Region, StepParams, StepStats, Tot
 
 /// A space the GPU's NSCD stepper runs in as a [`Backend`]: how its
 /// diagnostics row is found and how its grains are drawn.
-pub trait NscdTotals: GpuSpace {
+pub trait NscdTotals: crate::gpu::solver::NscdSpace {
     fn totals(be: &mut GpuBackend<Self>, region: &Region<Self>) -> Result<Totals>;
 
     /// The fastest grain's speed, m/s: by default the totals'.

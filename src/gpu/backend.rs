@@ -59,8 +59,7 @@
 //! host.
 
 use super::pipeline::{ID, INV_MASS, POS, Pipeline, RADIUS, VEL};
-use super::solver::{self, Batch, GpuSolver, Iteration};
-use super::space::GpuSpace;
+use super::solver::{self, Batch, GpuSolver, Iteration, NscdSpace};
 use super::state::{Buffers, Groups, Kernels, wide};
 use super::step::{Recorder, StepStage, record, stages_of};
 use super::view::DeviceGrains;
@@ -78,7 +77,7 @@ pub const CHECK_EVERY: u32 = 10;
 /// Steps between two reorders of the grain arrays into cell order.
 pub const REORDER_EVERY: u64 = 100;
 
-pub struct GpuBackend<S: GpuSpace = Dim2> {
+pub struct GpuBackend<S: NscdSpace = Dim2> {
     core: Pipeline<S>,
     kernels: Kernels,
     bufs: Buffers,
@@ -132,13 +131,13 @@ fn split(p: &StepParams) -> bool {
 
 /// The step in progress: what its host stages read and write (one context
 /// for every stage, as Box2D's step context).
-struct StepRun<'a, S: GpuSpace> {
+struct StepRun<'a, S: NscdSpace> {
     be: &'a mut GpuBackend<S>,
     p: StepParams,
     stats: StepStats,
 }
 
-impl<S: GpuSpace> GpuBackend<S> {
+impl<S: NscdSpace> GpuBackend<S> {
     /// Upload the grains and walls; fails with [`Error::Gpu`] naming the adapter
     /// limit a buffer of this scene exceeds.
     pub fn new(
@@ -231,7 +230,7 @@ impl GpuBackend {
     }
 }
 
-impl<S: GpuSpace> GpuBackend<S> {
+impl<S: NscdSpace> GpuBackend<S> {
     /// One NSCD step (see the module doc).
     pub fn step(&mut self, p: &StepParams) -> Result<StepStats> {
         self.step_from(p, PlanStage::FreeVelocity)
@@ -578,7 +577,7 @@ impl<S: GpuSpace> GpuBackend<S> {
     }
 }
 
-impl<S: GpuSpace> Recorder for StepRun<'_, S> {
+impl<S: NscdSpace> Recorder for StepRun<'_, S> {
     fn dispatch(&self, stage: StepStage, ps: &mut wgpu::ComputePass) {
         let be = &*self.be;
         let (k, g, n, c) = (&be.kernels, &be.groups, be.core.n as u32, be.cur);
@@ -627,7 +626,7 @@ impl<S: GpuSpace> Recorder for StepRun<'_, S> {
 }
 
 /// What [`crate::backend::Backend`] needs besides the step.
-impl<S: GpuSpace> GpuBackend<S> {
+impl<S: NscdSpace> GpuBackend<S> {
     pub fn set_walls(&mut self, walls: &S::Walls) {
         self.core.set_walls(walls);
         self.walls = walls.clone();

@@ -104,8 +104,22 @@ pub const SOLID_SOLVERS: &[(SolverKind, BuildSolver<Dim3>)] = &[
     (SolverKind::Apgd, |b| Box::new(super::apgd::ApgdSolver::new(b))),
 ];
 
+/// A space the GPU's NSCD stepper runs in: the solvers it runs there, and
+/// how each is built.
+pub trait NscdSpace: GpuSpace {
+    const NSCD_SOLVERS: &'static [(SolverKind, BuildSolver<Self>)];
+}
+
+impl NscdSpace for Dim2 {
+    const NSCD_SOLVERS: &'static [(SolverKind, BuildSolver<Self>)] = GPU_SOLVERS;
+}
+
+impl NscdSpace for Dim3 {
+    const NSCD_SOLVERS: &'static [(SolverKind, BuildSolver<Self>)] = SOLID_SOLVERS;
+}
+
 /// Build the GPU solver of `kind` in space `S` (None: it has no GPU version there).
-pub fn build<S: GpuSpace>(kind: SolverKind, b: &Build<'_, S>) -> Option<Box<dyn GpuSolver>> {
+pub fn build<S: NscdSpace>(kind: SolverKind, b: &Build<'_, S>) -> Option<Box<dyn GpuSolver>> {
     S::NSCD_SOLVERS
         .iter()
         .find(|(k, _)| *k == kind)

@@ -17,8 +17,6 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::pipeline::Pipeline;
-use super::solver::BuildSolver;
-use crate::model::SolverKind;
 use crate::model::space::{Dim2, Dim3, Space};
 use crate::model::walls3d::WallIndex;
 use crate::model::{Contact, Walls, Walls3d};
@@ -228,13 +226,9 @@ pub trait GpuSpace: Space {
 
     /// Contacts from the bytes of a contact buffer.
     fn contacts(bytes: &[u8]) -> Vec<Contact<Self>>;
-
-    /// The NSCD solvers the GPU runs in this space, and how each is built.
-    const NSCD_SOLVERS: &'static [(SolverKind, BuildSolver<Self>)];
 }
 
 impl GpuSpace for Dim2 {
-    const NSCD_SOLVERS: &'static [(SolverKind, BuildSolver<Self>)] = super::solver::GPU_SOLVERS;
     type Face = crate::model::Segment;
     type Ridge = crate::model::Corner;
     type FaceVel = [[f32; 2]; 2];
@@ -281,7 +275,6 @@ impl GpuSpace for Dim2 {
 }
 
 impl GpuSpace for Dim3 {
-    const NSCD_SOLVERS: &'static [(SolverKind, BuildSolver<Self>)] = super::solver::SOLID_SOLVERS;
     type Face = Face;
     type Ridge = Ridge;
     type FaceVel = [f32; 3];
