@@ -161,31 +161,33 @@ pub(crate) fn backend_choice(name: &str) -> PyResult<BackendChoice> {
     }
 }
 
-/// (N, 2) float64 from pairs of f32.
-fn pairs<'py>(py: Python<'py>, v: &[[f32; 2]]) -> Bound<'py, PyArray2<f64>> {
-    let flat: Vec<f64> = v.iter().flat_map(|p| [f64::from(p[0]), f64::from(p[1])]).collect();
-    Array2::from_shape_vec((v.len(), 2), flat)
-        .expect("two values per row")
-        .into_pyarray(py)
-}
-
 fn column<'py>(py: Python<'py>, v: impl Iterator<Item = f64>) -> Bound<'py, PyArray1<f64>> {
     Array1::from_iter(v).into_pyarray(py)
 }
 
-/// Rows of an (N, 2) array as f32 pairs, checking the shape.
-pub(crate) fn read_pairs(name: &str, a: &PyReadonlyArray2<'_, f64>, n: Option<usize>) -> PyResult<Vec<[f32; 2]>> {
+/// The rows of an (N, DIM) array as vectors of space `S`, checking the
+/// shape (and N when given) and that every value is finite.
+pub(crate) fn read_vecs<S: hourglass::model::Space>(
+    name: &str,
+    a: &PyReadonlyArray2<'_, f64>,
+    n: Option<usize>,
+) -> PyResult<Vec<S::Vec>> {
     let a = a.as_array();
-    if a.ncols() != 2 || n.is_some_and(|n| a.nrows() != n) {
-        let want = n.map_or("(N, 2)".to_string(), |n| format!("({n}, 2)"));
+    let d = S::DIM;
+    if a.ncols() != d || n.is_some_and(|n| a.nrows() != n) {
+        let want = n.map_or(format!("(N, {d})"), |n| format!("({n}, {d})"));
         return Err(field_err(name, format!("must have shape {want}, got {:?}", a.shape())));
     }
     let mut out = Vec::with_capacity(a.nrows());
     for (i, row) in a.rows().into_iter().enumerate() {
-        if !(row[0].is_finite() && row[1].is_finite()) {
+        if !row.iter().all(|x| x.is_finite()) {
             return Err(field_err(&format!("{name}[{i}]"), "must be finite"));
         }
-        out.push([row[0] as f32, row[1] as f32]);
+        let mut v = S::Vec::default();
+        for (k, x) in row.iter().enumerate() {
+            v[k] = *x as f32;
+        }
+        out.push(v);
     }
     Ok(out)
 }
@@ -226,8 +228,8 @@ fn read_frame<'py>(py: Python<'py>, path: PathBuf, dimension: u32) -> PyResult<B
     let g = read::grains(&path).map_err(py_err)?;
     let d = PyDict::new(py);
     let n = g.len();
-    d.set_item("positions", pairs(py, &g.pos))?;
-    d.set_item("velocities", pairs(py, &g.vel))?;
+    d.set_item("positions", rows(py, &g.pos))?;
+    d.set_item("velocities", rows(py, &g.vel))?;
     d.set_item("radii", column(py, g.radius.iter().map(|&r| f64::from(r))))?;
     d.set_item(
         "ids",

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use hourglass::backend::{self, Backend, Device};
 use hourglass::error::{Error, Result};
-use hourglass::model::{Body, Dim2, Dim3, Grains, Grid, Region, Space, StepParams, StepStats};
+use hourglass::model::{Body, Dim2, Dim3, Grains, Grid, Region, StepParams, StepStats};
 use hourglass::output::ResultDir;
 use hourglass::scene::{BackendChoice, Scene, Setup};
 use hourglass::sim::{self, RunSpace};
@@ -17,7 +17,7 @@ use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2}
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::{HourglassError, apply_overrides, backend_choice, field_err, py_err, read_column};
+use crate::{HourglassError, apply_overrides, backend_choice, field_err, py_err, read_column, read_vecs};
 
 /// What a space brings to a [`Sim`]: its build, backend policy, first check
 /// and the walls as Python sees them.
@@ -98,29 +98,6 @@ fn columns<T: bytemuck::Pod>(py: Python<'_>, v: &[T]) -> Py<PyAny> {
     }
     let rows = Array2::from_shape_vec((v.len(), k), flat).expect("K coordinates a value");
     rows.into_pyarray(py).into_any().unbind()
-}
-
-/// The rows of an (N, DIM) array as vectors of space `S`, checking the
-/// shape (and N when given) and that every value is finite.
-fn read_vecs<S: Space>(name: &str, a: &PyReadonlyArray2<'_, f64>, n: Option<usize>) -> PyResult<Vec<S::Vec>> {
-    let a = a.as_array();
-    let d = S::DIM;
-    if a.ncols() != d || n.is_some_and(|n| a.nrows() != n) {
-        let want = n.map_or(format!("(N, {d})"), |n| format!("({n}, {d})"));
-        return Err(field_err(name, format!("must have shape {want}, got {:?}", a.shape())));
-    }
-    let mut out = Vec::with_capacity(a.nrows());
-    for (i, row) in a.rows().into_iter().enumerate() {
-        if !row.iter().all(|x| x.is_finite()) {
-            return Err(field_err(&format!("{name}[{i}]"), "must be finite"));
-        }
-        let mut v = S::Vec::default();
-        for (k, x) in row.iter().enumerate() {
-            v[k] = *x as f32;
-        }
-        out.push(v);
-    }
-    Ok(out)
 }
 
 /// A run in space `S`: the scene's setup, its grid and backend, and the

@@ -10,7 +10,7 @@ use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::{field_err, py_err, read_column, read_pairs};
+use crate::{field_err, py_err, read_column, read_vecs};
 
 /// Contacts as arrays, each grain-grain pair once (from the copy of its
 /// lower index), indices mapped through `ids`; impulses NaN unless `known`.
@@ -130,7 +130,7 @@ impl Stages {
                 format!("must be a finite distance >= 0 m, got {alert}"),
             ));
         }
-        let pos = read_pairs("positions", &positions, None)?;
+        let pos = read_vecs::<hourglass::model::Dim2>("positions", &positions, None)?;
         let n = pos.len();
         let radius = read_column("radii", &radii, n)?;
         let masses = masses.as_array();
@@ -288,7 +288,7 @@ impl Stages {
             return Err(field_err("contacts", "call detect_contacts(alert) before solving"));
         };
         let n = self.free;
-        let vel = read_pairs("velocities", &velocities, Some(n))?;
+        let vel = read_vecs::<hourglass::model::Dim2>("velocities", &velocities, Some(n))?;
         for (i, v) in vel.into_iter().enumerate() {
             self.grains.vel[i] = v;
         }

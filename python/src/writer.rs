@@ -9,7 +9,7 @@ use hourglass::output::{ResultDir, Row, Summary};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 
-use crate::{HourglassError, field_err, py_err, read_column, read_pairs};
+use crate::{HourglassError, field_err, py_err, read_column, read_vecs};
 
 /// Writes frames, diagnostics rows and, at `finish`, summary.json (the
 /// mark of a complete run: a script that stops early leaves a directory
@@ -39,9 +39,9 @@ fn grains_of(
     radii: &PyReadonlyArray1<'_, f64>,
     masses: Option<&PyReadonlyArray1<'_, f64>>,
 ) -> PyResult<Grains> {
-    let pos = read_pairs("positions", positions, None)?;
+    let pos = read_vecs::<hourglass::model::Dim2>("positions", positions, None)?;
     let n = pos.len();
-    let vel = read_pairs("velocities", velocities, Some(n))?;
+    let vel = read_vecs::<hourglass::model::Dim2>("velocities", velocities, Some(n))?;
     let radius = read_column("radii", radii, n)?;
     let mut g = Grains::new(pos, vel, radius, 1.0);
     if let Some(m) = masses {
