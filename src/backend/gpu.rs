@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::gpu::GpuBackend;
 use crate::gpu::dem::GpuDemBackend;
 use crate::gpu::space::GpuSpace;
-use crate::model::{Dim2, Dim3, Grains, Phase, Region, StepParams, StepStats, Totals};
+use crate::model::{ContactLists, Dim2, Dim3, Grains, Phase, Region, StepParams, StepStats, Totals, Walls3d};
 
 /// A space the GPU's NSCD stepper runs in as a [`Backend`]: how its
 /// diagnostics row is found and how its grains are drawn.
@@ -38,18 +38,24 @@ impl NscdTotals for Dim2 {
     }
 }
 
-/// The spheres and the last step's lists read back, summed on the host by
-/// the CPU's `reduce` (3D never reorders its grains on the device, so the
-/// lists number them as the spheres read back do); the contacts are the
-/// lists' distinct pairs, as the CPU counts them.
+/// The diagnostics row of 3D's GPU backends: the spheres and `lists` (read
+/// back from the device) summed on the host by the CPU's `reduce`; the
+/// contacts are the lists' distinct pairs, as the CPU counts them. The
+/// backends keep their spheres in id order on the device, so the lists
+/// number them as the spheres read back (in id order) do.
+fn host_totals(grains: &Grains<Dim3>, lists: &ContactLists<Dim3>, walls: &Walls3d, region: &Region<Dim3>) -> Totals {
+    Totals {
+        contacts: Some(lists.distinct()),
+        ..crate::cpu::reduce::reduce(grains, lists, walls, region)
+    }
+}
+
+/// Summed on the host ([`host_totals`]) over the last step's lists.
 impl NscdTotals for Dim3 {
     fn totals(be: &mut GpuBackend<Dim3>, region: &Region<Dim3>) -> Result<Totals> {
         let lists = be.read_lists()?;
-        let walls = be.walls().clone();
-        Ok(Totals {
-            contacts: Some(lists.distinct()),
-            ..crate::cpu::reduce::reduce(be.grains()?, &lists, &walls, region)
-        })
+        let (grains, walls) = be.grains_and_walls()?;
+        Ok(host_totals(grains, &lists, walls, region))
     }
 
     /// From the spheres alone (no lists read back, no reduction).
@@ -126,18 +132,12 @@ impl DemTotals for Dim2 {
     }
 }
 
-/// The grains and the last detection's lists read back, summed on the host
-/// by the CPU's `reduce` (the DEM never reorders its grains on the device,
-/// so the lists number them as the grains read back do); the contacts are
-/// those lists' distinct pairs, as the CPU's DEM counts them at a row.
+/// Summed on the host ([`host_totals`]) over the last detection's lists.
 impl DemTotals for Dim3 {
     fn totals(dem: &mut GpuDemBackend<Dim3>, region: &Region<Dim3>) -> Result<Totals> {
         let lists = dem.lists()?;
-        let walls = dem.walls().clone();
-        Ok(Totals {
-            contacts: Some(lists.distinct()),
-            ..crate::cpu::reduce::reduce(dem.grains()?, &lists, &walls, region)
-        })
+        let (grains, walls) = dem.grains_and_walls()?;
+        Ok(host_totals(grains, &lists, walls, region))
     }
 
     /// From the spheres alone (no lists read back, no reduction): the

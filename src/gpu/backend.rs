@@ -652,11 +652,6 @@ impl<S: NscdSpace> GpuBackend<S> {
         self.walls.clone_from(walls);
     }
 
-    /// The walls on the device.
-    pub fn walls(&self) -> &S::Walls {
-        &self.walls
-    }
-
     pub fn grains(&mut self) -> Result<&Grains<S>> {
         if !self.host_fresh {
             let s = &self.bufs.spins;
@@ -664,6 +659,12 @@ impl<S: NscdSpace> GpuBackend<S> {
             self.host_fresh = true;
         }
         Ok(&self.host)
+    }
+
+    /// The grains (as [`Self::grains`]) with the walls on the device.
+    pub fn grains_and_walls(&mut self) -> Result<(&Grains<S>, &S::Walls)> {
+        self.grains()?;
+        Ok((&self.host, &self.walls))
     }
 
     /// The last step's contact lists, with their final impulses (device order).

@@ -420,9 +420,10 @@ impl<S: GpuSpace> GpuDemBackend<S> {
         Ok(&self.host)
     }
 
-    /// The walls of the step.
-    pub fn walls(&self) -> &S::Walls {
-        &self.walls
+    /// The grains (as [`Self::grains`]) with the walls of the step.
+    pub fn grains_and_walls(&mut self) -> Result<(&Grains<S>, &S::Walls)> {
+        self.grains()?;
+        Ok((&self.host, &self.walls))
     }
 
     /// The contact lists of the last detection (this step's, with the
