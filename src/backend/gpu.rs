@@ -50,7 +50,7 @@ fn host_totals(grains: &Grains<Dim3>, lists: &ContactLists<Dim3>, walls: &Walls3
     }
 }
 
-/// Summed on the host ([`host_totals`]) over the last step's lists.
+/// Summed on the host (`host_totals`) over the last step's lists.
 impl NscdTotals for Dim3 {
     fn totals(be: &mut GpuBackend<Dim3>, region: &Region<Dim3>) -> Result<Totals> {
         let lists = be.read_lists()?;
@@ -132,7 +132,7 @@ impl DemTotals for Dim2 {
     }
 }
 
-/// Summed on the host ([`host_totals`]) over the last detection's lists.
+/// Summed on the host (`host_totals`) over the last detection's lists.
 impl DemTotals for Dim3 {
     fn totals(dem: &mut GpuDemBackend<Dim3>, region: &Region<Dim3>) -> Result<Totals> {
         let lists = dem.lists()?;
