@@ -9,12 +9,12 @@
 mod common;
 mod gpu_common;
 
-use common::spheres::{G, R, RHO_LAB, floor, grid, params, run_positions, spring};
+use common::spheres::{G, R, RHO_LAB, floor, grid, on_slope_start, params, run_positions, spring};
 use gpu_common::context;
 use hourglass::backend::Backend;
 use hourglass::gpu::GpuContext;
 use hourglass::gpu::dem::GpuDemBackend;
-use hourglass::model::{DemParams, Dim3, Grains, Grid, Integrator, NormalLaw, Region, SolverKind, Space, Walls3d};
+use hourglass::model::{DemParams, Dim3, Grains, Grid, Integrator, Region, SolverKind, Space, Walls3d};
 
 fn gpu(ctx: &GpuContext, g: Grains<Dim3>, walls: Walls3d, grid: Grid<Dim3>, dem: DemParams) -> GpuDemBackend<Dim3> {
     let mut b = GpuDemBackend::new(ctx.clone(), g, walls, grid, 8, dem).expect("the GPU DEM");
@@ -94,24 +94,9 @@ fn a_resting_column_of_spheres_is_compressed_by_k_m_g_over_ks_on_the_gpu() {
 /// by `a`, Hertz-Mindlin with friction `mu`: its velocity and spin after
 /// `t` s, and its radius.
 fn hertz_mindlin_on_slope(ctx: &GpuContext, a: f32, mu: f32, t: f32) -> ([f32; 3], [f32; 3], f32) {
-    let r = 0.005f32;
-    let p = params([G * a.sin(), -G * a.cos()], 1e-5, SolverKind::Dem);
-    let dem = DemParams {
-        kn: 1e6,
-        gamma_n: 2.0,
-        gamma_relax: 2.0,
-        mu,
-        mu_roll: 0.0,
-        law: NormalLaw::HertzMindlin,
-        poisson: 0.3,
-        integrator: Integrator::VelocityVerlet,
-        ..DemParams::default()
-    };
-    let mut g = Grains::<Dim3>::of_density(vec![[0.02, r, 0.05]], vec![[0.0; 3]], vec![r], 2500.0);
-    // Start at the overlap that carries the weight's normal part.
-    let delta = (g.mass(0) as f32 * G * a.cos() / dem.kn).powf(2.0 / 3.0);
-    g.pos[0][1] = r - delta;
-    let mut b = gpu(ctx, g, floor(), grid([0.0; 3], [0.4, 0.05, 0.1], r, &p), dem);
+    let (g, p, dem, grid) = on_slope_start(a, mu);
+    let r = g.radius[0];
+    let mut b = gpu(ctx, g, floor(), grid, dem);
     for _ in 0..(t / p.dt).round() as usize {
         b.step(&p).unwrap();
     }

@@ -10,10 +10,10 @@
 
 mod common;
 
-use common::spheres::{G, R, RHO_LAB, floor, grid, params, spring};
+use common::spheres::{G, R, RHO_LAB, floor, grid, on_slope_start, params, spring};
 use hourglass::cpu::dem::{DemStepper, kinetic_energy, spring_energy};
 use hourglass::cpu::impulse::ImpulseStepper;
-use hourglass::model::{Body, DemParams, Dim3, Grains, ImpulseParams, Integrator, NormalLaw, SolverKind, Walls3d};
+use hourglass::model::{Body, Dim3, Grains, ImpulseParams, Integrator, SolverKind, Walls3d};
 
 #[test]
 fn an_elastic_spring_pair_of_spheres_of_masses_8_to_1_collides_elastically() {
@@ -122,24 +122,9 @@ fn hertz_mindlin_on_slope(a: f32, mu: f32, t: f32) -> ([f32; 3], [f32; 3], f32) 
 
 /// [`hertz_mindlin_on_slope`] on `walls`; also the largest |v_y| on the way.
 fn hertz_mindlin_on(walls: &Walls3d, a: f32, mu: f32, t: f32) -> ([f32; 3], [f32; 3], f32, f32) {
-    let r = 0.005f32;
-    let p = params([G * a.sin(), -G * a.cos()], 1e-5, SolverKind::Dem);
-    let dem = DemParams {
-        kn: 1e6,
-        gamma_n: 2.0,
-        gamma_relax: 2.0,
-        mu,
-        mu_roll: 0.0,
-        law: NormalLaw::HertzMindlin,
-        poisson: 0.3,
-        integrator: Integrator::VelocityVerlet,
-        ..DemParams::default()
-    };
-    let mut g = Grains::<Dim3>::of_density(vec![[0.02, r, 0.05]], vec![[0.0; 3]], vec![r], 2500.0);
-    // Start at the overlap that carries the weight's normal part.
-    let delta = (g.mass(0) as f32 * G * a.cos() / dem.kn).powf(2.0 / 3.0);
-    g.pos[0][1] = r - delta;
-    let mut s = DemStepper::new(grid([0.0; 3], [0.4, 0.05, 0.1], r, &p), 8, dem);
+    let (mut g, p, dem, grid) = on_slope_start(a, mu);
+    let r = g.radius[0];
+    let mut s = DemStepper::new(grid, 8, dem);
     let mut bump = 0.0f32;
     for _ in 0..(t / p.dt).round() as usize {
         s.step(&mut g, walls, &p);

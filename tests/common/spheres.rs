@@ -1,7 +1,7 @@
 //! Builders of the explicit models' sphere tests, on either backend
 //! (tests/spheres_explicit.rs, tests/gpu_spheres.rs).
 
-use hourglass::model::{DemParams, Dim3, Grid, Integrator, NormalLaw, Plane, SolverKind, StepParams, Walls3d};
+use hourglass::model::{DemParams, Dim3, Grains, Grid, Integrator, NormalLaw, Plane, SolverKind, StepParams, Walls3d};
 
 pub const G: f32 = 9.81;
 /// The lab's particles: radius 0.3 m, 1 kg (a sphere of this density).
@@ -78,4 +78,29 @@ pub fn run_positions(args: &[&std::ffi::OsStr], out: &std::path::Path) -> (Vec<f
         .flat_map(|p| p.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()))
         .collect();
     (pos, last)
+}
+
+/// A sphere of radius 5 mm, 2500 kg/m^3, resting on a floor (y = 0) at the
+/// overlap that carries the normal part of its weight under gravity tilted
+/// by `a`, Hertz-Mindlin (k_n 1e6, velocity Verlet) with friction `mu`:
+/// the sphere, the step of 10 us, the law and a grid over the slope.
+pub fn on_slope_start(a: f32, mu: f32) -> (Grains<Dim3>, StepParams, DemParams, Grid<Dim3>) {
+    let r = 0.005f32;
+    let p = params([G * a.sin(), -G * a.cos()], 1e-5, SolverKind::Dem);
+    let dem = DemParams {
+        kn: 1e6,
+        gamma_n: 2.0,
+        gamma_relax: 2.0,
+        mu,
+        mu_roll: 0.0,
+        law: NormalLaw::HertzMindlin,
+        poisson: 0.3,
+        integrator: Integrator::VelocityVerlet,
+        ..DemParams::default()
+    };
+    let mut g = Grains::<Dim3>::of_density(vec![[0.02, r, 0.05]], vec![[0.0; 3]], vec![r], 2500.0);
+    let delta = (g.mass(0) as f32 * G * a.cos() / dem.kn).powf(2.0 / 3.0);
+    g.pos[0][1] = r - delta;
+    let grid = grid([0.0; 3], [0.4, 0.05, 0.1], r, &p);
+    (g, p, dem, grid)
 }
