@@ -269,6 +269,20 @@ fn mu_of(s: &C3, p: &Params) -> f32 {
     }
 }
 
+/// A gather's spins, (GPU, CPU), against each other; with friction the
+/// spins are the free ones kicked (most of them changed), without they are
+/// not written (the spins before the pass, `before`).
+fn assert_spins(what: &str, friction: bool, spins: (&[[f32; 3]], &[[f32; 3]]), free: &[[f32; 3]], before: &[[f32; 3]]) {
+    let (got, want) = spins;
+    assert_vecs(&format!("{what}: spins"), got, want, REL, 1e-5);
+    if friction {
+        let kicked = want.iter().zip(free).filter(|(a, b)| a != b).count();
+        assert!(kicked > 200, "{what}: {kicked} spins kicked");
+    } else {
+        assert_eq!(want, before, "{what}");
+    }
+}
+
 #[test]
 fn jacobi_gather_matches_cpu_in_3d() {
     let Some(ctx) = context() else { return };
@@ -314,17 +328,7 @@ fn jacobi_gather_matches_cpu_in_3d() {
         let what = format!("jacobi_gather (friction {friction})");
         assert_vecs(&what, &get(&ctx, &b.vel, n), &vel, REL, 1e-7);
         let got_spin: Vec<[f32; 3]> = get(&ctx, &b.spin, n);
-        assert_vecs(&format!("{what}: spins"), &got_spin, &spin, REL, 1e-5);
-        // Friction turns the spheres: the spins are the free ones kicked;
-        // without, the spins are not written.
-        if friction {
-            assert!(
-                spin.iter().zip(&spin_free).filter(|(a, b)| a != b).count() > 200,
-                "{what}"
-            );
-        } else {
-            assert_eq!(spin, g.ang_vel, "{what}");
-        }
+        assert_spins(&what, friction, (&got_spin, &spin), &spin_free, &g.ang_vel);
     }
 }
 
@@ -574,15 +578,8 @@ fn apgd_gather_matches_cpu_in_3d() {
         run(&ctx, |ps| a.apgd.gather[f].dispatch(ps, &a.groups.gather[f], n as u32));
         let what = format!("apgd_gather (friction {friction})");
         assert_vecs(&what, &get(&ctx, &b.vel, n), &vel, REL, 1e-7);
-        assert_vecs(&format!("{what}: spins"), &get(&ctx, &b.spin, n), &spin, REL, 1e-5);
-        if friction {
-            assert!(
-                spin.iter().zip(&spin_free).filter(|(a, b)| a != b).count() > 200,
-                "{what}"
-            );
-        } else {
-            assert_eq!(spin, g.ang_vel, "{what}");
-        }
+        let got_spin: Vec<[f32; 3]> = get(&ctx, &b.spin, n);
+        assert_spins(&what, friction, (&got_spin, &spin), &spin_free, &g.ang_vel);
     }
 }
 
