@@ -15,7 +15,11 @@
 //             which order like the values for non-negative floats; the host
 //             clears residual before the iteration it reads)
 //   overflow: the same, serially over every grain, for OVERFLOW_COLOR (one invocation)
-//   mirror:   every non-owned copy takes its owner's impulse (end of step)
+//   mirror:   every non-owned copy takes its owner's impulse (end of step), its
+//             tangent seen from its own grain (mirror_tangent: the same
+//             coordinate in the plane, the opposite vector in 3D)
+// Written over the space (either space's stage): velocities, spins and
+// tangents are the space's (shaders/space/).
 
 // Friction (docs/nscd.md#coulomb-friction-and-rotation): a pipeline constant, false unless the pipeline sets it.
 override FRICTION: bool = false;
@@ -53,13 +57,13 @@ fn visit(s: u32, a: u32) -> f32 {
 fn update(s: u32, a: u32) -> f32 {
     let c = slots[s];
     let pair = (c.other & WALL) == 0u;
-    var vb = vec2<f32>(0.0, 0.0);
+    var vb = vec_zero();
     if pair {
-        vb = vel[c.other];
+        vb = vec_in(vel[c.other]);
     }
-    let va = vel[a];
-    let dv = vec2<f32>(va.x - vb.x, va.y - vb.y);
-    let u = dv.x * c.normal.x + dv.y * c.normal.y;
+    let va = vec_in(vel[a]);
+    let normal = vec_in(c.normal);
+    let u = dot_exact(va - vb, normal);
     // Contact::target (src/model/contact.rs)
     let t = normal_goal(c, u, params);
     let p = max(c.impulse - relax.x * t / c.inv_mass_sum, 0.0);
@@ -67,12 +71,12 @@ fn update(s: u32, a: u32) -> f32 {
     slots[s].impulse = p;
     let ia = inv_mass[a] * dp;
     if ia != 0.0 {
-        vel[a] = vec2<f32>(va.x + ia * c.normal.x, va.y + ia * c.normal.y);
+        vel[a] = vec_out(va + ia * normal);
     }
     if pair {
         let ib = inv_mass[c.other] * dp;
         if ib != 0.0 {
-            vel[c.other] = vec2<f32>(vb.x - ib * c.normal.x, vb.y - ib * c.normal.y);
+            vel[c.other] = vec_out(vb - ib * normal);
         }
     }
     return abs(dp * c.inv_mass_sum);
@@ -148,7 +152,8 @@ fn colored_mirror(inv: Invocation) {
         for (var t = 0u; t < m; t++) {
             if slots[j * CAPACITY + t].other == i {
                 slots[i * CAPACITY + s].impulse = slots[j * CAPACITY + t].impulse;
-                slots[i * CAPACITY + s].impulse_t = slots[j * CAPACITY + t].impulse_t;
+                let pt = tangent_in(slots[j * CAPACITY + t].impulse_t);
+                slots[i * CAPACITY + s].impulse_t = tangent_out(mirror_tangent(pt));
             }
         }
     }
@@ -156,10 +161,12 @@ fn colored_mirror(inv: Invocation) {
 
 // The frictional visit (FRICTION, docs/nscd.md#coulomb-friction-and-rotation): the same colours and buckets,
 // each visit the local Coulomb update with the normal row relaxed by relax.x (cpu::colored::update):
-//   u_t = (v_a - v_b) . t - (r_a w_a + r_b w_b),  (P_n', P_t') = coulomb_sor(P_n, P_t, target, u_t, W, sor, mu)
+//   u_t = contact_slip (the slip of the contact points: along t = (-n.y, n.x)
+//         in the plane, a vector of the contact plane in 3D),
+//   (P_n', P_t') = coulomb_sor(P_n, P_t, target, u_t, W, sor, mu)
 //   (a wall's v_b is its surface velocity wall_vel: contact_slip in shared.wgsl)
-//   d = dP_n n + dP_t t:  v_a += im_a d, w_a += spin_kick(im_a, r_a, dP_t),
-//                         v_b -= im_b d, w_b += spin_kick(im_b, r_b, dP_t)
+//   d = dP_n n + dP_t t:  v_a += im_a d, w_a += spin_kick(im_a, r_a, n x dP_t),
+//                         v_b -= im_b d, w_b += spin_kick(im_b, r_b, (-n) x mirror(dP_t))
 //   residual[a] = max(residual[a], friction_correction(dP_n, dP_t, W, 1))
 // A fixed grain (im = 0) is never written, as in update: within a colour it
 // may have several contacts. CPU twins: cpu::colored::{colored_solve,
@@ -167,43 +174,45 @@ fn colored_mirror(inv: Invocation) {
 fn update_friction(s: u32, a: u32) -> f32 {
     let c = slots[s];
     let pair = (c.other & WALL) == 0u;
-    var vb = vec2<f32>(0.0, 0.0);
-    var rwb = 0.0;
+    var vb = vec_zero();
+    var rwb = spin_zero();
     if pair {
-        vb = vel[c.other];
-        rwb = radius[c.other] * spin[c.other];
+        vb = vec_in(vel[c.other]);
+        rwb = spin_scale(spin_in(spin[c.other]), radius[c.other]);
     }
-    let va = vel[a];
-    let dv = vec2<f32>(va.x - vb.x, va.y - vb.y);
-    let u = dv.x * c.normal.x + dv.y * c.normal.y;
-    let u_t = contact_slip(c, va, vb, radius[a] * spin[a], rwb);
+    let va = vec_in(vel[a]);
+    let normal = vec_in(c.normal);
+    let u = dot_exact(va - vb, normal);
+    let u_t = contact_slip(c, va, vb, spin_scale(spin_in(spin[a]), radius[a]), rwb);
     let goal = normal_goal(c, u, params);
-    let p = coulomb_sor(c.impulse, c.impulse_t, goal, u_t, c.inv_mass_sum, relax.x, mu_of(c.other, params));
-    let dn = p.x - c.impulse;
-    let dtan = p.y - c.impulse_t;
-    slots[s].impulse = p.x;
-    slots[s].impulse_t = p.y;
-    let d = vec2<f32>(dn * c.normal.x + dtan * -c.normal.y, dn * c.normal.y + dtan * c.normal.x);
+    let pt0 = tangent_in(c.impulse_t);
+    let p = coulomb_sor(c.impulse, pt0, goal, u_t, c.inv_mass_sum, relax.x, mu_of(c.other, params));
+    let dn = p.n - c.impulse;
+    let dtan = p.t - pt0;
+    slots[s].impulse = p.n;
+    slots[s].impulse_t = tangent_out(p.t);
+    let d = dn * normal + tangent_vec(normal, dtan);
     let ia = inv_mass[a];
     if ia != 0.0 {
-        vel[a] = vec2<f32>(va.x + ia * d.x, va.y + ia * d.y);
-        spin[a] = spin[a] + spin_kick(ia, radius[a], dtan);
+        vel[a] = vec_out(va + ia * d);
+        spin[a] = spin_out(spin_in(spin[a]) + spin_kick(ia, radius[a], contact_moment(normal, dtan)));
     }
     if pair {
         let ib = inv_mass[c.other];
         if ib != 0.0 {
-            vel[c.other] = vec2<f32>(vb.x - ib * d.x, vb.y - ib * d.y);
-            spin[c.other] = spin[c.other] + spin_kick(ib, radius[c.other], dtan);
+            vel[c.other] = vec_out(vb - ib * d);
+            let m = contact_moment(-normal, mirror_tangent(dtan));
+            spin[c.other] = spin_out(spin_in(spin[c.other]) + spin_kick(ib, radius[c.other], m));
         }
     }
     return friction_correction(dn, dtan, c.inv_mass_sum, 1.0);
 }
 
-// model::contact::coulomb_sor: coulomb with the normal row over-relaxed by
-// `sor` and the tangential row plain (coulomb bit for bit at sor = 1).
-fn coulomb_sor(p_n: f32, p_t: f32, goal: f32, u_t: f32, w: f32, sor: f32, mu: f32) -> vec2<f32> {
+// model::contact::coulomb_sor_in: coulomb_in with the normal row
+// over-relaxed by `sor` and the tangential row plain (coulomb_in bit for
+// bit at sor = 1).
+fn coulomb_sor(p_n: f32, p_t: Tangent, goal: f32, u_t: Tangent, w: f32, sor: f32, mu: f32) -> Impulses {
     let pn = max(p_n - sor * goal / w, 0.0);
-    let bound = mu * pn;
-    let pt = clamp(p_t - u_t / (TANGENT_MASS_RATIO * w), -bound, bound);
-    return vec2<f32>(pn, pt);
+    let pt = tangent_cap(tangent_step(p_t, u_t, 1.0, TANGENT_MASS_RATIO * w), mu * pn);
+    return Impulses(pn, pt);
 }

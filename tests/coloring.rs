@@ -8,7 +8,7 @@ mod common;
 use common::*;
 use hourglass::cpu::coloring::{self, color_contacts, owns};
 use hourglass::model::contact::BODY_SEGMENT;
-use hourglass::model::{Body, Contact, ContactLists, SolverKind};
+use hourglass::model::{Body, Contact, ContactLists, Dim2, SolverKind};
 use hourglass::model::{MAX_COLORS, OVERFLOW, UNCOLORED};
 
 /// xorshift64*, reproducible without rand's API.
@@ -170,7 +170,7 @@ fn coloring_is_independent_of_slot_order() {
 
 #[test]
 fn empty_and_single_grain_lists() {
-    let c = color_contacts(&ContactLists::new(0, 8), &[]);
+    let c = color_contacts(&ContactLists::<Dim2>::new(0, 8), &[]);
     assert_eq!((c.colors, c.overflow, c.rounds), (0, 0, 0));
     let mut l = ContactLists::new(1, 8);
     push(&mut l, 0, BODY_SEGMENT);

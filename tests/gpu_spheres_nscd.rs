@@ -3,8 +3,8 @@
 //! (tests/common/nscd3.rs): head-on pairs keep the momentum of spheres and
 //! separate at e times their approach, a dropped sphere rebounds to e^2 of
 //! its height, and a sphere on a slope rolls at 5/7 g sin a or slides at
-//! g (sin a - mu cos a) under projected Jacobi and APGD; frictionless,
-//! Uzawa too (the drop's rebound: Jacobi and Uzawa).
+//! g (sin a - mu cos a) under projected Jacobi, coloured NLGS and APGD;
+//! frictionless, Uzawa too (the drop's rebound: Jacobi and Uzawa).
 //! A solver the GPU does not run in 3D is refused by name.
 
 mod common;
@@ -25,7 +25,12 @@ fn on(ctx: &GpuContext) -> impl Fn(Grains<Dim3>, Walls3d, Grid<Dim3>) -> Box<dyn
 #[test]
 fn a_perfectly_inelastic_head_on_pair_moves_on_with_the_momentum_of_spheres_on_the_gpu() {
     let Some(ctx) = context() else { return };
-    for solver in [SolverKind::Jacobi, SolverKind::Apgd, SolverKind::Uzawa] {
+    for solver in [
+        SolverKind::Jacobi,
+        SolverKind::Colored,
+        SolverKind::Apgd,
+        SolverKind::Uzawa,
+    ] {
         inelastic_pair(&on(&ctx), solver);
     }
 }
@@ -33,7 +38,7 @@ fn a_perfectly_inelastic_head_on_pair_moves_on_with_the_momentum_of_spheres_on_t
 #[test]
 fn a_head_on_pair_with_restitution_separates_at_e_times_its_approach_on_the_gpu() {
     let Some(ctx) = context() else { return };
-    for solver in [SolverKind::Jacobi, SolverKind::Apgd] {
+    for solver in [SolverKind::Jacobi, SolverKind::Colored, SolverKind::Apgd] {
         restitution_pair(&on(&ctx), solver);
     }
 }
@@ -49,7 +54,7 @@ fn a_dropped_sphere_rebounds_to_e_squared_of_its_height_and_then_rests_on_the_gp
 #[test]
 fn a_sphere_rolls_down_a_slope_at_five_sevenths_g_sin_a_on_the_gpu() {
     let Some(ctx) = context() else { return };
-    for solver in [SolverKind::Jacobi, SolverKind::Apgd] {
+    for solver in [SolverKind::Jacobi, SolverKind::Colored, SolverKind::Apgd] {
         rolling(&on(&ctx), solver);
     }
 }
@@ -57,7 +62,7 @@ fn a_sphere_rolls_down_a_slope_at_five_sevenths_g_sin_a_on_the_gpu() {
 #[test]
 fn a_sphere_with_too_little_friction_slides_at_g_sin_a_less_mu_g_cos_a_on_the_gpu() {
     let Some(ctx) = context() else { return };
-    for solver in [SolverKind::Jacobi, SolverKind::Apgd] {
+    for solver in [SolverKind::Jacobi, SolverKind::Colored, SolverKind::Apgd] {
         sliding(&on(&ctx), solver);
     }
 }
@@ -65,7 +70,12 @@ fn a_sphere_with_too_little_friction_slides_at_g_sin_a_less_mu_g_cos_a_on_the_gp
 #[test]
 fn two_wet_spheres_approach_with_the_force_law_acceleration_on_the_gpu() {
     let Some(ctx) = context() else { return };
-    for solver in [SolverKind::Jacobi, SolverKind::Apgd, SolverKind::Uzawa] {
+    for solver in [
+        SolverKind::Jacobi,
+        SolverKind::Colored,
+        SolverKind::Apgd,
+        SolverKind::Uzawa,
+    ] {
         wet_pair(&on(&ctx), solver);
     }
 }
@@ -82,10 +92,10 @@ fn refusal(ctx: &GpuContext, p: &StepParams) -> String {
 fn what_the_gpu_does_not_run_in_3d_is_refused_by_name() {
     let Some(ctx) = context() else { return };
     let base = params([0.0, -9.81], 0.0, 0.0);
-    for solver in [SolverKind::Nlgs, SolverKind::Colored] {
+    for solver in [SolverKind::Nlgs, SolverKind::Seed] {
         let e = refusal(&ctx, &StepParams { solver, ..base });
         let name = format!(
-            "solver `{}` on the GPU backend in 3D (jacobi, uzawa, apgd run there)",
+            "solver `{}` on the GPU backend in 3D (jacobi, colored, uzawa, apgd run there)",
             solver.name()
         );
         assert!(e.contains(&name), "{e}");
@@ -96,7 +106,7 @@ fn what_the_gpu_does_not_run_in_3d_is_refused_by_name() {
     };
     let e = refusal(&ctx, &frictional_uzawa);
     assert!(
-        e.contains("solver `uzawa` with friction on the GPU backend in 3D (jacobi, apgd carry it there)"),
+        e.contains("solver `uzawa` with friction on the GPU backend in 3D (jacobi, colored, apgd carry it there)"),
         "{e}"
     );
 }

@@ -346,7 +346,7 @@ fn colored_solve_matches_cpu() {
             let bucket = &sweep.slot[sweep.start[c]..sweep.start[c + 1]];
             let bodies = bodies(&p.grains.inv_mass, &[]);
             let out = moving(&mut want_v, &mut []);
-            cpu::colored::colored_solve::<false>(&mut want, &bodies, out, &mut want_r, bucket, &visit(&q));
+            cpu::colored::colored_solve::<_, false>(&mut want, &bodies, out, &mut want_r, bucket, &visit(&q));
         }
         // GPU: the same bucket, one pass uniform per colour.
         let kernels = Colored::new(&ctx, &cfg(&p));
@@ -389,7 +389,7 @@ fn colored_overflow_matches_cpu() {
         let coloring = cpu::coloring::color_contacts(&p.lists, &p.grains.inv_mass);
         let (mut want, mut want_v, mut want_r) = (p.lists.clone(), p.grains.vel.clone(), vec![0.0f32; n]);
         let (bodies, out) = (bodies(&p.grains.inv_mass, &[]), moving(&mut want_v, &mut []));
-        cpu::colored::colored_overflow::<false>(&mut want, &coloring.color, &bodies, out, &mut want_r, &visit(&q));
+        cpu::colored::colored_overflow::<_, false>(&mut want, &coloring.color, &bodies, out, &mut want_r, &visit(&q));
         let kernels = Colored::new(&ctx, &cfg(&p));
         let g = ColoredGpu::new(&ctx, &p, &coloring.color, &[0u32]);
         let group = kernels.overflow[0].group(&ctx, &g.bindings().overflow());
@@ -1104,7 +1104,7 @@ fn colored_solve_friction_matches_cpu() {
             let bucket = &sweep.slot[sweep.start[c]..sweep.start[c + 1]];
             let bodies = bodies(&p.grains.inv_mass, &p.grains.radius);
             let out = moving(&mut want_v, &mut want_w);
-            cpu::colored::colored_solve::<true>(&mut want, &bodies, out, &mut want_r, bucket, &visit(&f.params));
+            cpu::colored::colored_solve::<_, true>(&mut want, &bodies, out, &mut want_r, bucket, &visit(&f.params));
         }
         let kernels = Colored::new(&ctx, &cfg(&p));
         let g = ColoredGpu::friction(&ctx, &p, &f, &coloring.color, &sweep.slot);
@@ -1155,7 +1155,7 @@ fn colored_overflow_friction_matches_cpu() {
         let bodies = bodies(&p.grains.inv_mass, &p.grains.radius);
         let out = moving(&mut want_v, &mut want_w);
         let how = visit(&f.params);
-        cpu::colored::colored_overflow::<true>(&mut want, &coloring.color, &bodies, out, &mut want_r, &how);
+        cpu::colored::colored_overflow::<_, true>(&mut want, &coloring.color, &bodies, out, &mut want_r, &how);
         let kernels = Colored::new(&ctx, &cfg(&p));
         let g = ColoredGpu::friction(&ctx, &p, &f, &coloring.color, &[0u32]);
         let group = kernels.overflow[1].group(&ctx, &g.bindings().overflow());

@@ -1,6 +1,6 @@
 //! Spheres in three dimensions on the CPU stepper (`CpuStepper<Dim3>`),
-//! each answer under projected Jacobi, APGD and NLGS (Gauss-Seidel sweeps,
-//! `cpu::sweep`): head-on pairs keep their
+//! each answer under projected Jacobi, APGD, NLGS (Gauss-Seidel sweeps,
+//! `cpu::sweep`) and coloured NLGS: head-on pairs keep their
 //! momentum with the masses of spheres (rho 4/3 pi r^3), a dropped sphere
 //! rebounds to e^2 of its height and then rests on the floor, and a sphere
 //! on a slope rolls at 5/7 g sin a (the inertia 2/5 m r^2) or, with too
@@ -23,7 +23,12 @@ fn stepper(lo: [f32; 3], hi: [f32; 3], r_max: f32, p: &StepParams) -> CpuStepper
 }
 
 /// The NSCD solvers with 3D stages.
-const SOLVERS: [SolverKind; 3] = [SolverKind::Jacobi, SolverKind::Apgd, SolverKind::Nlgs];
+const SOLVERS: [SolverKind; 4] = [
+    SolverKind::Jacobi,
+    SolverKind::Apgd,
+    SolverKind::Nlgs,
+    SolverKind::Colored,
+];
 
 #[test]
 fn a_perfectly_inelastic_head_on_pair_moves_on_with_the_momentum_of_spheres() {
@@ -64,13 +69,13 @@ fn a_sphere_with_too_little_friction_slides_at_g_sin_a_less_mu_g_cos_a() {
 #[test]
 fn a_solver_without_3d_stages_is_refused_by_name() {
     let p = StepParams {
-        solver: SolverKind::Colored,
+        solver: SolverKind::Seed,
         ..params([0.0, -9.81], 0.0, 0.0)
     };
     let mut g = Grains::<Dim3>::of_density(vec![[0.05, 0.05, 0.05]], vec![[0.0; 3]], vec![0.005], RHO);
     let mut st = stepper([0.0; 3], [0.1; 3], 0.005, &p);
     let e = st.step(&mut g, &Walls3d::default(), &p).unwrap_err().to_string();
-    assert!(e.contains("solver `colored`") && e.contains("3D"), "{e}");
+    assert!(e.contains("solver `seed`") && e.contains("3D"), "{e}");
 }
 
 #[test]

@@ -69,6 +69,13 @@ fn tangent_cap(t: Tangent, bound: f32) -> Tangent {
     return min(max(t, -bound), bound);
 }
 
+// The tangent of a pair's second copy, seen from its own grain
+// (Space::mirror_tangent): the same coordinate in the plane, where both
+// copies' tangents turn with their normals.
+fn mirror_tangent(t: Tangent) -> Tangent {
+    return t;
+}
+
 // |t| (Coords::norm).
 fn tangent_norm(t: Tangent) -> f32 {
     return abs(t);

@@ -71,6 +71,12 @@ fn slip(n: Vec, v_a: Vec, v_b: Vec, rw_a: Spin, rw_b: Spin) -> Tangent {
     return tangential((v_a - v_b) - spin, n);
 }
 
+// The tangent of a pair's second copy, seen from its own sphere
+// (Space::mirror_tangent): the opposite vector.
+fn mirror_tangent(t: Tangent) -> Tangent {
+    return -t;
+}
+
 // |t| (Coords::norm).
 fn tangent_norm(t: Tangent) -> f32 {
     return sqrt(t.x * t.x + t.y * t.y + t.z * t.z);

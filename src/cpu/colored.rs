@@ -26,14 +26,19 @@
 //! With friction (docs/nscd.md#coulomb-friction-and-rotation) the `FRICTION = true` instances visit the same
 //! contacts in the same order with the local Coulomb update ([`update`]):
 //! both grains' velocities and spins move.
+//!
+//! Written over the space (model::space): in 3D the tangential impulse is a
+//! vector of the contact plane projected into the Coulomb disk, the spins
+//! are vectors, and the mirror gives the second copy of a pair the opposite
+//! tangent (each copy seen from its own sphere).
 
 use super::coloring::{Coloring, is_orphan, owns};
 use super::jacobi::Moving;
 use super::solver::{SolveCtx, Solver};
 use crate::model::OVERFLOW;
-use crate::model::contact::{coulomb_sor, spin_kick, tangent};
+use crate::model::contact::coulomb_sor_in;
 use crate::model::solver::{colored_sor, colored_sor_above, colored_sor_due};
-use crate::model::{Body, Contact, ContactLists, StepParams, StepStats, dot, sub};
+use crate::model::{Body, Contact, ContactLists, Space, StepParams, StepStats};
 
 /// Owned contacts grouped by colour: `slot[start[k]..start[k + 1]]` are colour k
 /// (the overflow colour last), each with its grain.
@@ -46,7 +51,7 @@ pub struct ColoredSweep {
 
 impl ColoredSweep {
     /// Group the owned slots of `count`/`slots` by their colour in `coloring`.
-    pub fn build(&mut self, count: &[u32], slots: &[Contact], capacity: usize, coloring: &Coloring) {
+    pub fn build<S: Space>(&mut self, count: &[u32], slots: &[Contact<S>], capacity: usize, coloring: &Coloring) {
         let groups = coloring.colors as usize + 1;
         let mut per: Vec<Vec<(u32, u32)>> = vec![Vec::new(); groups];
         for a in 0..count.len() {
@@ -78,16 +83,16 @@ impl ColoredSweep {
 
     /// One iteration (every colour, then the overflow) with [`update`];
     /// returns the largest correction, m/s.
-    pub fn sweep<const FRICTION: bool>(
+    pub fn sweep<S: Space, const FRICTION: bool>(
         &self,
-        slots: &mut [Contact],
+        slots: &mut [Contact<S>],
         bodies: &Bodies,
-        out: &mut Moving,
+        out: &mut Moving<S>,
         how: &Visit,
     ) -> f32 {
         let mut worst = 0.0f32;
         for (&slot, &a) in self.slot.iter().zip(&self.grain) {
-            let r = update::<FRICTION>(&mut slots[slot as usize], a as usize, bodies, out, how);
+            let r = update::<S, FRICTION>(&mut slots[slot as usize], a as usize, bodies, out, how);
             worst = worst.max(r);
         }
         worst
@@ -134,12 +139,20 @@ impl Visit {
 /// P' = max(0, P - sor t / W) (`how.sor`), both grains' velocities
 /// (`out.vel`) moved at once; returns |dP| W. With `FRICTION`
 /// (docs/nscd.md#coulomb-friction-and-rotation) the local update
-/// `coulomb_sor` on (P_n, P_t) (the normal row relaxed by `how.sor`), both
-/// grains' velocities and spins (`out.spin`) moved; returns
-/// max(|dP_n| W, |dP_t| 3W). A fixed grain
-/// is never written (on the GPU it may sit in several contacts of one colour).
+/// `coulomb_sor_in` on (P_n, P_t) (the normal row relaxed by `how.sor`),
+/// both grains' velocities and spins (`out.spin`) moved; returns
+/// max(|dP_n| W, |dP_t| W_tt). In 3D P_t is a vector of the contact plane
+/// and the other grain's kick is along its own copy's normal and tangent
+/// (-n, `Space::mirror_tangent`). A fixed grain is never written (on the
+/// GPU it may sit in several contacts of one colour).
 #[inline]
-pub fn update<const FRICTION: bool>(c: &mut Contact, a: usize, bodies: &Bodies, out: &mut Moving, how: &Visit) -> f32 {
+pub fn update<S: Space, const FRICTION: bool>(
+    c: &mut Contact<S>,
+    a: usize,
+    bodies: &Bodies,
+    out: &mut Moving<S>,
+    how: &Visit,
+) -> f32 {
     let other = match c.body() {
         Body::Grain(j) => Some(j as usize),
         _ => None,
@@ -148,20 +161,20 @@ pub fn update<const FRICTION: bool>(c: &mut Contact, a: usize, bodies: &Bodies, 
         return update_friction(c, a, other, bodies, out, how);
     }
     let (inv_mass, vel) = (bodies.inv_mass, &mut *out.vel);
-    let vb = other.map_or([0.0, 0.0], |j| vel[j]);
-    let u = dot(sub(vel[a], vb), c.normal);
+    let vb = other.map_or(S::Vec::default(), |j| vel[j]);
+    let u = S::dot(S::sub(vel[a], vb), c.normal);
     let t = c.target(u, how.inv_dt, how.beta, how.slop);
     let p = (c.impulse - how.sor * t / c.inv_mass_sum).max(0.0);
     let dp = p - c.impulse;
     c.impulse = p;
     let ia = inv_mass[a] * dp;
     if ia != 0.0 {
-        vel[a] = [vel[a][0] + ia * c.normal[0], vel[a][1] + ia * c.normal[1]];
+        vel[a] = S::zip(vel[a], c.normal, |v, n| v + ia * n);
     }
     if let Some(j) = other {
         let ib = inv_mass[j] * dp;
         if ib != 0.0 {
-            vel[j] = [vel[j][0] - ib * c.normal[0], vel[j][1] - ib * c.normal[1]];
+            vel[j] = S::zip(vel[j], c.normal, |v, n| v - ib * n);
         }
     }
     (dp * c.inv_mass_sum).abs()
@@ -169,52 +182,54 @@ pub fn update<const FRICTION: bool>(c: &mut Contact, a: usize, bodies: &Bodies, 
 
 /// The frictional part of [`update`] (`other`: the other grain, if any).
 #[inline]
-fn update_friction(
-    c: &mut Contact,
+fn update_friction<S: Space>(
+    c: &mut Contact<S>,
     a: usize,
     other: Option<usize>,
     bodies: &Bodies,
-    out: &mut Moving,
+    out: &mut Moving<S>,
     how: &Visit,
 ) -> f32 {
     let (inv_mass, radius) = (bodies.inv_mass, bodies.radius);
     let (vel, spin) = (&mut *out.vel, &mut *out.spin);
     let mu = if other.is_some() { how.mu } else { how.mu_wall };
-    let vb = other.map_or([0.0, 0.0], |j| vel[j]);
-    let rw_b = other.map_or(0.0, |j| radius[j] * spin[j]);
-    let u = dot(sub(vel[a], vb), c.normal);
-    let u_t = c.slip(vel[a], vb, radius[a] * spin[a], rw_b);
+    let vb = other.map_or(S::Vec::default(), |j| vel[j]);
+    let rw_b = other.map_or(S::Spin::default(), |j| S::spin_scale(spin[j], radius[j]));
+    let u = S::dot(S::sub(vel[a], vb), c.normal);
+    let rw_a = S::spin_scale(spin[a], radius[a]);
+    let u_t = S::slip(c.normal, vel[a], S::add(vb, c.wall_vel), rw_a, rw_b);
     let target = c.target(u, how.inv_dt, how.beta, how.slop);
     let w = c.inv_mass_sum;
-    let (pn, pt) = coulomb_sor(c.impulse, c.impulse_t, target, u_t, w, how.sor, mu);
-    let (dn, dt) = (pn - c.impulse, pt - c.impulse_t);
+    let (pn, pt) = coulomb_sor_in::<S>(c.impulse, c.impulse_t, target, u_t, w, how.sor, mu);
+    let (dn, dt) = (pn - c.impulse, S::tangent_sub(pt, c.impulse_t));
     (c.impulse, c.impulse_t) = (pn, pt);
-    let t = tangent(c.normal);
-    let d = [dn * c.normal[0] + dt * t[0], dn * c.normal[1] + dt * t[1]];
+    let d = S::zip(c.normal, S::tangent_vec(c.normal, dt), |n, t| dn * n + t);
     let ia = inv_mass[a];
     if ia != 0.0 {
-        vel[a] = [vel[a][0] + ia * d[0], vel[a][1] + ia * d[1]];
-        spin[a] += spin_kick(ia, radius[a], dt);
+        vel[a] = S::zip(vel[a], d, |v, d| v + ia * d);
+        let m = S::contact_moment(c.normal, dt);
+        spin[a] = S::spin_add(spin[a], S::spin_kick(ia, radius[a], m));
     }
     if let Some(j) = other {
-        // The other copy's normal and tangent are both negated, its P_t the same.
+        // The other copy's normal is -n and its tangent the mirrored one.
         let ib = inv_mass[j];
         if ib != 0.0 {
-            vel[j] = [vel[j][0] - ib * d[0], vel[j][1] - ib * d[1]];
-            spin[j] += spin_kick(ib, radius[j], dt);
+            vel[j] = S::zip(vel[j], d, |v, d| v - ib * d);
+            let m = S::contact_moment(S::scale(c.normal, -1.0), S::mirror_tangent(dt));
+            spin[j] = S::spin_add(spin[j], S::spin_kick(ib, radius[j], m));
         }
     }
-    super::jacobi::friction_correction(dn, dt, w, 1.0)
+    super::jacobi::friction_correction_in::<S>(dn, dt, w, 1.0)
 }
 
 /// Stage `colored_solve`: the contacts of one colour, in binding order.
 /// `bucket` holds that colour's slot indices (the GPU's
 /// `bucket[start_k .. start_k + size_k]`); slot `idx` belongs to grain
 /// `idx / capacity`, whose residual becomes max(residual, correction).
-pub fn colored_solve<const FRICTION: bool>(
-    lists: &mut ContactLists,
+pub fn colored_solve<S: Space, const FRICTION: bool>(
+    lists: &mut ContactLists<S>,
     bodies: &Bodies,
-    mut out: Moving,
+    mut out: Moving<S>,
     residual: &mut [f32],
     bucket: &[u32],
     how: &Visit,
@@ -222,7 +237,7 @@ pub fn colored_solve<const FRICTION: bool>(
     let capacity = lists.capacity;
     for &idx in bucket {
         let a = idx as usize / capacity.max(1);
-        let r = update::<FRICTION>(&mut lists.slots[idx as usize], a, bodies, &mut out, how);
+        let r = update::<S, FRICTION>(&mut lists.slots[idx as usize], a, bodies, &mut out, how);
         residual[a] = residual[a].max(r);
     }
 }
@@ -230,11 +245,11 @@ pub fn colored_solve<const FRICTION: bool>(
 /// Stage `colored_overflow`: serially over every grain and its slots, the
 /// contacts of the [`OVERFLOW`] colour that grain solves (owned copies and
 /// orphans, see [`is_orphan`]); residual as in [`colored_solve`].
-pub fn colored_overflow<const FRICTION: bool>(
-    lists: &mut ContactLists,
+pub fn colored_overflow<S: Space, const FRICTION: bool>(
+    lists: &mut ContactLists<S>,
     color: &[u32],
     bodies: &Bodies,
-    mut out: Moving,
+    mut out: Moving<S>,
     residual: &mut [f32],
     how: &Visit,
 ) {
@@ -245,7 +260,7 @@ pub fn colored_overflow<const FRICTION: bool>(
             let (count, slots) = (&lists.count, &lists.slots);
             let solves = owns(a as u32, slots[idx].other) || is_orphan(count, slots, capacity, a, idx);
             if color[idx] == OVERFLOW && solves {
-                let r = update::<FRICTION>(&mut lists.slots[idx], a, bodies, &mut out, how);
+                let r = update::<S, FRICTION>(&mut lists.slots[idx], a, bodies, &mut out, how);
                 *res = res.max(r);
             }
         }
@@ -253,8 +268,10 @@ pub fn colored_overflow<const FRICTION: bool>(
 }
 
 /// Stage `colored_mirror`: every non-owned copy takes the impulse of its
-/// owner's copy (left unchanged when the owner's list dropped the contact).
-pub fn colored_mirror(count: &[u32], slots: &mut [Contact], capacity: usize) {
+/// owner's copy (left unchanged when the owner's list dropped the contact),
+/// its tangent seen from its own grain (`Space::mirror_tangent`: the same
+/// coordinate in the plane, the opposite vector in 3D).
+pub fn colored_mirror<S: Space>(count: &[u32], slots: &mut [Contact<S>], capacity: usize) {
     let k = capacity;
     for i in 0..count.len() {
         for s in 0..(count[i] as usize).min(k) {
@@ -267,7 +284,7 @@ pub fn colored_mirror(count: &[u32], slots: &mut [Contact], capacity: usize) {
             if let Some(t) = found {
                 slots[i * k + s].impulse = slots[j * k + t].impulse;
                 // Zero without friction: both copies already agree.
-                slots[i * k + s].impulse_t = slots[j * k + t].impulse_t;
+                slots[i * k + s].impulse_t = S::mirror_tangent(slots[j * k + t].impulse_t);
             }
         }
     }
@@ -280,7 +297,7 @@ pub fn colored_mirror(count: &[u32], slots: &mut [Contact], capacity: usize) {
 /// and cadence). With `FRICTION` the same colours and order, each visit
 /// [`update`]'s frictional one. Returns the colouring (its colour count is
 /// the step's `colors`).
-pub fn solve<const FRICTION: bool>(ctx: SolveCtx, stats: &mut StepStats) -> super::coloring::Coloring {
+pub fn solve<S: Space, const FRICTION: bool>(ctx: SolveCtx<S>, stats: &mut StepStats) -> super::coloring::Coloring {
     let SolveCtx {
         lists,
         free,
@@ -296,7 +313,7 @@ pub fn solve<const FRICTION: bool>(ctx: SolveCtx, stats: &mut StepStats) -> supe
         vel: &mut *out.vel,
         spin: &mut *out.spin,
     };
-    super::jacobi::jacobi_gather::<_, FRICTION>(c, s, k, &free, gather_out);
+    super::jacobi::jacobi_gather::<S, FRICTION>(c, s, k, &free, gather_out);
     let (mut how, threshold) = (Visit::of(p), p.threshold());
     let above = colored_sor_above(threshold, p.gravity, p.dt);
     let bodies = Bodies {
@@ -308,7 +325,7 @@ pub fn solve<const FRICTION: bool>(ctx: SolveCtx, stats: &mut StepStats) -> supe
         if colored_sor_due(done) {
             how.sor = colored_sor(done, last, above, FRICTION);
         }
-        last = sweep.sweep::<FRICTION>(&mut lists.slots, &bodies, &mut out, &how);
+        last = sweep.sweep::<S, FRICTION>(&mut lists.slots, &bodies, &mut out, &how);
         done += 1;
         last
     });
@@ -317,7 +334,11 @@ pub fn solve<const FRICTION: bool>(ctx: SolveCtx, stats: &mut StepStats) -> supe
 }
 
 /// Colour the contacts and group them by colour (timed into `stats.coloring_ms`).
-fn prepare(lists: &ContactLists, inv_mass: &[f32], stats: &mut StepStats) -> (super::coloring::Coloring, ColoredSweep) {
+fn prepare<S: Space>(
+    lists: &ContactLists<S>,
+    inv_mass: &[f32],
+    stats: &mut StepStats,
+) -> (super::coloring::Coloring, ColoredSweep) {
     let start = std::time::Instant::now();
     let coloring = super::coloring::color_contacts(lists, inv_mass);
     let mut sweep = ColoredSweep::default();
@@ -330,17 +351,17 @@ fn prepare(lists: &ContactLists, inv_mass: &[f32], stats: &mut StepStats) -> (su
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Colored;
 
-impl Solver for Colored {
-    fn solve(&mut self, ctx: SolveCtx, stats: &mut StepStats) {
+impl<S: Space> Solver<S> for Colored {
+    fn solve(&mut self, ctx: SolveCtx<S>, stats: &mut StepStats) {
         let coloring = if ctx.p.friction() {
-            solve::<true>(ctx, stats)
+            solve::<S, true>(ctx, stats)
         } else {
-            solve::<false>(ctx, stats)
+            solve::<S, false>(ctx, stats)
         };
         stats.colors = coloring.colors;
     }
 
-    fn boxed(&self) -> Box<dyn Solver> {
+    fn boxed(&self) -> Box<dyn Solver<S>> {
         Box::new(*self)
     }
 }

@@ -29,7 +29,7 @@
 //! fresh colouring needs no bookkeeping when contacts appear and vanish.
 
 use crate::model::contact::{BODY_CORNER, BODY_SEGMENT};
-use crate::model::{Contact, ContactLists};
+use crate::model::{Contact, ContactLists, Space};
 use crate::model::{MAX_COLORS, OVERFLOW, UNCOLORED};
 
 /// Tag bits of a wall (segment or corner) other body.
@@ -72,7 +72,7 @@ pub fn owns(i: u32, other: u32) -> bool {
 /// Stage `coloring_init`: owned copies (and mirrors of owned copies) start
 /// [`UNCOLORED`]; a non-owned copy whose owner's list dropped the contact (a
 /// full list) gets [`OVERFLOW`] so that it never blocks a round.
-pub fn coloring_init(count: &[u32], slots: &[Contact], capacity: usize, color: &mut [u32]) {
+pub fn coloring_init<S: Space>(count: &[u32], slots: &[Contact<S>], capacity: usize, color: &mut [u32]) {
     let k = capacity;
     for i in 0..count.len() {
         for s in 0..(count[i] as usize).min(k) {
@@ -90,9 +90,9 @@ pub fn coloring_init(count: &[u32], slots: &[Contact], capacity: usize, color: &
 
 /// One colouring round for all grains (the owner of each contact decides and
 /// writes both copies). `color_out` must start as a copy of `color_in`.
-pub fn coloring_round(
+pub fn coloring_round<S: Space>(
     count: &[u32],
-    slots: &[Contact],
+    slots: &[Contact<S>],
     capacity: usize,
     inv_mass: &[f32],
     color_in: &[u32],
@@ -174,7 +174,7 @@ pub fn first_free(mask: [u32; 2]) -> u32 {
 
 /// True when slot `idx` of grain `a` is an orphan: a copy `a` does not own
 /// whose owner's full list dropped the contact, so only `a` can solve it.
-pub fn is_orphan(count: &[u32], slots: &[Contact], capacity: usize, a: usize, idx: usize) -> bool {
+pub fn is_orphan<S: Space>(count: &[u32], slots: &[Contact<S>], capacity: usize, a: usize, idx: usize) -> bool {
     let other = slots[idx].other;
     if owns(a as u32, other) {
         return false;
@@ -189,7 +189,7 @@ pub fn is_orphan(count: &[u32], slots: &[Contact], capacity: usize, a: usize, id
 /// [colours used (max colour + 1, overflow excluded), owned contacts still
 /// uncoloured, contacts the overflow pass solves (owned copies in the
 /// overflow colour, and orphans)].
-pub fn coloring_count(count: &[u32], slots: &[Contact], capacity: usize, color: &[u32]) -> [u32; 3] {
+pub fn coloring_count<S: Space>(count: &[u32], slots: &[Contact<S>], capacity: usize, color: &[u32]) -> [u32; 3] {
     let mut out = [0u32; 3];
     for a in 0..count.len() {
         for s in 0..(count[a] as usize).min(capacity) {
@@ -223,7 +223,7 @@ pub struct Coloring {
 }
 
 /// Colour `lists` by rounds until every contact has a colour.
-pub fn color_contacts(lists: &ContactLists, inv_mass: &[f32]) -> Coloring {
+pub fn color_contacts<S: Space>(lists: &ContactLists<S>, inv_mass: &[f32]) -> Coloring {
     let k = lists.capacity;
     let mut color = vec![UNCOLORED; lists.slots.len()];
     coloring_init(&lists.count, &lists.slots, k, &mut color);

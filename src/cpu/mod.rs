@@ -127,9 +127,9 @@ impl CpuSpace for Dim2 {
     }
 }
 
-/// Three dimensions: projected Jacobi, APGD, Uzawa and NLGS sweeps; the
-/// bridges along the normal of 3D contacts; the forcing with three draws;
-/// the walls (planes) stand still.
+/// Three dimensions: projected Jacobi, APGD, Uzawa, NLGS sweeps and
+/// coloured NLGS; the bridges along the normal of 3D contacts; the forcing
+/// with three draws; the walls (planes) stand still.
 impl CpuSpace for Dim3 {
     fn make_solver(kind: SolverKind) -> Option<Box<dyn solver::Solver<Dim3>>> {
         match kind {
@@ -137,6 +137,7 @@ impl CpuSpace for Dim3 {
             SolverKind::Apgd => Some(Box::<apgd::Apgd<Dim3>>::default()),
             SolverKind::Uzawa => Some(Box::new(uzawa::Uzawa)),
             SolverKind::Nlgs => Some(Box::new(sweep::Sweep)),
+            SolverKind::Colored => Some(Box::new(colored::Colored)),
             _ => None,
         }
     }

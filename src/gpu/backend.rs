@@ -51,8 +51,8 @@
 //! stages before it on the device (`crate::backend::bisect` drives this).
 //!
 //! In 3D (`GpuBackend<Dim3>`) the same step runs the solvers of
-//! `solver::SOLID_SOLVERS` (projected Jacobi and APGD, with friction, and
-//! Uzawa), the cohesion, the forcing, restitution and the split push-out,
+//! `solver::SOLID_SOLVERS` (projected Jacobi, coloured NLGS and APGD, with
+//! friction, and Uzawa), the cohesion, the forcing, restitution and the split push-out,
 //! with vector spins and quaternion orientations; the spheres are uploaded
 //! in id order and never reordered (the host's totals pair the lists read
 //! back with the spheres in id order), and the totals are summed on the

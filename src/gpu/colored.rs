@@ -222,7 +222,11 @@ pub struct ColoredSolver {
 
 impl ColoredSolver {
     /// `residual` and `spins` are the NSCD stepper's per-grain residual and spin buffers.
-    pub fn new(core: &super::pipeline::Pipeline, residual: &wgpu::Buffer, spins: &super::state::Spins) -> Self {
+    pub fn new<S: super::space::GpuSpace>(
+        core: &super::pipeline::Pipeline<S>,
+        residual: &wgpu::Buffer,
+        spins: &super::state::Spins,
+    ) -> Self {
         use super::pipeline::{INV_MASS, RADIUS, VEL};
         let (ctx, cfg, b) = (&core.ctx, &core.cfg, &core.bufs);
         let slots = core.n * core.capacity;
@@ -360,8 +364,8 @@ impl super::solver::GpuSolver for ColoredSolver {
 
 /// Bind groups of the colouring rounds: (init, round, count) as in [`ColoredSolver`].
 #[allow(clippy::type_complexity)]
-fn coloring_groups(
-    core: &super::pipeline::Pipeline,
+fn coloring_groups<S: super::space::GpuSpace>(
+    core: &super::pipeline::Pipeline<S>,
     coloring: &super::coloring::Coloring,
     colors: &super::coloring::ColorBuffers,
 ) -> ([wgpu::BindGroup; 2], [[wgpu::BindGroup; 2]; 2], [wgpu::BindGroup; 2]) {

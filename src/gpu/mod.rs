@@ -201,9 +201,10 @@ impl Stage {
 
 /// The stages written over the space, which run in 3D as in the plane:
 /// binning, detection, the DEM's (the warm start carries a law's history)
-/// and the NSCD's of projected Jacobi, Uzawa and APGD (free velocities,
-/// cohesion, bounce, solve, push-out, integration).
-pub const SOLID_STAGES: [Stage; 17] = [
+/// and the NSCD's of projected Jacobi, coloured NLGS (its colouring), Uzawa
+/// and APGD (free velocities, cohesion, bounce, solve, push-out,
+/// integration).
+pub const SOLID_STAGES: [Stage; 19] = [
     Stage::FreeVelocity,
     Stage::BinCount,
     Stage::PrefixSum,
@@ -213,6 +214,8 @@ pub const SOLID_STAGES: [Stage; 17] = [
     Stage::WarmStart,
     Stage::JacobiContact,
     Stage::JacobiGather,
+    Stage::Coloring,
+    Stage::Colored,
     Stage::ResidualMax,
     Stage::Integrate,
     Stage::PredictGap,

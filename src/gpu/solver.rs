@@ -100,6 +100,13 @@ pub const GPU_SOLVERS: &[(SolverKind, BuildSolver)] = &[
 /// The GPU solvers of 3D: those whose stages run there (`super::SOLID_STAGES`).
 pub const SOLID_SOLVERS: &[(SolverKind, BuildSolver<Dim3>)] = &[
     (SolverKind::Jacobi, |_| Box::new(Jacobi)),
+    (SolverKind::Colored, |b| {
+        Box::new(super::colored::ColoredSolver::new(
+            b.core,
+            &b.bufs.residual,
+            &b.bufs.spins,
+        ))
+    }),
     (SolverKind::Uzawa, |b| Box::new(Uzawa::new(b))),
     (SolverKind::Apgd, |b| Box::new(super::apgd::ApgdSolver::new(b))),
 ];

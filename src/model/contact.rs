@@ -157,10 +157,26 @@ pub fn coulomb_in<S: Space>(
 /// as well overshoots and jams a frictional flow (docs/solvers.md#friction).
 #[inline]
 pub fn coulomb_sor(p_n: f32, p_t: f32, target: f32, u_t: f32, inv_mass_sum: f32, sor: f32, mu: f32) -> (f32, f32) {
+    coulomb_sor_in::<Dim2>(p_n, p_t, target, u_t, inv_mass_sum, sor, mu)
+}
+
+/// [`coulomb_sor`] in either space: the tangential step over W_tt =
+/// `Space::TANGENT_MASS_RATIO` W, unrelaxed, projected into the Coulomb
+/// bound mu P_n' (the interval in the plane, where it is [`coulomb_sor`]
+/// bit for bit; the disk in the contact plane in 3D).
+#[inline(always)]
+pub fn coulomb_sor_in<S: Space>(
+    p_n: f32,
+    p_t: S::Tangent,
+    target: f32,
+    u_t: S::Tangent,
+    inv_mass_sum: f32,
+    sor: f32,
+    mu: f32,
+) -> (f32, S::Tangent) {
     let pn = (p_n - sor * target / inv_mass_sum).max(0.0);
-    let bound = mu * pn;
-    let pt = (p_t - u_t / (TANGENT_MASS_RATIO * inv_mass_sum)).clamp(-bound, bound);
-    (pn, pt)
+    let step = S::tangent_step(p_t, u_t, 1.0, S::TANGENT_MASS_RATIO * inv_mass_sum);
+    (pn, S::clamp_tangent(step, mu * pn))
 }
 
 /// [`Contact::slip`] of a contact with normal `normal`.

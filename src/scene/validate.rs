@@ -12,10 +12,10 @@ pub mod space3d;
 pub use space3d::GPU_SOLVERS_3D;
 
 /// Why a 3D scene whose solver is not one of [`GPU_SOLVERS_3D`] is refused
-/// on `--backend gpu` (NLGS and the impulse model of 3D have no GPU stage
-/// yet).
+/// on `--backend gpu` (NLGS's sequential sweep and the impulse model have no
+/// GPU stage: `colored` is NLGS on the GPU).
 pub const SOLID_ON_GPU: &str =
-    "in 3D the GPU runs the dem, spring, jacobi, uzawa and apgd solvers only (use --backend cpu)";
+    "in 3D the GPU runs the dem, spring, jacobi, colored, uzawa and apgd solvers only (use --backend cpu)";
 
 /// Why `--solver impulse --backend gpu` is refused (the sequential sweep of
 /// impulses has no GPU stage).

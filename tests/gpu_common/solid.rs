@@ -99,7 +99,12 @@ pub fn params(c: &Case) -> Params {
 }
 
 pub fn cpu_detect(c: &Case, bins: &Bins) -> ContactLists<Dim3> {
-    let mut lists = ContactLists::<Dim3>::new(c.grains.len(), K);
+    cpu_detect_in(c, bins, K)
+}
+
+/// [`cpu_detect`] into lists of `capacity` slots a sphere.
+pub fn cpu_detect_in(c: &Case, bins: &Bins, capacity: usize) -> ContactLists<Dim3> {
+    let mut lists = ContactLists::<Dim3>::new(c.grains.len(), capacity);
     let inp = cpu::detect::DetectInput {
         grid: &c.grid,
         cell_start: &bins.cell_start,

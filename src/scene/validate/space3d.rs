@@ -7,22 +7,24 @@ use crate::model::SolverKind;
 use crate::scene::spec::Scene;
 
 /// The solvers a 3D scene runs (on the CPU).
-pub const SOLVERS_3D: [SolverKind; 7] = [
+pub const SOLVERS_3D: [SolverKind; 8] = [
     SolverKind::Dem,
     SolverKind::Spring,
     SolverKind::Impulse,
     SolverKind::Nlgs,
     SolverKind::Jacobi,
+    SolverKind::Colored,
     SolverKind::Apgd,
     SolverKind::Uzawa,
 ];
 
 /// The solvers a 3D scene runs on the GPU: the DEM and the spring model,
 /// and the NSCD solvers of `gpu::solver::SOLID_SOLVERS`.
-pub const GPU_SOLVERS_3D: [SolverKind; 5] = [
+pub const GPU_SOLVERS_3D: [SolverKind; 6] = [
     SolverKind::Dem,
     SolverKind::Spring,
     SolverKind::Jacobi,
+    SolverKind::Colored,
     SolverKind::Uzawa,
     SolverKind::Apgd,
 ];
