@@ -167,8 +167,8 @@ impl Solved {
         let vec_close = |a: [f32; 3], b: [f32; 3], abs: f32| {
             a == b || Dim3::tangent_norm(Dim3::sub(a, b)) <= 1e-4 * Dim3::tangent_norm(b) + abs
         };
-        for i in 0..count.len() {
-            for s in 0..(count[i] as usize).min(capacity) {
+        for (i, &listed) in count.iter().enumerate() {
+            for s in 0..(listed as usize).min(capacity) {
                 let (a, b) = (self.slots[i * capacity + s], want.slots[i * capacity + s]);
                 let same = close(a.impulse, b.impulse, 1e-4, 1e-12) && vec_close(a.impulse_t, b.impulse_t, 1e-12);
                 assert!(same, "{what}: sphere {i} slot {s}: gpu {a:?} cpu {b:?}");
