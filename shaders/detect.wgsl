@@ -143,7 +143,7 @@ fn wall_contacts(i: u32, x: Vec, r: f32, im: f32, found_before: u32) -> u32 {
     let reach = (r + params.alert) * SURELY_BEYOND;
     if dims.x == 0u || bitcast<f32>(wall_index[INDEX_REACH]) < reach {
         for (var b = 0u; b < wall_index[INDEX_BODIES]; b++) {
-            found = body_contact(i, b, split, x, r, im, found);
+            found = body_contact(i, b, split, x, r, im, reach, found);
         }
         return found;
     }
@@ -159,7 +159,7 @@ fn wall_contacts(i: u32, x: Vec, r: f32, im: f32, found_before: u32) -> u32 {
     let at = INDEX_HEADER + (c.z * dims.y + c.y) * dims.x + c.x;
     let first = INDEX_HEADER + dims.x * dims.y * dims.z + 1u;
     for (var s = wall_index[at]; s < wall_index[at + 1u]; s++) {
-        found = body_contact(i, wall_index[first + s], split, x, r, im, found);
+        found = body_contact(i, wall_index[first + s], split, x, r, im, reach, found);
     }
     return found;
 }

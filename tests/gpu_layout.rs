@@ -187,7 +187,7 @@ fn structs_of_3d_match_rust_in_every_stage_that_runs_there() {
                     ("b", offset_of!(Face, b)),
                     ("owns", offset_of!(Face, owns)),
                     ("c", offset_of!(Face, c)),
-                    ("pad", offset_of!(Face, pad)),
+                    ("side", offset_of!(Face, side)),
                     ("n", offset_of!(Face, n)),
                     ("pad2", offset_of!(Face, pad2)),
                 ],

@@ -14,7 +14,7 @@ use hourglass::cpu::grid::Bins;
 use hourglass::gpu::buffers::storage_zeroed;
 use hourglass::gpu::space::GpuSpace;
 use hourglass::gpu::{Kernel, Params, STAT_CONTACTS, STAT_OVERFLOW, STAT_OVERLAP, STAT_WORDS, Stage};
-use hourglass::model::{Body, ContactLists, DemLaw, DemParams, Dim3, Grains, NormalLaw, Phase, Space, law};
+use hourglass::model::{Body, ContactLists, DemLaw, DemParams, Dim3, Grains, NormalLaw, Phase, Space, Walls3d, law};
 
 use gpu_common::solid::{ALERT, C3, Case, K, R_MAX, case, cfg, cpu_detect, params, with_history};
 
@@ -85,6 +85,59 @@ fn detect_matches_cpu_in_3d() {
     // An index for a shorter reach than a sphere's is not read: every body is tried.
     c.walls = c.walls.clone().indexed(0.5 * R_MAX);
     detect_case(&ctx, &c);
+}
+
+/// The eight faces of the octahedron of centre `o` and radius `r` (a closed
+/// surface: its faces one-sided, the inside its interior).
+fn octahedron(o: [f64; 3], r: f64) -> Walls3d {
+    let at = |k: usize, s: f64| {
+        let mut p = o;
+        p[k] += s * r;
+        p
+    };
+    let mut t = Vec::new();
+    for sx in [-1.0, 1.0] {
+        for sy in [-1.0, 1.0] {
+            for sz in [-1.0, 1.0] {
+                t.push([at(0, sx), at(1, sy), at(2, sz)]);
+            }
+        }
+    }
+    Walls3d::mesh(&t).unwrap()
+}
+
+/// Detection with a closed surface among the spheres: the GPU reads each
+/// face's inside as the CPU does, and spheres that lie outside the
+/// octahedron meet its faces from behind (a gap below -r, the normal
+/// towards its inside).
+#[test]
+fn detect_matches_cpu_with_a_closed_surface_in_3d() {
+    let Some(ctx) = context() else { return };
+    let mut c = case(2500, 9);
+    let (o, r) = ([0.012, 0.02, 0.048], 0.009);
+    c.walls = octahedron(o, r).with(&c.walls);
+    assert!(c.walls.triangles[..8].iter().all(|t| t.side != 0.0));
+    assert!(c.walls.triangles[8..].iter().all(|t| t.side == 0.0));
+    detect_case(&ctx, &c);
+    let mut bins = Bins::default();
+    bins.build(&c.grid, &c.grains.pos);
+    let lists = cpu_detect(&c, &bins);
+    let planes = c.walls.planes.len() as u32;
+    let mut behind = 0;
+    for i in 0..c.grains.len() {
+        for s in lists.of(i) {
+            let Body::Segment(k) = s.body() else { continue };
+            if k < planes || k >= planes + 8 {
+                continue;
+            }
+            // The normal points to the centre's side of the face.
+            let to_centre = Dim3::sub(o.map(|x| x as f32), c.grains.pos[i]);
+            let outside = s.gap < -c.grains.radius[i];
+            assert!(!outside || Dim3::dot(s.normal, to_centre) > 0.0, "sphere {i}: {s:?}");
+            behind += usize::from(outside);
+        }
+    }
+    assert!(behind > 5, "{behind} spheres behind the octahedron's faces");
 }
 
 /// Stage detect on the GPU over `c` binned as `bins`, reading the walls'

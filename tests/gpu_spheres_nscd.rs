@@ -10,7 +10,10 @@
 mod common;
 mod gpu_common;
 
-use common::nscd3::{RHO, drop_rebound, grid, inelastic_pair, params, restitution_pair, rolling, sliding, wet_pair};
+use common::nscd3::{
+    RHO, drop_rebound, grid, held_by_a_closed_mesh, inelastic_pair, params, restitution_pair, rolling, sliding,
+    wet_pair,
+};
 use common::spheres::run_positions;
 use gpu_common::context;
 use hourglass::backend::Backend;
@@ -64,6 +67,14 @@ fn a_sphere_with_too_little_friction_slides_at_g_sin_a_less_mu_g_cos_a_on_the_gp
     let Some(ctx) = context() else { return };
     for solver in [SolverKind::Jacobi, SolverKind::Colored, SolverKind::Apgd] {
         sliding(&on(&ctx), solver);
+    }
+}
+
+#[test]
+fn a_sphere_that_jumps_a_face_of_a_closed_mesh_is_pushed_back_inside_on_the_gpu() {
+    let Some(ctx) = context() else { return };
+    for solver in [SolverKind::Jacobi, SolverKind::Colored, SolverKind::Apgd] {
+        held_by_a_closed_mesh(&on(&ctx), solver);
     }
 }
 

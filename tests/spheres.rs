@@ -8,7 +8,9 @@
 
 mod common;
 
-use common::nscd3::{RHO, drop_rebound, grid, inelastic_pair, params, restitution_pair, rolling, sliding};
+use common::nscd3::{
+    RHO, drop_rebound, grid, held_by_a_closed_mesh, inelastic_pair, params, restitution_pair, rolling, sliding,
+};
 use hourglass::backend::{Backend, CpuBackend};
 use hourglass::cpu::CpuStepper;
 use hourglass::model::{Dim3, Grains, Grid, SolverKind, StepParams, Walls3d};
@@ -63,6 +65,13 @@ fn a_sphere_rolls_down_a_slope_at_five_sevenths_g_sin_a() {
 fn a_sphere_with_too_little_friction_slides_at_g_sin_a_less_mu_g_cos_a() {
     for solver in SOLVERS {
         sliding(&cpu, solver);
+    }
+}
+
+#[test]
+fn a_sphere_that_jumps_a_face_of_a_closed_mesh_is_pushed_back_inside() {
+    for solver in SOLVERS {
+        held_by_a_closed_mesh(&cpu, solver);
     }
 }
 

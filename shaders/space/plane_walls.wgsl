@@ -14,7 +14,8 @@ fn first_walls(i: u32, x: Vec, r: f32, im: f32, found: u32) -> u32 {
 // onto it (s_t clamped to [0, 1], linear between its ends' velocities
 // segment_vel[k] = (v_a, v_b)); a corner only where the grain lies beyond
 // every incident segment, carrying corner_vel[k]. Returns the new count.
-fn body_contact(i: u32, b: u32, split: u32, x: Vec, r: f32, im: f32, found: u32) -> u32 {
+// (`reach` is 3D's: a plane's segment keeps a grain by its unsigned gap.)
+fn body_contact(i: u32, b: u32, split: u32, x: Vec, r: f32, im: f32, reach: f32, found: u32) -> u32 {
     if b < split {
         let k = b;
         let seg = segments[k];

@@ -182,7 +182,7 @@ struct Segment {
     b: VecS,
     owns: u32,     // bit k: the triangle owns its edge k (ab, bc, ca) (model::walls3d::Triangle::owns)
     c: VecS,
-    pad: u32,
+    side: f32,     // the side of n holding the inside: 1, -1; 0 two-sided (model::walls3d::Triangle::side)
     n: VecS,       // unit normal: the triangle's (b - a) x (c - a), the plane's towards the grains
     pad2: u32,
 }

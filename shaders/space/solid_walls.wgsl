@@ -11,9 +11,11 @@ fn inside_edge(p: Vec, q: Vec, x: Vec, m: Vec, owns: u32, k: u32) -> bool {
     return side > 0.0 || (side == 0.0 && ((owns >> k) & 1u) == 1u);
 }
 
-// The normal facing x of triangle k (segments[k]) and its distance to x;
-// len < 0 where x does not project inside it. Read field by field from the
-// buffer (a copy of the record would cost more than the test).
+// The normal of triangle k (segments[k]) and x's distance along it: of a
+// one-sided triangle the normal towards its inside and the signed distance
+// (negative once x crossed it), of a two-sided one the normal facing x and
+// |d|; a zero normal where x does not project inside it. Read field by
+// field from the buffer (a copy of the record would cost more than the test).
 fn face_gap(k: u32, x: Vec) -> Dir {
     let m = vec_in(segments[k].n);
     let a = vec_in(segments[k].a);
@@ -21,9 +23,13 @@ fn face_gap(k: u32, x: Vec) -> Dir {
     let c = vec_in(segments[k].c);
     let owns = segments[k].owns;
     if !(inside_edge(a, b, x, m, owns, 0u) && inside_edge(b, c, x, m, owns, 1u) && inside_edge(c, a, x, m, owns, 2u)) {
-        return Dir(m, -1.0);
+        return Dir(vec_zero(), 0.0);
     }
     let d = dot_exact(x - a, m);
+    let side = segments[k].side;
+    if side != 0.0 {
+        return Dir(m * side, d * side);
+    }
     return Dir(select(m, -m, d < 0.0), abs(d));
 }
 
@@ -81,13 +87,14 @@ fn first_walls(i: u32, x: Vec, r: f32, im: f32, found_before: u32) -> u32 {
 // Sphere i's contact with mesh body b (triangles, then edges, then
 // vertices: b < split is triangle b, segment planes + b; the others are
 // corner b - split), if any, pushed after its `found` contacts and carrying
-// its body's velocity (zero for still walls). Returns the new count.
-fn body_contact(i: u32, b: u32, split: u32, x: Vec, r: f32, im: f32, found: u32) -> u32 {
+// its body's velocity (zero for still walls). Returns the new count. A
+// triangle acts within `reach` of its plane (model::walls3d::Triangle::gap_within).
+fn body_contact(i: u32, b: u32, split: u32, x: Vec, r: f32, im: f32, reach: f32, found: u32) -> u32 {
     if b < split {
         let k = wall_index[INDEX_PLANES] + b;
         let g = face_gap(k, x);
         let gap = g.len - r;
-        if g.len >= 0.0 && gap < params.alert {
+        if any(g.n != vec_zero()) && abs(g.len) <= reach && gap < params.alert {
             push(i, found, Contact(BODY_SEGMENT | k, gap, im, 0.0, vec_out(g.n), tangent_out(tangent_zero()), 0.0, segment_vel[k]));
             return found + 1u;
         }

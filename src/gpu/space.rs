@@ -102,7 +102,9 @@ pub struct Face {
     /// `Triangle::owns`.
     pub owns: u32,
     pub c: [f32; 3],
-    pub pad: u32,
+    /// `Triangle::side`: the side of `n` holding the inside (0: two-sided;
+    /// 0 for a plane, which holds its side by `n`).
+    pub side: f32,
     pub n: [f32; 3],
     pub pad2: u32,
 }
@@ -140,6 +142,7 @@ pub fn faces(walls: &Walls3d) -> Vec<Face> {
         b: t.b,
         owns: t.owns,
         c: t.c,
+        side: t.side,
         n: t.normal,
         ..Face::default()
     });

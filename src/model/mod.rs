@@ -11,6 +11,7 @@ pub mod contact;
 pub mod crowd;
 pub mod grains;
 pub mod grid;
+pub mod inside;
 pub mod law;
 pub mod motion;
 pub mod noise;

@@ -18,10 +18,15 @@
 //! opposite directions into its faces, so its edge never acts (the faces
 //! hold the sphere); a convex edge or vertex acts where no face does; in a
 //! concave joint the faces already hold the sphere and the edge stays out.
-//! Triangles are two-sided: a sphere is pushed away from the side its
-//! centre is on. A plane is one-sided: a sphere whose centre crossed it gets
-//! d < -r and is pushed back to the inside, as a disk is by a segment with
-//! an inside.
+//!
+//! Walls have an inside. A triangle of a closed surface (model::inside:
+//! every edge between two faces; nested surfaces even-odd, as the plane's
+//! outlines) holds the spheres on its inside, `side` (+-1) of its normal m:
+//! there d = (x - a).m side - r with the normal m side, so a sphere whose
+//! centre crossed the face gets d < -r and is pushed back, never out the
+//! far side. A triangle of an open surface (or of a gate) is two-sided: a
+//! sphere is pushed away from the side its centre is on. A plane is
+//! one-sided, as a disk is held by a segment with an inside.
 //!
 //! Contacts name their wall body as in the plane (`model::Body`): faces are
 //! `Body::Segment(k)`, the planes first, then the triangles (k - planes);
@@ -80,6 +85,10 @@ pub struct Triangle {
     /// triangles (the first in the mesh), so that a sphere right above an
     /// edge or vertex shared by coplanar triangles meets one face, not two.
     pub owns: u32,
+    /// The side of `normal` holding the inside of its closed surface (1
+    /// along it, -1 against it); 0: two-sided (model::inside).
+    #[serde(default)]
+    pub side: f32,
 }
 
 /// An edge of a wall mesh with the directions, in each incident face's
@@ -175,10 +184,20 @@ fn unit(d: [f32; 3]) -> ([f32; 3], f32) {
 }
 
 impl Triangle {
-    /// Unit normal (pointing to `x`'s side) and gap of a sphere at `x` of
-    /// radius `r`; None when `x` does not project inside the triangle.
+    /// Unit normal and gap of a sphere at `x` of radius `r`: the normal
+    /// towards the inside and the signed distance along it of a one-sided
+    /// triangle, the normal towards `x`'s side of a two-sided one; None
+    /// when `x` does not project inside the triangle.
     #[inline]
     pub fn gap(&self, x: [f32; 3], r: f32) -> Option<([f32; 3], f32)> {
+        self.gap_within(x, r, f32::INFINITY)
+    }
+
+    /// [`Triangle::gap`], None also where `x` lies farther than `reach`
+    /// from the triangle's plane (a sphere far behind a one-sided face is
+    /// not its contact, as a disk far behind a segment is not in the plane).
+    #[inline]
+    pub fn gap_within(&self, x: [f32; 3], r: f32, reach: f32) -> Option<([f32; 3], f32)> {
         let m = self.normal;
         let inside = |p: [f32; 3], q: [f32; 3], k: u32| {
             let side = Dim3::dot(cross(Dim3::sub(q, p), Dim3::sub(x, p)), m);
@@ -188,6 +207,12 @@ impl Triangle {
             return None;
         }
         let d = Dim3::dot(Dim3::sub(x, self.a), m);
+        if d.abs() > reach {
+            return None;
+        }
+        if self.side != 0.0 {
+            return Some((m.map(|v| v * self.side), d * self.side - r));
+        }
         let n = if d < 0.0 { m.map(|v| -v) } else { m };
         Some((n, d.abs() - r))
     }
@@ -347,10 +372,19 @@ impl Walls3d {
     /// The walls of a triangle mesh (each triangle its three corners, m),
     /// with its edges and vertices: corners closer than
     /// [`MERGE_TOLERANCE`] are one vertex, and two triangles sharing two
-    /// vertices share that edge. Refused, naming the triangle, when a
-    /// coordinate is not finite or a triangle has no area.
+    /// vertices share that edge; the triangles of a closed surface hold
+    /// the spheres on its inside (model::inside). Refused, naming the
+    /// triangle, when a coordinate is not finite or a triangle has no area.
     pub fn mesh(triangles: &[[[f64; 3]; 3]]) -> Result<Walls3d> {
+        Walls3d::mesh_with_gate(triangles, &[])
+    }
+
+    /// As [`Walls3d::mesh`] for `walls` and a `gate` across their opening
+    /// (numbered after them): the inside is found from `walls` alone and the
+    /// gate's triangles stay two-sided, as gate lines do in the plane.
+    pub fn mesh_with_gate(walls: &[[[f64; 3]; 3]], gate: &[[[f64; 3]; 3]]) -> Result<Walls3d> {
         use std::collections::HashMap;
+        let triangles = &[walls, gate].concat();
         let key = |p: [f64; 3]| p.map(|x| (x / MERGE_TOLERANCE).round() as i64);
         let mut index: HashMap<[i64; 3], u32> = HashMap::new();
         let mut points: Vec<[f64; 3]> = Vec::new();
@@ -431,7 +465,18 @@ impl Walls3d {
                 let (u, _) = unit([o[0] - s * t[0], o[1] - s * t[1], o[2] - s * t[2]]);
                 edge.into.push(u);
             }
-            out.triangles.push(Triangle { a, b, c, normal, owns });
+            out.triangles.push(Triangle {
+                a,
+                b,
+                c,
+                normal,
+                owns,
+                side: 0.0,
+            });
+        }
+        let sides = super::inside::sides(&faces[..walls.len()], &points);
+        for (t, side) in out.triangles.iter_mut().zip(sides) {
+            t.side = side;
         }
         out.vertices = points
             .iter()
@@ -459,7 +504,7 @@ impl Walls3d {
         let (triangles, edges) = (self.triangles.len(), self.edges.len());
         if b < triangles {
             let t = &self.triangles[b];
-            let (n, gap) = (!t.beyond(x, reach)).then(|| t.gap(x, r))??;
+            let (n, gap) = (!t.beyond(x, reach)).then(|| t.gap_within(x, r, reach))??;
             Some((Body::Segment((self.planes.len() + b) as u32), n, gap))
         } else if b < triangles + edges {
             let e = &self.edges[b - triangles];
@@ -485,7 +530,7 @@ impl Walls3d {
     }
 
     /// A sphere of radius `r` at `x` overlaps a wall body, or lies behind a
-    /// plane (a mesh face is two-sided: only its overlaps count).
+    /// plane or a one-sided face (a two-sided face: only its overlaps count).
     pub fn overlaps_sphere(&self, x: [f32; 3], r: f32) -> bool {
         self.planes.iter().any(|p| p.distance(x) < r)
             || (0..self.mesh_bodies()).any(|b| self.mesh_gap(b, x, r, r).is_some_and(|(_, _, gap)| gap < 0.0))
@@ -675,7 +720,18 @@ mod tests {
             found.iter().all(|f| f.0 == 'f' && (f.3 + 0.02).abs() < 1e-6),
             "{found:?}"
         );
-        // Outside a face, an edge and a vertex: that feature alone.
+        // Closed: a sphere whose centre crossed a face is pushed back in.
+        let found = touching(&w, [0.5, 1.05, 0.5], 0.1, 0.0);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].0, found[0].2), ('f', [0.0, -1.0, 0.0]));
+        assert!((found[0].3 + 0.15).abs() < 1e-6, "{found:?}");
+        // Open (the face at z = 0 taken away): two-sided. Outside a face, an
+        // edge and a vertex: that feature alone, pushing outwards.
+        let open: Vec<[[f64; 3]; 3]> = (w.triangles.iter().skip(2))
+            .map(|t| [t.a, t.b, t.c].map(|p| p.map(f64::from)))
+            .collect();
+        let w = Walls3d::mesh(&open).unwrap();
+        assert!(w.triangles.iter().all(|t| t.side == 0.0));
         let (r, d) = (0.2f32, 0.1f32);
         let cases = [
             ([0.5, 1.0 + d, 0.5], 'f', d - r),

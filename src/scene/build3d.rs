@@ -174,18 +174,15 @@ fn body(scene: &Scene, r_mean: f64) -> Result<Shape> {
     })
 }
 
-/// `shape`'s walls, with the gate or without, each with a wall index for
-/// spheres up to `r_max` at `alert`.
+/// `shape`'s walls, with the gate or without (two-sided, the inside found
+/// from the walls alone), each with a wall index for spheres up to `r_max`
+/// at `alert`.
 fn walls_of(shape: &Shape, gate: bool, reach: f32, origin: &str) -> Result<Walls3d> {
-    let tris: Vec<[[f64; 3]; 3]> = if gate {
-        [shape.walls.clone(), shape.gate.clone()].concat()
-    } else {
-        shape.walls.clone()
-    };
-    let mut walls = if tris.is_empty() {
+    let gate: &[[[f64; 3]; 3]] = if gate { &shape.gate } else { &[] };
+    let mut walls = if shape.walls.is_empty() && gate.is_empty() {
         Walls3d::default()
     } else {
-        Walls3d::mesh(&tris).map_err(|e| Error::field(origin, "walls", e.to_string()))?
+        Walls3d::mesh_with_gate(&shape.walls, gate).map_err(|e| Error::field(origin, "walls", e.to_string()))?
     };
     walls.planes = shape.planes.clone();
     Ok(walls.indexed(reach))
