@@ -181,7 +181,7 @@ fn bad_3d_scenes_are_refused_naming_the_key() {
             ),
             "walls.planes[0]",
         ),
-        (BOX.replace("kind = \"spring\"", "kind = \"colored\""), "solver.kind"),
+        (BOX.replace("kind = \"spring\"", "kind = \"seed\""), "solver.kind"),
         (
             BOX.replace("kind = \"spring\"\ndt = 1e-3", "kind = \"jacobi\""),
             "solver.dt",

@@ -177,6 +177,25 @@ mod tests {
         }
         let both = Walls3d::mesh(&[h.walls.clone(), h.gate.clone()].concat()).unwrap();
         assert_eq!(both.vertices.len(), walls.vertices.len() + 1);
+        // Closed: every face holds the spheres inside, towards the centre of
+        // the hourglass (its faces' inward normals point at the axis or the
+        // neck's plane); the gate's faces stay two-sided, the walls' keep
+        // their inside with the gate in place.
+        let faces_in = |w: &Walls3d| {
+            w.triangles.iter().all(|t| {
+                let c: [f32; 3] = std::array::from_fn(|k| (t.a[k] + t.b[k] + t.c[k]) / 3.0);
+                let inward = t.normal.map(|v| v * t.side);
+                t.side != 0.0 && (0..3).map(|k| -c[k] * inward[k]).sum::<f32>() > 0.0
+            })
+        };
+        assert!(faces_in(&walls));
+        let gated = Walls3d::mesh_with_gate(&h.walls, &h.gate).unwrap();
+        let (sides, gate) = gated.triangles.split_at(h.walls.len());
+        assert_eq!(sides, &walls.triangles[..]);
+        assert!(gate.iter().all(|t| t.side == 0.0));
+        // Walls and gate as one mesh: the neck's ring has three faces, so
+        // nothing there is closed.
+        assert!(both.triangles.iter().all(|t| t.side == 0.0));
     }
 
     #[test]
@@ -204,6 +223,8 @@ mod tests {
         let s = silo(radius, height, outlet, slope, SECTORS).unwrap();
         // Open at the outlet: the rim edges have one face, the rest two.
         let walls = Walls3d::mesh(&s.walls).unwrap();
+        // Open at its outlet: two-sided.
+        assert!(walls.triangles.iter().all(|t| t.side == 0.0));
         let rim = walls.edges.iter().filter(|e| e.into.len() == 1).count();
         assert_eq!(rim, SECTORS);
         assert!(walls.edges.iter().all(|e| !e.into.is_empty() && e.into.len() <= 2));
