@@ -150,6 +150,23 @@ struct Solved {
 }
 
 impl Solved {
+    /// The CPU's start: the spheres' velocities and spins, zero residuals,
+    /// a copy of `lists` to solve (its slots taken once solved), and the
+    /// bodies the visits read.
+    fn before<'a>(g: &'a Grains<Dim3>, lists: &ContactLists<Dim3>) -> (Solved, ContactLists<Dim3>, Bodies<'a>) {
+        let want = Solved {
+            slots: Vec::new(),
+            vel: g.vel.clone(),
+            spin: g.ang_vel.clone(),
+            residual: vec![0.0; g.len()],
+        };
+        let bodies = Bodies {
+            inv_mass: &g.inv_mass,
+            radius: &g.radius,
+        };
+        (want, lists.clone(), bodies)
+    }
+
     fn read(ctx: &GpuContext, b: &Pass, n: usize, capacity: usize) -> Solved {
         let bits: Vec<u32> = get(ctx, &b.residual, n);
         Solved {
@@ -315,17 +332,7 @@ fn colored_solve_matches_cpu_in_3d() {
     let colors = sizes.len();
     let kernels = Colored::new(&ctx, &cfg());
     for friction in [false, true] {
-        let mut want = Solved {
-            slots: lists.slots.clone(),
-            vel: g.vel.clone(),
-            spin: g.ang_vel.clone(),
-            residual: vec![0.0; n],
-        };
-        let mut cpu_lists = lists.clone();
-        let bodies = Bodies {
-            inv_mass: &g.inv_mass,
-            radius: &g.radius,
-        };
+        let (mut want, mut cpu_lists, bodies) = Solved::before(g, &lists);
         for k in 0..colors {
             let bucket = &sweep.slot[sweep.start[k]..sweep.start[k + 1]];
             let out = Moving::<Dim3> {
@@ -397,17 +404,7 @@ fn colored_overflow_matches_cpu_in_3d() {
     assert!(coloring.overflow > 50, "{} contacts in the overflow", coloring.overflow);
     let kernels = Colored::new(&ctx, &config(cap));
     for friction in [false, true] {
-        let mut want = Solved {
-            slots: Vec::new(),
-            vel: g.vel.clone(),
-            spin: g.ang_vel.clone(),
-            residual: vec![0.0; n],
-        };
-        let mut cpu_lists = lists.clone();
-        let bodies = Bodies {
-            inv_mass: &g.inv_mass,
-            radius: &g.radius,
-        };
+        let (mut want, mut cpu_lists, bodies) = Solved::before(g, &lists);
         let out = Moving::<Dim3> {
             vel: &mut want.vel,
             spin: &mut want.spin,
