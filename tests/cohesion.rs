@@ -216,6 +216,7 @@ fn two_spheres_approach_with_the_force_law_acceleration() {
     for solver in [
         SolverKind::Nlgs,
         SolverKind::Jacobi,
+        SolverKind::Colored,
         SolverKind::Uzawa,
         SolverKind::Apgd,
     ] {
