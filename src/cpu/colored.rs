@@ -33,7 +33,7 @@
 //! tangent (each copy seen from its own sphere).
 
 use super::coloring::{Coloring, is_orphan, owns};
-use super::jacobi::Moving;
+use super::jacobi::{Friction, Moving};
 use super::solver::{SolveCtx, Solver};
 use crate::model::OVERFLOW;
 use crate::model::contact::coulomb_sor_in;
@@ -192,12 +192,13 @@ fn update_friction<S: Space>(
 ) -> f32 {
     let (inv_mass, radius) = (bodies.inv_mass, bodies.radius);
     let (vel, spin) = (&mut *out.vel, &mut *out.spin);
-    let mu = if other.is_some() { how.mu } else { how.mu_wall };
-    let vb = other.map_or(S::Vec::default(), |j| vel[j]);
-    let rw_b = other.map_or(S::Spin::default(), |j| S::spin_scale(spin[j], radius[j]));
-    let u = S::dot(S::sub(vel[a], vb), c.normal);
-    let rw_a = S::spin_scale(spin[a], radius[a]);
-    let u_t = S::slip(c.normal, vel[a], S::add(vb, c.wall_vel), rw_a, rw_b);
+    let f = Friction {
+        spin: &*spin,
+        radius,
+        mu: how.mu,
+        mu_wall: how.mu_wall,
+    };
+    let (u, u_t, mu) = f.velocities(a, c, vel);
     let target = c.target(u, how.inv_dt, how.beta, how.slop);
     let w = c.inv_mass_sum;
     let (pn, pt) = coulomb_sor_in::<S>(c.impulse, c.impulse_t, target, u_t, w, how.sor, mu);

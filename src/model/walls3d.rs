@@ -530,7 +530,8 @@ impl Walls3d {
     }
 
     /// A sphere of radius `r` at `x` overlaps a wall body, or lies behind a
-    /// plane or a one-sided face (a two-sided face: only its overlaps count).
+    /// plane, or behind a one-sided face within `r` of its plane (a
+    /// two-sided face: only its overlaps count).
     pub fn overlaps_sphere(&self, x: [f32; 3], r: f32) -> bool {
         self.planes.iter().any(|p| p.distance(x) < r)
             || (0..self.mesh_bodies()).any(|b| self.mesh_gap(b, x, r, r).is_some_and(|(_, _, gap)| gap < 0.0))

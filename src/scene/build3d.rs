@@ -174,9 +174,9 @@ fn body(scene: &Scene, r_mean: f64) -> Result<Shape> {
     })
 }
 
-/// `shape`'s walls, with the gate or without (two-sided, the inside found
-/// from the walls alone), each with a wall index for spheres up to `r_max`
-/// at `alert`.
+/// `shape`'s walls, with the gate or without (the gate two-sided, the
+/// walls' inside found from them alone), each with a wall index for
+/// spheres up to `r_max` at `alert`.
 fn walls_of(shape: &Shape, gate: bool, reach: f32, origin: &str) -> Result<Walls3d> {
     let gate: &[[[f64; 3]; 3]] = if gate { &shape.gate } else { &[] };
     let mut walls = if shape.walls.is_empty() && gate.is_empty() {
