@@ -205,6 +205,26 @@ fn bad_3d_scenes_are_refused_naming_the_key() {
             ),
             "walls.silo",
         ),
+        // A box has no closed surface to give a side.
+        (
+            BOX.replace("[grains]", "closed_side = \"outside\"\n[grains]"),
+            "walls.closed_side",
+        ),
+        (
+            BOX.replace(
+                "box = [0.0, 0.0, 0.0, 1.0, 1.0, 1.0]",
+                "hourglass = { width = 0.3, bulb_height = 0.4, neck = 6.5, slope_deg = 51.0, fit = true }\nclosed_side = \"sideways\"",
+            ),
+            "`walls.closed_side` must be",
+        ),
+        // The fill would land inside an obstacle.
+        (
+            BOX.replace(
+                "box = [0.0, 0.0, 0.0, 1.0, 1.0, 1.0]",
+                "hourglass = { width = 0.3, bulb_height = 0.4, neck = 6.5, slope_deg = 51.0, fit = true }\nclosed_side = \"outside\"",
+            ),
+            "grains.count",
+        ),
     ];
     for (text, key) in cases {
         let e = refused(&text);
@@ -219,6 +239,10 @@ fn bad_3d_scenes_are_refused_naming_the_key() {
         (
             "version = 1\n[walls]\nsegments = [[0.0, 0.0, 1.0, 0.0]]\n[grains]\ncount = 0\n[[emitters]]\nposition = [0.5, 0.5, 0.5]\nradius = 0.05\ninterval = 0.1\ncount = 1\n",
             "emitters[0].position",
+        ),
+        (
+            "version = 1\n[walls]\nsegments = [[0.0, 0.0, 1.0, 0.0]]\nclosed_side = \"outside\"\n",
+            "walls.closed_side",
         ),
     ] {
         let s = Scene::parse(text, Path::new("bad.toml")).unwrap();
@@ -239,6 +263,62 @@ fn a_mesh_with_a_flat_triangle_is_refused() {
     );
     let e = refused(&text);
     assert!(e.contains("walls") && e.contains("triangle 1"), "{e}");
+}
+
+/// The cube [0.4, 0.6]^3 as a gmsh surface (MSH 2.2, twelve triangles).
+const CUBE_MSH: &str = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n8\n\
+1 0.4 0.4 0.4\n2 0.6 0.4 0.4\n3 0.4 0.6 0.4\n4 0.6 0.6 0.4\n\
+5 0.4 0.4 0.6\n6 0.6 0.4 0.6\n7 0.4 0.6 0.6\n8 0.6 0.6 0.6\n$EndNodes\n$Elements\n12\n\
+1 2 2 0 1 1 3 4\n2 2 2 0 1 1 4 2\n3 2 2 0 1 5 6 8\n4 2 2 0 1 5 8 7\n\
+5 2 2 0 1 1 2 6\n6 2 2 0 1 1 6 5\n7 2 2 0 1 3 7 8\n8 2 2 0 1 3 8 4\n\
+9 2 2 0 1 1 5 7\n10 2 2 0 1 1 7 3\n11 2 2 0 1 2 4 8\n12 2 2 0 1 2 8 6\n$EndElements\n";
+
+/// A closed cube mesh on a floor, two spheres of 2 cm let go above its top
+/// face and 1 cm beside its +x face, 1 s under Jacobi; each sphere's centre
+/// at the end, the higher first.
+fn around_a_cube(closed_side: Option<&str>) -> [[f32; 3]; 2] {
+    let tmp = tempfile::tempdir().unwrap();
+    let mesh = tmp.path().join("cube.msh");
+    std::fs::write(&mesh, CUBE_MSH).unwrap();
+    let side = closed_side.map_or(String::new(), |s| format!("closed_side = \"{s}\"\n"));
+    let emit = |x: f32, y: f32| {
+        format!("[[emitters]]\nposition = [{x}, {y}, 0.5]\nradius = 0.02\ninterval = 0.1\ncount = 1\n")
+    };
+    let text = format!(
+        "version = 1\ndimension = 3\n[walls]\nmesh = \"{}\"\nplanes = [[0.0, 0.0, 0.0, 0.0, 1.0, 0.0]]\n{side}\
+         [grains]\ncount = 0\n{}{}[solver]\nkind = \"jacobi\"\ndt = 1e-3\n[run]\nduration = 1.0\nevery = 100\n",
+        mesh.display(),
+        emit(0.5, 0.7),
+        emit(0.63, 0.5),
+    );
+    let scene = Scene::parse(&text, &tmp.path().join("cube.toml")).unwrap();
+    let setup = build3d(&scene).unwrap();
+    let (summary, g) = run(&setup, &tmp.path().join("out"));
+    assert_eq!((g.len(), summary.lost_grains), (2, 0));
+    let mut at = [g.pos[0], g.pos[1]];
+    at.sort_by(|a, b| b[1].total_cmp(&a[1]));
+    at
+}
+
+/// A closed mesh holds its spheres inside it by default; with
+/// `walls.closed_side = "outside"` it is an obstacle on the floor: a sphere
+/// comes to rest on its top face, another falls past its side to the
+/// floor, as with `"both"` (every face two-sided).
+#[test]
+fn a_closed_mesh_is_an_obstacle_on_the_side_the_scene_gives() {
+    let close = |a: f32, b: f32| (a - b).abs() < 2e-3;
+    for side in ["outside", "both"] {
+        let [top, beside] = around_a_cube(Some(side));
+        assert!(
+            close(top[0], 0.5) && close(top[1], 0.62) && close(top[2], 0.5),
+            "{side}: {top:?}"
+        );
+        assert!(close(beside[1], 0.02) && beside[0] >= 0.62 - 1e-3, "{side}: {beside:?}");
+    }
+    // By default the cube holds spheres inside: its top face, within reach,
+    // draws the sphere above it in rather than holding it up.
+    let [top, _] = around_a_cube(None);
+    assert!(top[1] < 0.61, "inside: {top:?}");
 }
 
 fn hourglass(args: &[&str]) -> std::process::Output {

@@ -97,6 +97,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         scene.walls = hourglass::scene::WallsSpec {
             mesh: Some(mesh),
             neck_y: scene.walls.neck_y,
+            closed_side: scene.walls.closed_side,
             ..Default::default()
         };
     }

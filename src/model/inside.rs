@@ -109,6 +109,35 @@ fn surfaces(faces: &[[u32; 3]]) -> Vec<Surface> {
     out
 }
 
+/// Which side of the closed surfaces holds the spheres (a scene's
+/// `walls.closed_side`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Hold {
+    /// The outermost closed surfaces hold the spheres inside them, the
+    /// surfaces nested in them outside, and so on (even-odd).
+    #[default]
+    Inside,
+    /// The other way round: the outermost closed surfaces are obstacles
+    /// that hold the spheres outside them (among planes or in a box).
+    Outside,
+    /// Every face two-sided: no face pushes a sphere that crossed it back.
+    Both,
+}
+
+/// For each face of `faces` (corner indices into `points`), the side of
+/// its normal (b - a) x (c - a) that holds the spheres under `hold`: 1
+/// along it, -1 against it, 0 for a face on no closed surface (or every
+/// face under [`Hold::Both`]). [`Hold::Outside`] turns every side of
+/// [`Hold::Inside`].
+pub fn sides_holding(faces: &[[u32; 3]], points: &[P], hold: Hold) -> Vec<f32> {
+    match hold {
+        Hold::Inside => sides(faces, points),
+        Hold::Outside => sides(faces, points).into_iter().map(|s| -s).collect(),
+        Hold::Both => vec![0.0; faces.len()],
+    }
+}
+
 /// For each face of `faces` (corner indices into `points`), the side of
 /// its normal (b - a) x (c - a) that holds the inside of its closed
 /// surface: 1 along it, -1 against it, 0 for a face on no closed surface.
@@ -211,6 +240,19 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn outside_turns_every_side_and_both_clears_them() {
+        let (mut faces, mut points) = cube(0.0, 3.0, 0, 0);
+        let (inner, inner_points) = cube(1.0, 2.0, 8, 5);
+        faces.extend(inner);
+        points.extend(inner_points);
+        let inside = sides(&faces, &points);
+        assert_eq!(sides_holding(&faces, &points, Hold::Inside), inside);
+        let outside = sides_holding(&faces, &points, Hold::Outside);
+        assert!(inside.iter().zip(&outside).all(|(i, o)| i.abs() == 1.0 && *o == -i));
+        assert_eq!(sides_holding(&faces, &points, Hold::Both), vec![0.0; 24]);
     }
 
     #[test]

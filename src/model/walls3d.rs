@@ -34,6 +34,7 @@
 
 use crate::error::{Error, Result};
 use crate::model::Body;
+use crate::model::inside::Hold;
 use crate::model::space::{Dim3, Space, cross};
 
 /// A plane wall: the grains stay on the side its normal points to.
@@ -383,6 +384,12 @@ impl Walls3d {
     /// (numbered after them): the inside is found from `walls` alone and the
     /// gate's triangles stay two-sided, as gate lines do in the plane.
     pub fn mesh_with_gate(walls: &[[[f64; 3]; 3]], gate: &[[[f64; 3]; 3]]) -> Result<Walls3d> {
+        Walls3d::mesh_holding(walls, gate, Hold::Inside)
+    }
+
+    /// As [`Walls3d::mesh_with_gate`], the closed surfaces of `walls`
+    /// holding the spheres on the side `hold` says (`inside::sides_holding`).
+    pub fn mesh_holding(walls: &[[[f64; 3]; 3]], gate: &[[[f64; 3]; 3]], hold: Hold) -> Result<Walls3d> {
         use std::collections::HashMap;
         let triangles = &[walls, gate].concat();
         let key = |p: [f64; 3]| p.map(|x| (x / MERGE_TOLERANCE).round() as i64);
@@ -474,7 +481,7 @@ impl Walls3d {
                 side: 0.0,
             });
         }
-        let sides = super::inside::sides(&faces[..walls.len()], &points);
+        let sides = super::inside::sides_holding(&faces[..walls.len()], &points, hold);
         for (t, side) in out.triangles.iter_mut().zip(sides) {
             t.side = side;
         }

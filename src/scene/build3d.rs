@@ -175,14 +175,16 @@ fn body(scene: &Scene, r_mean: f64) -> Result<Shape> {
 }
 
 /// `shape`'s walls, with the gate or without (the gate two-sided, the
-/// walls' inside found from them alone), each with a wall index for
-/// spheres up to `r_max` at `alert`.
-fn walls_of(shape: &Shape, gate: bool, reach: f32, origin: &str) -> Result<Walls3d> {
+/// walls' inside found from them alone and held on the side
+/// `walls.closed_side` says), each with a wall index reaching `reach`.
+fn walls_of(shape: &Shape, gate: bool, reach: f32, scene: &Scene) -> Result<Walls3d> {
     let gate: &[[[f64; 3]; 3]] = if gate { &shape.gate } else { &[] };
+    let hold = scene.walls.closed_side.unwrap_or_default();
     let mut walls = if shape.walls.is_empty() && gate.is_empty() {
         Walls3d::default()
     } else {
-        Walls3d::mesh_with_gate(&shape.walls, gate).map_err(|e| Error::field(origin, "walls", e.to_string()))?
+        Walls3d::mesh_holding(&shape.walls, gate, hold)
+            .map_err(|e| Error::field(&scene.origin, "walls", e.to_string()))?
     };
     walls.planes = shape.planes.clone();
     Ok(walls.indexed(reach))
@@ -211,11 +213,11 @@ pub fn build3d(scene: &Scene) -> Result<Setup<Dim3>> {
             .fold(0.0, f64::max),
     );
     let reach = (2.0 * r_max + scene.solver.alert) as f32;
-    let closed = walls_of(&shape, true, reach, &scene.origin)?;
+    let closed = walls_of(&shape, true, reach, scene)?;
     let open = if shape.gate.is_empty() {
         closed.clone()
     } else {
-        walls_of(&shape, false, reach, &scene.origin)?
+        walls_of(&shape, false, reach, scene)?
     };
     let mut pos = Vec::new();
     if !radii.is_empty() {

@@ -134,6 +134,14 @@ pub struct WallsSpec {
     /// A silo of revolution (3D).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub silo: Option<SiloSpec>,
+    /// The side of the closed surfaces of `mesh` or `hourglass` that holds
+    /// the spheres (3D). Default: inside, nested surfaces alternating.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::strict::closed_side"
+    )]
+    pub closed_side: Option<crate::model::inside::Hold>,
     /// gmsh mesh (MSH 4.1 ASCII/binary or 2.2 ASCII); lines in the physical group `gate` form the gate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mesh: Option<PathBuf>,

@@ -49,6 +49,7 @@ impl Scene {
             ("walls.box", w.box3d.is_some()),
             ("walls.planes", w.planes.is_some()),
             ("walls.silo", w.silo.is_some()),
+            ("walls.closed_side", w.closed_side.is_some()),
         ] {
             if given {
                 return Err(self.refuse(key, "is a 3D wall: set `dimension = 3` at the top of the scene"));
@@ -106,6 +107,18 @@ impl Scene {
                     "give only one of `box`, `mesh`, `hourglass`, `silo` (and any `planes`)",
                 ));
             }
+        }
+        if w.closed_side.is_some() && w.mesh.is_none() && w.hourglass.is_none() {
+            return Err(self.refuse(
+                "walls.closed_side",
+                "is the side of the closed surfaces of `mesh` or `hourglass`: these walls have none",
+            ));
+        }
+        if w.closed_side == Some(crate::model::inside::Hold::Outside) && self.grains.count > 0 {
+            return Err(self.refuse(
+                "grains.count",
+                "the fill deposits spheres inside the closed surfaces, which `walls.closed_side = \"outside\"` makes obstacles: set it to 0 and give `[[emitters]]`",
+            ));
         }
         if let Some(b) = w.box3d {
             for (k, v) in b.iter().enumerate() {
