@@ -242,12 +242,18 @@ mod tests {
         }
     }
 
-    #[test]
-    fn outside_turns_every_side_and_both_clears_them() {
+    /// The cube [1, 2]^3 (its first `turned` faces turned) in the cube [0, 3]^3.
+    fn cube_in_cube(turned: usize) -> (Vec<[u32; 3]>, Vec<P>) {
         let (mut faces, mut points) = cube(0.0, 3.0, 0, 0);
-        let (inner, inner_points) = cube(1.0, 2.0, 8, 5);
+        let (inner, inner_points) = cube(1.0, 2.0, 8, turned);
         faces.extend(inner);
         points.extend(inner_points);
+        (faces, points)
+    }
+
+    #[test]
+    fn outside_turns_every_side_and_both_clears_them() {
+        let (faces, points) = cube_in_cube(5);
         let inside = sides(&faces, &points);
         assert_eq!(sides_holding(&faces, &points, Hold::Inside), inside);
         let outside = sides_holding(&faces, &points, Hold::Outside);
@@ -257,10 +263,7 @@ mod tests {
 
     #[test]
     fn a_cube_inside_a_cube_faces_the_space_between_them() {
-        let (mut faces, mut points) = cube(0.0, 3.0, 0, 0);
-        let (inner, inner_points) = cube(1.0, 2.0, 8, 3);
-        faces.extend(inner);
-        points.extend(inner_points);
+        let (faces, points) = cube_in_cube(3);
         let s = sides(&faces, &points);
         for f in 0..faces.len() {
             let [a, b, c] = faces[f].map(|i| points[i as usize]);
