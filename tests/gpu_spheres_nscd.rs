@@ -11,8 +11,8 @@ mod common;
 mod gpu_common;
 
 use common::nscd3::{
-    RHO, drop_rebound, grid, held_by_a_closed_mesh, inelastic_pair, params, restitution_pair, rolling, sliding,
-    wet_pair,
+    RHO, drop_rebound, grid, held_by_a_closed_mesh, inelastic_pair, kept_out_by_a_closed_obstacle, params,
+    restitution_pair, rolling, sliding, wet_pair,
 };
 use common::spheres::run_positions;
 use gpu_common::context;
@@ -75,6 +75,14 @@ fn a_sphere_that_jumps_a_face_of_a_closed_mesh_is_pushed_back_inside_on_the_gpu(
     let Some(ctx) = context() else { return };
     for solver in [SolverKind::Jacobi, SolverKind::Colored, SolverKind::Apgd] {
         held_by_a_closed_mesh(&on(&ctx), solver);
+    }
+}
+
+#[test]
+fn a_sphere_that_jumps_a_face_of_a_closed_obstacle_is_pushed_back_out_on_the_gpu() {
+    let Some(ctx) = context() else { return };
+    for solver in [SolverKind::Jacobi, SolverKind::Colored, SolverKind::Apgd] {
+        kept_out_by_a_closed_obstacle(&on(&ctx), solver);
     }
 }
 

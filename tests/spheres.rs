@@ -9,7 +9,8 @@
 mod common;
 
 use common::nscd3::{
-    RHO, drop_rebound, grid, held_by_a_closed_mesh, inelastic_pair, params, restitution_pair, rolling, sliding,
+    RHO, drop_rebound, grid, held_by_a_closed_mesh, inelastic_pair, kept_out_by_a_closed_obstacle, params,
+    restitution_pair, rolling, sliding,
 };
 use hourglass::backend::{Backend, CpuBackend};
 use hourglass::cpu::CpuStepper;
@@ -72,6 +73,13 @@ fn a_sphere_with_too_little_friction_slides_at_g_sin_a_less_mu_g_cos_a() {
 fn a_sphere_that_jumps_a_face_of_a_closed_mesh_is_pushed_back_inside() {
     for solver in SOLVERS {
         held_by_a_closed_mesh(&cpu, solver);
+    }
+}
+
+#[test]
+fn a_sphere_that_jumps_a_face_of_a_closed_obstacle_is_pushed_back_out() {
+    for solver in SOLVERS {
+        kept_out_by_a_closed_obstacle(&cpu, solver);
     }
 }
 

@@ -2,6 +2,7 @@
 //! runs them on the CPU, tests/gpu_spheres_nscd.rs on the GPU.
 
 use hourglass::backend::Backend;
+use hourglass::model::inside::Hold;
 use hourglass::model::{Dim3, Grains, Grid, Plane, SolverKind, Space, StepParams, Walls3d};
 
 /// A backend over spheres, walls and a grid (the solver is the step's).
@@ -294,6 +295,11 @@ pub fn wet_pair(make: Make<'_>, solver: SolverKind) {
 /// The twelve triangles of the closed cube from `lo` to `hi` (as a gmsh
 /// surface gives them, every face's normal out of the cube).
 pub fn cube_mesh(lo: f64, hi: f64) -> Walls3d {
+    cube_mesh_holding(lo, hi, Hold::Inside)
+}
+
+/// [`cube_mesh`] holding its spheres on the side `hold` says.
+pub fn cube_mesh_holding(lo: f64, hi: f64, hold: Hold) -> Walls3d {
     let c = |i: usize| [i & 1, i >> 1 & 1, i >> 2 & 1].map(|b| if b == 1 { hi } else { lo });
     let quads = [
         [0, 2, 3, 1],
@@ -307,7 +313,7 @@ pub fn cube_mesh(lo: f64, hi: f64) -> Walls3d {
         .iter()
         .flat_map(|q| [[c(q[0]), c(q[1]), c(q[2])], [c(q[0]), c(q[2]), c(q[3])]])
         .collect();
-    Walls3d::mesh(&t).unwrap()
+    Walls3d::mesh_holding(&t, &[], hold).unwrap()
 }
 
 /// A sphere thrown at a face of a closed cube mesh so fast that one step
@@ -342,4 +348,32 @@ pub fn held_by_a_closed_mesh(make: Make<'_>, solver: SolverKind) {
         inside && v < 1e-3,
         "{solver:?}: the sphere ends at {x:?} m, moving at {v} m/s"
     );
+}
+
+/// The cube of [`held_by_a_closed_mesh`] as an obstacle (`Hold::Outside`),
+/// the sphere thrown at its +x face from outside at 20 mm a step: the face
+/// pushes it back out, never deeper in, and it ends outside the cube.
+pub fn kept_out_by_a_closed_obstacle(make: Make<'_>, solver: SolverKind) {
+    let r = 0.005f32;
+    let p = StepParams {
+        dt: 1e-3,
+        alert: 0.001,
+        ..under(solver, params([0.0, 0.0], 0.0, 0.0))
+    };
+    let g = Grains::<Dim3>::of_density(vec![[0.119, 0.05, 0.05]], vec![[-20.0, 0.0, 0.0]], vec![r], RHO);
+    let mut b = make(
+        g,
+        cube_mesh_holding(0.0, 0.1, Hold::Outside),
+        grid([-0.05; 3], [0.25; 3], r, &p),
+    );
+    b.step(&p).unwrap();
+    let crossed = b.grains().unwrap().pos[0][0];
+    assert!(crossed < 0.1, "{solver:?}: the first step ends at x = {crossed}");
+    for k in 0..100 {
+        b.step(&p).unwrap();
+        let x = b.grains().unwrap().pos[0][0];
+        assert!(x >= crossed, "{solver:?}: step {k}: x = {x} m, in past {crossed}");
+    }
+    let x = b.grains().unwrap().pos[0];
+    assert!(x[0] >= 0.1 + r - 1e-4, "{solver:?}: the sphere ends at {x:?} m");
 }
