@@ -339,6 +339,7 @@ fn the_3d_beverloo_sweeps_are_four_outlets_under_nlgs_and_the_dem() {
                 p.scene.solver.mu
             };
             assert_eq!(mu, 0.5, "{file}");
+            assert_eq!(p.scene.grains.count, 4000, "{file}");
             hourglass::scene::build3d(&p.scene).unwrap_or_else(|e| panic!("{file}: {e}"));
         }
     }
