@@ -75,15 +75,12 @@ pub fn solid_side<'de, D: Deserializer<'de>>(d: D) -> Result<Option<super::Solid
 
 /// `walls.closed_side`: the side of the closed surfaces that holds the spheres.
 pub fn closed_side<'de, D: Deserializer<'de>>(d: D) -> Result<Option<crate::model::inside::Hold>, D::Error> {
-    use crate::model::inside::Hold;
-    match toml::Value::deserialize(d)? {
-        toml::Value::String(s) if s == "inside" => Ok(Some(Hold::Inside)),
-        toml::Value::String(s) if s == "outside" => Ok(Some(Hold::Outside)),
-        toml::Value::String(s) if s == "both" => Ok(Some(Hold::Both)),
-        v => Err(D::Error::custom(format!(
+    let v = toml::Value::deserialize(d)?;
+    crate::model::inside::Hold::deserialize(v.clone()).map(Some).map_err(|_| {
+        D::Error::custom(format!(
             "`walls.closed_side` must be \"inside\", \"outside\" or \"both\" (the side of the closed surfaces that holds the spheres); found {v}"
-        ))),
-    }
+        ))
+    })
 }
 
 pub fn gate<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<[f64; 4]>>, D::Error> {

@@ -293,12 +293,8 @@ pub fn wet_pair(make: Make<'_>, solver: SolverKind) {
 }
 
 /// The twelve triangles of the closed cube from `lo` to `hi` (as a gmsh
-/// surface gives them, every face's normal out of the cube).
-pub fn cube_mesh(lo: f64, hi: f64) -> Walls3d {
-    cube_mesh_holding(lo, hi, Hold::Inside)
-}
-
-/// [`cube_mesh`] holding its spheres on the side `hold` says.
+/// surface gives them, every face's normal out of the cube), holding its
+/// spheres on the side `hold` says.
 pub fn cube_mesh_holding(lo: f64, hi: f64, hold: Hold) -> Walls3d {
     let c = |i: usize| [i & 1, i >> 1 & 1, i >> 2 & 1].map(|b| if b == 1 { hi } else { lo });
     let quads = [
@@ -316,32 +312,46 @@ pub fn cube_mesh_holding(lo: f64, hi: f64, hold: Hold) -> Walls3d {
     Walls3d::mesh_holding(&t, &[], hold).unwrap()
 }
 
-/// A sphere thrown at a face of a closed cube mesh so fast that one step
-/// takes its centre past the face before any contact is seen (20 mm a
-/// step, 14 mm from it): the face's inside pushes it back, never farther
-/// out, and it ends at rest inside the cube (the push-out sends it across
-/// to the far face, without restitution). A two-sided face would push it
-/// out.
-pub fn held_by_a_closed_mesh(make: Make<'_>, solver: SolverKind) {
-    let r = 0.005f32;
+/// A sphere of 5 mm let go at (`x0`, 0.05, 0.05) at `vx` along x (20 mm a
+/// step) towards the face x = 0.1 of the cube [0, 0.1]^3 holding it on the
+/// side `hold` says, then `steps` steps more: the first step takes its
+/// centre past the face before any contact is seen, and no later step
+/// takes it farther past. The sphere at the end.
+fn thrown_through_a_face(make: Make<'_>, solver: SolverKind, hold: Hold, x0: f32, vx: f32, steps: u32) -> Grains<Dim3> {
     let p = StepParams {
         dt: 1e-3,
         alert: 0.001,
         ..under(solver, params([0.0, 0.0], 0.0, 0.0))
     };
-    let walls = cube_mesh(0.0, 0.1);
+    let walls = cube_mesh_holding(0.0, 0.1, hold);
     assert!(walls.triangles.iter().all(|t| t.side != 0.0));
-    let g = Grains::<Dim3>::of_density(vec![[0.081, 0.05, 0.05]], vec![[20.0, 0.0, 0.0]], vec![r], RHO);
-    let mut b = make(g, walls, grid([-0.05; 3], [0.15; 3], r, &p));
+    let g = Grains::<Dim3>::of_density(vec![[x0, 0.05, 0.05]], vec![[vx, 0.0, 0.0]], vec![0.005], RHO);
+    let mut b = make(g, walls, grid([-0.05; 3], [0.25; 3], 0.005, &p));
     b.step(&p).unwrap();
-    let crossed = b.grains().unwrap().pos[0][0];
-    assert!(crossed > 0.1, "{solver:?}: the first step ends at x = {crossed}");
-    for k in 0..300 {
+    let (along, crossed) = (vx.signum(), b.grains().unwrap().pos[0][0]);
+    assert!(
+        along * (crossed - 0.1) > 0.0,
+        "{solver:?}: the first step ends at x = {crossed}"
+    );
+    for k in 0..steps {
         b.step(&p).unwrap();
         let x = b.grains().unwrap().pos[0][0];
-        assert!(x <= crossed, "{solver:?}: step {k}: x = {x} m, out past {crossed}");
+        assert!(
+            along * x <= along * crossed,
+            "{solver:?}: step {k}: x = {x} m, past {crossed}"
+        );
     }
-    let g = b.grains().unwrap();
+    b.grains().unwrap().clone()
+}
+
+/// A sphere thrown at a face of a closed cube mesh from inside so fast that
+/// one step takes its centre past the face (20 mm a step, 14 mm from it):
+/// the face's inside pushes it back, never farther out, and it ends at rest
+/// inside the cube (the push-out sends it across to the far face, without
+/// restitution). A two-sided face would push it out.
+pub fn held_by_a_closed_mesh(make: Make<'_>, solver: SolverKind) {
+    let r = 0.005f32;
+    let g = thrown_through_a_face(make, solver, Hold::Inside, 0.081, 20.0, 300);
     let (x, v) = (g.pos[0], Dim3::dot(g.vel[0], g.vel[0]).sqrt());
     let inside = x.iter().all(|&x| (r - 1e-4..=0.1 - r + 1e-4).contains(&x));
     assert!(
@@ -354,26 +364,6 @@ pub fn held_by_a_closed_mesh(make: Make<'_>, solver: SolverKind) {
 /// the sphere thrown at its +x face from outside at 20 mm a step: the face
 /// pushes it back out, never deeper in, and it ends outside the cube.
 pub fn kept_out_by_a_closed_obstacle(make: Make<'_>, solver: SolverKind) {
-    let r = 0.005f32;
-    let p = StepParams {
-        dt: 1e-3,
-        alert: 0.001,
-        ..under(solver, params([0.0, 0.0], 0.0, 0.0))
-    };
-    let g = Grains::<Dim3>::of_density(vec![[0.119, 0.05, 0.05]], vec![[-20.0, 0.0, 0.0]], vec![r], RHO);
-    let mut b = make(
-        g,
-        cube_mesh_holding(0.0, 0.1, Hold::Outside),
-        grid([-0.05; 3], [0.25; 3], r, &p),
-    );
-    b.step(&p).unwrap();
-    let crossed = b.grains().unwrap().pos[0][0];
-    assert!(crossed < 0.1, "{solver:?}: the first step ends at x = {crossed}");
-    for k in 0..100 {
-        b.step(&p).unwrap();
-        let x = b.grains().unwrap().pos[0][0];
-        assert!(x >= crossed, "{solver:?}: step {k}: x = {x} m, in past {crossed}");
-    }
-    let x = b.grains().unwrap().pos[0];
-    assert!(x[0] >= 0.1 + r - 1e-4, "{solver:?}: the sphere ends at {x:?} m");
+    let x = thrown_through_a_face(make, solver, Hold::Outside, 0.119, -20.0, 100).pos[0];
+    assert!(x[0] >= 0.1 + 0.005 - 1e-4, "{solver:?}: the sphere ends at {x:?} m");
 }
