@@ -47,6 +47,7 @@ fn place_spheres(c: &mut Criterion) {
         hi: [hw, h, hw],
         walls: &walls,
         inside: &inside,
+        lower_first: false,
     };
     let n = 20_000;
     let radii: Vec<f64> = (0..n)

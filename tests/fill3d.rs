@@ -70,6 +70,7 @@ fn spheres_deposited_into_a_box_pack_at_least_0_55_and_overlap_nothing() {
         hi,
         walls: &walls,
         inside: &everywhere,
+        lower_first: false,
     };
     let pos = deposit(&radii, &region);
     assert_eq!(pos.len(), radii.len());
@@ -109,6 +110,7 @@ fn a_silo_of_revolution_fills_from_its_outlet_up_without_overlaps() {
         hi: [radius, height, radius],
         walls: &walls,
         inside: &inside,
+        lower_first: false,
     };
     let radii = vec![0.0025; 800];
     let pos = deposit(&radii, &region);

@@ -275,8 +275,8 @@ const CUBE_MSH: &str = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n8\n\
 
 /// A closed cube mesh on a floor, two spheres of 2 cm let go above its top
 /// face and 1 cm beside its +x face, 1 s under Jacobi; each sphere's centre
-/// at the end, the higher first.
-fn around_a_cube(closed_side: Option<&str>) -> [[f32; 3]; 2] {
+/// at the end, the higher first, or the scene's refusal.
+fn around_a_cube(closed_side: Option<&str>) -> Result<[[f32; 3]; 2], String> {
     let tmp = tempfile::tempdir().unwrap();
     let mesh = tmp.path().join("cube.msh");
     std::fs::write(&mesh, CUBE_MSH).unwrap();
@@ -292,33 +292,182 @@ fn around_a_cube(closed_side: Option<&str>) -> [[f32; 3]; 2] {
         emit(0.63, 0.5),
     );
     let scene = Scene::parse(&text, &tmp.path().join("cube.toml")).unwrap();
-    let setup = build3d(&scene).unwrap();
+    let setup = build3d(&scene).map_err(|e| e.to_string())?;
     let (summary, g) = run(&setup, &tmp.path().join("out"));
     assert_eq!((g.len(), summary.lost_grains), (2, 0));
     let mut at = [g.pos[0], g.pos[1]];
     at.sort_by(|a, b| b[1].total_cmp(&a[1]));
-    at
+    Ok(at)
 }
 
 /// A closed mesh holds its spheres inside it by default; with
 /// `walls.closed_side = "outside"` it is an obstacle on the floor: a sphere
 /// comes to rest on its top face, another falls past its side to the
-/// floor, as with `"both"` (every face two-sided).
+/// floor, as with `"both"` (every face two-sided). Held inside, the cube
+/// refuses emitters outside it.
 #[test]
 fn a_closed_mesh_is_an_obstacle_on_the_side_the_scene_gives() {
     let close = |a: f32, b: f32| (a - b).abs() < 2e-3;
     for side in ["outside", "both"] {
-        let [top, beside] = around_a_cube(Some(side));
+        let [top, beside] = around_a_cube(Some(side)).unwrap();
         assert!(
             close(top[0], 0.5) && close(top[1], 0.62) && close(top[2], 0.5),
             "{side}: {top:?}"
         );
         assert!(close(beside[1], 0.02) && beside[0] >= 0.62 - 1e-3, "{side}: {beside:?}");
     }
-    // By default the cube holds spheres inside: its top face, within reach,
-    // draws the sphere above it in rather than holding it up.
-    let [top, _] = around_a_cube(None);
-    assert!(top[1] < 0.61, "inside: {top:?}");
+    let e = around_a_cube(None).unwrap_err();
+    assert!(
+        e.contains("emitters[0].position") && e.contains("outside the closed walls"),
+        "{e}"
+    );
+}
+
+/// The regular octahedron |x - 0.5| + |y - 0.5| + |z - 0.5| <= 0.3 as a
+/// gmsh surface (MSH 2.2, eight triangles).
+fn octahedron_msh() -> String {
+    let nodes = "1 0.8 0.5 0.5\n2 0.2 0.5 0.5\n3 0.5 0.8 0.5\n4 0.5 0.2 0.5\n5 0.5 0.5 0.8\n6 0.5 0.5 0.2\n";
+    let mut elements = String::new();
+    for (k, (a, b, c)) in [1, 2]
+        .into_iter()
+        .flat_map(|a| [3, 4].into_iter().flat_map(move |b| [5, 6].map(|c| (a, b, c))))
+        .enumerate()
+    {
+        elements += &format!("{} 2 2 0 1 {a} {b} {c}\n", k + 1);
+    }
+    format!("$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n6\n{nodes}$EndNodes\n$Elements\n8\n{elements}$EndElements\n")
+}
+
+/// A closed mesh that fills half its box: the fill keeps to its inside
+/// (the lowest spot of the box, a corner outside it, was where it began),
+/// and an emitter whose spheres would appear outside it, or within it when
+/// it is an obstacle, is refused naming the emitter.
+#[test]
+fn a_closed_mesh_is_filled_and_fed_within_the_space_it_holds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mesh = tmp.path().join("octahedron.msh");
+    std::fs::write(&mesh, octahedron_msh()).unwrap();
+    let text = |count: u32, side: &str, emit: Option<[f32; 3]>| {
+        let emit = emit.map_or(String::new(), |x| {
+            format!(
+                "[[emitters]]\nposition = [{}, {}, {}]\nradius = 0.02\ninterval = 0.1\ncount = 1\n",
+                x[0], x[1], x[2]
+            )
+        });
+        format!(
+            "version = 1\ndimension = 3\n[walls]\nmesh = \"{}\"\n{side}[grains]\ncount = {count}\nradius_mean = 0.02\n\
+             radius_std = 0.0\nradius_min = 0.02\nradius_max = 0.02\n{emit}[solver]\nkind = \"jacobi\"\ndt = 1e-3\n",
+            mesh.display()
+        )
+    };
+    let build = |t: &str| Scene::parse(t, &tmp.path().join("octahedron.toml")).and_then(|s| build3d(&s));
+    let setup = build(&text(40, "", None)).unwrap();
+    assert_eq!(setup.grains.len(), 40);
+    // Clear of the faces, whose distance from the centre is 0.3 / sqrt(3).
+    let deepest = (setup.grains.pos.iter())
+        .map(|p| p.iter().map(|x| (x - 0.5).abs()).sum::<f32>())
+        .fold(0.0, f32::max);
+    assert!(
+        deepest <= 0.3 - 0.02 * 3f32.sqrt() + 1e-5,
+        "a sphere at |x - c|_1 = {deepest}"
+    );
+    assert!(build(&text(0, "", Some([0.5, 0.5, 0.5]))).is_ok());
+    for (side, at, says) in [
+        ("", [0.27, 0.27, 0.27], "outside the closed walls"),
+        (
+            "closed_side = \"outside\"\n",
+            [0.5, 0.5, 0.5],
+            "within a closed obstacle",
+        ),
+    ] {
+        let e = build(&text(0, side, Some(at))).unwrap_err().to_string();
+        assert!(e.contains("emitters[0].position") && e.contains(says), "{e}");
+    }
+}
+
+/// A ball of radius 0.1 m at (0.5, 0.5, 0.5) as a gmsh surface (MSH 2.2):
+/// an octahedron's faces split `levels` times, their corners pushed out
+/// onto the sphere.
+fn ball_msh(levels: u32) -> String {
+    let mut v: Vec<[f64; 3]> = vec![
+        [1.0, 0.0, 0.0],
+        [-1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.0, -1.0, 0.0],
+        [0.0, 0.0, 1.0],
+        [0.0, 0.0, -1.0],
+    ];
+    let mut f: Vec<[usize; 3]> = (0..8).map(|k| [k & 1, 2 + (k >> 1 & 1), 4 + (k >> 2)]).collect();
+    for _ in 0..levels {
+        let mut mid = std::collections::HashMap::new();
+        let mut split = |a: usize, b: usize, v: &mut Vec<[f64; 3]>| {
+            *mid.entry((a.min(b), a.max(b))).or_insert_with(|| {
+                let m = [0, 1, 2].map(|k| v[a][k] + v[b][k]);
+                let l = m.iter().map(|x| x * x).sum::<f64>().sqrt();
+                v.push(m.map(|x| x / l));
+                v.len() - 1
+            })
+        };
+        f = f
+            .iter()
+            .flat_map(|&[a, b, c]| {
+                let (ab, bc, ca) = (split(a, b, &mut v), split(b, c, &mut v), split(c, a, &mut v));
+                [[a, ab, ca], [ab, b, bc], [ca, bc, c], [ab, bc, ca]]
+            })
+            .collect();
+    }
+    let nodes: String = (v.iter().enumerate())
+        .map(|(i, p)| {
+            format!(
+                "{} {} {} {}\n",
+                i + 1,
+                0.5 + 0.1 * p[0],
+                0.5 + 0.1 * p[1],
+                0.5 + 0.1 * p[2]
+            )
+        })
+        .collect();
+    let elements: String = (f.iter().enumerate())
+        .map(|(i, t)| format!("{} 2 2 0 1 {} {} {}\n", i + 1, t[0] + 1, t[1] + 1, t[2] + 1))
+        .collect();
+    format!(
+        "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n{}\n{nodes}$EndNodes\n$Elements\n{}\n{elements}$EndElements\n",
+        v.len(),
+        f.len()
+    )
+}
+
+/// A curved closed mesh (a ball of 2,048 faces), whose faces taken as
+/// planes make few pockets that hold: 500 spheres of 4 mm are all placed,
+/// inside it, clear of its faces and of each other, the lowest on its faces.
+#[test]
+fn a_ball_mesh_is_filled_inside() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mesh = tmp.path().join("ball.msh");
+    std::fs::write(&mesh, ball_msh(4)).unwrap();
+    let text = format!(
+        "version = 1\ndimension = 3\n[walls]\nmesh = \"{}\"\n[grains]\ncount = 500\nradius_mean = 0.004\n\
+         radius_std = 0.0\nradius_min = 0.004\nradius_max = 0.004\n[solver]\nkind = \"jacobi\"\ndt = 1e-3\n",
+        mesh.display()
+    );
+    let setup = build3d(&Scene::parse(&text, &tmp.path().join("ball.toml")).unwrap()).unwrap();
+    let p = &setup.grains.pos;
+    assert_eq!(p.len(), 500);
+    let dist = |a: [f32; 3], b: [f32; 3]| (0..3).map(|k| (a[k] - b[k]).powi(2)).sum::<f32>().sqrt();
+    // The faces' planes lie within 0.1 (1 - cos 4.2 degrees) = 0.27 mm of the sphere.
+    let farthest = p.iter().map(|&x| dist(x, [0.5; 3])).fold(0.0, f32::max);
+    assert!(farthest <= 0.1 - 0.004 + 1e-5, "a centre {farthest} m from the ball's");
+    for i in 0..p.len() {
+        for j in 0..i {
+            assert!(dist(p[i], p[j]) >= 0.008 - 1e-6, "spheres {i} and {j} overlap");
+        }
+    }
+    // The lowest sphere rests on the faces (within their 0.27 mm of the sphere).
+    let lowest = *p.iter().min_by(|a, b| a[1].total_cmp(&b[1])).unwrap();
+    assert!(
+        dist(lowest, [0.5; 3]) >= 0.1 - 0.004 - 3e-4,
+        "lowest centre at {lowest:?}"
+    );
 }
 
 fn hourglass(args: &[&str]) -> std::process::Output {

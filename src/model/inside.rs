@@ -50,6 +50,17 @@ fn solid_angle(a: P, b: P, c: P) -> f64 {
     2.0 * det(a, b, c).atan2(den)
 }
 
+/// The winding number of the oriented triangles `faces` about `x`: the sum
+/// of their solid angles over 4 pi; for a closed surface, 1 at a point
+/// within it when its normals (b - a) x (c - a) point out of it, -1 when
+/// they point in, 0 outside it.
+pub fn winding(faces: impl Iterator<Item = [P; 3]>, x: P) -> f64 {
+    let total: f64 = faces
+        .map(|[a, b, c]| solid_angle(sub(a, x), sub(b, x), sub(c, x)))
+        .sum();
+    total / (4.0 * std::f64::consts::PI)
+}
+
 /// One surface: its faces with their orientation (+1 as given, -1 turned)
 /// and whether it is closed.
 struct Surface {
@@ -158,21 +169,19 @@ pub fn sides(faces: &[[u32; 3]], points: &[P]) -> Vec<f32> {
         })
         .collect();
     // The winding number of `x` about surface `d`: 1 inside, 0 outside.
-    let winding = |x: P, (d, outward): &(Surface, f64)| {
-        let total: f64 = (d.faces.iter())
-            .map(|&(f, w)| {
-                let [a, b, c] = corners(f);
-                w * solid_angle(sub(a, x), sub(b, x), sub(c, x))
-            })
-            .sum();
-        outward * total / (4.0 * std::f64::consts::PI)
+    let winding_about = |x: P, (d, outward): &(Surface, f64)| {
+        let oriented = (d.faces.iter()).map(|&(f, w)| {
+            let [a, b, c] = corners(f);
+            if w > 0.0 { [a, b, c] } else { [a, c, b] }
+        });
+        outward * winding(oriented, x)
     };
     let mut out = vec![0.0f32; faces.len()];
     for (k, (s, outward)) in closed.iter().enumerate() {
         let [a, b, c] = corners(s.faces[0].0);
         let centroid = [0, 1, 2].map(|i| (a[i] + b[i] + c[i]) / 3.0);
         let around = (closed.iter().enumerate())
-            .filter(|(j, d)| *j != k && winding(centroid, d) > 0.5)
+            .filter(|(j, d)| *j != k && winding_about(centroid, d) > 0.5)
             .count();
         // The inside is the surface's interior, or past an even nesting its exterior.
         let interior = if around % 2 == 0 { -1.0 } else { 1.0 };

@@ -130,6 +130,11 @@ pub struct Walls3d {
     /// ([`Walls3d::indexed`]); None: the detection screens them all.
     #[serde(skip)]
     pub index: Option<WallIndex>,
+    /// The closed surfaces hold the spheres within them (`Hold::Inside`
+    /// with a closed surface): a point far from the mesh lies outside the
+    /// space they hold ([`Walls3d::mesh_holds`]).
+    #[serde(default)]
+    pub bounded: bool,
 }
 
 /// A uniform grid over the mesh's bounding box grown by `reach`, listing
@@ -482,6 +487,7 @@ impl Walls3d {
             });
         }
         let sides = super::inside::sides_holding(&faces[..walls.len()], &points, hold);
+        out.bounded = hold == Hold::Inside && sides.iter().any(|&s| s != 0.0);
         for (t, side) in out.triangles.iter_mut().zip(sides) {
             t.side = side;
         }
@@ -544,6 +550,22 @@ impl Walls3d {
             || (0..self.mesh_bodies()).any(|b| self.mesh_gap(b, x, r, r).is_some_and(|(_, _, gap)| gap < 0.0))
     }
 
+    /// `x` lies in the space the mesh's closed surfaces hold: on the held
+    /// side of its one-sided faces, counted by their winding number about
+    /// `x` (each face turned to face the space it holds). Every point when
+    /// no face is one-sided; planes are not counted. For points off the
+    /// faces (a sphere's centre clear of them).
+    pub fn mesh_holds(&self, x: [f64; 3]) -> bool {
+        let held = (self.triangles.iter().filter(|t| t.side != 0.0)).map(|t| {
+            let [a, b, c] = [t.a, t.b, t.c].map(|p| p.map(f64::from));
+            if t.side > 0.0 { [a, b, c] } else { [a, c, b] }
+        });
+        // Faces facing the space they hold wind -1 about a point within a
+        // container and +1 about one within an obstacle.
+        let far = if self.bounded { 0.0 } else { 1.0 };
+        far - super::inside::winding(held, x) > 0.5
+    }
+
     /// Bodies a contact names as `Body::Segment`: planes, then triangles.
     pub fn faces(&self) -> usize {
         self.planes.len() + self.triangles.len()
@@ -562,6 +584,7 @@ impl Walls3d {
         self.triangles.extend_from_slice(&other.triangles);
         self.edges.extend_from_slice(&other.edges);
         self.vertices.extend_from_slice(&other.vertices);
+        self.bounded |= other.bounded;
         self
     }
 }
@@ -655,6 +678,36 @@ mod tests {
             t.push([c(q[0]), c(q[2]), c(q[3])]);
         }
         Walls3d::mesh(&t).unwrap()
+    }
+
+    /// A unit cube and a cube of side 1/3 at its centre, its triangles
+    /// listed half turned: the space held is inside the outer cube and
+    /// outside the inner one, and the other way round as obstacles; a
+    /// square sheet holds every point.
+    #[test]
+    fn the_space_held_is_the_inside_or_outside_of_the_closed_surfaces() {
+        let scale = |w: &Walls3d, s: f64, o: f64, turn: bool| -> Vec<[[f64; 3]; 3]> {
+            (w.triangles.iter())
+                .map(|t| {
+                    let [a, b, c] = [t.a, t.b, t.c].map(|p| p.map(|x| o + s * f64::from(x)));
+                    if turn { [a, c, b] } else { [a, b, c] }
+                })
+                .collect()
+        };
+        let unit = cube();
+        let mut t = scale(&unit, 1.0, 0.0, false);
+        for (k, f) in scale(&unit, 1.0 / 3.0, 1.0 / 3.0, true).into_iter().enumerate() {
+            t.push(if k % 2 == 0 { f } else { [f[0], f[2], f[1]] });
+        }
+        let (between, core, far) = ([0.1, 0.5, 0.5], [0.5, 0.5, 0.5], [2.0, 0.3, 0.5]);
+        let held = |hold| {
+            let w = Walls3d::mesh_holding(&t, &[], hold).unwrap();
+            [between, core, far].map(|x| w.mesh_holds(x))
+        };
+        assert_eq!(held(Hold::Inside), [true, false, false]);
+        assert_eq!(held(Hold::Outside), [false, true, true]);
+        assert_eq!(held(Hold::Both), [true, true, true]);
+        assert!([between, far].iter().all(|&x| square().mesh_holds(x)));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use super::revolved::{self, Revolved, SECTORS};
 use super::spec::*;
 use super::{Setup, gmsh};
 use crate::error::{Error, Result};
+use crate::model::inside::Hold;
 use crate::model::walls3d::Plane;
 use crate::model::{Dim3, Grains, Space, Walls3d};
 
@@ -221,11 +222,16 @@ pub fn build3d(scene: &Scene) -> Result<Setup<Dim3>> {
     };
     let mut pos = Vec::new();
     if !radii.is_empty() {
+        // A mesh's box holds more than its closed surfaces do (an
+        // octahedron fills half of it): the fill keeps to the space they hold.
+        let mesh = scene.walls.mesh.is_some();
+        let inside = |x: [f64; 3]| (shape.inside)(x) && (!mesh || open.mesh_holds(x));
         let region = FillRegion3d {
             lo: shape.lo,
             hi: shape.hi,
             walls: &closed,
-            inside: &*shape.inside,
+            inside: &inside,
+            lower_first: mesh,
         };
         pos = deposit(&radii, &region);
         if pos.len() < radii.len() {
@@ -262,6 +268,18 @@ pub fn build3d(scene: &Scene) -> Result<Setup<Dim3>> {
                     "its grain {i} would appear at ({}, {}, {}), in or behind a wall",
                     x[0], x[1], x[2]
                 ),
+            ));
+        }
+        if let Some(i) = (0..e.grains.len()).find(|&i| !open.mesh_holds(e.grains.pos[i].map(f64::from))) {
+            let x = e.grains.pos[i];
+            let side = match scene.walls.closed_side.unwrap_or_default() {
+                Hold::Outside => "within a closed obstacle",
+                _ => "outside the closed walls",
+            };
+            return Err(Error::field(
+                &scene.origin,
+                &format!("emitters[{k}].position"),
+                format!("its grain {i} would appear at ({}, {}, {}), {side}", x[0], x[1], x[2]),
             ));
         }
     }

@@ -19,7 +19,11 @@
 //!       pocket made for a larger one); otherwise drop the pocket. Then queue
 //!       the pockets the new sphere makes with every pair of supports near it
 //!   the first sphere: the lowest point of a lattice of spacing r/2 over
-//!   the region where it is inside and clear (the first in x, then z)
+//!   the region where it is inside and clear (the first in x, then z),
+//!   lowered onto what lies below where the region says so
+//!   no pocket left: the lowest clear point of a lattice of spacing r_max/2,
+//!   lowered onto what lies below (a curved mesh, whose faces taken as
+//!   planes make few pockets that hold)
 //! ```
 //! Pockets are queued where they hold the largest sphere, lowest first
 //! (ties in the order they were made), so "lowest" holds up to the spread
@@ -41,6 +45,10 @@ pub struct FillRegion3d<'a> {
     pub walls: &'a Walls3d,
     /// The container's inside (a closed mesh's, or any shape's), beyond the box.
     pub inside: &'a dyn Fn([f64; 3]) -> bool,
+    /// Lower the first sphere from its lattice point until it touches what
+    /// lies below (a curved mesh floor: a first sphere hovering above it
+    /// makes no pocket that holds); false keeps it at the lattice point.
+    pub lower_first: bool,
 }
 
 /// The gap the fill keeps between spheres and from walls, m: 16 f32
@@ -280,12 +288,16 @@ pub fn deposit(radii: &[f64], region: &FillRegion3d) -> Vec<[f64; 3]> {
         pos: Vec::new(),
         radius: Vec::new(),
     };
+    let mut lattice = Lattice::new(region, r_max);
     let mut heap = BinaryHeap::new();
     let mut order = 0u64;
     for (i, &r) in radii.iter().enumerate() {
         let mut spot = None;
         if i == 0 {
             spot = first_spot(region, r, &|x| fill.clear(x, r));
+            if region.lower_first {
+                spot = spot.map(|x| lowered(x, 0.5 * r, c, &|x| fill.clear(x, r)));
+            }
         }
         while spot.is_none() {
             let Some(p) = heap.pop() else { break };
@@ -293,6 +305,13 @@ pub fn deposit(radii: &[f64], region: &FillRegion3d) -> Vec<[f64; 3]> {
             spot = fill
                 .holds(&p.supports, r, r, &faces)
                 .or_else(|| fill.holds(&p.supports, r_max, r, &faces));
+        }
+        if spot.is_none() {
+            // No pocket holds (a curved mesh floor, where faces taken as
+            // planes seldom make one): the lowest clear lattice point,
+            // lowered onto what lies below it.
+            spot =
+                (lattice.next_clear(&|x| fill.clear(x, r))).map(|x| lowered(x, 0.5 * r_max, c, &|x| fill.clear(x, r)));
         }
         let Some(x) = spot else { break };
         let me = fill.pos.len() as u32;
@@ -362,7 +381,7 @@ impl Placed<'_> {
     /// every placed sphere and wall.
     fn clear(&self, x: [f64; 3], r: f64) -> bool {
         let region = self.region;
-        if (0..3).any(|k| x[k] - r < region.lo[k] || x[k] + r > region.hi[k]) || !(region.inside)(x) {
+        if (0..3).any(|k| x[k] - r < region.lo[k] || x[k] + r > region.hi[k]) {
             return false;
         }
         let k = x.map(|v| (v / self.cell).floor() as i64);
@@ -390,7 +409,8 @@ impl Placed<'_> {
         walls.near_mesh(xf, reach, |b| {
             clear &= walls.mesh_gap(b, xf, rf, reach).is_none_or(|(_, _, g)| g >= cf);
         });
-        clear
+        // Last: a mesh's inside counts every face.
+        clear && (region.inside)(x)
     }
 
     /// The centre of a sphere of radius `fit` resting on `supports`, where
@@ -407,25 +427,66 @@ impl Placed<'_> {
 /// The lowest point of a lattice of spacing r/2 over the region where a
 /// sphere of radius `r` is inside and clear.
 fn first_spot(region: &FillRegion3d, r: f64, clear: &dyn Fn([f64; 3]) -> bool) -> Option<[f64; 3]> {
-    let step = 0.5 * r;
-    let count = |k: usize| ((region.hi[k] - region.lo[k] - 2.0 * r) / step).floor().max(0.0) as usize + 1;
-    let (nx, ny, nz) = (count(0), count(1), count(2));
-    for iy in 0..ny {
-        let y = region.lo[1] + r + step * iy as f64;
-        for ix in 0..nx {
-            for iz in 0..nz {
-                let x = [
-                    region.lo[0] + r + step * ix as f64,
-                    y,
-                    region.lo[2] + r + step * iz as f64,
-                ];
-                if clear(x) {
-                    return Some(x);
-                }
-            }
+    Lattice::new(region, r).next_clear(clear)
+}
+
+/// The points of a lattice of spacing r/2 over the region, r from its
+/// sides, lowest row first (in a row, x then z), read from a cursor. A
+/// point not clear stays so as spheres are placed, so a fill reads the
+/// lattice once however often it comes back to it.
+struct Lattice {
+    lo: [f64; 3],
+    step: f64,
+    n: [usize; 3],
+    next: usize,
+}
+
+impl Lattice {
+    fn new(region: &FillRegion3d, r: f64) -> Self {
+        let step = 0.5 * r;
+        let count = |k: usize| ((region.hi[k] - region.lo[k] - 2.0 * r) / step).floor().max(0.0) as usize + 1;
+        Lattice {
+            lo: region.lo.map(|x| x + r),
+            step,
+            n: [count(0), count(1), count(2)],
+            next: 0,
         }
     }
-    None
+
+    /// The first point from the cursor on where `clear` holds (the cursor
+    /// left on it), or None past the last.
+    fn next_clear(&mut self, clear: &dyn Fn([f64; 3]) -> bool) -> Option<[f64; 3]> {
+        let [nx, ny, nz] = self.n;
+        while self.next < nx * ny * nz {
+            let (iy, ix, iz) = (self.next / (nx * nz), self.next / nz % nx, self.next % nz);
+            let x = [
+                self.lo[0] + self.step * ix as f64,
+                self.lo[1] + self.step * iy as f64,
+                self.lo[2] + self.step * iz as f64,
+            ];
+            if clear(x) {
+                return Some(x);
+            }
+            self.next += 1;
+        }
+        None
+    }
+}
+
+/// `x` lowered while `clear` holds, in steps of `drop`, then to within
+/// `tol` of where it stops holding (bisection: what is below may be any
+/// shape; the region's box ends every fall).
+fn lowered(x: [f64; 3], drop: f64, tol: f64, clear: &dyn Fn([f64; 3]) -> bool) -> [f64; 3] {
+    let at = |dy: f64| [x[0], x[1] - dy, x[2]];
+    let (mut ok, mut bad) = (0.0, drop);
+    while clear(at(bad)) {
+        (ok, bad) = (bad, bad + drop);
+    }
+    while bad - ok > tol {
+        let mid = 0.5 * (ok + bad);
+        if clear(at(mid)) { ok = mid } else { bad = mid }
+    }
+    at(ok)
 }
 
 #[cfg(test)]
