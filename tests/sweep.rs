@@ -313,15 +313,21 @@ fn the_bundled_beverloo_sweep_is_four_necks_by_two_seeds() {
     );
 }
 
-/// The 3D Beverloo sweeps: four outlets of the silo each, under NLGS and
-/// under the Hertz DEM (friction 0.5 either way), and every point builds.
+/// The 3D Beverloo sweeps: eight outlets of the silo (3.5 to 7 d) under
+/// NLGS and four (4 to 7 d) under the Hertz DEM (friction 0.5 either way),
+/// and every point builds.
 #[test]
-fn the_3d_beverloo_sweeps_are_four_outlets_under_nlgs_and_the_dem() {
+fn the_3d_beverloo_sweeps_are_the_silos_outlets_under_nlgs_and_the_dem() {
     use hourglass::model::SolverKind;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for (file, kind) in [
-        ("beverloo3d.toml", SolverKind::Nlgs),
-        ("beverloo3d_dem.toml", SolverKind::Dem),
+    let eight = [0.0105, 0.012, 0.0135, 0.015, 0.0165, 0.018, 0.0195, 0.021];
+    for (file, kind, want) in [
+        ("beverloo3d.toml", SolverKind::Nlgs, &eight[..]),
+        (
+            "beverloo3d_dem.toml",
+            SolverKind::Dem,
+            &[0.012, 0.015, 0.018, 0.021][..],
+        ),
     ] {
         let s = hourglass::sweep::Sweep::load(&root.join("examples").join(file)).unwrap();
         assert_eq!(s.keys, ["walls.silo.outlet"], "{file}");
@@ -330,7 +336,7 @@ fn the_3d_beverloo_sweeps_are_four_outlets_under_nlgs_and_the_dem() {
             .iter()
             .map(|p| p.scene.walls.silo.as_ref().unwrap().outlet)
             .collect();
-        assert_eq!(outlets, [0.012, 0.015, 0.018, 0.021], "{file}");
+        assert_eq!(outlets, want, "{file}");
         for p in &s.points {
             assert_eq!((p.scene.dimension, p.scene.solver.kind), (3, kind), "{file}");
             let mu = if kind == SolverKind::Dem {
