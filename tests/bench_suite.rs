@@ -75,8 +75,11 @@ fn check_table(text: &str, n: u64, gpu: bool) -> Vec<Vec<String>> {
         assert!(steps >= 1.0 && steps.fract() == 0.0, "{row:?}");
         let (sps, gsps) = (num("steps/s"), num("grain-steps/s"));
         assert!(sps > 0.0, "{row:?}");
-        // Both from the same timing; rounded to 2 decimals and 4 digits.
-        assert!((gsps / (sps * n as f64) - 1.0).abs() < 0.01, "{row:?}");
+        // Both from the same timing, steps/s rounded to 2 decimals and
+        // grain-steps/s to 4 digits: at 0.46 steps/s the first alone is
+        // up to 1.1 % off.
+        let per_grain = gsps / n as f64;
+        assert!((per_grain - sps).abs() <= 0.005 + 5e-4 * per_grain + 1e-9, "{row:?}");
         if row[0] == "dem" {
             assert_eq!(row[5], "-", "the DEM has no solver iterations: {row:?}");
         } else {
